@@ -1,0 +1,153 @@
+import { type FieldError, errorBody, errorString } from './field-errors.js';
+
+/** metav1.Status as it appears on the wire. */
+export interface Status {
+  kind: 'Status';
+  apiVersion: 'v1';
+  metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  status: 'Success' | 'Failure';
+  message?: string;
+  reason?: string;
+  details?: StatusDetails;
+  code: number;
+}
+
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** Identifies a resource in error messages: `configmaps "x"` or `roles.rbac.authorization.k8s.io "x"`. */
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+export function qualifiedResource(gr: GroupResource): string {
+  return gr.group ? `${gr.resource}.${gr.group}` : gr.resource;
+}
+
+/** The one error type that reaches clients. Anything else thrown in a handler is a bug and becomes a 500. */
+export class StatusError extends Error {
+  constructor(
+    readonly status: Status,
+    /** Extra HTTP headers, e.g. Retry-After. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(status.message ?? status.reason ?? `HTTP ${status.code}`);
+    this.name = 'StatusError';
+  }
+  get code(): number {
+    return this.status.code;
+  }
+  get reason(): string | undefined {
+    return this.status.reason;
+  }
+}
+
+export function isStatusError(err: unknown, reason?: string): err is StatusError {
+  return err instanceof StatusError && (reason === undefined || err.status.reason === reason);
+}
+
+function failure(code: number, reason: string, message: string, details?: StatusDetails): StatusError {
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details) status.details = details;
+  return new StatusError(status);
+}
+
+export function successStatus(details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
+  if (details) s.details = details;
+  return s;
+}
+
+export const errors = {
+  notFound(gr: GroupResource, name: string): StatusError {
+    return failure(404, 'NotFound', `${qualifiedResource(gr)} "${name}" not found`, { name, group: gr.group, kind: gr.resource });
+  },
+  /** A 404 for a path that maps to no resource at all. */
+  notFoundPath(): StatusError {
+    return failure(404, 'NotFound', 'the server could not find the requested resource', {});
+  },
+  alreadyExists(gr: GroupResource, name: string): StatusError {
+    return failure(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, { name, group: gr.group, kind: gr.resource });
+  },
+  conflict(gr: GroupResource, name: string, detail: string): StatusError {
+    return failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${detail}`, {
+      name,
+      group: gr.group,
+      kind: gr.resource,
+    });
+  },
+  /** The optimistic-concurrency conflict every client retries on. */
+  conflictModified(gr: GroupResource, name: string): StatusError {
+    return errors.conflict(gr, name, 'the object has been modified; please apply your changes to the latest version and try again');
+  },
+  /** 422 with every field error, kind being the object's Kind (e.g. "ConfigMap"). */
+  invalid(group: string, kind: string, name: string, errs: FieldError[]): StatusError {
+    const causes = errs.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field }));
+    let msg: string;
+    if (errs.length === 1) msg = errorString(errs[0]!);
+    else msg = `[${errs.map(errorString).join(', ')}]`;
+    const what = group ? `${kind}.${group}` : kind;
+    return failure(422, 'Invalid', `${what} "${name}" is invalid: ${msg}`, { name, group, kind, causes });
+  },
+  badRequest(message: string): StatusError {
+    return failure(400, 'BadRequest', message);
+  },
+  forbidden(gr: GroupResource, name: string, reason: string, causes?: StatusCause[]): StatusError {
+    const subject = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
+    const details: StatusDetails = { name, group: gr.group, kind: gr.resource };
+    if (causes) details.causes = causes;
+    return failure(403, 'Forbidden', `${subject} is forbidden: ${reason}`, details);
+  },
+  unauthorized(message = 'Unauthorized'): StatusError {
+    return failure(401, 'Unauthorized', message);
+  },
+  methodNotSupported(gr: GroupResource, verb: string): StatusError {
+    return failure(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualifiedResource(gr)}"`, {
+      group: gr.group,
+      kind: gr.resource,
+    });
+  },
+  notAcceptable(accepted: string[]): StatusError {
+    return failure(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+  },
+  unsupportedMediaType(contentType: string, accepted: string[]): StatusError {
+    void contentType;
+    return failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+  },
+  gone(message: string): StatusError {
+    return failure(410, 'Gone', message);
+  },
+  /** 410 Expired: stale continue tokens and too-old resource versions. */
+  expired(message: string): StatusError {
+    return failure(410, 'Expired', message);
+  },
+  requestEntityTooLarge(message: string): StatusError {
+    return failure(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`);
+  },
+  tooManyRequests(message: string, retryAfterSeconds: number): StatusError {
+    const e = failure(429, 'TooManyRequests', message, { retryAfterSeconds });
+    return new StatusError(e.status, { 'Retry-After': String(retryAfterSeconds) });
+  },
+  timeout(message: string, retryAfterSeconds?: number): StatusError {
+    return failure(504, 'Timeout', message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+  },
+  serviceUnavailable(message: string): StatusError {
+    return failure(503, 'ServiceUnavailable', message);
+  },
+  internal(message: string): StatusError {
+    return failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+  },
+};
