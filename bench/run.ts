@@ -1,0 +1,17 @@
+/**
+ * `npm run bench`: runs every benchmark of the project and prints each figure beside the reference measured in the same
+ * run, and their ratio. Exits non-zero when a figure misses its target.
+ */
+import { runCoreApiBenchmarks } from './core-api.js';
+import { type Figure, printFigure } from './lib.js';
+
+const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks]];
+let failed = false;
+for (const [name, run] of suites) {
+  console.log(`# ${name}`);
+  for (const f of await run()) {
+    printFigure(f);
+    if (f.pass === false) failed = true;
+  }
+}
+process.exit(failed ? 1 : 0);

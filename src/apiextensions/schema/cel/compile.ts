@@ -1,0 +1,202 @@
+/**
+ * Compilation of `x-kubernetes-validations` rules (apiextensions-apiserver schema/cel/compilation.go): parse and
+ * type-check each rule and messageExpression once, find whether it uses `oldSelf` (a transition rule), check the
+ * fields it selects against the schema, and estimate its cost. Errors carry upstream's detail texts
+ * (`compilation failed: ERROR: <input>:1:6: ...`, `cel expression must evaluate to a bool`).
+ */
+import { type ASTNode, Environment, type ParseResult } from '@marcbachmann/cel-js';
+import type { ValidationRule } from '../json-schema-props.js';
+import type { Structural } from '../structural.js';
+import { estimateCost } from './cost.js';
+import { registerKubernetesLibrary } from './library.js';
+
+export interface CompileError {
+  type: 'Invalid' | 'Required' | 'Internal';
+  detail: string;
+}
+
+export interface CompiledRule {
+  rule: ValidationRule;
+  program?: ParseResult;
+  messageProgram?: ParseResult;
+  usesOldSelf: boolean;
+  /** Static cost estimate of the rule alone (not multiplied by the node's cardinality). */
+  cost: number;
+  messageCost: number;
+  error?: CompileError;
+  messageError?: CompileError;
+}
+
+let environments: { plain: Environment; optionalOldSelf: Environment } | undefined;
+
+/**
+ * The CEL environments rules compile in: `self` is dynamic and the k8s library is loaded; `oldSelf` is dynamic, or
+ * `optional<dyn>` for rules with `optionalOldSelf: true`. Built once per process.
+ */
+export function celEnvironment(optionalOldSelf = false): Environment {
+  if (!environments) {
+    const base = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+    base.registerVariable('self', 'dyn');
+    registerKubernetesLibrary(base);
+    environments = {
+      plain: base.clone().registerVariable('oldSelf', 'dyn'),
+      optionalOldSelf: base.clone().registerVariable('oldSelf', 'optional<dyn>'),
+    };
+  }
+  return optionalOldSelf ? environments.optionalOldSelf : environments.plain;
+}
+
+interface CelErrorLike {
+  summary?: string;
+  message: string;
+  range?: { start: number; end: number };
+}
+
+/** Formats a parse or type error like cel-go's issues: `ERROR: <input>:1:6: msg` followed by the source and a caret. */
+function issues(expr: string, e: CelErrorLike): string {
+  const summary = e.summary ?? e.message.split('\n')[0]!;
+  const start = e.range?.start ?? 0;
+  const before = expr.slice(0, start);
+  const line = before.split('\n').length;
+  const column = start - (before.lastIndexOf('\n') + 1);
+  const sourceLine = expr.split('\n')[line - 1] ?? '';
+  return `ERROR: <input>:${line}:${column + 1}: ${summary}\n | ${sourceLine}\n | ${'.'.repeat(column)}^`;
+}
+
+/** Walks `ast` calling `visit` on every node. */
+function visitAll(ast: ASTNode, visit: (n: ASTNode) => void): void {
+  visit(ast);
+  const args = ast.args as unknown;
+  const each = (x: unknown): void => {
+    if (x && typeof x === 'object' && 'op' in (x as object)) visitAll(x as ASTNode, visit);
+    else if (Array.isArray(x)) x.forEach(each);
+  };
+  if (ast.op !== 'value' && ast.op !== 'id') each(args);
+}
+
+/** Whether the expression references the variable `oldSelf`. */
+function referencesOldSelf(ast: ASTNode): boolean {
+  let found = false;
+  visitAll(ast, (n) => {
+    if (n.op === 'id' && n.args === 'oldSelf') found = true;
+  });
+  return found;
+}
+
+/**
+ * Finds a field selection on `self`/`oldSelf` (or on comprehension variables over them) that the schema does not
+ * declare, which upstream's type checker rejects as `undefined field 'x'`. Returns the offending node.
+ */
+function undefinedField(ast: ASTNode, s: Structural): { node: ASTNode; field: string } | undefined {
+  const scope = new Map<string, Structural | undefined>([
+    ['self', s],
+    ['oldSelf', s],
+  ]);
+  let found: { node: ASTNode; field: string } | undefined;
+  const schemaOf = (n: ASTNode, sc: Map<string, Structural | undefined>): Structural | undefined => {
+    if (found) return undefined;
+    switch (n.op) {
+      case 'id':
+        return sc.get(n.args);
+      case '.': {
+        const [obj, field] = n.args;
+        const parent = schemaOf(obj, sc);
+        if (!parent) return undefined;
+        if (parent.type === 'object' && parent.properties && parent.properties.size > 0 && !parent.additionalProperties) {
+          const sub = parent.properties.get(field);
+          const meta = parent.embeddedResource && (field === 'apiVersion' || field === 'kind' || field === 'metadata');
+          if (!sub && !meta && !parent.preserveUnknownFields) found = { node: n, field };
+          return sub;
+        }
+        if (parent.type === 'object' && !parent.additionalProperties && !parent.preserveUnknownFields && !parent.embeddedResource) {
+          found = { node: n, field };
+          return undefined;
+        }
+        return parent.additionalProperties?.schema;
+      }
+      case '[]':
+        schemaOf(n.args[1], sc);
+        return schemaOf(n.args[0], sc)?.items ?? schemaOf(n.args[0], sc)?.additionalProperties?.schema;
+      case 'rcall': {
+        const [name, recv, args] = n.args;
+        const r = schemaOf(recv, sc);
+        if (['all', 'exists', 'exists_one', 'map', 'filter'].includes(name) && args[0]?.op === 'id') {
+          const inner = new Map(sc);
+          inner.set(args[0].args, r?.type === 'array' ? r.items : undefined);
+          for (const a of args.slice(1)) schemaOf(a, inner);
+          return undefined;
+        }
+        for (const a of args) schemaOf(a, sc);
+        return undefined;
+      }
+      case 'call':
+        // has(self.x) tests presence; an undeclared field there is still an error upstream.
+        for (const a of n.args[1]) schemaOf(a, sc);
+        return undefined;
+      default: {
+        const args = n.args as unknown;
+        const each = (x: unknown): void => {
+          if (x && typeof x === 'object' && 'op' in (x as object)) schemaOf(x as ASTNode, sc);
+          else if (Array.isArray(x)) x.forEach(each);
+        };
+        if (n.op !== 'value') each(args);
+        return undefined;
+      }
+    }
+  };
+  schemaOf(ast, scope);
+  return found;
+}
+
+function compileExpression(expr: string, s: Structural, optionalOldSelf: boolean): { program?: ParseResult; error?: string; type?: string } {
+  const env = celEnvironment(optionalOldSelf);
+  let program: ParseResult;
+  try {
+    program = env.parse(expr);
+  } catch (e) {
+    return { error: issues(expr, e as CelErrorLike) };
+  }
+  const checked = env.check(expr);
+  if (!checked.valid) return { error: issues(expr, checked.error as CelErrorLike) };
+  const undef = undefinedField(program.ast, s);
+  if (undef) {
+    const start = undef.node.range.end - undef.field.length - 1;
+    return { error: issues(expr, { message: `undefined field '${undef.field}'`, range: { start, end: undef.node.range.end } }) };
+  }
+  return { program, type: checked.type };
+}
+
+/** Compiles every rule of schema node `s`. Never throws; problems are reported on the result. */
+export function compileRules(s: Structural): CompiledRule[] {
+  return s.validations.map((rule) => compileRule(rule, s));
+}
+
+function compileRule(rule: ValidationRule, s: Structural): CompiledRule {
+  const out: CompiledRule = { rule, usesOldSelf: false, cost: 0, messageCost: 0 };
+  const expr = rule.rule ?? '';
+  if (expr.trim() === '') {
+    out.error = { type: 'Required', detail: 'rule is not specified' };
+    return out;
+  }
+  const c = compileExpression(expr, s, rule.optionalOldSelf === true);
+  if (c.error !== undefined) {
+    out.error = { type: 'Invalid', detail: `compilation failed: ${c.error}` };
+  } else if (c.type !== 'bool' && c.type !== 'dyn') {
+    out.error = { type: 'Invalid', detail: 'cel expression must evaluate to a bool' };
+  } else {
+    out.program = c.program;
+    out.usesOldSelf = referencesOldSelf(c.program!.ast);
+    out.cost = estimateCost(c.program!.ast, { schema: s });
+  }
+  const msgExpr = rule.messageExpression;
+  if (msgExpr !== undefined && msgExpr.trim() !== '') {
+    const m = compileExpression(msgExpr, s, rule.optionalOldSelf === true);
+    if (m.error !== undefined) out.messageError = { type: 'Invalid', detail: `messageExpression compilation failed: ${m.error}` };
+    else if (m.type !== 'string' && m.type !== 'dyn') out.messageError = { type: 'Invalid', detail: 'messageExpression must evaluate to a string' };
+    else {
+      out.messageProgram = m.program;
+      out.messageCost = estimateCost(m.program!.ast, { schema: s });
+    }
+  }
+  return out;
+}

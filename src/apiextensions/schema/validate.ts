@@ -1,0 +1,385 @@
+/**
+ * Value validation of custom resources against the OpenAPI v3 schema, reproducing kube-openapi's validator and the
+ * way apiextensions-apiserver turns its results into field errors (validation.go kubeOpenAPIResultToFieldErrors):
+ * `spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`.
+ *
+ * Each keyword applies by the kind of the data, as in kube-openapi: a type mismatch is reported once and the
+ * keywords of the other kinds stay silent. Every error is collected.
+ */
+import {
+  type FieldError,
+  type FieldPath,
+  invalid,
+  notSupported,
+  required,
+  tooLong,
+  tooMany,
+  typeInvalid,
+} from '../../apimachinery/field-errors.js';
+import { type JSONSchemaProps, additionalPropertiesSchema, itemsSchema } from './json-schema-props.js';
+import { checkFormat, supportedFormat } from './formats.js';
+import { compilePattern } from './pattern.js';
+import { jsonEqual } from './json-equal.js';
+
+/** An error as kube-openapi produces it: `name` is the dotted data path, `message` its full text. */
+interface RawError {
+  code: 'required' | 'enum' | 'tooLong' | 'maxItems' | 'tooManyProperties' | 'invalidType' | 'other' | 'composite';
+  name: string;
+  message: string;
+  value?: unknown;
+  values?: unknown[];
+  actual?: number;
+  max?: number;
+}
+
+const IN = 'body';
+
+/** Go's `%v` of a float64: shortest digits, exponent form when the decimal exponent is < -4 or >= 6 (`1e+06`). */
+export function goFloat(f: number): string {
+  if (!Number.isFinite(f)) return f > 0 ? '+Inf' : f < 0 ? '-Inf' : 'NaN';
+  if (f === 0) return '0';
+  const [mant, expText] = f.toExponential().split('e') as [string, string];
+  const exp = Number(expText);
+  if (exp >= -4 && exp < 6) return String(f);
+  const abs = Math.abs(exp);
+  return `${mant}e${exp < 0 ? '-' : '+'}${abs < 10 ? '0' : ''}${abs}`;
+}
+
+/** The JSON type name kube-openapi detects for a decoded value (integers are integral numbers). */
+export function jsonTypeOf(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'array';
+  switch (typeof v) {
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
+    case 'bigint':
+      return 'integer';
+    case 'number':
+      return Number.isInteger(v) ? 'integer' : 'number';
+    default:
+      return 'object';
+  }
+}
+
+const quote = (s: string): string => JSON.stringify(s);
+
+/** A schema node prepared once: regex compiled, sub-schemas compiled, format normalised. */
+export class CompiledValueSchema {
+  private readonly types: string[];
+  private readonly format?: string;
+  private readonly normalizedFormat?: string;
+  private readonly pattern?: RegExp;
+  private readonly patternError?: string;
+  private readonly items?: CompiledValueSchema;
+  private readonly properties?: [string, CompiledValueSchema][];
+  private readonly propertyNames?: Set<string>;
+  private readonly additional?: CompiledValueSchema;
+  private readonly allOf?: CompiledValueSchema[];
+  private readonly anyOf?: CompiledValueSchema[];
+  private readonly oneOf?: CompiledValueSchema[];
+  private readonly not?: CompiledValueSchema;
+
+  constructor(readonly schema: JSONSchemaProps) {
+    const s = schema;
+    this.types = s['x-kubernetes-int-or-string'] ? ['integer', 'string'] : s.type ? [s.type] : [];
+    this.normalizedFormat = supportedFormat(s.format);
+    if (this.normalizedFormat) this.format = s.format;
+    if (s.pattern !== undefined) {
+      const c = compilePattern(s.pattern);
+      if (c.regex) this.pattern = c.regex;
+      else this.patternError = c.error;
+    }
+    const items = itemsSchema(s);
+    if (items) this.items = compileValueSchema(items);
+    if (s.properties) {
+      this.properties = Object.entries(s.properties).map(([k, v]) => [k, compileValueSchema(v)]);
+      this.propertyNames = new Set(Object.keys(s.properties));
+    }
+    const ap = additionalPropertiesSchema(s);
+    if (ap) this.additional = compileValueSchema(ap);
+    if (s.allOf?.length) this.allOf = s.allOf.map(compileValueSchema);
+    if (s.anyOf?.length) this.anyOf = s.anyOf.map(compileValueSchema);
+    if (s.oneOf?.length) this.oneOf = s.oneOf.map(compileValueSchema);
+    if (s.not) this.not = compileValueSchema(s.not);
+  }
+
+  /** Validates `data` found at kube-openapi path `name`, appending raw errors. */
+  run(data: unknown, name: string, out: RawError[]): void {
+    if (data === null || data === undefined) {
+      this.checkType(null, name, out);
+      this.checkEnum(null, name, out);
+      return;
+    }
+    this.checkType(data, name, out);
+    this.checkComposition(data, name, out);
+    const kind = jsonTypeOf(data);
+    if (kind === 'string') this.checkString(data as string, name, out);
+    if (kind === 'integer' || kind === 'number') this.checkNumber(data as number, kind === 'integer', name, out);
+    if (kind === 'array') this.checkArray(data as unknown[], name, out);
+    this.checkEnum(data, name, out);
+    if (kind === 'object') this.checkObject(data as Record<string, unknown>, name, out);
+  }
+
+  private checkType(data: unknown, name: string, out: RawError[]): void {
+    const s = this.schema;
+    if (this.types.length === 0 && !this.format) return;
+    if (data === null) {
+      if (this.types.length > 0 && !s.nullable) out.push(typeError(name, this.types.join(','), 'null'));
+      return;
+    }
+    const schType = jsonTypeOf(data);
+    const isString = schType === 'string';
+    const isSlice = schType === 'array';
+    // The Go decoder yields int64 or float64; kube-openapi compares the schema format against those names.
+    const goFormat = schType === 'integer' ? 'int64' : schType === 'number' ? 'float64' : '';
+    const isIntFloat = schType === 'integer' && this.types.includes('number');
+    if (!isString && !isSlice && this.format && !(this.types.includes(schType) || goFormat === this.format || isIntFloat)) {
+      out.push(typeError(name, this.format, goFormat));
+      return;
+    }
+    if (!(this.types.includes('number') || this.types.includes('integer')) && this.format && (isString || isSlice)) return;
+    if (!(this.types.includes(schType) || isIntFloat)) out.push(typeError(name, this.types.join(','), schType));
+  }
+
+  private checkComposition(data: unknown, name: string, out: RawError[]): void {
+    if (this.anyOf) {
+      let best: RawError[] | undefined;
+      let ok = false;
+      for (const sub of this.anyOf) {
+        const r: RawError[] = [];
+        sub.run(data, name, r);
+        if (r.length === 0) {
+          ok = true;
+          break;
+        }
+        if (!best || r.length < best.length) best = r;
+      }
+      if (!ok) {
+        out.push(composite(`${quote(name)} must validate at least one schema (anyOf)`));
+        out.push(...best!);
+      }
+    }
+    if (this.oneOf) {
+      let best: RawError[] | undefined;
+      let validated = 0;
+      for (const sub of this.oneOf) {
+        const r: RawError[] = [];
+        sub.run(data, name, r);
+        if (r.length === 0) validated++;
+        else if (validated === 0 && (!best || r.length < best.length)) best = r;
+      }
+      if (validated !== 1) {
+        const extra = validated === 0 ? 'Found none valid' : `Found ${validated} valid alternatives`;
+        out.push(composite(`${quote(name)} must validate one and only one schema (oneOf). ${extra}`));
+        if (validated === 0 && best) out.push(...best);
+      }
+    }
+    if (this.allOf) {
+      let validated = 0;
+      for (const sub of this.allOf) {
+        const r: RawError[] = [];
+        sub.run(data, name, r);
+        if (r.length === 0) validated++;
+        out.push(...r);
+      }
+      if (validated !== this.allOf.length) {
+        out.push(composite(`${quote(name)} must validate all the schemas (allOf)${validated === 0 ? '. None validated' : ''}`));
+      }
+    }
+    if (this.not) {
+      const r: RawError[] = [];
+      this.not.run(data, name, r);
+      if (r.length === 0) out.push(composite(`${quote(name)} must not validate the schema (not)`));
+    }
+  }
+
+  private checkString(data: string, name: string, out: RawError[]): void {
+    const s = this.schema;
+    // Lengths count Unicode code points, like utf8.RuneCountInString.
+    const needLength = s.maxLength !== undefined || s.minLength !== undefined;
+    const length = needLength ? countCodePoints(data) : 0;
+    if (s.maxLength !== undefined && length > s.maxLength) {
+      out.push({ code: 'tooLong', name, max: s.maxLength, value: data, message: `${name} in ${IN} should be at most ${s.maxLength} chars long` });
+    }
+    if (s.minLength !== undefined && length < s.minLength) {
+      out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should be at least ${s.minLength} chars long` });
+    }
+    if (s.pattern !== undefined) {
+      if (this.patternError !== undefined) {
+        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should match '${s.pattern}, but pattern is invalid: ${this.patternError}'` });
+      } else if (!this.pattern!.test(data)) {
+        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should match '${s.pattern}'` });
+      }
+    }
+    if (this.normalizedFormat && !checkFormat(this.normalizedFormat, data)) {
+      out.push({ code: 'invalidType', name, value: data, message: `${name} in ${IN} must be of type ${this.format}: ${quote(data)}` });
+    }
+  }
+
+  private checkNumber(data: number, isInt: boolean, name: string, out: RawError[]): void {
+    const s = this.schema;
+    const integerSchema = this.types.length === 1 && this.types[0] === 'integer';
+    // kube-openapi compares integers against integer bounds (truncated) unless the bound is not an integer
+    // while the schema type is integer; then both sides are compared as floats.
+    const intPath = (bound: number) => isInt && !(integerSchema && !Number.isInteger(bound));
+    const show = (bound: number) => (intPath(bound) ? String(Math.trunc(bound)) : goFloat(bound));
+    if (s.multipleOf !== undefined) {
+      const factor = intPath(s.multipleOf) ? Math.trunc(s.multipleOf) : s.multipleOf;
+      if (factor <= 0) {
+        out.push({ code: 'other', name, value: factor, message: `factor MultipleOf declared for ${name} must be positive: ${show(s.multipleOf)}` });
+      } else if (!isMultiple(data, factor)) {
+        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should be a multiple of ${show(s.multipleOf)}` });
+      }
+    }
+    if (s.maximum !== undefined) {
+      const max = intPath(s.maximum) ? Math.trunc(s.maximum) : s.maximum;
+      if (s.exclusiveMaximum ? data >= max : data > max) {
+        const rel = s.exclusiveMaximum ? 'less than' : 'less than or equal to';
+        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should be ${rel} ${show(s.maximum)}` });
+      }
+    }
+    if (s.minimum !== undefined) {
+      const min = intPath(s.minimum) ? Math.trunc(s.minimum) : s.minimum;
+      if (s.exclusiveMinimum ? data <= min : data < min) {
+        const rel = s.exclusiveMinimum ? 'greater than' : 'greater than or equal to';
+        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should be ${rel} ${show(s.minimum)}` });
+      }
+    }
+  }
+
+  private checkArray(data: unknown[], name: string, out: RawError[]): void {
+    const s = this.schema;
+    if (this.items) for (let i = 0; i < data.length; i++) this.items.run(data[i], `${name}[${i}]`, out);
+    if (s.minItems !== undefined && data.length < s.minItems) {
+      out.push({ code: 'other', name, value: data.length, message: `${name} in ${IN} should have at least ${s.minItems} items` });
+    }
+    if (s.maxItems !== undefined && data.length > s.maxItems) {
+      out.push({ code: 'maxItems', name, actual: data.length, max: s.maxItems, message: `${name} in ${IN} should have at most ${s.maxItems} items` });
+    }
+    if (s.uniqueItems && hasDuplicates(data)) out.push({ code: 'other', name, message: `${name} in ${IN} shouldn't contain duplicates` });
+  }
+
+  private checkEnum(data: unknown, name: string, out: RawError[]): void {
+    const values = this.schema.enum;
+    if (!values || values.length === 0) return;
+    if (data !== null && values.some((v) => jsonEqual(v, data))) return;
+    out.push({ code: 'enum', name, value: data, values, message: `${name} in ${IN} should be one of ${values.map(String).join(' ')}` });
+  }
+
+  private checkObject(data: Record<string, unknown>, name: string, out: RawError[]): void {
+    const s = this.schema;
+    const keys = Object.keys(data);
+    if (s.minProperties !== undefined && keys.length < s.minProperties) {
+      out.push({ code: 'other', name, value: keys.length, message: `${name} in ${IN} should have at least ${s.minProperties} properties` });
+    }
+    if (s.maxProperties !== undefined && keys.length > s.maxProperties) {
+      out.push({
+        code: 'tooManyProperties',
+        name,
+        actual: keys.length,
+        max: s.maxProperties,
+        message: `${name} in ${IN} should have at most ${s.maxProperties} properties`,
+      });
+    }
+    if (s.additionalProperties === false) {
+      for (const k of keys) {
+        if (!this.propertyNames?.has(k)) out.push({ code: 'other', name, value: k, message: `${name}.${k} in ${IN} is a forbidden property` });
+      }
+    } else if (this.additional) {
+      for (const k of keys) if (!this.propertyNames?.has(k)) this.additional.run(data[k], `${name}.${k}`, out);
+    }
+    if (this.properties) {
+      for (const [k, sub] of this.properties) {
+        if (k in data) sub.run(data[k], name ? `${name}.${k}` : k, out);
+      }
+    }
+    for (const k of s.required ?? []) {
+      if (!(k in data)) out.push({ code: 'required', name: `${name}.${k}`, message: `${name}.${k} in ${IN} is required` });
+    }
+  }
+}
+
+function typeError(name: string, expected: string, actual: string): RawError {
+  return { code: 'invalidType', name, value: actual, message: `${name} in ${IN} must be of type ${expected}: ${quote(actual)}` };
+}
+
+function composite(message: string): RawError {
+  return { code: 'composite', name: '', message };
+}
+
+function countCodePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
+}
+
+function isMultiple(data: number, factor: number): boolean {
+  if (Number.isInteger(data) && Number.isInteger(factor)) return data % factor === 0;
+  const mult = factor < 1 ? (1 / factor) * data : data / factor;
+  return Math.abs(mult - Math.round(mult)) < 1e-9 * Math.max(1, Math.abs(mult));
+}
+
+function hasDuplicates(data: unknown[]): boolean {
+  for (let i = 1; i < data.length; i++) for (let j = 0; j < i; j++) if (jsonEqual(data[i], data[j])) return true;
+  return false;
+}
+
+const compiled = new WeakMap<JSONSchemaProps, CompiledValueSchema>();
+
+/** Compiles (once per schema object) the value validator for `schema`. */
+export function compileValueSchema(schema: JSONSchemaProps): CompiledValueSchema {
+  let c = compiled.get(schema);
+  if (!c) {
+    c = new CompiledValueSchema(schema);
+    compiled.set(schema, c);
+  }
+  return c;
+}
+
+/** Renders an enum entry as upstream lists supported values: strings as they are, anything else as JSON. */
+function enumText(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** Turns kube-openapi errors into field errors under `base`, as kubeOpenAPIResultToFieldErrors does. */
+function toFieldErrors(raw: RawError[], base: FieldPath): FieldError[] {
+  const baseText = base.toString();
+  return raw.map((e) => {
+    const name = e.name.startsWith('.') ? e.name.slice(1) : e.name;
+    const path = e.code === 'composite' || e.name === '' || e.name === '.' ? baseText : base.child(name).toString();
+    switch (e.code) {
+      case 'required':
+        return required(path);
+      case 'enum':
+        return notSupported(path, e.value, (e.values ?? []).map(enumText));
+      case 'tooLong':
+        return tooLong(path, '', e.max!);
+      case 'maxItems':
+      case 'tooManyProperties':
+        return tooMany(path, e.actual!, e.max!);
+      case 'invalidType':
+        return typeInvalid(path, e.value ?? '', e.message);
+      case 'composite':
+        return invalid(path, '', e.message);
+      default:
+        return invalid(path, e.value ?? '', e.message);
+    }
+  });
+}
+
+/**
+ * Validates a decoded value against an OpenAPI v3 schema and returns every error, with field paths rooted at
+ * `base` (use `FieldPath.root()` for a whole custom resource). Messages name the data path relative to the schema
+ * root, exactly like upstream: `spec.replicas in body must be of type integer: "string"`.
+ */
+export function validateValue(obj: unknown, schema: JSONSchemaProps | CompiledValueSchema, base: FieldPath): FieldError[] {
+  const c = schema instanceof CompiledValueSchema ? schema : compileValueSchema(schema);
+  const raw: RawError[] = [];
+  c.run(obj, '', raw);
+  return toFieldErrors(raw, base);
+}

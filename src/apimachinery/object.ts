@@ -1,0 +1,63 @@
+/** Loosely typed Kubernetes objects as they travel as JSON, and small accessors shared by every layer. */
+export type JsonObject = Record<string, unknown>;
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: JsonObject[];
+  finalizers?: string[];
+  managedFields?: JsonObject[];
+  [k: string]: unknown;
+}
+
+export interface KubeObject extends JsonObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
+
+export function isPlainObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The object's metadata, created empty when missing. */
+export function metaOf(obj: KubeObject): ObjectMeta {
+  if (!isPlainObject(obj.metadata)) obj.metadata = {};
+  return obj.metadata as ObjectMeta;
+}
+
+/** A deep copy through JSON: objects here are always JSON-safe. */
+export function deepCopy<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+/** Structural equality of JSON values (key order ignored). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ak = Object.keys(a as JsonObject).filter((k) => (a as JsonObject)[k] !== undefined);
+  const bk = Object.keys(b as JsonObject).filter((k) => (b as JsonObject)[k] !== undefined);
+  if (ak.length !== bk.length) return false;
+  for (const k of ak) if (!jsonEqual((a as JsonObject)[k], (b as JsonObject)[k])) return false;
+  return true;
+}
+
+/** RFC 3339 with second precision, as metav1.Time marshals. */
+export function nowRFC3339(): string {
+  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

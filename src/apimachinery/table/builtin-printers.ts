@@ -1,0 +1,283 @@
+/**
+ * Table columns and row cells for the built-in kinds atrium serves, matching kube-apiserver's
+ * pkg/printers/internalversion/printers.go (1.32) and, for everything else, apiserver's default
+ * table convertor (registry/rest/table.go: Name, Created At).
+ *
+ * The server always renders the wide form (GenerateOptions{Wide: true}); kubectl hides
+ * priority>0 columns unless `-o wide`. Descriptions are the upstream OpenAPI field docs.
+ */
+import type { JsonObject } from '../object.js';
+import { isZeroTimestamp, translateTimestampSince } from './duration.js';
+import { column, type TableColumnDefinition } from './table.js';
+
+export interface TablePrinter {
+  readonly columns: readonly TableColumnDefinition[];
+  /** Cells for one object, aligned with `columns`; `now` is the reference for ages. */
+  row(obj: JsonObject, now: number | Date): unknown[];
+}
+
+const d = {
+  name: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
+  creationTimestamp:
+    'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
+  configMapData:
+    "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+  secretType: 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
+  secretData:
+    "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+  serviceAccountSecrets:
+    'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
+  eventLastTimestamp: 'The time at which the most recent occurrence of this event was recorded.',
+  eventType: 'Type of this event (Normal, Warning), new types could be added in the future',
+  eventReason: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
+  eventInvolvedObject: 'The object that this event is about.',
+  eventFieldPath:
+    'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.',
+  eventSource: 'The component reporting this event. Should be a short machine understandable string.',
+  eventMessage: 'A human-readable description of the status of this operation.',
+  eventFirstTimestamp: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
+  eventCount: 'The number of times this event has occurred.',
+  leaseHolder:
+    'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.',
+  roleBindingRoleRef:
+    'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+  clusterRoleBindingRoleRef:
+    'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+};
+
+const nameColumn = column('Name', 'string', d.name, { format: 'name' });
+const ageColumn = column('Age', 'string', d.creationTimestamp);
+
+// ---- small accessors over loosely typed JSON ---------------------------------------------------
+
+function obj(v: unknown): JsonObject {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {};
+}
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+function countKeys(v: unknown): number {
+  return Object.keys(obj(v)).length;
+}
+const metadata = (o: JsonObject): JsonObject => obj(o.metadata);
+const nameOf = (o: JsonObject): string => str(metadata(o).name);
+const ageOf = (o: JsonObject, now: number | Date): string => translateTimestampSince(str(metadata(o).creationTimestamp), now);
+
+// ---- printers ----------------------------------------------------------------------------------
+
+const namespacePrinter: TablePrinter = {
+  columns: [nameColumn, column('Status', 'string', 'The status of the namespace'), ageColumn],
+  row: (o, now) => [nameOf(o), str(obj(o.status).phase), ageOf(o, now)],
+};
+
+/** Data counts data plus binaryData keys. */
+const configMapPrinter: TablePrinter = {
+  columns: [nameColumn, column('Data', 'string', d.configMapData), ageColumn],
+  row: (o, now) => [nameOf(o), countKeys(o.data) + countKeys(o.binaryData), ageOf(o, now)],
+};
+
+/** Data counts only `data` keys (stringData never reaches storage). */
+const secretPrinter: TablePrinter = {
+  columns: [nameColumn, column('Type', 'string', d.secretType), column('Data', 'string', d.secretData), ageColumn],
+  row: (o, now) => [nameOf(o), str(o.type), countKeys(o.data), ageOf(o, now)],
+};
+
+const serviceAccountPrinter: TablePrinter = {
+  columns: [nameColumn, column('Secrets', 'string', d.serviceAccountSecrets), ageColumn],
+  row: (o, now) => [nameOf(o), Array.isArray(o.secrets) ? o.secrets.length : 0, ageOf(o, now)],
+};
+
+const leasePrinter: TablePrinter = {
+  columns: [nameColumn, column('Holder', 'string', d.leaseHolder), ageColumn],
+  row: (o, now) => [nameOf(o), str(obj(o.spec).holderIdentity), ageOf(o, now)],
+};
+
+/** Users, Groups and ServiceAccounts (`ns/name`) of a binding, in subject order (rbac.SubjectsStrings). */
+export function subjectsStrings(subjects: unknown): { users: string[]; groups: string[]; serviceAccounts: string[]; others: string[] } {
+  const out = { users: [] as string[], groups: [] as string[], serviceAccounts: [] as string[], others: [] as string[] };
+  for (const raw of Array.isArray(subjects) ? subjects : []) {
+    const s = obj(raw);
+    const kind = str(s.kind);
+    if (kind === 'ServiceAccount') out.serviceAccounts.push(`${str(s.namespace)}/${str(s.name)}`);
+    else if (kind === 'User') out.users.push(str(s.name));
+    else if (kind === 'Group') out.groups.push(str(s.name));
+    else out.others.push(`${kind}/${str(s.namespace)}/${str(s.name)}`);
+  }
+  return out;
+}
+
+function bindingPrinter(roleRefDescription: string, what: 'roleBinding' | 'clusterRoleBinding'): TablePrinter {
+  return {
+    columns: [
+      nameColumn,
+      column('Role', 'string', roleRefDescription),
+      ageColumn,
+      column('Users', 'string', `Users in the ${what}`, { priority: 1 }),
+      column('Groups', 'string', `Groups in the ${what}`, { priority: 1 }),
+      column('ServiceAccounts', 'string', `ServiceAccounts in the ${what}`, { priority: 1 }),
+    ],
+    row: (o, now) => {
+      const roleRef = obj(o.roleRef);
+      const subjects = subjectsStrings(o.subjects);
+      return [
+        nameOf(o),
+        `${str(roleRef.kind)}/${str(roleRef.name)}`,
+        ageOf(o, now),
+        subjects.users.join(', '),
+        subjects.groups.join(', '),
+        subjects.serviceAccounts.join(', '),
+      ];
+    },
+  };
+}
+
+/** The fields of a core v1 Event the printer reads, so events.k8s.io/v1 objects can be mapped onto them. */
+interface EventView {
+  name: string;
+  type: string;
+  reason: string;
+  involvedKind: string;
+  involvedName: string;
+  fieldPath: string;
+  sourceComponent: string;
+  sourceHost: string;
+  reportingController: string;
+  reportingInstance: string;
+  message: string;
+  firstTimestamp: string;
+  lastTimestamp: string;
+  eventTime: string;
+  count: number;
+  series: { count: number; lastObservedTime: string } | undefined;
+}
+
+function seriesOf(v: unknown): EventView['series'] {
+  if (!v || typeof v !== 'object') return undefined;
+  const s = obj(v);
+  return { count: num(s.count), lastObservedTime: str(s.lastObservedTime) };
+}
+
+function coreEventView(o: JsonObject): EventView {
+  const involved = obj(o.involvedObject);
+  const source = obj(o.source);
+  return {
+    name: nameOf(o),
+    type: str(o.type),
+    reason: str(o.reason),
+    involvedKind: str(involved.kind),
+    involvedName: str(involved.name),
+    fieldPath: str(involved.fieldPath),
+    sourceComponent: str(source.component),
+    sourceHost: str(source.host),
+    reportingController: str(o.reportingComponent),
+    reportingInstance: str(o.reportingInstance),
+    message: str(o.message),
+    firstTimestamp: str(o.firstTimestamp),
+    lastTimestamp: str(o.lastTimestamp),
+    eventTime: str(o.eventTime),
+    count: num(o.count),
+    series: seriesOf(o.series),
+  };
+}
+
+/** events.k8s.io/v1 → the core fields, as the registry's conversion maps them (regarding, note, deprecated*). */
+function eventsV1View(o: JsonObject): EventView {
+  const regarding = obj(o.regarding);
+  const source = obj(o.deprecatedSource);
+  return {
+    name: nameOf(o),
+    type: str(o.type),
+    reason: str(o.reason),
+    involvedKind: str(regarding.kind),
+    involvedName: str(regarding.name),
+    fieldPath: str(regarding.fieldPath),
+    sourceComponent: str(source.component),
+    sourceHost: str(source.host),
+    reportingController: str(o.reportingController),
+    reportingInstance: str(o.reportingInstance),
+    message: str(o.note),
+    firstTimestamp: str(o.deprecatedFirstTimestamp),
+    lastTimestamp: str(o.deprecatedLastTimestamp),
+    eventTime: str(o.eventTime),
+    count: num(o.deprecatedCount),
+    series: seriesOf(o.series),
+  };
+}
+
+const firstNonEmpty = (...ss: string[]): string => ss.find((s) => s.length > 0) ?? '';
+
+/**
+ * Event cells: Last Seen falls back to First Seen, which falls back to eventTime; a series
+ * overrides Last Seen and Count; a count of 0 without a series prints 1; Object is
+ * `lower(kind)/name`; Source is `component, host` with reportingController/Instance as fallbacks.
+ */
+function eventRow(e: EventView, now: number | Date): unknown[] {
+  let first = translateTimestampSince(e.firstTimestamp, now);
+  if (isZeroTimestamp(e.firstTimestamp)) first = translateTimestampSince(e.eventTime, now);
+  let last = translateTimestampSince(e.lastTimestamp, now);
+  if (isZeroTimestamp(e.lastTimestamp)) last = first;
+  let count = e.count;
+  if (e.series) {
+    last = translateTimestampSince(e.series.lastObservedTime, now);
+    count = e.series.count;
+  } else if (count === 0) {
+    count = 1;
+  }
+  const target = e.involvedName ? `${e.involvedKind.toLowerCase()}/${e.involvedName}` : e.involvedKind.toLowerCase();
+  const component = firstNonEmpty(e.sourceComponent, e.reportingController);
+  const instance = firstNonEmpty(e.sourceHost, e.reportingInstance);
+  const source = instance ? `${component}, ${instance}` : component;
+  return [last, e.type, e.reason, target, e.fieldPath, source, e.message.trim(), first, count, e.name];
+}
+
+const eventColumns: TableColumnDefinition[] = [
+  column('Last Seen', 'string', d.eventLastTimestamp),
+  column('Type', 'string', d.eventType),
+  column('Reason', 'string', d.eventReason),
+  column('Object', 'string', d.eventInvolvedObject),
+  column('Subobject', 'string', d.eventFieldPath, { priority: 1 }),
+  column('Source', 'string', d.eventSource, { priority: 1 }),
+  column('Message', 'string', d.eventMessage),
+  column('First Seen', 'string', d.eventFirstTimestamp, { priority: 1 }),
+  column('Count', 'string', d.eventCount, { priority: 1 }),
+  column('Name', 'string', d.name, { format: 'name', priority: 1 }),
+];
+
+const coreEventPrinter: TablePrinter = { columns: eventColumns, row: (o, now) => eventRow(coreEventView(o), now) };
+const eventsV1Printer: TablePrinter = { columns: eventColumns, row: (o, now) => eventRow(eventsV1View(o), now) };
+
+/** Go's time.RFC3339 of the UTC instant (second precision); an unset timestamp prints Go's zero time. */
+function rfc3339UTC(timestamp: string): string {
+  const t = Date.parse(timestamp);
+  if (!timestamp || Number.isNaN(t)) return '0001-01-01T00:00:00Z';
+  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * apiserver's default table convertor, used by roles, clusterroles, CRDs and any kind without a
+ * printer: Name and `Created At` (type date, cell an RFC 3339 UTC string that kubectl turns into an age).
+ */
+export const defaultPrinter: TablePrinter = {
+  columns: [nameColumn, column('Created At', 'date', d.creationTimestamp)],
+  row: (o) => [nameOf(o), rfc3339UTC(str(metadata(o).creationTimestamp))],
+};
+
+const printers: Record<string, TablePrinter> = {
+  '/namespaces': namespacePrinter,
+  '/configmaps': configMapPrinter,
+  '/secrets': secretPrinter,
+  '/serviceaccounts': serviceAccountPrinter,
+  '/events': coreEventPrinter,
+  'events.k8s.io/events': eventsV1Printer,
+  'coordination.k8s.io/leases': leasePrinter,
+  'rbac.authorization.k8s.io/rolebindings': bindingPrinter(d.roleBindingRoleRef, 'roleBinding'),
+  'rbac.authorization.k8s.io/clusterrolebindings': bindingPrinter(d.clusterRoleBindingRoleRef, 'clusterRoleBinding'),
+};
+
+/** The printer for a built-in resource (group '' for core), or the default convertor for anything else. */
+export function printerFor(group: string, resource: string): TablePrinter {
+  return printers[`${group}/${resource}`] ?? defaultPrinter;
+}

@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import type { APIResourceDescriptor } from '../../apimachinery/api-resource.js';
+import { groupVersionString } from '../../apimachinery/api-resource.js';
+
+/** Kubernetes version ordering: GA > beta > alpha, higher numbers first (v2 > v1 > v1beta2 > v1beta1 > v1alpha1). */
+export function compareKubeAwareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return { ok: false, major: 0, stage: 0, minor: 0 };
+    return { ok: true, major: Number(m[1]), stage: m[2] === 'alpha' ? 1 : m[2] === 'beta' ? 2 : 3, minor: Number(m[3] ?? 0) };
+  };
+  const pa = parse(a);
+  const pb = parse(b);
+  if (pa.ok !== pb.ok) return pa.ok ? -1 : 1;
+  if (!pa.ok) return a < b ? -1 : a > b ? 1 : 0;
+  if (pa.stage !== pb.stage) return pb.stage - pa.stage;
+  if (pa.major !== pb.major) return pb.major - pa.major;
+  return pb.minor - pa.minor;
+}
+
+interface GroupVersions {
+  name: string;
+  versions: string[]; // preferred first
+}
+
+/** Groups in the order kube-apiserver lists them: core first, then built-in groups by priority, then the rest by name. */
+const groupPriority = ['', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'rbac.authorization.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io'];
+
+export function groupsOf(resources: APIResourceDescriptor[]): GroupVersions[] {
+  const byGroup = new Map<string, Set<string>>();
+  for (const r of resources) {
+    let s = byGroup.get(r.group);
+    if (!s) byGroup.set(r.group, (s = new Set()));
+    s.add(r.version);
+  }
+  const groups = [...byGroup.entries()].map(([name, vs]) => ({ name, versions: [...vs].sort(compareKubeAwareVersions) }));
+  const rank = (g: string) => {
+    const i = groupPriority.indexOf(g);
+    return i < 0 ? groupPriority.length : i;
+  };
+  groups.sort((a, b) => rank(a.name) - rank(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return groups;
+}
+
+function storageVersionHash(r: APIResourceDescriptor): string {
+  return createHash('sha256').update(`${r.group}/${r.version}/${r.kind}`).digest('base64').slice(0, 11);
+}
+
+/** APIResourceList (legacy per-GV discovery); field order matters to some scripts (name, singularName, namespaced, kind, verbs...). */
+export function apiResourceList(group: string, version: string, resources: APIResourceDescriptor[]): unknown {
+  const list: unknown[] = [];
+  for (const r of resources.filter((x) => x.group === group && x.version === version)) {
+    const entry: Record<string, unknown> = { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
+    if (r.shortNames.length) entry.shortNames = r.shortNames;
+    if (r.categories.length) entry.categories = r.categories;
+    entry.storageVersionHash = storageVersionHash(r);
+    list.push(entry);
+    for (const s of r.subresources) {
+      const sub: Record<string, unknown> = { name: `${r.resource}/${s.name}`, singularName: '', namespaced: r.namespaced };
+      if (s.group !== undefined) sub.group = s.group;
+      if (s.version !== undefined) sub.version = s.version;
+      sub.kind = s.kind;
+      sub.verbs = s.verbs;
+      list.push(sub);
+    }
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersionString(group, version), resources: list };
+}
+
+export function apiVersions(serverAddress: string): unknown {
+  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+}
+
+function apiGroupEntry(g: GroupVersions): Record<string, unknown> {
+  const versions = g.versions.map((v) => ({ groupVersion: `${g.name}/${v}`, version: v }));
+  return { name: g.name, versions, preferredVersion: versions[0] };
+}
+
+export function apiGroupList(resources: APIResourceDescriptor[]): unknown {
+  const groups = groupsOf(resources).filter((g) => g.name !== '');
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: groups.map(apiGroupEntry) };
+}
+
+export function apiGroup(name: string, resources: APIResourceDescriptor[]): unknown | undefined {
+  const g = groupsOf(resources).find((x) => x.name === name && name !== '');
+  if (!g) return undefined;
+  return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroupEntry(g) };
+}
+
+/** Aggregated discovery (apidiscovery.k8s.io v2 / v2beta1): /api holds the core group, /apis every other group. */
+export function aggregatedDiscovery(resources: APIResourceDescriptor[], core: boolean, version: 'v2' | 'v2beta1'): unknown {
+  const groups = groupsOf(resources).filter((g) => (core ? g.name === '' : g.name !== ''));
+  const items = groups.map((g) => ({
+    metadata: core ? { creationTimestamp: null } : { name: g.name, creationTimestamp: null },
+    versions: g.versions.map((v) => ({
+      version: v,
+      resources: resources
+        .filter((r) => r.group === g.name && r.version === v)
+        .sort((a, b) => (a.resource < b.resource ? -1 : 1))
+        .map((r) => {
+          const e: Record<string, unknown> = {
+            resource: r.resource,
+            responseKind: { group: r.group, version: r.version, kind: r.kind },
+            scope: r.namespaced ? 'Namespaced' : 'Cluster',
+            singularResource: r.singular,
+            verbs: r.verbs,
+          };
+          if (r.shortNames.length) e.shortNames = r.shortNames;
+          if (r.categories.length) e.categories = r.categories;
+          if (r.subresources.length) {
+            e.subresources = r.subresources.map((s) => ({
+              subresource: s.name,
+              responseKind: { group: s.group ?? r.group, version: s.version ?? r.version, kind: s.kind },
+              verbs: s.verbs,
+            }));
+          }
+          return e;
+        }),
+      freshness: 'Current',
+    })),
+  }));
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${version}`, metadata: {}, items };
+}
+
+export function etagOf(body: string): string {
+  return `"${createHash('sha512').update(body).digest('hex')}"`;
+}

@@ -1,0 +1,107 @@
+import * as fe from '../../apimachinery/field-errors.js';
+import { errors, StatusError } from '../../apimachinery/status.js';
+import { parseFieldMatcher, parseLabelMatcher } from '../../registry/generic/selector-adapters.js';
+import type { Selection } from '../../registry/generic/selection.js';
+import { type FieldLabelSupport, unsupportedFieldLabelMessage } from '../../apimachinery/fields/field-labels.js';
+
+export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
+
+/**
+ * dryRun: only "All" is valid. Anything else fails the options validation of the verb (ValidateCreateOptions,
+ * ValidateUpdateOptions, ValidatePatchOptions, ValidateDeleteOptions → ValidateDryRun) with a 422 on `optionsKind`.
+ */
+export function parseDryRun(query: URLSearchParams, optionsKind: string): boolean {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return false;
+  if (values.some((v) => v !== 'All')) throw unsupportedDryRun(optionsKind, values);
+  return true;
+}
+
+/**
+ * The 422 for dryRun values other than "All". The rejected value is the whole []string, which Go's field errors
+ * print with %#v (`[]string{"true"}`); the field-error helpers have no such rendering, so the Status is built here.
+ */
+export function unsupportedDryRun(optionsKind: string, values: readonly string[]): StatusError {
+  const body = `Unsupported value: []string{${values.map((v) => JSON.stringify(v)).join(', ')}}: supported values: "All"`;
+  return new StatusError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${optionsKind}.meta.k8s.io "" is invalid: dryRun: ${body}`,
+    reason: 'Invalid',
+    details: { group: 'meta.k8s.io', kind: optionsKind, causes: [{ reason: 'FieldValueNotSupported', message: body, field: 'dryRun' }] },
+    code: 422,
+  });
+}
+
+/**
+ * fieldValidation: Strict, Warn (the server default) or Ignore. Anything else fails the verb's options validation
+ * (ValidateFieldValidation) with a 422 on `optionsKind` (CreateOptions, UpdateOptions, PatchOptions).
+ */
+export function parseFieldValidation(query: URLSearchParams, optionsKind = 'CreateOptions'): FieldValidation {
+  const v = query.get('fieldValidation');
+  if (v === null || v === '') return 'Warn';
+  if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
+  throw errors.invalid('meta.k8s.io', optionsKind, '', [fe.notSupported('fieldValidation', v, ['', 'Ignore', 'Strict', 'Warn'])]);
+}
+
+/** fieldManager: at most 128 printable characters; defaults to the User-Agent up to its first "/". */
+export function parseFieldManager(query: URLSearchParams, userAgent: string | undefined, kind: string): string {
+  const v = query.get('fieldManager');
+  if (v !== null) {
+    if (v.length > 128) {
+      throw errors.invalid('meta.k8s.io', kind, '', [fe.tooLong('fieldManager', v, 128)]);
+    }
+    if (!/^[\x20-\x7e]*$/.test(v)) {
+      throw errors.invalid('meta.k8s.io', kind, '', [fe.invalid('fieldManager', v, 'must only contain printable characters')]);
+    }
+    return v;
+  }
+  const ua = userAgent ?? 'unknown';
+  return ua.split('/')[0]!.slice(0, 128);
+}
+
+/**
+ * labelSelector + fieldSelector into a Selection; malformed selectors are 400 with the parser's text, and a field the
+ * resource does not support is 400 with upstream's text for that kind (scheme.ConvertFieldLabel).
+ */
+export function parseSelection(query: URLSearchParams, support?: FieldLabelSupport): Selection {
+  const sel: Selection = {};
+  const ls = query.get('labelSelector');
+  if (ls) sel.labels = parseLabelMatcher(ls);
+  const fs = query.get('fieldSelector');
+  if (fs) {
+    const fields = parseFieldMatcher(fs);
+    sel.fields = fields;
+    if (support) {
+      for (const f of fields.fieldNames()) {
+        if (!Object.prototype.hasOwnProperty.call(support.labels, f)) throw errors.badRequest(unsupportedFieldLabelMessage(f, support));
+      }
+    }
+  }
+  return sel;
+}
+
+export function parseLimit(query: URLSearchParams): number | undefined {
+  const v = query.get('limit');
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`limit: invalid value ${JSON.stringify(v)}: must be an integer`);
+  const n = Number(v);
+  return n > 0 ? n : undefined;
+}
+
+export function parseBoolParam(query: URLSearchParams, name: string): boolean | undefined {
+  const v = query.get(name);
+  if (v === null) return undefined;
+  if (v === 'true' || v === '1' || v === '') return true;
+  if (v === 'false' || v === '0') return false;
+  throw errors.badRequest(`${name}: invalid value ${JSON.stringify(v)}: must be a boolean`);
+}
+
+export function parseTimeoutSeconds(query: URLSearchParams): number | undefined {
+  const v = query.get('timeoutSeconds');
+  if (v === null || v === '') return undefined;
+  if (!/^\d+$/.test(v)) throw errors.badRequest(`timeoutSeconds: invalid value ${JSON.stringify(v)}`);
+  return Number(v);
+}

@@ -1,0 +1,124 @@
+import type { ServerResponse } from 'node:http';
+import { stringify as yamlStringify } from 'yaml';
+import type { KubeObject } from '../../apimachinery/object.js';
+import { buildTable } from '../../apimachinery/table/table.js';
+import { printerFor, type TablePrinter } from '../../apimachinery/table/builtin-printers.js';
+import type { ResourceDefinition } from '../../registry/rest.js';
+import type { ObjectOutput } from '../http/negotiation.js';
+import { writeJson, writeRaw } from '../http/response.js';
+import { groupVersionString } from '../../apimachinery/api-resource.js';
+
+export interface ListMeta {
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/** Converts objects into table rows; CRDs supply their own (additionalPrinterColumns). */
+export type TableConvertor = TablePrinter;
+
+export function tableConvertorFor(def: ResourceDefinition & { tableConvertor?: TableConvertor }): TableConvertor {
+  return def.tableConvertor ?? printerFor(def.group, def.resource);
+}
+
+function partialOf(obj: KubeObject, version: string): KubeObject {
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: obj.metadata ?? {} };
+}
+
+/** Renders one object response in the negotiated form. */
+export function writeObject(
+  res: ServerResponse,
+  code: number,
+  obj: KubeObject,
+  output: ObjectOutput,
+  def: ResourceDefinition,
+  headers: Record<string, string> = {},
+): void {
+  switch (output.kind) {
+    case 'object':
+      if (output.format === 'yaml') writeRaw(res, code, yamlStringify(obj), 'application/yaml', headers);
+      else writeJson(res, code, obj, 'application/json', headers);
+      return;
+    case 'partial':
+      writeJson(res, code, partialOf(obj, output.version), `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=${output.version}`, headers);
+      return;
+    case 'table': {
+      const conv = tableConvertorFor(def);
+      const now = Date.now();
+      const table = buildTable([...conv.columns], [{ cells: conv.row(obj, now), object: obj }], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, output.includeObject, {
+        apiVersion: `meta.k8s.io/${output.version}`,
+      });
+      writeJson(res, code, table, `application/json;as=Table;v=${output.version};g=meta.k8s.io`, headers);
+      return;
+    }
+  }
+}
+
+/** Renders a list response in the negotiated form. */
+export function writeList(res: ServerResponse, items: KubeObject[], meta: ListMeta, output: ObjectOutput, def: ResourceDefinition): void {
+  const listMeta: Record<string, unknown> = { resourceVersion: meta.resourceVersion };
+  if (meta.continue) listMeta.continue = meta.continue;
+  if (meta.remainingItemCount !== undefined) listMeta.remainingItemCount = meta.remainingItemCount;
+  switch (output.kind) {
+    case 'object': {
+      const list = { kind: def.listKind, apiVersion: groupVersionString(def.group, def.version), metadata: listMeta, items };
+      if (output.format === 'yaml') writeRaw(res, 200, yamlStringify(list), 'application/yaml');
+      else writeListJson(res, list);
+      return;
+    }
+    case 'partial':
+      writeJson(
+        res,
+        200,
+        { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${output.version}`, metadata: listMeta, items: items.map((i) => partialOf(i, output.version)) },
+        `application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=${output.version}`,
+      );
+      return;
+    case 'table': {
+      const conv = tableConvertorFor(def);
+      const now = Date.now();
+      const table = buildTable(
+        [...conv.columns],
+        items.map((obj) => ({ cells: conv.row(obj, now), object: obj })),
+        listMeta as { resourceVersion: string; continue?: string; remainingItemCount?: number },
+        output.includeObject,
+        { apiVersion: `meta.k8s.io/${output.version}` },
+      );
+      writeJson(res, 200, table, `application/json;as=Table;v=${output.version};g=meta.k8s.io`);
+      return;
+    }
+  }
+}
+
+/** Lists can be large: serialize item by item so one huge string is never built twice. */
+function writeListJson(res: ServerResponse, list: { kind: string; apiVersion: string; metadata: unknown; items: KubeObject[] }): void {
+  const head = `{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`;
+  const parts: string[] = [head];
+  list.items.forEach((item, i) => parts.push(i ? `,${JSON.stringify(item)}` : JSON.stringify(item)));
+  parts.push(']}');
+  writeRaw(res, 200, parts.join(''), 'application/json');
+}
+
+/** Encodes one watch event object in the negotiated form (Table rows carry column definitions only once). */
+export function watchObjectEncoder(output: ObjectOutput, def: ResourceDefinition): (type: string, obj: KubeObject) => unknown {
+  if (output.kind === 'partial') {
+    return (type, obj) => (type === 'BOOKMARK' || type === 'ERROR' ? obj : partialOf(obj, output.version));
+  }
+  if (output.kind === 'table') {
+    const conv = tableConvertorFor(def);
+    let first = true;
+    return (type, obj) => {
+      if (type === 'ERROR') return obj;
+      if (type === 'BOOKMARK') {
+        return { kind: 'Table', apiVersion: `meta.k8s.io/${output.version}`, metadata: { resourceVersion: obj.metadata?.resourceVersion ?? '' }, columnDefinitions: [], rows: [] };
+      }
+      const table = buildTable([...conv.columns], [{ cells: conv.row(obj, Date.now()), object: obj }], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, output.includeObject, {
+        apiVersion: `meta.k8s.io/${output.version}`,
+        noHeaders: !first,
+      });
+      first = false;
+      return table;
+    };
+  }
+  return (_type, obj) => obj;
+}

@@ -1,0 +1,334 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type KubeObject, isPlainObject, metaOf } from '../../apimachinery/object.js';
+import { errors, StatusError } from '../../apimachinery/status.js';
+import { groupVersionString } from '../../apimachinery/api-resource.js';
+import type { GenericStore, DeleteOptions } from '../../registry/generic/store.js';
+import type { RequestContext } from '../../registry/rest.js';
+import { applyPatch, patchTypeFromContentType } from '../../patch/apply-patch.js';
+import type { RequestInfo } from '../request-info.js';
+import { decodeBody, readBody } from '../http/body.js';
+import { negotiateObjectOutput } from '../http/negotiation.js';
+import { addWarnings, writeJson } from '../http/response.js';
+import { writeList, writeObject } from './render.js';
+import {
+  type FieldValidation,
+  parseBoolParam,
+  parseDryRun,
+  unsupportedDryRun,
+  parseFieldManager,
+  parseFieldValidation,
+  parseLimit,
+  parseSelection,
+} from './query-options.js';
+import { serveWatch } from './watch.js';
+import { dropUnknownFields } from './drop-unknown-fields.js';
+import type { Admission } from '../admission/admission.js';
+import { unknownFieldsOf } from '../../apimachinery/schema/unknown-fields.js';
+import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
+
+export interface ResourceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  info: RequestInfo;
+  query: URLSearchParams;
+  ctx: RequestContext;
+  store: GenericStore;
+  admission: Admission;
+}
+
+/** Dispatches a resource request to its verb (k8s.io/apiserver pkg/endpoints/handlers). */
+export async function handleResource(r: ResourceRequest): Promise<void> {
+  const { info, store } = r;
+  const def = store.def;
+  if (info.subresource && !def.subresources.some((s) => s.name === info.subresource)) throw errors.notFoundPath();
+  if (!def.verbs.includes(info.verb) && !(info.subresource && ['get', 'update', 'patch'].includes(info.verb))) {
+    throw errors.methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+  }
+  if (def.namespaced && !info.namespace && ['create', 'get', 'update', 'patch', 'delete'].includes(info.verb)) {
+    throw errors.notFoundPath();
+  }
+  switch (info.verb) {
+    case 'get':
+      return handleGet(r);
+    case 'list':
+      return handleList(r);
+    case 'watch':
+      return serveWatch(r);
+    case 'create':
+      return handleCreate(r);
+    case 'update':
+      return handleUpdate(r);
+    case 'patch':
+      return handlePatch(r);
+    case 'delete':
+      return handleDelete(r);
+    case 'deletecollection':
+      return handleDeleteCollection(r);
+    default:
+      throw errors.methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+  }
+}
+
+/**
+ * The 405 kube-apiserver's go-restful container gives for a method with no route on a path (e.g. POST to an item):
+ * apierrors.NewGenericServerResponse's text with empty details.
+ */
+function methodNotAllowedOnPath(): StatusError {
+  return new StatusError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'the server does not allow this method on the requested resource',
+    reason: 'MethodNotAllowed',
+    details: {},
+    code: 405,
+  });
+}
+
+/** The meta.k8s.io options kind a write verb's query parameters are validated as. */
+function optionsKindOf(verb: string): string {
+  return verb === 'update' ? 'UpdateOptions' : verb === 'patch' ? 'PatchOptions' : 'CreateOptions';
+}
+
+function namespaceOf(r: ResourceRequest): string {
+  return r.store.def.namespaced ? r.info.namespace : '';
+}
+
+async function handleGet(r: ResourceRequest): Promise<void> {
+  const output = negotiateObjectOutput(r.req.headers.accept, r.query.get('includeObject'), true);
+  const obj = await r.store.get(r.ctx, namespaceOf(r), r.info.name, r.query.get('resourceVersion') ?? undefined);
+  writeObject(r.res, 200, obj, output, r.store.def);
+}
+
+async function handleList(r: ResourceRequest): Promise<void> {
+  const output = negotiateObjectOutput(r.req.headers.accept, r.query.get('includeObject'), true);
+  if (r.query.get('sendInitialEvents') !== null) {
+    throw errors.invalid('meta.k8s.io', 'ListOptions', '', [
+      { type: 'FieldValueForbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for list', omitValue: true },
+    ]);
+  }
+  const result = await r.store.list(
+    r.ctx,
+    namespaceOf(r),
+    {
+      selection: parseSelection(r.query, r.store.fieldLabelSupport()),
+      limit: parseLimit(r.query),
+      continue: r.query.get('continue') || undefined,
+      resourceVersion: r.query.get('resourceVersion') ?? undefined,
+      resourceVersionMatch: r.query.get('resourceVersionMatch') || undefined,
+    },
+    r.info.wildcardCluster,
+  );
+  writeList(r.res, result.items, result, output, r.store.def);
+}
+
+/** Decodes a write body and checks it is this resource's kind and version. */
+async function decodeObject(r: ResourceRequest): Promise<{ obj: KubeObject; warnings: string[] }> {
+  const def = r.store.def;
+  const gv = groupVersionString(def.group, def.version);
+  const expectedKind = r.info.subresource ? (def.subresources.find((s) => s.name === r.info.subresource)?.kind ?? def.kind) : def.kind;
+  const buf = await readBody(r.req);
+  const decoded = decodeBody(buf, r.req.headers['content-type'], { kind: expectedKind, version: def.version });
+  const obj = decoded.object as KubeObject;
+  if (obj.apiVersion !== undefined && obj.apiVersion !== gv) {
+    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== expectedKind) {
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): kind ${JSON.stringify(obj.kind)} in version ${JSON.stringify(gv)}`);
+  }
+  if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
+    throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: metadata must be an object`);
+  }
+  const warnings = fieldValidationProblems(r, obj, decoded.duplicateFields, expectedKind);
+  return { obj, warnings };
+}
+
+/**
+ * fieldValidation: unknown and duplicate fields fail the request (Strict), come back as warnings (Warn), or are ignored.
+ * Unknown fields are found against the built-in type catalog; custom resources do this in their schema pipeline.
+ */
+function fieldValidationProblems(r: ResourceRequest, obj: KubeObject, duplicates: string[], kind: string): string[] {
+  const mode: FieldValidation = parseFieldValidation(r.query, optionsKindOf(r.info.verb));
+  const typeName = r.info.subresource ? undefined : r.store.def.definitionName;
+  const catalogued = typeName !== undefined && builtinCatalog.has(typeName) ? typeName : undefined;
+  // Unless the request fails, unknown fields go, as decoding into the Go type drops them: they are never stored.
+  if (mode === 'Ignore') {
+    if (catalogued) dropUnknownFields(obj, builtinCatalog, catalogued);
+    return [];
+  }
+  const problems: string[] = duplicates.map((d) => `duplicate field "${d}"`);
+  if (catalogued) {
+    for (const f of unknownFieldsOf(obj, builtinCatalog, catalogued)) problems.push(`unknown field "${f}"`);
+  }
+  if (problems.length === 0) return [];
+  if (mode === 'Strict') {
+    throw errors.badRequest(`${kind} in version "${r.store.def.version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(', ')}`);
+  }
+  if (catalogued) dropUnknownFields(obj, builtinCatalog, catalogued);
+  return problems;
+}
+
+async function handleCreate(r: ResourceRequest): Promise<void> {
+  const def = r.store.def;
+  if (r.info.subresource) throw errors.methodNotSupported({ group: def.group, resource: `${def.resource}/${r.info.subresource}` }, 'create');
+  // POST goes to the collection; upstream has no route for POST on an item and go-restful answers 405.
+  if (r.info.name) throw methodNotAllowedOnPath();
+  const output = negotiateObjectOutput(r.req.headers.accept, null, false);
+  const dryRun = parseDryRun(r.query, 'CreateOptions');
+  parseFieldManager(r.query, r.req.headers['user-agent'], 'CreateOptions');
+  const { obj, warnings } = await decodeObject(r);
+  const meta = metaOf(obj);
+  if (def.namespaced) {
+    if (meta.namespace && meta.namespace !== r.info.namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    meta.namespace = r.info.namespace;
+  }
+  await r.admission.admit({ operation: 'CREATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: meta.name ?? '', object: obj });
+  const created = await r.store.create(r.ctx, namespaceOf(r), obj, { dryRun });
+  addWarnings(r.res, [...warnings, ...(def.strategy.warnings?.(created) ?? [])]);
+  writeObject(r.res, 201, created, output, def);
+}
+
+async function handleUpdate(r: ResourceRequest): Promise<void> {
+  const def = r.store.def;
+  const output = negotiateObjectOutput(r.req.headers.accept, null, false);
+  const dryRun = parseDryRun(r.query, 'UpdateOptions');
+  parseFieldManager(r.query, r.req.headers['user-agent'], 'UpdateOptions');
+  const { obj, warnings } = await decodeObject(r);
+  const meta = metaOf(obj);
+  if (meta.name !== undefined && meta.name !== r.info.name) {
+    throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${r.info.name})`);
+  }
+  if (def.namespaced && meta.namespace && meta.namespace !== r.info.namespace) {
+    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name, object: obj, subresource: r.info.subresource });
+  const { object, created } = await r.store.update(r.ctx, namespaceOf(r), r.info.name, obj, { dryRun }, r.info.subresource);
+  addWarnings(r.res, warnings);
+  writeObject(r.res, created ? 201 : 200, object, output, def);
+}
+
+async function handlePatch(r: ResourceRequest): Promise<void> {
+  const def = r.store.def;
+  const output = negotiateObjectOutput(r.req.headers.accept, null, false);
+  const contentType = r.req.headers['content-type'];
+  const patchType = patchTypeFromContentType(contentType ?? '');
+  const accepted = ['application/json-patch+json', 'application/merge-patch+json'];
+  if (def.strategicMergePatch) accepted.push('application/strategic-merge-patch+json');
+  accepted.push('application/apply-patch+yaml');
+  if (!patchType || (patchType === 'strategic' && !def.strategicMergePatch) || patchType === 'apply') {
+    throw errors.unsupportedMediaType(String(contentType), accepted);
+  }
+  const dryRun = parseDryRun(r.query, 'PatchOptions');
+  parseFieldManager(r.query, r.req.headers['user-agent'], 'PatchOptions');
+  if (r.query.get('force') !== null) {
+    throw errors.invalid('meta.k8s.io', 'PatchOptions', '', [
+      { type: 'FieldValueForbidden', field: 'force', detail: 'may not be specified for non-apply patch', omitValue: true },
+    ]);
+  }
+  const body = await readBody(r.req);
+  let patch: unknown;
+  try {
+    patch = JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
+  }
+  parseFieldValidation(r.query, 'PatchOptions'); // a bad value fails before the body is read
+  let warnings: string[] = [];
+  const { object } = await r.store.guaranteedUpdate(
+    r.ctx,
+    namespaceOf(r),
+    r.info.name,
+    async (current) => {
+      const original = current!;
+      const patched = applyPatch(patchType, original, patch, { catalog: builtinCatalog, typeName: def.definitionName }) as KubeObject;
+      if (!isPlainObject(patched)) throw errors.badRequest('the patch produced something that is not an object');
+      // A resourceVersion inside the patch is a precondition (kubectl diff and apply send one).
+      const wanted = patched.metadata?.resourceVersion;
+      if (wanted !== undefined && wanted !== original.metadata?.resourceVersion) {
+        throw errors.conflictModified({ group: def.group, resource: def.resource }, r.info.name);
+      }
+      if (patched.apiVersion !== original.apiVersion || patched.kind !== original.kind) {
+        throw errors.badRequest(`the API version or kind of the object changed in the patch`);
+      }
+      warnings = fieldValidationProblems(r, patched, [], def.kind);
+      await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name, object: patched, oldObject: original, subresource: r.info.subresource });
+      return patched;
+    },
+    { dryRun },
+    r.info.subresource,
+  );
+  addWarnings(r.res, warnings);
+  writeObject(r.res, 200, object, output, def);
+}
+
+/** DeleteOptions from the body (JSON or protobuf; any of the accepted apiVersions) merged over query parameters. */
+async function parseDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
+  const opts: DeleteOptions = { dryRun: parseDryRun(r.query, 'DeleteOptions') };
+  const policy = r.query.get('propagationPolicy');
+  const orphan = parseBoolParam(r.query, 'orphanDependents');
+  const buf = await readBody(r.req);
+  let body: Record<string, unknown> = {};
+  if (buf.length > 0) {
+    body = decodeBody(buf, r.req.headers['content-type'], { kind: 'DeleteOptions', version: 'v1' }).object;
+    if (body.kind !== undefined && body.kind !== 'DeleteOptions') {
+      throw errors.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): kind ${JSON.stringify(body.kind)}`);
+    }
+  }
+  const p = (body.propagationPolicy as string | undefined) ?? policy ?? undefined;
+  const orphanDependents = (body.orphanDependents as boolean | undefined) ?? orphan;
+  if (p !== undefined && p !== null) {
+    if (p !== 'Foreground' && p !== 'Background' && p !== 'Orphan') {
+      throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', [
+        { type: 'FieldValueNotSupported', field: 'propagationPolicy', value: p, detail: 'supported values: "Foreground", "Background", "Orphan", "nil"' },
+      ]);
+    }
+    if (orphanDependents !== undefined) {
+      throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', [
+        { type: 'FieldValueInvalid', field: 'propagationPolicy', value: p, detail: 'orphanDependents and deletionPropagation cannot be both set' },
+      ]);
+    }
+    opts.propagationPolicy = p;
+  } else if (orphanDependents === true) opts.propagationPolicy = 'Orphan';
+  if (Array.isArray(body.dryRun)) {
+    if (body.dryRun.some((v) => v !== 'All')) throw unsupportedDryRun('DeleteOptions', body.dryRun.map(String));
+    if (body.dryRun.length) opts.dryRun = true;
+  }
+  if (isPlainObject(body.preconditions)) {
+    const pre = body.preconditions as { uid?: string; resourceVersion?: string };
+    opts.preconditions = { uid: pre.uid, resourceVersion: pre.resourceVersion };
+  }
+  return opts;
+}
+
+async function handleDelete(r: ResourceRequest): Promise<void> {
+  const def = r.store.def;
+  if (r.info.subresource) throw errors.methodNotSupported({ group: def.group, resource: `${def.resource}/${r.info.subresource}` }, 'delete');
+  const output = negotiateObjectOutput(r.req.headers.accept, null, false);
+  const opts = await parseDeleteOptions(r);
+  await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name });
+  const result = await r.store.delete(r.ctx, namespaceOf(r), r.info.name, opts);
+  if (result.deleted) {
+    writeJson(r.res, 200, r.store.deletedStatus(result.object));
+    return;
+  }
+  writeObject(r.res, 200, result.object, output, def);
+}
+
+async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
+  const def = r.store.def;
+  const opts = await parseDeleteOptions(r);
+  const selection = parseSelection(r.query, r.store.fieldLabelSupport());
+  await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: namespaceOf(r), name: '' });
+  const items = await r.store.deleteCollection(r.ctx, namespaceOf(r), { selection }, opts);
+  writeJson(r.res, 200, {
+    kind: def.listKind,
+    apiVersion: groupVersionString(def.group, def.version),
+    metadata: {},
+    items,
+  } satisfies KubeObject);
+}
+
+export { StatusError };

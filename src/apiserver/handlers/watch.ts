@@ -1,0 +1,99 @@
+import { errors, StatusError } from '../../apimachinery/status.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import { negotiateObjectOutput } from '../http/negotiation.js';
+import { parseBoolParam, parseSelection, parseTimeoutSeconds } from './query-options.js';
+import { watchObjectEncoder } from './render.js';
+import type { ResourceRequest } from './resource-handler.js';
+
+/** A client whose socket has this much unsent data is too slow; it is dropped with a 410 so it re-lists. */
+const maxBufferedBytes = 16 * 1024 * 1024;
+/** Without timeoutSeconds kube-apiserver picks 30–60 minutes. */
+const defaultTimeoutSeconds = () => 1800 + Math.floor(Math.random() * 1800);
+
+/**
+ * Serves a watch as newline-delimited JSON events over a chunked 200 response (k8s.io/apiserver handlers/watch.go).
+ * Errors found after the response started are sent in-band as an ERROR event carrying a Status.
+ */
+export async function serveWatch(r: ResourceRequest): Promise<void> {
+  const { req, res, query, store } = r;
+  const output = negotiateObjectOutput(req.headers.accept, query.get('includeObject'), true);
+  const sendInitialEvents = parseBoolParam(query, 'sendInitialEvents');
+  const rvMatch = query.get('resourceVersionMatch') || undefined;
+  const rv = query.get('resourceVersion') ?? undefined;
+  if (sendInitialEvents !== undefined) {
+    if (rvMatch !== 'NotOlderThan') {
+      throw errors.invalid('meta.k8s.io', 'ListOptions', '', [
+        { type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan", omitValue: true },
+      ]);
+    }
+  } else if (rvMatch) {
+    throw errors.invalid('meta.k8s.io', 'ListOptions', '', [
+      { type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided', omitValue: true },
+    ]);
+  }
+  const allowBookmarks = parseBoolParam(query, 'allowWatchBookmarks') ?? false;
+  const selection = parseSelection(query, store.fieldLabelSupport());
+  const timeoutSeconds = parseTimeoutSeconds(query) ?? defaultTimeoutSeconds();
+  const encode = watchObjectEncoder(output, store.def);
+
+  let started = false;
+  let closed = false;
+  const start = () => {
+    if (started) return;
+    started = true;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+  };
+  const finish = () => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(timer);
+    handle?.stop();
+    if (!res.writableEnded) res.end();
+  };
+  const write = (type: string, object: unknown): boolean => {
+    if (closed) return false;
+    start();
+    res.write(`${JSON.stringify({ type, object })}\n`);
+    if (res.writableLength > maxBufferedBytes) {
+      // Too slow: drop it with an in-band 410 so it re-lists, without holding up other watchers.
+      const e = errors.expired('watch consumer too slow: the watch was closed; please re-list');
+      res.write(`${JSON.stringify({ type: 'ERROR', object: e.status })}\n`);
+      finish();
+      return false;
+    }
+    return true;
+  };
+  const timer = setTimeout(finish, timeoutSeconds * 1000);
+  timer.unref();
+  req.on('close', finish);
+  res.on('close', finish);
+
+  let handle: { stop(): void } | undefined;
+  try {
+    handle = await store.watch(
+      r.ctx,
+      store.def.namespaced ? r.info.namespace : '',
+      { selection, resourceVersion: rv, sendInitialEvents, allowBookmarks },
+      {
+        event: (type, obj: KubeObject) => write(type, encode(type, obj)),
+        error: (err: StatusError) => {
+          write('ERROR', err.status);
+          finish();
+        },
+      },
+      r.info.wildcardCluster,
+    );
+    if (closed) handle.stop();
+    start();
+  } catch (err) {
+    if (!started) {
+      clearTimeout(timer);
+      closed = true;
+      throw err;
+    }
+    const se = err instanceof StatusError ? err : errors.internal((err as Error).message);
+    write('ERROR', se.status);
+    finish();
+  }
+}

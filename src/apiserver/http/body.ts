@@ -1,0 +1,182 @@
+import type { IncomingMessage } from 'node:http';
+import { parseAllDocuments } from 'yaml';
+import { errors, StatusError } from '../../apimachinery/status.js';
+import { isPlainObject } from '../../apimachinery/object.js';
+import { decodeKubernetesProtobuf } from '../../apimachinery/protobuf/decode.js';
+import { bareMediaType } from './negotiation.js';
+
+/** kube-apiserver's default limit on request bodies (MaxRequestBodyBytes, 3 MiB). */
+export const maxRequestBodyBytes = 3 * 1024 * 1024;
+
+/** Reads the request body, refusing (413) to buffer more than the limit. */
+export async function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > limit) {
+    req.resume();
+    throw errors.requestEntityTooLarge(`limit is ${limit}`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw errors.requestEntityTooLarge(`limit is ${limit}`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export type BodyFormat = 'json' | 'yaml' | 'protobuf';
+
+export function bodyFormat(contentType: string | undefined): BodyFormat | undefined {
+  const t = bareMediaType(contentType);
+  if (t === '' || t === 'application/json') return 'json';
+  if (t === 'application/yaml' || t === 'application/x-yaml' || t === 'text/yaml') return 'yaml';
+  if (t === 'application/vnd.kubernetes.protobuf') return 'protobuf';
+  return undefined;
+}
+
+export interface DecodedBody {
+  object: Record<string, unknown>;
+  format: BodyFormat;
+  /** Keys that appeared twice in a JSON body (for fieldValidation Strict/Warn). */
+  duplicateFields: string[];
+}
+
+/**
+ * Decodes a request body into a JSON object. `what` names the expected kind for error messages, e.g. "ConfigMap" in
+ * version "v1". Malformed input is a 400 with upstream's wording.
+ */
+export function decodeBody(buf: Buffer, contentType: string | undefined, what: { kind: string; version: string }): DecodedBody {
+  const format = bodyFormat(contentType);
+  if (!format) {
+    throw errors.unsupportedMediaType(String(contentType), ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
+  }
+  const prefix = `${what.kind} in version "${what.version}" cannot be handled as a ${what.kind}`;
+  if (buf.length === 0) throw errors.badRequest(`${prefix}: the request body is empty`);
+  if (format === 'protobuf') {
+    try {
+      const decoded = decodeKubernetesProtobuf(buf);
+      return { object: decoded.object, format, duplicateFields: [] };
+    } catch (err) {
+      if (err instanceof StatusError) throw err;
+      throw errors.badRequest(`${prefix}: ${(err as Error).message}`);
+    }
+  }
+  if (format === 'yaml') {
+    let docs;
+    try {
+      docs = parseAllDocuments(buf.toString('utf8'), { intAsBigInt: false, uniqueKeys: true });
+    } catch (err) {
+      throw errors.badRequest(`${prefix}: error converting YAML to JSON: ${(err as Error).message}`);
+    }
+    const list = Array.isArray(docs) ? docs : [docs];
+    const doc = list[0];
+    if (!doc || doc.errors.length) {
+      throw errors.badRequest(`${prefix}: error converting YAML to JSON: ${doc?.errors[0]?.message ?? 'empty document'}`);
+    }
+    const value = doc.toJS();
+    if (!isPlainObject(value)) throw errors.badRequest(`${prefix}: the body is not a YAML mapping`);
+    return { object: value, format, duplicateFields: [] };
+  }
+  const text = buf.toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    // Upstream cannot even read apiVersion/kind from such a body, so it does not name a kind it was handled as
+    // (endpoints/handlers transformDecodeError): "the object provided is unrecognized (must be of type X)".
+    throw errors.badRequest(
+      `the object provided is unrecognized (must be of type ${what.kind}): couldn't get version/kind; json parse error: ${describeJsonError(text, err as Error)} (${summarizeBody(buf)})`,
+    );
+  }
+  if (!isPlainObject(value)) throw errors.badRequest(`${prefix}: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct`);
+  return { object: value, format, duplicateFields: findDuplicateKeys(text) };
+}
+
+function jsonTypeName(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  return typeof v === 'string' ? 'string' : typeof v === 'number' ? 'number' : typeof v;
+}
+
+/** summarizeData: the first 30 bytes, as text when the body looks like a JSON object and in hex otherwise. */
+function summarizeBody(buf: Buffer, max = 30): string {
+  const head = buf.subarray(0, max);
+  const more = buf.length > max ? ' ...' : '';
+  return buf[0] === 0x7b ? head.toString('utf8') + more : head.toString('hex') + more;
+}
+
+/** Go encoding/json's wording where it is easy to match (bad first character, truncated input); V8's otherwise. */
+function describeJsonError(text: string, err: Error): string {
+  const first = /\S/.exec(text);
+  if (!first) return 'unexpected end of JSON input';
+  if (!/[{["\-0-9tfn]/.test(first[0])) return `invalid character '${first[0]}' looking for beginning of value`;
+  const m = /position (\d+)/.exec(err.message);
+  const offset = m ? Number(m[1]) : text.length;
+  return `invalid character or unexpected end of JSON input at offset ${offset}: ${err.message}`;
+}
+
+/**
+ * Finds keys that appear twice within the same JSON object ("duplicate field" in strict decoding). A small scanner,
+ * because JSON.parse silently keeps the last value.
+ */
+export function findDuplicateKeys(text: string): string[] {
+  if (!text.includes('"')) return [];
+  const dups: string[] = [];
+  const stack: { keys: Set<string>; path: string; isArray: boolean; index: number }[] = [];
+  let i = 0;
+  let pendingKey: string | undefined;
+  const n = text.length;
+  const pathOf = (key: string) => {
+    const top = stack[stack.length - 1];
+    return top && top.path ? `${top.path}.${key}` : key;
+  };
+  while (i < n) {
+    const c = text[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      let s = '';
+      while (j < n && text[j] !== '"') {
+        if (text[j] === '\\') {
+          s += text.slice(j, j + 2);
+          j += 2;
+        } else s += text[j++];
+      }
+      const str = s;
+      i = j + 1;
+      while (i < n && /\s/.test(text[i]!)) i++;
+      const top = stack[stack.length - 1];
+      if (text[i] === ':' && top && !top.isArray) {
+        let key = str;
+        try {
+          key = JSON.parse(`"${str}"`) as string;
+        } catch {
+          /* keep raw */
+        }
+        if (top.keys.has(key)) dups.push(pathOf(key));
+        top.keys.add(key);
+        pendingKey = key;
+        i++;
+      }
+      continue;
+    }
+    if (c === '{' || c === '[') {
+      const top = stack[stack.length - 1];
+      let path = '';
+      if (top) path = top.isArray ? `${top.path}[${top.index}]` : pendingKey !== undefined ? pathOf(pendingKey) : top.path;
+      stack.push({ keys: new Set(), path, isArray: c === '[', index: 0 });
+      pendingKey = undefined;
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.isArray) top.index++;
+      pendingKey = undefined;
+    }
+    i++;
+  }
+  return dups;
+}

@@ -1,0 +1,42 @@
+import type { ServerResponse } from 'node:http';
+import { errors, StatusError } from '../../apimachinery/status.js';
+import { logger } from '../../logging/logger.js';
+
+/** Writes a JSON body with the exact content type (kube-apiserver always says application/json for JSON). */
+export function writeJson(res: ServerResponse, code: number, body: unknown, contentType = 'application/json', headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  writeRaw(res, code, text, contentType, headers);
+}
+
+export function writeRaw(res: ServerResponse, code: number, text: string | Buffer, contentType: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const buf = typeof text === 'string' ? Buffer.from(text) : text;
+  res.writeHead(code, { ...headers, 'Content-Type': contentType, 'Content-Length': String(buf.length), 'Cache-Control': 'no-cache, private' });
+  res.end(buf);
+}
+
+/**
+ * Only a Status reaches a client. A StatusError is written as is; anything else is a bug: logged with its stack and
+ * answered as 500.
+ */
+export function writeError(res: ServerResponse, err: unknown, context: Record<string, unknown> = {}): void {
+  let se: StatusError;
+  if (err instanceof StatusError) se = err;
+  else {
+    logger.error('internal error', { ...context, error: err instanceof Error ? err.stack ?? err.message : String(err) });
+    se = errors.internal(err instanceof Error ? err.message : String(err));
+  }
+  writeJson(res, se.status.code, se.status, 'application/json', se.headers);
+}
+
+/** Appends `Warning: 299 - "text"` headers (k8s.io/apimachinery util/net NewWarningHeader). */
+export function addWarnings(res: ServerResponse, warnings: string[]): void {
+  if (!warnings.length) return;
+  const existing = res.getHeader('Warning');
+  const list = Array.isArray(existing) ? existing.map(String) : existing ? [String(existing)] : [];
+  for (const w of warnings) list.push(`299 - ${JSON.stringify(w)}`);
+  res.setHeader('Warning', list);
+}

@@ -1,0 +1,128 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errors } from '../apimachinery/status.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { RequestContext } from '../registry/rest.js';
+import type { Admission } from './admission/admission.js';
+import {
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  etagOf,
+} from './discovery/discovery.js';
+import { handleResource } from './handlers/resource-handler.js';
+import { wantsAggregatedDiscovery } from './http/negotiation.js';
+import { writeJson, writeRaw } from './http/response.js';
+import type { RequestInfo } from './request-info.js';
+import { versionInfo } from './version.js';
+import type { OpenAPIService } from './openapi/service.js';
+
+export interface RouterDeps {
+  registry: ResourceRegistry;
+  admission: Admission;
+  openapi: OpenAPIService;
+  /** Whether the server is ready (storage reachable, bootstrap done). */
+  ready(): boolean;
+}
+
+/** Routes an authenticated request: non-resource paths (health, version, discovery, OpenAPI) or a resource verb. */
+export async function route(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, ctx: RequestContext, deps: RouterDeps): Promise<void> {
+  const path = info.path.replace(/\/+$/, '') || '/';
+  if (!info.isResourceRequest) {
+    if (await serveNonResource(req, res, path, info, deps)) return;
+    throw errors.notFoundPath();
+  }
+  if (info.wildcardCluster && info.verb !== 'list' && info.verb !== 'watch') {
+    throw errors.methodNotSupported({ group: info.apiGroup, resource: info.resource }, info.verb);
+  }
+  const store = deps.registry.lookup(info.wildcardCluster ? 'root' : ctx.cluster, info.apiGroup, info.apiVersion, info.resource);
+  if (!store) throw errors.notFoundPath();
+  await handleResource({ req, res, info, query, ctx, store, admission: deps.admission });
+}
+
+function healthz(res: ServerResponse, ok: boolean, what: string, verbose: boolean): void {
+  if (verbose) {
+    const body = `[${ok ? '+' : '-'}]ping ok\n[${ok ? '+' : '-'}]storage ${ok ? 'ok' : 'failed'}\n${what} check ${ok ? 'passed' : 'failed'}\n`;
+    writeRaw(res, ok ? 200 : 500, body, 'text/plain; charset=utf-8');
+  } else writeRaw(res, ok ? 200 : 500, ok ? 'ok' : `${what} check failed`, 'text/plain; charset=utf-8');
+}
+
+async function serveNonResource(req: IncomingMessage, res: ServerResponse, path: string, info: RequestInfo, deps: RouterDeps): Promise<boolean> {
+  const verbose = new URL(req.url ?? '/', 'http://x').searchParams.has('verbose');
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    if (['/version', '/healthz', '/livez', '/readyz', '/api', '/apis'].includes(path)) {
+      throw errors.methodNotSupported({ group: '', resource: path }, (req.method ?? '').toLowerCase());
+    }
+    return false;
+  }
+  const resources = () => deps.registry.resources(info.wildcardCluster ? 'root' : info.cluster);
+  switch (path) {
+    case '/version':
+      writeJson(res, 200, versionInfo());
+      return true;
+    case '/healthz':
+    case '/livez':
+    case '/healthz/ping':
+    case '/livez/ping':
+      healthz(res, true, path.slice(1).split('/')[0]!, verbose);
+      return true;
+    case '/readyz':
+    case '/readyz/ping':
+      healthz(res, deps.ready(), 'readyz', verbose);
+      return true;
+    case '/api': {
+      const agg = wantsAggregatedDiscovery(req.headers.accept);
+      if (agg) return writeDiscovery(req, res, aggregatedDiscovery(resources(), true, agg), agg);
+      writeJson(res, 200, apiVersions(req.headers.host ?? ''));
+      return true;
+    }
+    case '/apis': {
+      const agg = wantsAggregatedDiscovery(req.headers.accept);
+      if (agg) return writeDiscovery(req, res, aggregatedDiscovery(resources(), false, agg), agg);
+      writeJson(res, 200, apiGroupList(resources()));
+      return true;
+    }
+    case '/openapi/v2':
+      deps.openapi.serveV2(req, res, resources());
+      return true;
+    case '/openapi/v3':
+      deps.openapi.serveV3Root(req, res, resources());
+      return true;
+  }
+  if (path.startsWith('/openapi/v3/')) {
+    return deps.openapi.serveV3GroupVersion(req, res, path.slice('/openapi/v3/'.length), resources());
+  }
+  if (path === '/api/v1') {
+    writeJson(res, 200, apiResourceList('', 'v1', resources()));
+    return true;
+  }
+  const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+  if (m) {
+    const [, group, version] = m;
+    const all = resources();
+    if (version) {
+      if (!all.some((r) => r.group === group && r.version === version)) return false;
+      writeJson(res, 200, apiResourceList(group!, version, all));
+      return true;
+    }
+    const g = apiGroup(group!, all);
+    if (!g) return false;
+    writeJson(res, 200, g);
+    return true;
+  }
+  return false;
+}
+
+function writeDiscovery(req: IncomingMessage, res: ServerResponse, body: unknown, version: 'v2' | 'v2beta1'): true {
+  const text = JSON.stringify(body);
+  const etag = etagOf(text);
+  const headers = { ETag: etag, Vary: 'Accept' };
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return true;
+  }
+  writeRaw(res, 200, text, `application/json;g=apidiscovery.k8s.io;v=${version};as=APIGroupDiscoveryList`, headers);
+  return true;
+}

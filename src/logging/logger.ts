@@ -1,0 +1,24 @@
+/**
+ * Structured logging: one JSON object per line on stderr (time, level, msg, fields). Small on purpose: the server logs
+ * requests and lifecycle events, and the level is set by ATRIUM_LOG_LEVEL (debug, info, warn, error; default info).
+ */
+type Level = 'debug' | 'info' | 'warn' | 'error';
+const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+let threshold = order[(process.env.ATRIUM_LOG_LEVEL as Level) ?? 'info'] ?? order.info;
+
+function log(level: Level, msg: string, fields?: Record<string, unknown>): void {
+  if (order[level] < threshold) return;
+  const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields });
+  process.stderr.write(`${line}\n`);
+}
+
+export const logger = {
+  debug: (msg: string, fields?: Record<string, unknown>) => log('debug', msg, fields),
+  info: (msg: string, fields?: Record<string, unknown>) => log('info', msg, fields),
+  warn: (msg: string, fields?: Record<string, unknown>) => log('warn', msg, fields),
+  error: (msg: string, fields?: Record<string, unknown>) => log('error', msg, fields),
+  setLevel(level: Level): void {
+    threshold = order[level];
+  },
+};

@@ -1,0 +1,216 @@
+import * as fe from '../../apimachinery/field-errors.js';
+import type { FieldError } from '../../apimachinery/field-errors.js';
+import { type KubeObject, isPlainObject, jsonEqual, metaOf } from '../../apimachinery/object.js';
+import type { ResourceDefinition } from '../rest.js';
+import { defineBuiltin, statusOnly } from './define.js';
+
+/** Namespaces may not be created or deleted under these names' rules; they always exist. */
+export const immortalNamespaces = ['default', 'kube-system', 'kube-public'];
+
+const configMapKey = /^[-._a-zA-Z0-9]+$/;
+
+function validateDataKeys(obj: KubeObject, fields: string[]): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Map<string, string>();
+  for (const field of fields) {
+    const data = obj[field];
+    if (data === undefined || data === null) continue;
+    if (!isPlainObject(data)) {
+      errs.push(fe.invalid(field, data, 'must be an object'));
+      continue;
+    }
+    for (const k of Object.keys(data)) {
+      if (k.length > 253 || !configMapKey.test(k)) {
+        errs.push(fe.invalid(`${field}[${k}]`, k, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+      }
+      const other = seen.get(k);
+      if (other) errs.push(fe.invalid(`${field}[${k}]`, k, `duplicate of key present in ${other}`));
+      seen.set(k, field);
+    }
+  }
+  return errs;
+}
+
+function immutableDataErrors(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {
+  if (old.immutable !== true) return [];
+  const errs: FieldError[] = [];
+  if (obj.immutable !== true) errs.push(fe.forbidden('immutable', 'field is immutable when `immutable` is set'));
+  for (const f of fields) {
+    if (!jsonEqual(obj[f] ?? {}, old[f] ?? {})) errs.push(fe.forbidden(f, 'field is immutable when `immutable` is set'));
+  }
+  return errs;
+}
+
+const namespaces = defineBuiltin({
+  group: '',
+  version: 'v1',
+  resource: 'namespaces',
+  kind: 'Namespace',
+  namespaced: false,
+  shortNames: ['ns'],
+  definitionName: 'io.k8s.api.core.v1.Namespace',
+  strategy: {
+    nameValidation: 'label',
+    prepareForCreate(obj) {
+      const meta = metaOf(obj);
+      meta.labels = { ...(meta.labels ?? {}), 'kubernetes.io/metadata.name': meta.name ?? '' };
+      const spec = isPlainObject(obj.spec) ? obj.spec : {};
+      const fins = Array.isArray(spec.finalizers) ? (spec.finalizers as string[]) : [];
+      if (!fins.includes('kubernetes')) fins.push('kubernetes');
+      obj.spec = { ...spec, finalizers: fins };
+      obj.status = { phase: 'Active' };
+    },
+    prepareForUpdate(obj, old) {
+      // The main endpoint changes neither spec.finalizers (only /finalize does) nor status.
+      obj.spec = old.spec;
+      obj.status = old.status;
+      const meta = metaOf(obj);
+      meta.labels = { ...(meta.labels ?? {}), 'kubernetes.io/metadata.name': meta.name ?? '' };
+    },
+    pendingFinalizers(obj) {
+      const spec = obj.spec as { finalizers?: string[] } | undefined;
+      return (spec?.finalizers?.length ?? 0) > 0;
+    },
+    onDeletionStarted(obj) {
+      obj.status = { ...(isPlainObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
+    },
+    selectableFields(obj) {
+      return { 'status.phase': String((obj.status as { phase?: string } | undefined)?.phase ?? '') };
+    },
+  },
+  subresources: [
+    { name: 'status', kind: 'Namespace', verbs: ['get', 'patch', 'update'], strategy: statusOnly },
+    {
+      name: 'finalize',
+      kind: 'Namespace',
+      verbs: ['update'],
+      strategy: {
+        apply(incoming, current) {
+          const spec = isPlainObject(incoming.spec) ? incoming.spec : {};
+          current.spec = { ...(isPlainObject(current.spec) ? current.spec : {}), finalizers: spec.finalizers ?? [] };
+          return current;
+        },
+      },
+    },
+  ],
+});
+
+const configmaps = defineBuiltin({
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+  shortNames: ['cm'],
+  definitionName: 'io.k8s.api.core.v1.ConfigMap',
+  strategy: {
+    validate: (obj) => validateDataKeys(obj, ['data', 'binaryData']),
+    validateUpdate: (obj, old) => [...validateDataKeys(obj, ['data', 'binaryData']), ...immutableDataErrors(obj, old, ['data', 'binaryData'])],
+  },
+});
+
+const secretTypeRequirements: Record<string, string[]> = {
+  'kubernetes.io/dockerconfigjson': ['.dockerconfigjson'],
+  'kubernetes.io/dockercfg': ['.dockercfg'],
+  'kubernetes.io/tls': ['tls.crt', 'tls.key'],
+};
+
+/** stringData is write-only: merged into data (base64) and never stored. */
+function foldStringData(obj: KubeObject): void {
+  if (isPlainObject(obj.stringData)) {
+    const data = isPlainObject(obj.data) ? { ...obj.data } : {};
+    for (const [k, v] of Object.entries(obj.stringData)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+    obj.data = data;
+  }
+  delete obj.stringData;
+}
+
+function validateSecret(obj: KubeObject): FieldError[] {
+  const errs = validateDataKeys(obj, ['data']);
+  const type = typeof obj.type === 'string' ? obj.type : 'Opaque';
+  const data = isPlainObject(obj.data) ? obj.data : {};
+  for (const k of secretTypeRequirements[type] ?? []) {
+    if (!(k in data)) errs.push(fe.required(`data[${k}]`));
+  }
+  for (const [k, v] of Object.entries(data)) {
+    if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v)) errs.push(fe.invalid(`data[${k}]`, '<secret contents redacted>', 'must be a base64-encoded string'));
+  }
+  return errs;
+}
+
+const secrets = defineBuiltin({
+  group: '',
+  version: 'v1',
+  resource: 'secrets',
+  kind: 'Secret',
+  namespaced: true,
+  definitionName: 'io.k8s.api.core.v1.Secret',
+  strategy: {
+    prepareForCreate(obj) {
+      foldStringData(obj);
+      if (!obj.type) obj.type = 'Opaque';
+    },
+    prepareForUpdate(obj) {
+      foldStringData(obj);
+      if (!obj.type) obj.type = 'Opaque';
+    },
+    validate: validateSecret,
+    validateUpdate(obj, old) {
+      const errs = validateSecret(obj);
+      if ((obj.type ?? 'Opaque') !== (old.type ?? 'Opaque')) errs.push(fe.invalid('type', obj.type, 'field is immutable'));
+      return [...errs, ...immutableDataErrors(obj, old, ['data'])];
+    },
+    selectableFields: (obj) => ({ type: String(obj.type ?? '') }),
+  },
+});
+
+const serviceaccounts = defineBuiltin({
+  group: '',
+  version: 'v1',
+  resource: 'serviceaccounts',
+  kind: 'ServiceAccount',
+  namespaced: true,
+  shortNames: ['sa'],
+  definitionName: 'io.k8s.api.core.v1.ServiceAccount',
+  subresources: [{ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] }],
+});
+
+function eventFields(obj: KubeObject): Record<string, string> {
+  const io = (obj.involvedObject ?? {}) as Record<string, unknown>;
+  const src = (obj.source ?? {}) as Record<string, unknown>;
+  return {
+    'involvedObject.kind': String(io.kind ?? ''),
+    'involvedObject.namespace': String(io.namespace ?? ''),
+    'involvedObject.name': String(io.name ?? ''),
+    'involvedObject.uid': String(io.uid ?? ''),
+    'involvedObject.apiVersion': String(io.apiVersion ?? ''),
+    'involvedObject.resourceVersion': String(io.resourceVersion ?? ''),
+    'involvedObject.fieldPath': String(io.fieldPath ?? ''),
+    reason: String(obj.reason ?? ''),
+    reportingComponent: String(obj.reportingComponent ?? ''),
+    source: String(src.component ?? ''),
+    type: String(obj.type ?? ''),
+  };
+}
+
+const events = defineBuiltin({
+  group: '',
+  version: 'v1',
+  resource: 'events',
+  kind: 'Event',
+  namespaced: true,
+  shortNames: ['ev'],
+  definitionName: 'io.k8s.api.core.v1.Event',
+  strategy: {
+    selectableFields: eventFields,
+    validate(obj) {
+      const errs: FieldError[] = [];
+      const io = obj.involvedObject as Record<string, unknown> | undefined;
+      const ns = obj.metadata?.namespace;
+      if (io?.namespace && ns && io.namespace !== ns) errs.push(fe.invalid('involvedObject.namespace', io.namespace, 'does not match event.namespace'));
+      return errs;
+    },
+  },
+});
+
+export const coreResources: ResourceDefinition[] = [namespaces, configmaps, secrets, serviceaccounts, events];

@@ -1,0 +1,59 @@
+import type { APISubresourceDescriptor } from '../../apimachinery/api-resource.js';
+import type { ResourceDefinition, Strategy, SubresourceStrategy } from '../rest.js';
+
+export const standardVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface BuiltinSpec {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  singular?: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs?: string[];
+  /** OpenAPI definition name, e.g. io.k8s.api.core.v1.ConfigMap. */
+  definitionName: string;
+  strategy?: Partial<Strategy>;
+  subresources?: (APISubresourceDescriptor & { strategy?: SubresourceStrategy })[];
+}
+
+/** Builds a built-in ResourceDefinition with Kubernetes defaults: all verbs, SMP accepted, core-type update rules. */
+export function defineBuiltin(spec: BuiltinSpec): ResourceDefinition {
+  const subresourceStrategies: Record<string, SubresourceStrategy> = {};
+  for (const s of spec.subresources ?? []) if (s.strategy) subresourceStrategies[s.name] = s.strategy;
+  return {
+    group: spec.group,
+    version: spec.version,
+    resource: spec.resource,
+    kind: spec.kind,
+    listKind: `${spec.kind}List`,
+    singular: spec.singular ?? spec.kind.toLowerCase(),
+    namespaced: spec.namespaced,
+    verbs: spec.verbs ?? standardVerbs,
+    shortNames: spec.shortNames ?? [],
+    categories: spec.categories ?? [],
+    subresources: (spec.subresources ?? []).map(({ strategy: _s, ...d }) => d),
+    definitionName: spec.definitionName,
+    strategicMergePatch: true,
+    strategy: {
+      nameValidation: 'subdomain',
+      allowUnconditionalUpdate: true,
+      allowCreateOnUpdate: false,
+      tracksGeneration: false,
+      ...spec.strategy,
+    },
+    subresourceStrategies,
+  };
+}
+
+/** A status subresource: only .status changes (plus metadata the caller may not touch anyway). */
+export const statusOnly: SubresourceStrategy = {
+  apply(incoming, current) {
+    const next = current;
+    if (incoming.status === undefined) delete next.status;
+    else next.status = incoming.status;
+    return next;
+  },
+};

@@ -1,0 +1,41 @@
+import type { KubeObject } from '../../apimachinery/object.js';
+import type { ResourceDefinition } from '../rest.js';
+import { defineBuiltin } from './define.js';
+
+function eventsV1Fields(obj: KubeObject): Record<string, string> {
+  const reg = (obj.regarding ?? {}) as Record<string, unknown>;
+  return {
+    'regarding.kind': String(reg.kind ?? ''),
+    'regarding.namespace': String(reg.namespace ?? ''),
+    'regarding.name': String(reg.name ?? ''),
+    'regarding.uid': String(reg.uid ?? ''),
+    'regarding.apiVersion': String(reg.apiVersion ?? ''),
+    'regarding.resourceVersion': String(reg.resourceVersion ?? ''),
+    'regarding.fieldPath': String(reg.fieldPath ?? ''),
+    reason: String(obj.reason ?? ''),
+    reportingController: String(obj.reportingController ?? ''),
+    type: String(obj.type ?? ''),
+  };
+}
+
+const eventsV1 = defineBuiltin({
+  group: 'events.k8s.io',
+  version: 'v1',
+  resource: 'events',
+  kind: 'Event',
+  namespaced: true,
+  shortNames: ['ev'],
+  definitionName: 'io.k8s.api.events.v1.Event',
+  strategy: { selectableFields: eventsV1Fields },
+});
+
+const leases = defineBuiltin({
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  resource: 'leases',
+  kind: 'Lease',
+  namespaced: true,
+  definitionName: 'io.k8s.api.coordination.v1.Lease',
+});
+
+export const otherGroupResources: ResourceDefinition[] = [eventsV1, leases];

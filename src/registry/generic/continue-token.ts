@@ -1,0 +1,31 @@
+import { errors } from '../../apimachinery/status.js';
+
+/**
+ * The opaque list continuation token: the revision the first page was read at and the last key returned, so later
+ * pages are a consistent snapshot. Encoded like upstream (base64 of JSON with a version marker).
+ */
+export interface ContinueToken {
+  revision: number;
+  afterKey: string;
+}
+
+export function encodeContinue(token: ContinueToken): string {
+  return Buffer.from(JSON.stringify({ v: 'atrium.io/v1', rv: token.revision, start: token.afterKey })).toString('base64url');
+}
+
+export function decodeContinue(raw: string): ContinueToken {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw errors.badRequest(`invalid continue token: the token is not valid base64-encoded JSON`);
+  }
+  const p = parsed as { v?: unknown; rv?: unknown; start?: unknown };
+  if (p?.v !== 'atrium.io/v1' || typeof p.rv !== 'number' || typeof p.start !== 'string' || p.rv <= 0) {
+    throw errors.badRequest('invalid continue token: the token was not produced by this server');
+  }
+  return { revision: p.rv, afterKey: p.start };
+}
+
+export const continueExpiredMessage =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';

@@ -1,0 +1,722 @@
+import { randomUUID } from 'node:crypto';
+import type { FieldError } from '../../apimachinery/field-errors.js';
+import * as fe from '../../apimachinery/field-errors.js';
+import { generateName } from '../../apimachinery/names/generate-name.js';
+import { type KubeObject, deepCopy, isPlainObject, jsonEqual, metaOf, nowRFC3339 } from '../../apimachinery/object.js';
+import { errors, type GroupResource, StatusError, successStatus, type Status } from '../../apimachinery/status.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
+import { groupVersionString } from '../../apimachinery/api-resource.js';
+import type { KeyValue, Storage, StorageWatchEvent, WatchHandle } from '../../storage/interface.js';
+import { isStorageError, StorageError } from '../../storage/errors.js';
+import type { WatchCache } from '../../storage/cacher/watch-cache.js';
+import type { RequestContext, ResourceDefinition } from '../rest.js';
+import { clusterOfKey, collectionPrefix, objectKey } from './keys.js';
+import { continueExpiredMessage, decodeContinue, encodeContinue } from './continue-token.js';
+import { type Selection, objectFields, selectionEmpty, selectionMatches } from './selection.js';
+import { translateStorageError } from './storage-errors.js';
+import { builtinFieldLabels, DEFAULT_FIELD_LABELS, type FieldLabelSupport } from '../../apimachinery/fields/field-labels.js';
+
+export interface ListOptions {
+  selection: Selection;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WriteOptions {
+  dryRun: boolean;
+}
+
+export interface DeleteOptions {
+  dryRun: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+}
+
+export interface DeleteResult {
+  /** The object as it now stands (deletion pending finalizers) or as it was before removal. */
+  object: KubeObject;
+  /** True when the object is gone from storage; false when deletion waits on finalizers. */
+  deleted: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchSink {
+  /** One event; returns false when the consumer can take no more (the store then stops the watch). */
+  event(type: WatchEventType, object: KubeObject): boolean;
+  /** Terminal error (e.g. 410 Expired); no events follow. */
+  error(status: StatusError): void;
+}
+
+export interface WatchOptions {
+  selection: Selection;
+  resourceVersion?: string;
+  sendInitialEvents?: boolean;
+  allowBookmarks: boolean;
+}
+
+/** Name used to identify a not-yet-named object in errors. */
+function displayName(obj: KubeObject): string {
+  return obj.metadata?.name || obj.metadata?.generateName || '';
+}
+
+const maxGenerateNameAttempts = 8;
+const bookmarkIntervalMs = 5_000;
+
+/**
+ * The generic store: CRUD, list and watch for any resource, with per-resource behaviour from its Strategy
+ * (k8s.io/apiserver pkg/registry/generic/registry/store.go). It stores JSON without resourceVersion, which is
+ * always derived from the storage revision on read.
+ */
+export class GenericStore {
+  readonly gr: GroupResource;
+  readonly apiVersion: string;
+
+  constructor(
+    readonly def: ResourceDefinition,
+    private readonly storage: Storage,
+    private readonly watchCache: WatchCache,
+  ) {
+    this.gr = { group: def.group, resource: def.resource };
+    this.apiVersion = groupVersionString(def.group, def.version);
+  }
+
+  private key(ctx: RequestContext, namespace: string, name: string): string {
+    return objectKey(this.def.group, this.def.resource, ctx.cluster, this.def.namespaced ? namespace : '', name);
+  }
+
+  private prefix(cluster: string, namespace: string): string {
+    return collectionPrefix(this.def.group, this.def.resource, cluster, this.def.namespaced ? namespace : '');
+  }
+
+  /** Turns stored bytes into the wire object: resourceVersion from the revision, apiVersion/kind of this endpoint. */
+  decode(kv: KeyValue | { value: string; modRevision: number; key: string }, wildcard = false): KubeObject {
+    const obj = JSON.parse(kv.value) as KubeObject;
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.def.kind;
+    const meta = metaOf(obj);
+    meta.resourceVersion = String(kv.modRevision);
+    if (wildcard) {
+      meta.annotations = { ...(meta.annotations ?? {}), 'kcp.io/cluster': clusterOfKey(kv.key) };
+    }
+    return obj;
+  }
+
+  /** The stored form: no resourceVersion (derived from the revision), no wildcard annotation. */
+  private encode(obj: KubeObject): string {
+    const meta = obj.metadata ?? {};
+    const { resourceVersion: _rv, ...rest } = meta;
+    void _rv;
+    return JSON.stringify({ ...obj, apiVersion: this.apiVersion, kind: this.def.kind, metadata: rest });
+  }
+
+  private translate(err: unknown, name: string): unknown {
+    return translateStorageError(err, this.gr, name);
+  }
+
+  /**
+   * GET. A resourceVersion other than "0" means "not older than" (never a read of history): wait until storage has
+   * reached it (504 after 3 s, like a list), then read the current object.
+   */
+  async get(ctx: RequestContext, namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
+    if (resourceVersion && resourceVersion !== '0') await this.waitForRevision(parseResourceVersion(resourceVersion, 'resourceVersion'));
+    try {
+      const kv = await this.storage.get(this.key(ctx, namespace, name));
+      if (!kv) throw errors.notFound(this.gr, name);
+      return this.decode(kv);
+    } catch (err) {
+      throw this.translate(err, name);
+    }
+  }
+
+  async list(ctx: RequestContext, namespace: string, opts: ListOptions, wildcard = false): Promise<ListResult> {
+    const cluster = wildcard ? '*' : ctx.cluster;
+    const prefix = this.prefix(cluster, namespace);
+    let revision = 0;
+    let afterKey: string | undefined;
+    if (opts.continue) {
+      if (opts.resourceVersion && opts.resourceVersion !== '0') {
+        throw listOptionsInvalid([fe.forbidden('resourceVersion', 'specifying resource version is not allowed when using continue')]);
+      }
+      const token = decodeContinue(opts.continue);
+      revision = token.revision;
+      afterKey = token.afterKey;
+    } else {
+      revision = await this.resolveListRevision(opts.resourceVersion, opts.resourceVersionMatch);
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const filtering = !selectionEmpty(opts.selection);
+    const items: KubeObject[] = [];
+    let more = false;
+    let remaining: number | undefined;
+    let lastKey = afterKey;
+    let readRevision = revision;
+    try {
+      for (;;) {
+        const chunk = limit ? Math.max(limit - items.length, filtering ? 256 : 0) : 0;
+        const page = await this.storage.list(prefix, { revision: revision || undefined, limit: chunk || undefined, afterKey: lastKey });
+        readRevision = page.revision;
+        if (!revision) revision = page.revision;
+        let i = 0;
+        for (; i < page.items.length; i++) {
+          const kv = page.items[i]!;
+          const obj = this.decode(kv, wildcard);
+          if (filtering && !selectionMatches(opts.selection, obj, this.def.strategy.selectableFields)) {
+            lastKey = kv.key;
+            continue;
+          }
+          if (limit && items.length >= limit) break;
+          items.push(obj);
+          lastKey = kv.key;
+        }
+        if (limit && items.length >= limit) {
+          more = i < page.items.length || page.more;
+          if (more && !filtering) remaining = (page.remaining ?? 0) + (page.items.length - i);
+          break;
+        }
+        if (!page.more) break;
+      }
+    } catch (err) {
+      if (isStorageError(err, 'Compacted') && opts.continue) {
+        const e = errors.expired(continueExpiredMessage);
+        throw e;
+      }
+      if (isStorageError(err, 'Compacted')) {
+        throw errors.expired(`too old resource version: ${opts.resourceVersion ?? revision} (${err.revision ?? ''})`);
+      }
+      throw this.translate(err, '');
+    }
+    const result: ListResult = { items, resourceVersion: String(readRevision) };
+    if (more && lastKey !== undefined) {
+      result.continue = encodeContinue({ revision: readRevision, afterKey: lastKey });
+      if (remaining !== undefined) result.remainingItemCount = remaining;
+    }
+    return result;
+  }
+
+  /**
+   * The revision a list reads at, from resourceVersion + resourceVersionMatch (0 = current).
+   * Semantics: unset/"0" → current; N (NotOlderThan) → current, after waiting for N; Exact → N.
+   */
+  private async resolveListRevision(rv: string | undefined, match: string | undefined): Promise<number> {
+    if (match && !rv) {
+      throw listOptionsInvalid([fe.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided')]);
+    }
+    if (match && match !== 'Exact' && match !== 'NotOlderThan') {
+      throw listOptionsInvalid([fe.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan'])]);
+    }
+    if (!rv || rv === '0') {
+      if (match === 'Exact') {
+        throw listOptionsInvalid([fe.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"')]);
+      }
+      return 0;
+    }
+    const n = parseResourceVersion(rv, 'resourceVersion');
+    if (match === 'Exact') return n;
+    await this.waitForRevision(n);
+    return 0;
+  }
+
+  /** A read "not older than N" beyond what storage has waits up to 3 s, then 504 like kube-apiserver. */
+  private async waitForRevision(n: number): Promise<void> {
+    const deadline = Date.now() + 3000;
+    for (;;) {
+      const current = await this.storage.currentRevision();
+      if (current >= n) return;
+      if (Date.now() >= deadline) {
+        const e = errors.timeout(`Too large resource version: ${n}, current: ${current}`, 1);
+        e.status.details!.causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];
+        throw e;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /** Validates and stores a new object. Returns the stored object (with resourceVersion unless dry-run). */
+  async create(ctx: RequestContext, namespace: string, input: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const obj = deepCopy(input);
+    const meta = metaOf(obj);
+    this.prepareCreateMeta(obj, namespace);
+    this.def.strategy.prepareForCreate?.(obj);
+    // Like rest.BeforeCreate, expand generateName before validating: ObjectMeta validation requires a name.
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = generateName(meta.generateName!);
+    const errs = this.validateCreate(obj);
+    if (errs.length) throw errors.invalid(this.def.group, this.def.kind, displayName(obj), errs);
+    if (generated) {
+      // Retry collisions with fresh suffixes (the suffix alphabet cannot make a valid name invalid).
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.commitCreate(ctx, obj, opts);
+        } catch (err) {
+          if (isStatusError409Exists(err) && attempt < maxGenerateNameAttempts) {
+            meta.name = generateName(meta.generateName!);
+            continue;
+          }
+          throw err;
+        }
+      }
+    }
+    return this.commitCreate(ctx, obj, opts);
+  }
+
+  private async commitCreate(ctx: RequestContext, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const meta = metaOf(obj);
+    const name = meta.name!;
+    if (opts.dryRun) {
+      const existing = await this.storage.get(this.key(ctx, meta.namespace ?? '', name));
+      if (existing) throw errors.alreadyExists(this.gr, name);
+      return obj;
+    }
+    try {
+      const kv = await this.storage.create(this.key(ctx, meta.namespace ?? '', name), this.encode(obj));
+      return this.decode(kv);
+    } catch (err) {
+      throw this.translate(err, name);
+    }
+  }
+
+  private prepareCreateMeta(obj: KubeObject, namespace: string): void {
+    const meta = metaOf(obj);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = nowRFC3339();
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete (meta as Record<string, unknown>).selfLink;
+    if (this.def.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    if (this.def.strategy.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.def.kind;
+  }
+
+  private validateCreate(obj: KubeObject): FieldError[] {
+    const meta = metaOf(obj);
+    const errs = validateObjectMeta(meta, { namespaced: this.def.namespaced, nameValidator: this.def.strategy.nameValidation });
+    errs.push(...(this.def.strategy.validate?.(obj) ?? []));
+    return errs;
+  }
+
+  private validateUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+    const errs = validateObjectMeta(metaOf(obj), { namespaced: this.def.namespaced, nameValidator: this.def.strategy.nameValidation });
+    errs.push(...validateObjectMetaUpdate(metaOf(obj), metaOf(old)));
+    errs.push(...(this.def.strategy.validateUpdate?.(obj, old) ?? this.def.strategy.validate?.(obj) ?? []));
+    return errs;
+  }
+
+  /**
+   * PUT: replaces the object. An empty metadata.resourceVersion is an unconditional update where the strategy allows it.
+   * Returns the new object and whether it was created.
+   */
+  async update(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    input: KubeObject,
+    opts: WriteOptions,
+    subresource = '',
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const rv = input.metadata?.resourceVersion;
+    if (!subresource && !rv && !this.def.strategy.allowUnconditionalUpdate) {
+      throw errors.invalid(this.def.group, this.def.kind, name, [fe.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
+    }
+    const expected = rv ? parseResourceVersion(rv, 'metadata.resourceVersion') : undefined;
+    return this.guaranteedUpdate(
+      ctx,
+      namespace,
+      name,
+      (current) => {
+        if (current && expected !== undefined && String(expected) !== current.metadata?.resourceVersion) {
+          throw errors.conflictModified(this.gr, name);
+        }
+        return deepCopy(input);
+      },
+      opts,
+      subresource,
+      !subresource && this.def.strategy.allowCreateOnUpdate,
+    );
+  }
+
+  /**
+   * Read-modify-write with optimistic concurrency, retried on storage conflicts (storage.GuaranteedUpdate).
+   * tryUpdate receives a private copy of the current object (null if absent and creation is allowed) and returns the
+   * desired object; throwing aborts. Subresource writes only change what the subresource strategy copies over.
+   */
+  async guaranteedUpdate(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    tryUpdate: (current: KubeObject | null) => KubeObject | Promise<KubeObject>,
+    opts: WriteOptions,
+    subresource = '',
+    allowCreate = false,
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const key = this.key(ctx, namespace, name);
+    for (let attempt = 0; attempt < 64; attempt++) {
+      let kv: KeyValue | null;
+      try {
+        kv = await this.storage.get(key);
+      } catch (err) {
+        throw this.translate(err, name);
+      }
+      if (!kv) {
+        if (!allowCreate) throw errors.notFound(this.gr, name);
+        const desired = await tryUpdate(null);
+        this.checkIdentity(desired, namespace, name);
+        try {
+          return { object: await this.create(ctx, namespace, desired, opts), created: true };
+        } catch (err) {
+          if (err instanceof StatusError && err.reason === 'AlreadyExists') continue;
+          throw err;
+        }
+      }
+      const current = this.decode(kv);
+      const desired = await tryUpdate(deepCopy(current));
+      this.checkIdentity(desired, namespace, name);
+      const next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
+      const errs = subresource
+        ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
+        : this.validateUpdate(next, current);
+      if (errs.length) throw errors.invalid(this.def.group, this.def.kind, name, errs);
+
+      // An update that clears the last finalizer of an object being deleted removes it.
+      if (this.readyToRemove(next)) {
+        if (opts.dryRun) return { object: next, created: false };
+        try {
+          const deleted = await this.storage.delete(key, kv.modRevision);
+          return { object: this.decode({ ...deleted, value: this.encode(next) }), created: false };
+        } catch (err) {
+          if (isStorageError(err, 'Conflict')) continue;
+          throw this.translate(err, name);
+        }
+      }
+      if (jsonEqual(stripRV(next), stripRV(current))) {
+        return { object: current, created: false };
+      }
+      if (opts.dryRun) return { object: next, created: false };
+      try {
+        const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
+        return { object: this.decode(updated), created: false };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict')) {
+          // The caller's own precondition (resourceVersion in the body) decides whether a conflict is final.
+          continue;
+        }
+        throw this.translate(err, name);
+      }
+    }
+    throw errors.conflictModified(this.gr, name);
+  }
+
+  /** The URL's name and namespace win; a body that names something else is rejected. */
+  private checkIdentity(obj: KubeObject, namespace: string, name: string): void {
+    if (!isPlainObject(obj)) throw errors.badRequest('the object provided is not a JSON object');
+    const meta = metaOf(obj);
+    if (meta.name && meta.name !== name) {
+      throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    }
+    meta.name = name;
+    if (this.def.namespaced) {
+      if (meta.namespace && meta.namespace !== namespace) {
+        throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = namespace;
+    }
+  }
+
+  /** Carries over system fields an update may not set (k8s rest.BeforeUpdate) and bumps generation. */
+  private prepareUpdate(desired: KubeObject, current: KubeObject): KubeObject {
+    const next = desired;
+    const meta = metaOf(next);
+    const old = metaOf(current);
+    next.apiVersion = this.apiVersion;
+    next.kind = this.def.kind;
+    // A uid in the body is a precondition (rest.defaultUpdatedObjectInfo.Preconditions); an empty one means "the
+    // existing object" (rest.BeforeUpdate).
+    if (meta.uid && meta.uid !== old.uid) {
+      throw errors.conflict(this.gr, meta.name ?? '', `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.uid}`);
+    }
+    meta.uid = old.uid;
+    meta.creationTimestamp = old.creationTimestamp;
+    if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
+    else delete meta.deletionTimestamp;
+    if (old.deletionGracePeriodSeconds !== undefined) meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+    else delete meta.deletionGracePeriodSeconds;
+    delete (meta as Record<string, unknown>).selfLink;
+    this.def.strategy.prepareForUpdate?.(next, current);
+    if (this.def.strategy.tracksGeneration) {
+      meta.generation = old.generation ?? 1;
+      if (!jsonEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(current))) meta.generation = (old.generation ?? 1) + 1;
+    } else {
+      delete meta.generation;
+    }
+    meta.resourceVersion = old.resourceVersion;
+    return next;
+  }
+
+  private applySubresource(subresource: string, desired: KubeObject, current: KubeObject): KubeObject {
+    const strategy = this.def.subresourceStrategies[subresource];
+    if (!strategy) throw errors.notFoundPath();
+    const next = strategy.apply(desired, deepCopy(current));
+    metaOf(next).resourceVersion = current.metadata?.resourceVersion;
+    return next;
+  }
+
+  private hasPendingFinalizers(obj: KubeObject): boolean {
+    return (obj.metadata?.finalizers?.length ?? 0) > 0 || (this.def.strategy.pendingFinalizers?.(obj) ?? false);
+  }
+
+  private readyToRemove(obj: KubeObject): boolean {
+    return !!obj.metadata?.deletionTimestamp && !this.hasPendingFinalizers(obj);
+  }
+
+  /**
+   * DELETE: with finalizers pending (or a propagation policy that needs the garbage collector), marks the object
+   * deleting and returns it; otherwise removes it.
+   */
+  async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    const key = this.key(ctx, namespace, name);
+    for (let attempt = 0; attempt < 64; attempt++) {
+      let kv: KeyValue | null;
+      try {
+        kv = await this.storage.get(key);
+      } catch (err) {
+        throw this.translate(err, name);
+      }
+      if (!kv) throw errors.notFound(this.gr, name);
+      const current = this.decode(kv);
+      const meta = metaOf(current);
+      // rest.BeforeDelete checks preconditions first and names the object by its Kind (not the resource) in the message.
+      const pre = opts.preconditions;
+      const byKind = { group: this.def.group, resource: this.def.kind };
+      if (pre?.uid && pre.uid !== meta.uid) {
+        throw errors.conflict(
+          byKind,
+          name,
+          `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid}). The object might have been deleted and then recreated`,
+        );
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+        throw errors.conflict(
+          byKind,
+          name,
+          `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`,
+        );
+      }
+      const next = deepCopy(current);
+      const nmeta = metaOf(next);
+      const gcFinalizer =
+        opts.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : opts.propagationPolicy === 'Orphan' ? 'orphan' : undefined;
+      let changed = false;
+      if (gcFinalizer && !nmeta.deletionTimestamp) {
+        const fins = (nmeta.finalizers ?? []).filter((f) => f !== 'foregroundDeletion' && f !== 'orphan');
+        fins.push(gcFinalizer);
+        nmeta.finalizers = fins;
+        changed = true;
+      }
+      if (this.hasPendingFinalizers(next)) {
+        if (!nmeta.deletionTimestamp) {
+          nmeta.deletionTimestamp = nowRFC3339();
+          nmeta.deletionGracePeriodSeconds = 0;
+          if (this.def.strategy.tracksGeneration) nmeta.generation = (nmeta.generation ?? 1) + 1;
+          this.def.strategy.onDeletionStarted?.(next);
+          changed = true;
+        }
+        if (!changed) return { object: current, deleted: false };
+        if (opts.dryRun) return { object: next, deleted: false };
+        try {
+          const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
+          return { object: this.decode(updated), deleted: false };
+        } catch (err) {
+          if (isStorageError(err, 'Conflict')) continue;
+          throw this.translate(err, name);
+        }
+      }
+      if (opts.dryRun) return { object: current, deleted: true };
+      try {
+        const deleted = await this.storage.delete(key, kv.modRevision);
+        return { object: this.decode(deleted), deleted: true };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict')) continue;
+        throw this.translate(err, name);
+      }
+    }
+    throw errors.conflictModified(this.gr, name);
+  }
+
+  /** deletecollection: deletes every selected object, tolerating ones that vanish meanwhile. */
+  async deleteCollection(ctx: RequestContext, namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject[]> {
+    const { items } = await this.list(ctx, namespace, { ...listOpts, limit: undefined, continue: undefined });
+    const out: KubeObject[] = [];
+    for (const item of items) {
+      try {
+        const r = await this.delete(ctx, item.metadata?.namespace ?? '', item.metadata!.name!, { ...opts, preconditions: undefined });
+        out.push(r.object);
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) continue;
+        throw err;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The Status a DELETE returns when the object is gone (core types and CRs do not return the object). Upstream's
+   * finalizeDelete leaves Status.code at zero, which `omitempty` drops, so the body carries no `code`.
+   */
+  deletedStatus(obj: KubeObject): Omit<Status, 'code'> {
+    const { code: _code, ...status } = successStatus({ name: obj.metadata?.name, group: this.def.group, kind: this.def.resource, uid: obj.metadata?.uid });
+    void _code;
+    return status;
+  }
+
+  /**
+   * Watch: initial ADDED events when asked for (no resourceVersion, "0", or sendInitialEvents), then changes after the
+   * start revision, with selector transitions turned into ADDED/DELETED as the watch cache upstream does.
+   */
+  async watch(ctx: RequestContext, namespace: string, opts: WatchOptions, sink: WatchSink, wildcard = false): Promise<WatchHandle> {
+    const prefix = this.prefix(wildcard ? '*' : ctx.cluster, namespace);
+    const rv = opts.resourceVersion;
+    const wantsInitial = opts.sendInitialEvents ?? (!rv || rv === '0');
+    let startRevision: number;
+    if (wantsInitial) {
+      const listed = await this.list(ctx, namespace, { selection: opts.selection }, wildcard);
+      startRevision = Number(listed.resourceVersion);
+      for (const item of listed.items) if (!sink.event('ADDED', item)) return { stop() {} };
+      if (opts.sendInitialEvents) {
+        sink.event('BOOKMARK', this.bookmark(startRevision, true));
+      }
+    } else {
+      startRevision = parseResourceVersion(rv!, 'resourceVersion');
+      const current = await this.storage.currentRevision();
+      if (startRevision > current) await this.waitForRevision(startRevision);
+    }
+
+    let lastRevision = startRevision;
+    let stopped = false;
+    const filtering = !selectionEmpty(opts.selection);
+    const extra = this.def.strategy.selectableFields;
+    const handle = this.watchCache.watch(prefix, startRevision, {
+      onEvent: (ev: StorageWatchEvent) => {
+        if (stopped) return;
+        lastRevision = ev.revision;
+        const out = this.toWatchEvent(ev, opts.selection, filtering, wildcard, extra);
+        if (!out) return;
+        if (!sink.event(out.type, out.object)) stopWatch();
+      },
+      onError: (err: Error) => {
+        if (stopped) return;
+        stopped = true;
+        clearInterval(timer);
+        if (err instanceof StorageError && err.code === 'Compacted') {
+          sink.error(errors.expired(`too old resource version: ${startRevision} (${err.revision ?? ''})`));
+        } else {
+          sink.error(errors.internal(err.message));
+        }
+      },
+      onProgress: (revision: number) => {
+        lastRevision = Math.max(lastRevision, revision);
+      },
+    });
+    const timer = setInterval(() => {
+      if (opts.allowBookmarks && !stopped) sink.event('BOOKMARK', this.bookmark(lastRevision, false));
+    }, bookmarkIntervalMs);
+    timer.unref();
+    const stopWatch = () => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      handle.stop();
+    };
+    return { stop: stopWatch };
+  }
+
+  private bookmark(revision: number, initialEventsEnd: boolean): KubeObject {
+    const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
+    if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+    return { kind: this.def.kind, apiVersion: this.apiVersion, metadata };
+  }
+
+  private toWatchEvent(
+    ev: StorageWatchEvent,
+    selection: Selection,
+    filtering: boolean,
+    wildcard: boolean,
+    extra?: (o: KubeObject) => Record<string, string>,
+  ): { type: WatchEventType; object: KubeObject } | undefined {
+    const obj = this.decode({ key: ev.key, value: ev.value, modRevision: ev.revision }, wildcard);
+    if (ev.type === 'delete') {
+      if (filtering && !selectionMatches(selection, obj, extra)) return undefined;
+      return { type: 'DELETED', object: obj };
+    }
+    if (!filtering) return { type: ev.type === 'create' ? 'ADDED' : 'MODIFIED', object: obj };
+    const nowMatches = selectionMatches(selection, obj, extra);
+    let wasMatching = false;
+    if (ev.type === 'update' && ev.prevValue !== undefined) {
+      const prev = this.decode({ key: ev.key, value: ev.prevValue, modRevision: ev.revision }, wildcard);
+      wasMatching = selectionMatches(selection, prev, extra);
+    }
+    if (nowMatches && wasMatching) return { type: 'MODIFIED', object: obj };
+    if (nowMatches) return { type: 'ADDED', object: obj };
+    if (wasMatching) return { type: 'DELETED', object: obj };
+    return undefined;
+  }
+
+  /**
+   * Which field-selector labels this resource accepts and which upstream error text the others get: the built-in
+   * table for built-in kinds; for resources with their own selectable fields that the table does not know (custom
+   * resources), exactly the fields the strategy computes.
+   */
+  fieldLabelSupport(): FieldLabelSupport {
+    const builtin = builtinFieldLabels(this.def.group, this.def.kind);
+    if (builtin !== DEFAULT_FIELD_LABELS || !this.def.strategy.selectableFields) return builtin;
+    return { labels: Object.fromEntries(this.supportedFields().map((f) => [f, f])), style: 'registered' };
+  }
+
+  /** Fields a field selector may use on this resource, for validating a request's selector. */
+  supportedFields(sample?: KubeObject): string[] {
+    return Object.keys(objectFields(sample ?? { metadata: {} }, this.def.strategy.selectableFields));
+  }
+}
+
+export function parseResourceVersion(rv: string, field: string): number {
+  if (!/^\d+$/.test(rv)) {
+    throw errors.badRequest(`invalid ${field}: ${JSON.stringify(rv)}: must be a non-negative integer`);
+  }
+  const n = Number(rv);
+  if (!Number.isSafeInteger(n)) throw errors.badRequest(`invalid ${field}: ${JSON.stringify(rv)}`);
+  return n;
+}
+
+function listOptionsInvalid(errs: FieldError[]): StatusError {
+  return errors.invalid('meta.k8s.io', 'ListOptions', '', errs);
+}
+
+function isStatusError409Exists(err: unknown): boolean {
+  return err instanceof StatusError && err.reason === 'AlreadyExists';
+}
+
+function stripRV(obj: KubeObject): KubeObject {
+  const { resourceVersion: _rv, managedFields: _mf, ...meta } = obj.metadata ?? {};
+  void _rv;
+  void _mf;
+  return { ...obj, metadata: meta };
+}
+
+function withoutMetaAndStatus(obj: KubeObject): KubeObject {
+  const { metadata: _m, status: _s, ...rest } = obj;
+  void _m;
+  void _s;
+  return rest;
+}

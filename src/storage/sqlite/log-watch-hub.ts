@@ -1,0 +1,158 @@
+/**
+ * Watches for a store that is the only writer of its log: each watcher first replays history from the
+ * log, then receives events the store publishes right after each commit. No polling is needed.
+ *
+ * Gap- and duplicate-freedom: when a watch starts, the head revision H is fixed as the end of its
+ * replay. Every revision <= H is committed and readable from the log; every revision > H is published
+ * after the watch was registered. Live events that arrive while the replay is still running are
+ * buffered and delivered after it, and a per-watcher cursor drops anything at or below the last
+ * delivered revision.
+ */
+import { StorageError } from '../errors.js';
+import type { StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
+
+/** What the hub needs from the store it serves. */
+export interface WatchHistorySource {
+  /** Events for keys under prefix with revision in (after, through], in revision order. */
+  readHistory(prefix: string, after: number, through: number): StorageWatchEvent[];
+  /** The newest committed revision. */
+  headRevision(): number;
+  /** History at and below this revision may be gone. */
+  compactedRevision(): number;
+}
+
+export interface LogWatchHubOptions {
+  /** Revisions read from the log per replay step; steps yield to the event loop in between. */
+  replayChunk?: number;
+}
+
+class LogWatcher implements WatchHandle {
+  /** The last revision delivered (or skipped as not matching). */
+  cursor: number;
+  /** Live events held back until replay is done; null once live. */
+  buffer: StorageWatchEvent[] | null = [];
+  stopped = false;
+
+  constructor(
+    readonly prefix: string,
+    fromRevision: number,
+    readonly replayThrough: number,
+    readonly callbacks: WatchCallbacks,
+    private readonly detach: (w: LogWatcher) => void,
+  ) {
+    this.cursor = fromRevision;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.buffer = null;
+    this.detach(this);
+  }
+
+  /** Delivers one event unless already delivered; a throwing callback ends only this watcher. */
+  deliver(event: StorageWatchEvent): void {
+    if (this.stopped || event.revision <= this.cursor) return;
+    this.cursor = event.revision;
+    try {
+      this.callbacks.onEvent(event);
+    } catch (err) {
+      process.stderr.write(`storage watch on ${this.prefix}: event callback threw, stopping the watch: ${String(err)}\n`);
+      this.stop();
+    }
+  }
+
+  fail(err: Error): void {
+    if (this.stopped) return;
+    this.stop();
+    try {
+      this.callbacks.onError(err);
+    } catch (cbErr) {
+      process.stderr.write(`storage watch on ${this.prefix}: error callback threw: ${String(cbErr)}\n`);
+    }
+  }
+}
+
+export class LogWatchHub {
+  private readonly watchers = new Set<LogWatcher>();
+  private readonly replayChunk: number;
+
+  constructor(
+    private readonly source: WatchHistorySource,
+    options: LogWatchHubOptions = {},
+  ) {
+    this.replayChunk = options.replayChunk ?? 2000;
+  }
+
+  /** Number of active watchers (for tests and metrics). */
+  get size(): number {
+    return this.watchers.size;
+  }
+
+  /**
+   * Starts a watch: events for keys under prefix with revision > fromRevision. Never calls back
+   * synchronously; a fromRevision below the compacted revision ends in onError(Compacted).
+   */
+  watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle {
+    const watcher = new LogWatcher(prefix, fromRevision, this.source.headRevision(), callbacks, (w) =>
+      this.watchers.delete(w),
+    );
+    this.watchers.add(watcher);
+    setImmediate(() => this.replayStep(watcher));
+    return watcher;
+  }
+
+  /** Publishes freshly committed events (in revision order) to every matching watcher. */
+  publish(events: readonly StorageWatchEvent[]): void {
+    if (this.watchers.size === 0) return;
+    for (const event of events) {
+      for (const w of this.watchers) {
+        if (!event.key.startsWith(w.prefix)) continue;
+        if (w.buffer) w.buffer.push(event);
+        else w.deliver(event);
+      }
+    }
+  }
+
+  /** Ends every watch with err (the store is closing or lost). */
+  closeAll(err: Error): void {
+    for (const w of [...this.watchers]) w.fail(err);
+  }
+
+  private replayStep(w: LogWatcher): void {
+    if (w.stopped) return;
+    const compacted = this.source.compactedRevision();
+    if (w.cursor < w.replayThrough && w.cursor < compacted) {
+      w.fail(
+        new StorageError(
+          'Compacted',
+          w.prefix,
+          `required revision ${w.cursor + 1} has been compacted (compacted revision ${compacted})`,
+          undefined,
+          compacted,
+        ),
+      );
+      return;
+    }
+    if (w.cursor < w.replayThrough) {
+      const through = Math.min(w.replayThrough, w.cursor + this.replayChunk);
+      let events: StorageWatchEvent[];
+      try {
+        events = this.source.readHistory(w.prefix, w.cursor, through);
+      } catch (err) {
+        w.fail(new StorageError('Unavailable', w.prefix, `reading watch history failed: ${String(err)}`));
+        return;
+      }
+      for (const e of events) w.deliver(e);
+      if (w.stopped) return;
+      w.cursor = Math.max(w.cursor, through);
+      if (w.cursor < w.replayThrough) {
+        setImmediate(() => this.replayStep(w));
+        return;
+      }
+    }
+    const buffered = w.buffer ?? [];
+    w.buffer = null;
+    for (const e of buffered) w.deliver(e);
+  }
+}

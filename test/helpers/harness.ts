@@ -1,0 +1,135 @@
+/**
+ * The test harness every integration and end-to-end suite shares: a real atrium server on 127.0.0.1:0 in a temp root
+ * dir, an HTTPS client with the admin certificate, and the real kubectl pointed at it.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest, Agent } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { startServer, type RunningServer } from '../../src/apiserver/server.js';
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** Parsed JSON body, or undefined when the body is not JSON. */
+  json: any;
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  /** Send no credentials at all. */
+  anonymous?: boolean;
+  /** Use this bearer token instead of the admin client certificate. */
+  token?: string;
+}
+
+export interface TestServer {
+  server: RunningServer;
+  rootDir: string;
+  url: string;
+  kubeconfig: string;
+  request(method: string, path: string, body?: unknown, opts?: RequestOptions): Promise<HttpResponse>;
+  /** Runs the real kubectl with --kubeconfig set; never throws on a non-zero exit. */
+  kubectl(args: string[], opts?: { input?: string; env?: Record<string, string>; timeoutMs?: number }): Promise<{ code: number; stdout: string; stderr: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(options: { rootDir?: string; keepRootDir?: boolean } = {}): Promise<TestServer> {
+  const rootDir = options.rootDir ?? mkdtempSync(join(tmpdir(), 'atrium-test-'));
+  const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0 });
+  return harnessFor(server, rootDir, async () => {
+    await server.stop();
+    if (!options.keepRootDir && !options.rootDir) rmSync(rootDir, { recursive: true, force: true });
+  });
+}
+
+/** A harness around a server started elsewhere (e.g. a child process) from its root dir and URL. */
+export function harnessFor(server: RunningServer, rootDir: string, stop: () => Promise<void>): TestServer {
+  const pki = join(rootDir, 'pki');
+  const agent = new Agent({
+    ca: readFileSync(join(pki, 'ca.crt')),
+    cert: readFileSync(join(pki, 'admin.crt')),
+    key: readFileSync(join(pki, 'admin.key')),
+    keepAlive: true,
+  });
+  const anonAgent = new Agent({ ca: readFileSync(join(pki, 'ca.crt')), keepAlive: true });
+  const kubeconfig = join(rootDir, 'admin.kubeconfig');
+  return {
+    server,
+    rootDir,
+    url: server.url,
+    kubeconfig,
+    request: (method, path, body, opts) => doRequest(opts?.anonymous || opts?.token ? anonAgent : agent, server.url, method, path, body, opts),
+    kubectl: (args, opts) => runKubectl(kubeconfig, args, opts),
+    async stop() {
+      agent.destroy();
+      anonAgent.destroy();
+      await stop();
+    },
+  };
+}
+
+export function doRequest(agent: Agent, base: string, method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<HttpResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    let payload: Buffer | undefined;
+    if (body !== undefined) {
+      payload = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+      if (!headers['Content-Type'] && !headers['content-type']) headers['Content-Type'] = 'application/json';
+      headers['Content-Length'] = String(payload.length);
+    }
+    if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+    const req = httpsRequest(new URL(path, base), { method, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+export function kubectlPath(): string {
+  const r = spawnSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' });
+  const p = r.stdout.trim();
+  if (!p) throw new Error('kubectl is not installed: the end-to-end tests need the real kubectl 1.32 on PATH');
+  return p;
+}
+
+export function runKubectl(
+  kubeconfig: string,
+  args: string[],
+  opts: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const cacheDir = join(kubeconfig, '..', 'kubectl-cache');
+    const child = spawn(kubectlPath(), ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, ...args], {
+      env: { ...process.env, HOME: process.env.ATRIUM_TEST_HOME ?? process.env.HOME, ...(opts.env ?? {}) },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}

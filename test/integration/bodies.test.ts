@@ -1,0 +1,110 @@
+/** Request bodies over real HTTPS: malformed JSON, YAML, size limit, protobuf from client-go/kubectl. */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { assertStatus, createConfigMap, createNamespace } from './support.js';
+
+/** `kubectl create ns foo` as kubectl 1.32 sends it (k8s-api.md §8): "k8s\0" + runtime.Unknown{TypeMeta{v1, Namespace}, raw Namespace{metadata{name: foo}}}. */
+const kubectlCreateNamespaceFoo = Buffer.from(
+  '6b3873000a0f0a02763112094e616d657370616365121b0a130a03666f6f12001a0022002a0032003800420012001a020a001a002200',
+  'hex',
+);
+/** A typed client's DeleteOptions{propagationPolicy: Background} in protobuf. */
+const protobufDeleteOptionsBackground = Buffer.from('6b3873000a130a027631120d44656c6574654f7074696f6e73120c220a4261636b67726f756e641a002200', 'hex');
+const protobuf = 'application/vnd.kubernetes.protobuf';
+
+describe('request bodies', () => {
+  let ts: TestServer;
+  let ns: string;
+  before(async () => {
+    ts = await startTestServer();
+    ns = await createNamespace(ts, 'bodies');
+  });
+  after(async () => {
+    await ts?.stop();
+  });
+
+  const cms = () => `/api/v1/namespaces/${ns}/configmaps`;
+
+  // Unparseable JSON never reveals a kind, so upstream's transformDecodeError uses its "unrecognized" form.
+  const unparseable: [string, string][] = [
+    ['truncated JSON', '{"metadata": {"name": "x"'],
+    ['not JSON at all', 'hello'],
+  ];
+  for (const [what, body] of unparseable) {
+    it(`${what} is 400 "the object provided is unrecognized"`, async () => {
+      const r = await ts.request('POST', cms(), body);
+      assertStatus(r, 400, 'BadRequest', /^the object provided is unrecognized \(must be of type ConfigMap\): couldn't get version\/kind; json parse error: /);
+    });
+  }
+  for (const [what, body] of [['a JSON array', '[1,2]'], ['a JSON string', '"configmap"']]) {
+    it(`${what} is 400`, async () => {
+      const r = await ts.request('POST', cms(), body!);
+      assertStatus(r, 400, 'BadRequest');
+    });
+  }
+
+  it('an empty body is 400', async () => {
+    const r = await ts.request('POST', cms(), '');
+    assertStatus(r, 400, 'BadRequest');
+  });
+
+  it('a body of another kind or version is 400', async () => {
+    const kind = await ts.request('POST', cms(), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'k' } });
+    assertStatus(kind, 400, 'BadRequest');
+    const version = await ts.request('POST', cms(), { apiVersion: 'v2', kind: 'ConfigMap', metadata: { name: 'k' } });
+    assertStatus(version, 400, 'BadRequest');
+  });
+
+  it('a YAML body is accepted', async () => {
+    const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\n  labels:\n    a: "1"\ndata:\n  key: |\n    line one\n    line two\n`;
+    const r = await ts.request('POST', cms(), yaml, { headers: { 'Content-Type': 'application/yaml' } });
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(r.json.metadata.labels, { a: '1' });
+    assert.equal(r.json.data.key, 'line one\nline two\n');
+    const bad = await ts.request('POST', cms(), 'metadata: [unclosed', { headers: { 'Content-Type': 'application/yaml' } });
+    assertStatus(bad, 400, 'BadRequest');
+  });
+
+  it('an unsupported body Content-Type is 415', async () => {
+    const r = await ts.request('POST', cms(), '<configmap/>', { headers: { 'Content-Type': 'application/xml' } });
+    assertStatus(r, 415, 'UnsupportedMediaType', /^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml, application\/vnd\.kubernetes\.protobuf/);
+  });
+
+  it('a body over 3 MiB is 413 and a body just under is accepted', async () => {
+    const big = { metadata: { name: 'big' }, data: { blob: 'x'.repeat(3 * 1024 * 1024) } };
+    const r = await ts.request('POST', cms(), big);
+    assertStatus(r, 413, 'RequestEntityTooLarge', /^Request entity too large: limit is 3145728$/);
+    // Just under the limit passes the body check (the object itself may still be valid: ConfigMaps allow 1 MiB of data).
+    const small = await ts.request('POST', cms(), { metadata: { name: 'smallish' }, data: { blob: 'x'.repeat(512 * 1024) } });
+    assert.equal(small.status, 201, small.text.slice(0, 300));
+    // The server is still healthy after refusing a huge body.
+    assert.equal((await ts.request('GET', `${cms()}/smallish`)).status, 200);
+  });
+
+  it('a protobuf body (kubectl create ns foo) creates the namespace', async () => {
+    const r = await ts.request('POST', '/api/v1/namespaces', kubectlCreateNamespaceFoo, {
+      headers: { 'Content-Type': protobuf, Accept: `${protobuf}, application/json` },
+    });
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.headers['content-type'], 'application/json', 'answers in JSON');
+    assert.equal(r.json.kind, 'Namespace');
+    assert.equal(r.json.metadata.name, 'foo');
+    assert.equal(r.json.status.phase, 'Active');
+    assert.deepEqual(r.json.spec.finalizers, ['kubernetes']);
+    const again = await ts.request('POST', '/api/v1/namespaces', kubectlCreateNamespaceFoo, { headers: { 'Content-Type': protobuf } });
+    assertStatus(again, 409, 'AlreadyExists', 'namespaces "foo" already exists');
+  });
+
+  it('a protobuf DeleteOptions body is accepted', async () => {
+    await createConfigMap(ts, ns, 'pb-delete');
+    const r = await ts.request('DELETE', `${cms()}/pb-delete`, protobufDeleteOptionsBackground, { headers: { 'Content-Type': protobuf } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.status, 'Success');
+  });
+
+  it('garbage after the protobuf magic is 400', async () => {
+    const r = await ts.request('POST', '/api/v1/namespaces', Buffer.from('6b387300ffffffff', 'hex'), { headers: { 'Content-Type': protobuf } });
+    assertStatus(r, 400, 'BadRequest');
+  });
+});

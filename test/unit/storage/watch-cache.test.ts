@@ -1,0 +1,362 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { EventRing } from '../../../src/storage/cacher/event-ring.js';
+import { resourceRootOf } from '../../../src/storage/cacher/resource-root.js';
+import { WatchCache } from '../../../src/storage/cacher/watch-cache.js';
+import { isStorageError } from '../../../src/storage/errors.js';
+import type {
+  KeyValue,
+  ListOptions,
+  ListResult,
+  Storage,
+  StorageWatchEvent,
+  WatchCallbacks,
+  WatchHandle,
+} from '../../../src/storage/interface.js';
+import { SqliteStore } from '../../../src/storage/sqlite/sqlite-store.js';
+
+/** A real SqliteStore that records which prefixes were watched and how many storage watches are open. */
+class WatchCountingStorage implements Storage {
+  readonly watchCalls: Array<{ prefix: string; fromRevision: number }> = [];
+  open = 0;
+
+  constructor(private readonly inner: Storage) {}
+
+  watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle {
+    this.watchCalls.push({ prefix, fromRevision });
+    this.open++;
+    let ended = false;
+    const end = () => {
+      if (!ended) {
+        ended = true;
+        this.open--;
+      }
+    };
+    const handle = this.inner.watch(prefix, fromRevision, {
+      onEvent: (e) => callbacks.onEvent(e),
+      onError: (err) => {
+        end();
+        callbacks.onError(err);
+      },
+    });
+    return {
+      stop: () => {
+        end();
+        handle.stop();
+      },
+    };
+  }
+
+  create(key: string, value: string): Promise<KeyValue> {
+    return this.inner.create(key, value);
+  }
+  get(key: string, revision?: number): Promise<KeyValue | null> {
+    return this.inner.get(key, revision);
+  }
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    return this.inner.update(key, value, expectedModRevision);
+  }
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    return this.inner.delete(key, expectedModRevision);
+  }
+  list(prefix: string, options?: ListOptions): Promise<ListResult> {
+    return this.inner.list(prefix, options);
+  }
+  count(prefix: string): Promise<number> {
+    return this.inner.count(prefix);
+  }
+  currentRevision(): Promise<number> {
+    return this.inner.currentRevision();
+  }
+  compactedRevision(): Promise<number> {
+    return this.inner.compactedRevision();
+  }
+  compact(revision: number): Promise<void> {
+    return this.inner.compact(revision);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
+interface Recorder {
+  events: StorageWatchEvent[];
+  errors: Error[];
+  handle: WatchHandle;
+}
+
+function record(cache: WatchCache, prefix: string, fromRevision: number, onEvent?: (e: StorageWatchEvent) => void): Recorder {
+  const events: StorageWatchEvent[] = [];
+  const errors: Error[] = [];
+  const handle = cache.watch(prefix, fromRevision, {
+    onEvent: (e) => {
+      events.push(e);
+      onEvent?.(e);
+    },
+    onError: (err) => void errors.push(err),
+  });
+  return { events, errors, handle };
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+const pods = '/registry/core/pods/';
+const pod = (ns: string, name: string) => `${pods}c1/${ns}/${name}`;
+
+describe('resourceRootOf', () => {
+  const cases: Array<[string, string | null]> = [
+    ['/registry/core/pods/', '/registry/core/pods/'],
+    ['/registry/core/pods/c1/ns/', '/registry/core/pods/'],
+    ['/registry/apps/deployments/c1/ns/name', '/registry/apps/deployments/'],
+    ['/registry/core/pods', null],
+    ['/registry/core/', null],
+    ['/registry/', null],
+    ['', null],
+    ['/registry//pods/x/', null],
+    ['registry/core/pods/', null],
+  ];
+  for (const [prefix, root] of cases) {
+    test(`${JSON.stringify(prefix)} → ${JSON.stringify(root)}`, () => assert.equal(resourceRootOf(prefix), root));
+  }
+});
+
+describe('EventRing', () => {
+  const ev = (revision: number): StorageWatchEvent => ({ type: 'create', key: `/k${revision}`, value: '', revision, createRevision: revision });
+
+  test('serves events after a revision until they are evicted', () => {
+    const ring = new EventRing(3, 10);
+    assert.deepEqual(ring.since(10), []);
+    for (const r of [11, 13, 14]) ring.push(ev(r));
+    assert.deepEqual(ring.since(10)!.map((e) => e.revision), [11, 13, 14]);
+    assert.deepEqual(ring.since(12)!.map((e) => e.revision), [13, 14]);
+    assert.deepEqual(ring.since(14), []);
+    assert.deepEqual(ring.since(99), []);
+    assert.equal(ring.since(9), undefined);
+    ring.push(ev(20));
+    assert.equal(ring.coveredFrom, 11);
+    assert.equal(ring.since(10), undefined);
+    assert.deepEqual(ring.since(11)!.map((e) => e.revision), [13, 14, 20]);
+    for (const r of [21, 22, 23, 24]) ring.push(ev(r));
+    assert.equal(ring.size, 3);
+    assert.deepEqual(ring.since(21)!.map((e) => e.revision), [22, 23, 24]);
+  });
+
+  test('rejects a capacity below one', () => {
+    assert.throws(() => new EventRing(0, 0), RangeError);
+  });
+});
+
+describe('WatchCache over a real SqliteStore', () => {
+  let storage: WatchCountingStorage;
+  let cache: WatchCache;
+
+  beforeEach(() => {
+    storage = new WatchCountingStorage(SqliteStore.open(':memory:'));
+    cache = new WatchCache(storage, { historySize: 50 });
+  });
+  afterEach(async () => {
+    cache.stop();
+    await storage.close();
+  });
+
+  test('many watchers on one resource share one storage watch', async () => {
+    const start = await cache.currentRevision();
+    const watchers = Array.from({ length: 40 }, (_, i) => record(cache, i % 2 ? pods : `${pods}c1/ns${i % 4}/`, start));
+    const created: KeyValue[] = [];
+    for (let i = 0; i < 4; i++) created.push(await storage.create(pod(`ns${i}`, 'a'), `v${i}`));
+    await waitUntil(() => watchers.every((w, i) => w.events.length === (i % 2 ? 4 : 1)));
+    assert.deepEqual(storage.watchCalls, [{ prefix: pods, fromRevision: start }]);
+    assert.deepEqual(cache.stats(), { roots: 1, watchers: 40 });
+    for (const w of watchers) w.handle.stop();
+    assert.deepEqual(cache.stats(), { roots: 1, watchers: 0 });
+    assert.equal(storage.open, 1, 'the shared storage watch outlives its watchers so the ring stays warm');
+  });
+
+  test('each resource gets its own storage watch, and only its events', async () => {
+    const start = await cache.currentRevision();
+    const p = record(cache, pods, start);
+    const cm = record(cache, '/registry/core/configmaps/', start);
+    const podKv = await storage.create(pod('ns', 'a'), 'pod');
+    const cmKv = await storage.create('/registry/core/configmaps/c1/ns/a', 'cm');
+    await waitUntil(() => p.events.length === 1 && cm.events.length === 1);
+    await settle();
+    assert.deepEqual(p.events.map((e) => e.revision), [podKv.modRevision]);
+    assert.deepEqual(cm.events.map((e) => e.revision), [cmKv.modRevision]);
+    assert.deepEqual(storage.watchCalls.map((c) => c.prefix).sort(), ['/registry/core/configmaps/', pods]);
+  });
+
+  test('namespace prefixes only see their namespace', async () => {
+    const start = await cache.currentRevision();
+    const ns1 = record(cache, `${pods}c1/ns1/`, start);
+    const ns10 = record(cache, `${pods}c1/ns10/`, start);
+    const otherCluster = record(cache, `${pods}c2/ns1/`, start);
+    await storage.create(pod('ns1', 'a'), '1');
+    await storage.create(pod('ns10', 'a'), '10');
+    await storage.create(pod('ns1', 'b'), '1');
+    await storage.create(`${pods}c2/ns1/a`, 'c2');
+    await waitUntil(() => ns1.events.length === 2 && ns10.events.length === 1 && otherCluster.events.length === 1);
+    await settle();
+    assert.deepEqual(ns1.events.map((e) => e.key), [pod('ns1', 'a'), pod('ns1', 'b')]);
+    assert.deepEqual(ns10.events.map((e) => e.key), [pod('ns10', 'a')]);
+    assert.deepEqual(otherCluster.events.map((e) => e.key), [`${pods}c2/ns1/a`]);
+  });
+
+  test('resumes from the ring without a new storage watch', async () => {
+    const start = await cache.currentRevision();
+    const first = record(cache, pods, start);
+    const revisions: number[] = [];
+    let kv = await storage.create(pod('ns', 'a'), '0');
+    revisions.push(kv.modRevision);
+    for (let i = 1; i < 10; i++) {
+      kv = await storage.update(kv.key, String(i), kv.modRevision);
+      revisions.push(kv.modRevision);
+    }
+    await waitUntil(() => first.events.length === 10);
+
+    const resumed = record(cache, `${pods}c1/ns/`, revisions[4]!);
+    const atHead = record(cache, pods, revisions[9]!);
+    await settle();
+    assert.deepEqual(resumed.events.map((e) => e.revision), revisions.slice(5));
+    assert.equal(resumed.events[0]!.prevValue, '4');
+    assert.equal(atHead.events.length, 0, 'nothing to replay when resuming at the newest revision');
+    const live = await storage.update(kv.key, 'live', kv.modRevision);
+    await waitUntil(() => resumed.events.length === 6 && atHead.events.length === 1);
+    assert.equal(resumed.events[5]!.revision, live.modRevision);
+    assert.equal(atHead.events[0]!.revision, live.modRevision);
+    assert.equal(storage.watchCalls.length, 1);
+  });
+
+  test('resumes older than the ring through a direct storage watch', async () => {
+    const small = new WatchCache(storage, { historySize: 5 });
+    try {
+      const start = await small.currentRevision();
+      const warm = record(small, pods, start);
+      const revisions: number[] = [];
+      for (let i = 0; i < 12; i++) revisions.push((await storage.create(pod('ns', `p${i}`), String(i))).modRevision);
+      await waitUntil(() => warm.events.length === 12);
+
+      const old = record(small, `${pods}c1/ns/`, revisions[2]!);
+      await waitUntil(() => old.events.length === 9);
+      assert.deepEqual(old.events.map((e) => e.revision), revisions.slice(3));
+      assert.deepEqual(storage.watchCalls.slice(1), [{ prefix: `${pods}c1/ns/`, fromRevision: revisions[2]! }]);
+      const live = await storage.create(pod('ns', 'live'), 'live');
+      await waitUntil(() => old.events.length === 10);
+      assert.equal(old.events[9]!.revision, live.modRevision);
+      old.handle.stop();
+      assert.equal(storage.open, 1, 'stopping the direct watch closes its storage watch');
+    } finally {
+      small.stop();
+    }
+  });
+
+  test('answers Compacted for revisions older than the ring when storage fallback is off', async () => {
+    const strict = new WatchCache(storage, { historySize: 3, fallbackToStorage: false });
+    try {
+      const start = await strict.currentRevision();
+      const warm = record(strict, pods, start);
+      for (let i = 0; i < 6; i++) await storage.create(pod('ns', `p${i}`), String(i));
+      await waitUntil(() => warm.events.length === 6);
+      const old = record(strict, pods, start + 1);
+      await waitUntil(() => old.errors.length === 1);
+      assert.ok(isStorageError(old.errors[0], 'Compacted'));
+      assert.equal(old.events.length, 0);
+      const inRing = record(strict, pods, start + 3);
+      await waitUntil(() => inRing.events.length === 3);
+    } finally {
+      strict.stop();
+    }
+  });
+
+  test('a revision below the store compaction fails with Compacted', async () => {
+    const a = await storage.create(pod('ns', 'a'), '1');
+    const b = await storage.update(a.key, '2', a.modRevision);
+    await storage.compact(b.modRevision);
+    const w = record(cache, pods, a.modRevision - 1);
+    await waitUntil(() => w.errors.length === 1);
+    assert.ok(isStorageError(w.errors[0], 'Compacted'));
+  });
+
+  test('a throwing watcher is stopped without affecting the others', async () => {
+    const start = await cache.currentRevision();
+    const originalWrite = process.stderr.write;
+    const logged: string[] = [];
+    process.stderr.write = ((chunk: string) => {
+      logged.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      const bad = record(cache, pods, start, () => {
+        throw new Error('boom');
+      });
+      const good = record(cache, pods, start);
+      await storage.create(pod('ns', 'a'), '1');
+      await storage.create(pod('ns', 'b'), '2');
+      await waitUntil(() => good.events.length === 2);
+      await settle();
+      assert.equal(bad.events.length, 1, 'the thrower got its first event only');
+      assert.equal(bad.errors.length, 0);
+      assert.ok(logged.some((l) => l.includes('boom')));
+      assert.deepEqual(cache.stats(), { roots: 1, watchers: 1 });
+    } finally {
+      process.stderr.write = originalWrite;
+    }
+  });
+
+  test('watchers joining while writes flow see every event once, in order', async () => {
+    const start = await cache.currentRevision();
+    const early = record(cache, pods, start);
+    const joiners: Recorder[] = [];
+    const writes: Promise<KeyValue>[] = [];
+    for (let i = 0; i < 30; i++) {
+      writes.push(storage.create(pod('ns', `p${i}`), String(i)));
+      if (i % 10 === 5) joiners.push(record(cache, pods, start));
+      if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const revisions = (await Promise.all(writes)).map((kv) => kv.modRevision).sort((x, y) => x - y);
+    await waitUntil(() => [early, ...joiners].every((w) => w.events.length >= 30));
+    await settle();
+    for (const w of [early, ...joiners]) assert.deepEqual(w.events.map((e) => e.revision), revisions);
+    assert.equal(storage.watchCalls.length, 1);
+  });
+
+  test('prefixes wider than one resource are watched directly', async () => {
+    const start = await cache.currentRevision();
+    const wide = record(cache, '/registry/core/', start);
+    await storage.create(pod('ns', 'a'), 'pod');
+    await storage.create('/registry/core/configmaps/c1/ns/a', 'cm');
+    await waitUntil(() => wide.events.length === 2);
+    assert.deepEqual(storage.watchCalls, [{ prefix: '/registry/core/', fromRevision: start }]);
+  });
+
+  test('stop ends every watcher with Unavailable and closes the storage watches', async () => {
+    const start = await cache.currentRevision();
+    const w = record(cache, pods, start);
+    await storage.create(pod('ns', 'a'), '1');
+    await waitUntil(() => w.events.length === 1);
+    cache.stop();
+    assert.equal(w.errors.length, 1);
+    assert.ok(isStorageError(w.errors[0], 'Unavailable'));
+    assert.equal(storage.open, 0);
+    const late = record(cache, pods, start);
+    await waitUntil(() => late.errors.length === 1);
+  });
+
+  test('losing the store fails the watchers of a resource', async () => {
+    const start = await cache.currentRevision();
+    const w = record(cache, pods, start);
+    await storage.create(pod('ns', 'a'), '1');
+    await waitUntil(() => w.events.length === 1);
+    await storage.close();
+    assert.equal(w.errors.length, 1);
+    assert.ok(isStorageError(w.errors[0], 'Unavailable'));
+    assert.deepEqual(cache.stats(), { roots: 0, watchers: 0 });
+    storage = new WatchCountingStorage(SqliteStore.open(':memory:'));
+  });
+});
