@@ -47,7 +47,6 @@ export const tooMany = (field: string, actual: number, max: number): FieldError 
   field,
   value: actual,
   detail: `must have at most ${max} items`,
-  omitValue: true,
 });
 export const typeInvalid = (field: string, value: unknown, detail: string): FieldError => ({ type: 'FieldValueTypeInvalid', field, value, detail });
 
@@ -66,7 +65,8 @@ const typeText: Record<FieldErrorType, string> = {
 
 /** Renders a value the way Go's field.Error does: strings quoted, numbers and bools bare, objects as "object". */
 function renderValue(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
+  // Go prints a nil bad value as the quoted string "null".
+  if (v === null || v === undefined) return '"null"';
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return '"array"';
@@ -80,7 +80,6 @@ export function errorBody(e: FieldError): string {
     case 'FieldValueRequired':
     case 'FieldValueForbidden':
     case 'FieldValueTooLong':
-    case 'FieldValueTooMany':
     case 'InternalError':
       break;
     default:

@@ -59,15 +59,27 @@ export function isStatusError(err: unknown, reason?: string): err is StatusError
   return err instanceof StatusError && (reason === undefined || err.status.reason === reason);
 }
 
+/** StatusDetails fields are omitempty on the wire: empty name/group/kind/uid are left out. */
+function compactDetails(details: StatusDetails): StatusDetails {
+  const out: StatusDetails = {};
+  if (details.name) out.name = details.name;
+  if (details.group) out.group = details.group;
+  if (details.kind) out.kind = details.kind;
+  if (details.uid) out.uid = details.uid;
+  if (details.causes) out.causes = details.causes;
+  if (details.retryAfterSeconds !== undefined) out.retryAfterSeconds = details.retryAfterSeconds;
+  return out;
+}
+
 function failure(code: number, reason: string, message: string, details?: StatusDetails): StatusError {
   const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
-  if (details) status.details = details;
+  if (details) status.details = compactDetails(details);
   return new StatusError(status);
 }
 
 export function successStatus(details?: StatusDetails): Status {
   const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
-  if (details) s.details = details;
+  if (details) s.details = compactDetails(details);
   return s;
 }
 

@@ -4,7 +4,7 @@
  * table convertor (registry/rest/table.go: Name, Created At).
  *
  * The server always renders the wide form (GenerateOptions{Wide: true}); kubectl hides
- * priority>0 columns unless `-o wide`. Descriptions are the upstream OpenAPI field docs.
+ * priority>0 columns unless `-o wide`. Descriptions are our own short texts.
  */
 import type { JsonObject } from '../object.js';
 import { isZeroTimestamp, translateTimestampSince } from './duration.js';
@@ -16,33 +16,26 @@ export interface TablePrinter {
   row(obj: JsonObject, now: number | Date): unknown[];
 }
 
+// Column descriptions, in our own words (kubectl does not print them; API explorers do).
 const d = {
-  name: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names',
-  creationTimestamp:
-    'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata',
-  configMapData:
-    "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
-  secretType: 'Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types',
-  secretData:
-    "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
-  serviceAccountSecrets:
-    'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a "kubernetes.io/enforce-mountable-secrets" annotation set to "true". The "kubernetes.io/enforce-mountable-secrets" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret',
-  eventLastTimestamp: 'The time at which the most recent occurrence of this event was recorded.',
-  eventType: 'Type of this event (Normal, Warning), new types could be added in the future',
-  eventReason: "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.",
-  eventInvolvedObject: 'The object that this event is about.',
-  eventFieldPath:
-    'If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: "spec.containers{name}" (where "name" refers to the name of the container that triggered the event) or if no container name is specified "spec.containers[2]" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.',
-  eventSource: 'The component reporting this event. Should be a short machine understandable string.',
-  eventMessage: 'A human-readable description of the status of this operation.',
-  eventFirstTimestamp: 'The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)',
-  eventCount: 'The number of times this event has occurred.',
-  leaseHolder:
-    'holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.',
-  roleBindingRoleRef:
-    'RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
-  clusterRoleBindingRoleRef:
-    'RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.',
+  name: 'The name of the object, unique among objects of its kind in its namespace (or cluster, for cluster-scoped kinds).',
+  creationTimestamp: 'When the server created the object (RFC 3339, UTC).',
+  configMapData: 'How many entries the config map holds in data and binaryData together.',
+  secretType: 'The kind of secret, which tells clients what keys to expect in its data.',
+  secretData: 'How many entries the secret holds.',
+  serviceAccountSecrets: 'How many secrets are listed on the service account.',
+  eventLastTimestamp: 'How long ago the event was last seen.',
+  eventType: 'Whether the event is Normal or a Warning.',
+  eventReason: 'A short machine-readable word for why the event happened.',
+  eventInvolvedObject: 'The object the event is about, as kind/name.',
+  eventFieldPath: 'The part of the object the event is about, when it is about a part.',
+  eventSource: 'The component that reported the event.',
+  eventMessage: 'What happened, for a person to read.',
+  eventFirstTimestamp: 'How long ago the event was first seen.',
+  eventCount: 'How many times the event has happened.',
+  leaseHolder: 'The identity that currently holds the lease.',
+  roleBindingRoleRef: 'The Role or ClusterRole the binding grants, as Kind/name.',
+  clusterRoleBindingRoleRef: 'The ClusterRole the binding grants, as ClusterRole/name.',
 };
 
 const nameColumn = column('Name', 'string', d.name, { format: 'name' });

@@ -43,15 +43,21 @@ export function authenticate(req: IncomingMessage, opts: AuthenticatorOptions): 
   }
   const socket = req.socket as TLSSocket;
   if (socket.authorized && typeof socket.getPeerCertificate === 'function') {
-    const cert = socket.getPeerCertificate();
-    if (cert && cert.subject) {
-      const cn = asList(cert.subject.CN)[0];
-      if (cn) return withAuthenticated({ username: cn, groups: asList(cert.subject.O) });
+    // The peer certificate is fixed for the life of a TLS connection, and reading it is costly: once per socket.
+    let user = certificateUsers.get(socket);
+    if (user === undefined) {
+      const cert = socket.getPeerCertificate();
+      const cn = cert && cert.subject ? asList(cert.subject.CN)[0] : undefined;
+      user = cn ? withAuthenticated({ username: cn, groups: asList(cert.subject.O) }) : null;
+      certificateUsers.set(socket, user);
     }
+    if (user) return user;
   }
   if (opts.anonymous) return { username: 'system:anonymous', groups: ['system:unauthenticated'] };
   throw errors.unauthorized();
 }
+
+const certificateUsers = new WeakMap<TLSSocket, UserInfo | null>();
 
 function withAuthenticated(user: UserInfo): UserInfo {
   const groups = user.groups.includes('system:authenticated') ? user.groups : [...user.groups, 'system:authenticated'];

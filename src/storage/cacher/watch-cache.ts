@@ -270,8 +270,12 @@ export class WatchCache {
   private onResourceEvent(root: ResourceWatch, event: StorageWatchEvent): void {
     root.ring!.push(event);
     for (const [prefix, watchers] of root.byPrefix) {
-      if (!event.key.startsWith(prefix)) continue;
-      for (const w of watchers) w.deliver(event);
+      if (event.key.startsWith(prefix)) {
+        for (const w of watchers) w.deliver(event);
+      } else {
+        // Watchers of other namespaces/clusters learn the revision moved, so their bookmarks advance.
+        for (const w of watchers) if (w.live) w.progress(event.revision);
+      }
     }
   }
 

@@ -174,7 +174,7 @@ describe('validateObjectMetaUpdate', () => {
     const next: ObjectMeta = { ...old, deletionGracePeriodSeconds: 0, finalizers: ['c', 'a', 'b'] };
     assert.deepEqual(validateObjectMetaUpdate(next, deleting).map(errorString), [
       'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"b", "c"}',
-      'metadata.deletionTimestamp: Invalid value: null: field is immutable',
+      'metadata.deletionTimestamp: Invalid value: "null": field is immutable',
     ]);
   });
 
