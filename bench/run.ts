@@ -3,9 +3,13 @@
  * run, and their ratio. Exits non-zero when a figure misses its target.
  */
 import { runCoreApiBenchmarks } from './core-api.js';
+import { runEtcdBenchmarks } from './etcd.js';
+import { runCrdBenchmarks } from './crd-api.js';
 import { type Figure, printFigure } from './lib.js';
+import { runSsaBenchmarks } from './ssa.js';
+import { runWorkspaceBenchmarks } from './workspaces.js';
 
-const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks]];
+const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['workspaces', runWorkspaceBenchmarks]];
 let failed = false;
 for (const [name, run] of suites) {
   console.log(`# ${name}`);

@@ -8,22 +8,35 @@ import { randomBytes } from 'node:crypto';
 import { errors, StatusError } from '../apimachinery/status.js';
 import { logger } from '../logging/logger.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
+import { EtcdStore, type EtcdStoreOptions } from '../storage/etcd/etcd-store.js';
+import { EtcdCompactor } from '../storage/etcd/etcd-compactor.js';
 import { WatchCache } from '../storage/cacher/watch-cache.js';
 import type { Storage } from '../storage/interface.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import { coreResources } from '../registry/builtin/core.js';
 import { otherGroupResources } from '../registry/builtin/other-groups.js';
-import type { RequestContext } from '../registry/rest.js';
+import { customResourceDefinitions } from '../registry/builtin/apiextensions.js';
+import { CustomResourceSource } from '../apiextensions/serving/custom-resource-source.js';
+import { CRDController } from '../apiextensions/controller/crd-controller.js';
+import type { RequestContext, ResourceDefinition } from '../registry/rest.js';
 import { Admission } from './admission/admission.js';
 import { NamespaceLifecycle } from './admission/namespace-lifecycle.js';
-import { authenticate, type TokenTable } from './filters/authentication.js';
+import type { TokenTable } from '../auth/authn/authenticator.js';
+import { AuthSystem } from '../auth/auth-system.js';
+import { bootstrapRbac } from '../auth/authz/bootstrap-policy.js';
 import { parseRequestInfo } from './request-info.js';
+import { setWatchBufferLimit } from './handlers/watch.js';
 import { route } from './router.js';
 import { writeError } from './http/response.js';
 import { ensureCertificates } from './certs/certificates.js';
 import { writeAdminKubeconfig } from './kubeconfig/kubeconfig.js';
 import { OpenAPIService } from './openapi/service.js';
 import { bootstrapNamespaces } from './bootstrap.js';
+import { tenancyResources } from '../registry/builtin/tenancy.js';
+import { Tenancy } from '../tenancy/tenancy.js';
+import { startControllers } from '../controllers/manager.js';
+import { startLeaderElected } from '../controllers/leader-election.js';
+import { RestClient } from '../client/rest-client.js';
 
 export interface ServerOptions {
   rootDir: string;
@@ -31,7 +44,39 @@ export interface ServerOptions {
   securePort: number;
   /** Storage to use instead of the embedded SQLite database (tests, etcd). */
   storage?: Storage;
+  /** Store everything in this etcd cluster instead of the embedded SQLite database (ignored when `storage` is set). */
+  etcd?: EtcdStoreOptions & {
+    /** How often one replica compacts etcd's history, in ms (default 5 min, as kube-apiserver; 0 turns it off). */
+    compactionIntervalMs?: number;
+  };
   anonymous?: boolean;
+  /** kube's static token file (`token,user,uid,"group1,group2"`), as --token-auth-file. */
+  tokenAuthFile?: string;
+  /** Objects one logical cluster may hold (--max-objects-per-workspace); 0 or unset = unlimited. */
+  maxObjectsPerWorkspace?: number;
+  /** Requests per second one user may make (--max-requests-per-second-per-user); 0 or unset = unlimited. */
+  maxRequestsPerSecondPerUser?: number;
+  /** Unsent bytes a watch client may accumulate before it is dropped with 410 (default 16 MiB). */
+  watchBufferBytes?: number;
+  /** Built-in resources served in addition to the standard set (e.g. the workload types of a physical cluster). */
+  extraResources?: ResourceDefinition[];
+  /**
+   * In-process controllers, started once the server listens and admin.kubeconfig exists; the returned handle is
+   * stopped before the server on stop(). A failure to start stops the server and rejects startServer.
+   */
+  controllers?: (server: RunningServer) => Promise<{ stop(): Promise<void> }>;
+  /**
+   * The built-in controllers of src/controllers/manager.ts (namespace, serviceaccount, root-ca-cert-publisher,
+   * garbagecollector), run as API clients once the server listens: true (default) runs all, a list runs those named,
+   * false none.
+   */
+  builtinControllers?: boolean | string[];
+  /**
+   * Timing of the Lease-based leader election that, on etcd storage (where several replicas may share one
+   * cluster), lets exactly one replica run the built-in controllers (defaults: 15 s lease, 10 s renew
+   * deadline, 2 s retry period, as kube-controller-manager).
+   */
+  leaderElection?: { leaseDurationSeconds?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
 }
 
 export interface RunningServer {
@@ -42,6 +87,10 @@ export interface RunningServer {
   adminToken: string;
   caPem: string;
   registry: ResourceRegistry;
+  /** Workspaces: the path index, the lifecycle controller (tests wait on tenancy.idle()). */
+  tenancy: Tenancy;
+  /** Whether this replica runs the built-in controllers now (always, unless leader election is in use). */
+  isControllerLeader?(): boolean;
   stop(): Promise<void>;
 }
 
@@ -51,22 +100,48 @@ export interface RunningServer {
  */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   mkdirSync(opts.rootDir, { recursive: true });
+  if (opts.watchBufferBytes) setWatchBufferLimit(opts.watchBufferBytes);
   const pkiDir = join(opts.rootDir, 'pki');
   const host = hostname();
   const certs = await ensureCertificates(pkiDir, { hostnames: ['localhost', host], ips: ['127.0.0.1', '::1', ...(isIp(opts.bindAddress) && opts.bindAddress !== '0.0.0.0' ? [opts.bindAddress] : [])] });
   const adminToken = loadOrCreateToken(join(opts.rootDir, 'admin.token'));
   const tokens: TokenTable = new Map([[adminToken, { username: 'admin', groups: ['system:masters'] }]]);
 
-  const storage = opts.storage ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'));
+  const etcdStore = !opts.storage && opts.etcd ? await EtcdStore.connect(opts.etcd) : undefined;
+  const storage = opts.storage ?? etcdStore ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'));
+  const compactor = etcdStore && opts.etcd?.compactionIntervalMs !== 0 ? new EtcdCompactor(etcdStore, { intervalMs: opts.etcd?.compactionIntervalMs }) : undefined;
+  // Storage that tracks its own health (etcd) takes /readyz down while it is unreachable.
+  const storageHealthy = (): boolean => {
+    const tracked = storage as Partial<Pick<EtcdStore, 'isHealthy'>>;
+    return typeof tracked.isHealthy === 'function' ? tracked.isHealthy() : true;
+  };
   const watchCache = new WatchCache(storage);
   const registry = new ResourceRegistry(storage, watchCache);
-  for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(def);
+  // Authentication and per-cluster authorization (RBAC); it also serves RBAC, the reviews and serviceaccounts/token.
+  const auth = new AuthSystem(registry, {
+    pkiDir,
+    tokens,
+    tokenAuthFile: opts.tokenAuthFile,
+    anonymous: opts.anonymous,
+    maxObjectsPerWorkspace: opts.maxObjectsPerWorkspace,
+    maxRequestsPerSecondPerUser: opts.maxRequestsPerSecondPerUser,
+  });
+  for (const def of [...coreResources, ...otherGroupResources, ...(opts.extraResources ?? [])]) registry.registerBuiltin(auth.withSubresources(def));
+  for (const def of auth.resources()) registry.registerBuiltin(def);
+  // CRDs and the custom resources they define: the source serves established CRDs; the controller keeps it current.
+  registry.registerBuiltin(customResourceDefinitions);
+  // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
+  for (const def of tenancyResources) registry.registerBuiltin(def);
+  const tenancy = new Tenancy(registry);
+  const customResources = new CustomResourceSource(registry);
+  registry.addSource(customResources);
+  const crdController = new CRDController(registry, customResources);
   const namespaces = registry.lookup('root', '', 'v1', 'namespaces')!;
-  const admission = new Admission([new NamespaceLifecycle(namespaces)]);
+  const admission = new Admission([new NamespaceLifecycle(namespaces), tenancy.admission, auth.admission]);
   const openapi = new OpenAPIService();
   let ready = false;
 
-  const deps = { registry, admission, openapi, ready: () => ready };
+  const deps = { registry, admission, openapi, ready: () => ready && storageHealthy() };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = Date.now();
@@ -74,8 +149,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     try {
       const url = new URL(req.url ?? '/', 'https://atrium');
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
-      const user = authenticate(req, { tokens, anonymous: opts.anonymous ?? false });
-      ctx = { cluster: info.cluster, user };
+      const user = await auth.authenticate(req);
+      info.cluster = tenancy.resolveRequestCluster(info, user);
+      // Credential scope, impersonation, rate limit, authorization, object quota: all before any object is read.
+      ctx = { cluster: info.cluster, user: await auth.authorize(req, info, user) };
       await route(req, res, info, url.searchParams, ctx, deps);
     } catch (err) {
       if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url });
@@ -114,7 +191,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   server.headersTimeout = 66_000;
   server.requestTimeout = 0; // watches are long-lived; per-request timeouts are the handlers' business
 
+  await crdController.start();
+  await auth.start();
   await bootstrapNamespaces(registry);
+  await bootstrapRbac(registry, 'root');
+  tenancy.addInitializer((cluster) => bootstrapRbac(registry, cluster));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.securePort, opts.bindAddress, () => {
@@ -123,9 +204,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     });
   });
   ready = true;
+  compactor?.start();
   const port = (server.address() as AddressInfo).port;
   const urlHost = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
   const url = `https://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${port}`;
+  await tenancy.start(url);
   const kubeconfigPath = join(opts.rootDir, 'admin.kubeconfig');
   await writeAdminKubeconfig(kubeconfigPath, { server: url, caPem: certs.ca.certPem, clientCertPem: certs.admin.certPem, clientKeyPem: certs.admin.keyPem, token: adminToken });
   logger.info('serving', { url, rootDir: opts.rootDir, kubeconfig: kubeconfigPath });
@@ -136,13 +219,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     s.on('close', () => sockets.delete(s));
   });
 
-  return {
+  const running: RunningServer = {
     url,
     port,
     kubeconfigPath,
     adminToken,
     caPem: certs.ca.certPem,
     registry,
+    tenancy,
     async stop() {
       ready = false;
       await new Promise<void>((resolve) => {
@@ -150,11 +234,54 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         // Watches never end on their own: close idle and streaming connections so shutdown is prompt.
         for (const s of sockets) s.destroy();
       });
+      await crdController.stop();
+      tenancy.stop();
+      auth.stop();
       watchCache.stop();
+      await compactor?.stop();
       if (!opts.storage) await storage.close();
       logger.info('stopped', { url });
     },
   };
+  if (opts.builtinControllers !== false) {
+    const startBuiltin = () =>
+      startControllers({
+        url,
+        caPem: certs.ca.certPem,
+        token: adminToken,
+        registry,
+        only: Array.isArray(opts.builtinControllers) ? opts.builtinControllers : undefined,
+      });
+    // On etcd other replicas may share the data: the controllers run only on the Lease holder.
+    const electionClient = etcdStore ? new RestClient({ url, ca: certs.ca.certPem, token: adminToken, userAgent: 'atrium-leader-election/v0.0.0' }) : undefined;
+    const elected = electionClient
+      ? await startLeaderElected({ client: electionClient, identity: `${host}_${randomBytes(8).toString('hex')}`, ...opts.leaderElection }, startBuiltin)
+      : undefined;
+    const builtin = elected
+      ? { stop: async () => { await elected.stop(); electionClient!.close(); } }
+      : await startBuiltin();
+    running.isControllerLeader = () => elected?.elector.isLeader() ?? true;
+    const stopServer = running.stop;
+    running.stop = async () => {
+      await builtin.stop();
+      await stopServer();
+    };
+  }
+  if (opts.controllers) {
+    const stopServer = running.stop;
+    let controllers: { stop(): Promise<void> };
+    try {
+      controllers = await opts.controllers(running);
+    } catch (err) {
+      await stopServer();
+      throw err;
+    }
+    running.stop = async () => {
+      await controllers.stop();
+      await stopServer();
+    };
+  }
+  return running;
 }
 
 function loadOrCreateToken(path: string): string {

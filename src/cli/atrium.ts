@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startServer } from '../apiserver/server.js';
 import { logger } from '../logging/logger.js';
+import { addPclusterCommand } from '../multicluster/pcluster/command.js';
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -9,12 +10,71 @@ function parsePort(v: string): number {
   return n;
 }
 
+/** Parses a Go-style duration of one unit ("90s", "5m", "1h", "500ms", "0"). */
+function parseDurationMs(v: string): number {
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(v.trim());
+  if (!match) throw new InvalidArgumentError('must be a duration such as 30s, 5m or 1h');
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  return Number(match[1]) * factor;
+}
+
+interface EtcdFlags {
+  etcdServers?: string;
+  etcdCafile?: string;
+  etcdCertfile?: string;
+  etcdKeyfile?: string;
+  etcdCompactionInterval?: number;
+  leaderElectLeaseDuration?: number;
+  leaderElectRenewDeadline?: number;
+  leaderElectRetryPeriod?: number;
+}
+
+/** The etcd part of the server options, or undefined for the default embedded SQLite storage. */
+function etcdOptions(opts: EtcdFlags) {
+  if (!opts.etcdServers) {
+    if (opts.etcdCafile || opts.etcdCertfile || opts.etcdKeyfile) {
+      throw new InvalidArgumentError('--etcd-cafile, --etcd-certfile and --etcd-keyfile need --etcd-servers');
+    }
+    return undefined;
+  }
+  return {
+    endpoints: opts.etcdServers.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    caFile: opts.etcdCafile,
+    certFile: opts.etcdCertfile,
+    keyFile: opts.etcdKeyfile,
+    compactionIntervalMs: opts.etcdCompactionInterval,
+  };
+}
+
+function parseNonNegative(v: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError('must be a number >= 0 (0 means unlimited)');
+  return n;
+}
+
+interface AuthFlags {
+  tokenAuthFile?: string;
+  anonymousAuth?: boolean;
+  maxObjectsPerWorkspace?: number;
+  maxRequestsPerSecondPerUser?: number;
+}
+
 /** `atrium start`: serve the API until SIGINT/SIGTERM, then shut down gracefully. */
-async function start(opts: { rootDir: string; bindAddress: string; securePort: number }): Promise<void> {
+async function start(opts: { rootDir: string; bindAddress: string; securePort: number } & EtcdFlags & AuthFlags): Promise<void> {
   const rootDir = resolve(opts.rootDir);
   let server;
   try {
-    server = await startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort });
+    server = await startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort, etcd: etcdOptions(opts),
+      tokenAuthFile: opts.tokenAuthFile === undefined ? undefined : resolve(opts.tokenAuthFile),
+      anonymous: opts.anonymousAuth ?? false,
+      maxObjectsPerWorkspace: opts.maxObjectsPerWorkspace,
+      maxRequestsPerSecondPerUser: opts.maxRequestsPerSecondPerUser,
+      leaderElection: {
+        leaseDurationSeconds: opts.leaderElectLeaseDuration === undefined ? undefined : Math.max(1, Math.round(opts.leaderElectLeaseDuration / 1000)),
+        renewDeadlineMs: opts.leaderElectRenewDeadline,
+        retryPeriodMs: opts.leaderElectRetryPeriod,
+      },
+    });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') {
@@ -53,7 +113,20 @@ export function main(argv: string[]): void {
     .option('--root-dir <dir>', 'directory for the database, certificates and admin.kubeconfig', '.atrium')
     .option('--bind-address <addr>', 'address to listen on', '127.0.0.1')
     .option('--secure-port <port>', 'HTTPS port (0 picks a free port)', parsePort, 6443)
+    .option('--token-auth-file <file>', 'static bearer tokens, one user a line: token,user,uid,"group1,group2"')
+    .option('--anonymous-auth', 'admit requests without credentials as system:anonymous', false)
+    .option('--max-objects-per-workspace <n>', 'objects one workspace may hold; creates beyond it get 403 (0 = unlimited)', parseNonNegative, 0)
+    .option('--max-requests-per-second-per-user <n>', 'requests per second one user may make; more get 429 (0 = unlimited)', parseNonNegative, 0)
+    .option('--etcd-servers <urls>', 'store data in etcd at these comma-separated client URLs (http(s)://host:port) instead of embedded SQLite')
+    .option('--etcd-cafile <file>', 'PEM CA bundle that verifies the etcd servers (https:// endpoints)')
+    .option('--etcd-certfile <file>', 'PEM client certificate for etcd')
+    .option('--etcd-keyfile <file>', 'PEM private key of --etcd-certfile')
+    .option('--etcd-compaction-interval <duration>', 'how often etcd history is compacted (0 turns it off)', parseDurationMs, 5 * 60_000)
+    .option('--leader-elect-lease-duration <duration>', 'with etcd: how long a controller leader lease lasts without renewal (default 15s)', parseDurationMs)
+    .option('--leader-elect-renew-deadline <duration>', 'with etcd: how long the leader retries renewing before it stops its controllers (default 10s)', parseDurationMs)
+    .option('--leader-elect-retry-period <duration>', 'with etcd: time between lease acquire/renew attempts (default 2s)', parseDurationMs)
     .action(start);
+  addPclusterCommand(program);
   program.parseAsync(argv).catch((err) => {
     console.error(`error: ${(err as Error).message}`);
     process.exit(1);

@@ -1,6 +1,7 @@
 import type { FieldError } from '../apimachinery/field-errors.js';
 import type { KubeObject } from '../apimachinery/object.js';
 import type { APIResourceDescriptor } from '../apimachinery/api-resource.js';
+import type { SsaSchema } from '../patch/apply/schema.js';
 
 /** Who is making a request (k8s.io/apiserver pkg/authentication/user.Info). */
 export interface UserInfo {
@@ -44,6 +45,8 @@ export interface Strategy {
   pendingFinalizers?(obj: KubeObject): boolean;
   /** Called when deletion starts (deletionTimestamp being set), e.g. namespace phase → Terminating. */
   onDeletionStarted?(obj: KubeObject): void;
+  /** Fills defaults into an object read from storage (custom resources default on read as well as on write). */
+  defaultOnRead?(obj: KubeObject): void;
 }
 
 /** How one subresource write maps onto the parent object. */
@@ -51,6 +54,14 @@ export interface SubresourceStrategy {
   /** Copies what the subresource may change from the incoming object onto the current one. */
   apply(incoming: KubeObject, current: KubeObject): KubeObject;
   validate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * Set when the subresource reads and writes another kind than its parent (autoscaling/v1 Scale for /scale): GET
+   * answers view(parent), PUT and PATCH bodies are that kind (a patch applies to the view), `apply` receives the
+   * incoming view, and responses are the view of the updated parent. `viewDefinitionName` is the view kind's OpenAPI
+   * definition name (used to patch it strategically).
+   */
+  view?(parent: KubeObject): KubeObject;
+  viewDefinitionName?: string;
 }
 
 /** A served resource: its discovery descriptor plus the behaviour the generic store needs. */
@@ -58,4 +69,35 @@ export interface ResourceDefinition extends APIResourceDescriptor {
   strategy: Strategy;
   /** Writable subresources (status, finalize) and how they change the parent. */
   subresourceStrategies: Record<string, SubresourceStrategy>;
+  /**
+   * Custom resources: the schema-driven part of decoding a request object, as the CR codec does it: prunes fields the
+   * schema does not declare and applies defaults, in place, and returns the pruned paths (`spec.foo`) so the handler
+   * can apply fieldValidation. Used for main-resource and /status bodies.
+   */
+  decodeCustomResource?(obj: KubeObject): string[];
+  /** Sent as a Warning header with every request to this resource (deprecated CRD versions). */
+  deprecationWarning?: string;
+  /**
+   * Creates answered by code rather than storage, by subresource ('' = the resource itself): access and token reviews
+   * (create-only, never stored) and serviceaccounts/token. The handler decodes the body, calls it and answers 201 with
+   * the returned object; nothing is stored and admission does not run.
+   */
+  computedCreates?: Record<string, ComputedCreate>;
+  /**
+   * How server-side apply merges and tracks this resource's fields (list/map types). Custom resources set it from
+   * their structural schema (src/patch/apply/structural-schema.ts ssaSchemaFromStructural); built-ins leave it unset
+   * and get it from the type catalog by definitionName.
+   */
+  ssaSchema?: SsaSchema;
 }
+
+/** What a computed create receives: the URL's namespace and name (empty for collection POSTs) and the decoded body. */
+export interface ComputedCreateRequest {
+  namespace: string;
+  name: string;
+  subresource: string;
+  object: KubeObject;
+}
+
+/** Answers a computed create; throws a StatusError to refuse it. */
+export type ComputedCreate = (ctx: RequestContext, request: ComputedCreateRequest) => Promise<KubeObject>;

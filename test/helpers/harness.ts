@@ -7,7 +7,7 @@ import { request as httpsRequest, Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { startServer, type RunningServer } from '../../src/apiserver/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/apiserver/server.js';
 
 export interface HttpResponse {
   status: number;
@@ -36,9 +36,13 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(options: { rootDir?: string; keepRootDir?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { rootDir?: string; keepRootDir?: boolean; server?: Partial<ServerOptions> } = {},
+): Promise<TestServer> {
   const rootDir = options.rootDir ?? mkdtempSync(join(tmpdir(), 'atrium-test-'));
-  const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0 });
+  // Built-in controllers (namespace, serviceaccount, root CA, GC) write into namespaces on their own; suites that
+  // assert exact contents opt out by default, controller suites opt in with `server: { builtinControllers: true }`.
+  const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0, builtinControllers: false, ...(options.server ?? {}) });
   return harnessFor(server, rootDir, async () => {
     await server.stop();
     if (!options.keepRootDir && !options.rootDir) rmSync(rootDir, { recursive: true, force: true });

@@ -4,6 +4,7 @@
  */
 import { type FieldError, type FieldPath, duplicate, invalid } from '../../apimachinery/field-errors.js';
 import type { Structural } from './structural.js';
+import { isSetOrMapList, subtreeHas } from './subtree.js';
 
 function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -46,7 +47,7 @@ export function validateListSetsAndMaps(s: Structural | undefined, obj: unknown,
 }
 
 function walk(s: Structural | undefined, x: unknown, p: FieldPath, errs: FieldError[]): void {
-  if (!s) return;
+  if (!s || !subtreeHas(s, isSetOrMapList)) return;
   if (Array.isArray(x)) {
     if (s.listType === 'set') {
       for (const i of nonUniqueIndexes(x.map(identity))) errs.push(duplicate(p.index(i).toString(), x[i]));

@@ -5,6 +5,7 @@
  */
 import { type FieldError, type FieldPath, invalid, required } from '../../apimachinery/field-errors.js';
 import type { Structural } from './structural.js';
+import { isEmbeddedResource, subtreeHas } from './subtree.js';
 
 /** The JSON field names of metav1.ObjectMeta. */
 const objectMetaFields = new Set([
@@ -82,7 +83,7 @@ export function validateEmbeddedResources(obj: unknown, s: Structural | undefine
 }
 
 function walk(x: unknown, s: Structural | undefined, p: FieldPath, errs: FieldError[]): void {
-  if (!s) return;
+  if (!s || !subtreeHas(s, isEmbeddedResource)) return;
   if (Array.isArray(x)) {
     for (let i = 0; i < x.length; i++) walk(x[i], s.items, p.index(i), errs);
     return;

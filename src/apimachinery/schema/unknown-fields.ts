@@ -11,7 +11,23 @@ export function unknownFieldsOf(obj: unknown, catalog: TypeCatalog, typeName: st
   return out;
 }
 
+/**
+ * The apiextensions JSON unions (JSONSchemaPropsOrArray, ...OrBool, ...OrStringArray) have no fields of their own: on
+ * the wire they are a JSONSchemaProps object, a list of them, a boolean or a list of strings. Returns the type a
+ * value of such a union is checked as (arrays: per element), or the type name itself for everything else.
+ */
+export function resolveJSONSchemaUnion(typeName: string): string {
+  const m = /^(.*\.JSONSchemaProps)Or(Array|Bool|StringArray)$/.exec(typeName);
+  return m ? m[1]! : typeName;
+}
+
 function walkType(value: unknown, catalog: TypeCatalog, typeName: string, path: string, out: string[], root: boolean): void {
+  const resolved = resolveJSONSchemaUnion(typeName);
+  if (resolved !== typeName) {
+    if (Array.isArray(value)) value.forEach((v, i) => walkType(v, catalog, resolved, `${path}[${i}]`, out, false));
+    else walkType(value, catalog, resolved, path, out, false);
+    return;
+  }
   const t = catalog.get(typeName);
   if (!t || !isPlainObject(value)) return;
   const byName = new Map(t.fields.map((f) => [f.name, f]));

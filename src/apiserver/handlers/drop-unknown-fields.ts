@@ -1,5 +1,6 @@
 import { isPlainObject } from '../../apimachinery/object.js';
 import type { FieldType, TypeCatalog } from '../../apimachinery/schema/types.js';
+import { resolveJSONSchemaUnion } from '../../apimachinery/schema/unknown-fields.js';
 
 /**
  * Removes, in place, every field the type does not declare: what decoding into a Go struct does to a built-in object
@@ -12,6 +13,12 @@ export function dropUnknownFields(obj: unknown, catalog: TypeCatalog, typeName: 
 }
 
 function pruneType(value: unknown, catalog: TypeCatalog, typeName: string, root: boolean): void {
+  const resolved = resolveJSONSchemaUnion(typeName);
+  if (resolved !== typeName) {
+    if (Array.isArray(value)) for (const v of value) pruneType(v, catalog, resolved, false);
+    else pruneType(value, catalog, resolved, false);
+    return;
+  }
   const t = catalog.get(typeName);
   if (!t || !isPlainObject(value)) return;
   const byName = new Map(t.fields.map((f) => [f.name, f]));

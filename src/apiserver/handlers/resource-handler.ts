@@ -3,7 +3,7 @@ import { type KubeObject, isPlainObject, metaOf } from '../../apimachinery/objec
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
 import type { GenericStore, DeleteOptions } from '../../registry/generic/store.js';
-import type { RequestContext } from '../../registry/rest.js';
+import type { ComputedCreate, RequestContext } from '../../registry/rest.js';
 import { applyPatch, patchTypeFromContentType } from '../../patch/apply-patch.js';
 import type { RequestInfo } from '../request-info.js';
 import { decodeBody, readBody } from '../http/body.js';
@@ -25,6 +25,8 @@ import { dropUnknownFields } from './drop-unknown-fields.js';
 import type { Admission } from '../admission/admission.js';
 import { unknownFieldsOf } from '../../apimachinery/schema/unknown-fields.js';
 import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
+import { checkAppliedName, checkApplyConfiguration, decodeApplyBody, parseApplyOptions } from '../../patch/apply/apply-request.js';
+import { fieldManagerFor } from '../../patch/apply/resource-field-manager.js';
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -47,6 +49,7 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   if (def.namespaced && !info.namespace && ['create', 'get', 'update', 'patch', 'delete'].includes(info.verb)) {
     throw errors.notFoundPath();
   }
+  if (def.deprecationWarning) addWarnings(r.res, [def.deprecationWarning]);
   switch (info.verb) {
     case 'get':
       return handleGet(r);
@@ -95,10 +98,16 @@ function namespaceOf(r: ResourceRequest): string {
   return r.store.def.namespaced ? r.info.namespace : '';
 }
 
+/** The object a response carries: the subresource's own kind when it has a view (Scale), else the object itself. */
+function subresourceView(r: ResourceRequest, obj: KubeObject): KubeObject {
+  const view = r.info.subresource ? r.store.def.subresourceStrategies[r.info.subresource]?.view : undefined;
+  return view ? view(obj) : obj;
+}
+
 async function handleGet(r: ResourceRequest): Promise<void> {
   const output = negotiateObjectOutput(r.req.headers.accept, r.query.get('includeObject'), true);
   const obj = await r.store.get(r.ctx, namespaceOf(r), r.info.name, r.query.get('resourceVersion') ?? undefined);
-  writeObject(r.res, 200, obj, output, r.store.def);
+  writeObject(r.res, 200, subresourceView(r, obj), output, r.store.def);
 }
 
 async function handleList(r: ResourceRequest): Promise<void> {
@@ -126,8 +135,10 @@ async function handleList(r: ResourceRequest): Promise<void> {
 /** Decodes a write body and checks it is this resource's kind and version. */
 async function decodeObject(r: ResourceRequest): Promise<{ obj: KubeObject; warnings: string[] }> {
   const def = r.store.def;
-  const gv = groupVersionString(def.group, def.version);
-  const expectedKind = r.info.subresource ? (def.subresources.find((s) => s.name === r.info.subresource)?.kind ?? def.kind) : def.kind;
+  const sub = r.info.subresource ? def.subresources.find((s) => s.name === r.info.subresource) : undefined;
+  // A subresource of another kind (Scale) is written in that kind's group version (autoscaling/v1).
+  const gv = sub?.version !== undefined && def.subresourceStrategies[sub.name]?.view ? groupVersionString(sub.group ?? '', sub.version) : groupVersionString(def.group, def.version);
+  const expectedKind = r.info.subresource ? (sub?.kind ?? def.kind) : def.kind;
   const buf = await readBody(r.req);
   const decoded = decodeBody(buf, r.req.headers['content-type'], { kind: expectedKind, version: def.version });
   const obj = decoded.object as KubeObject;
@@ -152,6 +163,9 @@ function fieldValidationProblems(r: ResourceRequest, obj: KubeObject, duplicates
   const mode: FieldValidation = parseFieldValidation(r.query, optionsKindOf(r.info.verb));
   const typeName = r.info.subresource ? undefined : r.store.def.definitionName;
   const catalogued = typeName !== undefined && builtinCatalog.has(typeName) ? typeName : undefined;
+  // Custom resources prune (and default) by their schema; a subresource of another kind (Scale) is not theirs.
+  const sub = r.info.subresource ? r.store.def.subresourceStrategies[r.info.subresource] : undefined;
+  const prunedByCustomSchema = r.store.def.decodeCustomResource && !sub?.view ? r.store.def.decodeCustomResource(obj) : [];
   // Unless the request fails, unknown fields go, as decoding into the Go type drops them: they are never stored.
   if (mode === 'Ignore') {
     if (catalogued) dropUnknownFields(obj, builtinCatalog, catalogued);
@@ -161,6 +175,7 @@ function fieldValidationProblems(r: ResourceRequest, obj: KubeObject, duplicates
   if (catalogued) {
     for (const f of unknownFieldsOf(obj, builtinCatalog, catalogued)) problems.push(`unknown field "${f}"`);
   }
+  for (const f of prunedByCustomSchema) problems.push(`unknown field "${f}"`);
   if (problems.length === 0) return [];
   if (mode === 'Strict') {
     throw errors.badRequest(`${kind} in version "${r.store.def.version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(', ')}`);
@@ -171,12 +186,14 @@ function fieldValidationProblems(r: ResourceRequest, obj: KubeObject, duplicates
 
 async function handleCreate(r: ResourceRequest): Promise<void> {
   const def = r.store.def;
+  const computed = def.computedCreates?.[r.info.subresource];
+  if (computed) return handleComputedCreate(r, computed);
   if (r.info.subresource) throw errors.methodNotSupported({ group: def.group, resource: `${def.resource}/${r.info.subresource}` }, 'create');
   // POST goes to the collection; upstream has no route for POST on an item and go-restful answers 405.
   if (r.info.name) throw methodNotAllowedOnPath();
   const output = negotiateObjectOutput(r.req.headers.accept, null, false);
   const dryRun = parseDryRun(r.query, 'CreateOptions');
-  parseFieldManager(r.query, r.req.headers['user-agent'], 'CreateOptions');
+  const fieldManager = parseFieldManager(r.query, r.req.headers['user-agent'], 'CreateOptions');
   const { obj, warnings } = await decodeObject(r);
   const meta = metaOf(obj);
   if (def.namespaced) {
@@ -186,16 +203,36 @@ async function handleCreate(r: ResourceRequest): Promise<void> {
     meta.namespace = r.info.namespace;
   }
   await r.admission.admit({ operation: 'CREATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: meta.name ?? '', object: obj });
-  const created = await r.store.create(r.ctx, namespaceOf(r), obj, { dryRun });
+  const created = await r.store.create(r.ctx, namespaceOf(r), obj, { dryRun, fieldManager });
   addWarnings(r.res, [...warnings, ...(def.strategy.warnings?.(created) ?? [])]);
   writeObject(r.res, 201, created, output, def);
+}
+
+/** A create answered by code (access/token reviews, serviceaccounts/token): decode as the expected kind, compute, 201. */
+async function handleComputedCreate(r: ResourceRequest, compute: ComputedCreate): Promise<void> {
+  const def = r.store.def;
+  const sub = r.info.subresource ? def.subresources.find((s) => s.name === r.info.subresource) : undefined;
+  const kind = sub?.kind ?? def.kind;
+  const version = sub?.version ?? def.version;
+  const gv = sub ? groupVersionString(sub.group ?? def.group, version) : groupVersionString(def.group, def.version);
+  const output = negotiateObjectOutput(r.req.headers.accept, null, false);
+  const decoded = decodeBody(await readBody(r.req), r.req.headers['content-type'], { kind, version });
+  const obj = decoded.object as KubeObject;
+  if (obj.apiVersion !== undefined && obj.apiVersion !== gv) {
+    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== kind) {
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${kind}): kind ${JSON.stringify(obj.kind)} in version ${JSON.stringify(gv)}`);
+  }
+  const result = await compute(r.ctx, { namespace: namespaceOf(r), name: r.info.name, subresource: r.info.subresource, object: obj });
+  writeObject(r.res, 201, result, output, def);
 }
 
 async function handleUpdate(r: ResourceRequest): Promise<void> {
   const def = r.store.def;
   const output = negotiateObjectOutput(r.req.headers.accept, null, false);
   const dryRun = parseDryRun(r.query, 'UpdateOptions');
-  parseFieldManager(r.query, r.req.headers['user-agent'], 'UpdateOptions');
+  const fieldManager = parseFieldManager(r.query, r.req.headers['user-agent'], 'UpdateOptions');
   const { obj, warnings } = await decodeObject(r);
   const meta = metaOf(obj);
   if (meta.name !== undefined && meta.name !== r.info.name) {
@@ -205,9 +242,9 @@ async function handleUpdate(r: ResourceRequest): Promise<void> {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name, object: obj, subresource: r.info.subresource });
-  const { object, created } = await r.store.update(r.ctx, namespaceOf(r), r.info.name, obj, { dryRun }, r.info.subresource);
+  const { object, created } = await r.store.update(r.ctx, namespaceOf(r), r.info.name, obj, { dryRun, fieldManager }, r.info.subresource);
   addWarnings(r.res, warnings);
-  writeObject(r.res, created ? 201 : 200, object, output, def);
+  writeObject(r.res, created ? 201 : 200, subresourceView(r, object), output, def);
 }
 
 async function handlePatch(r: ResourceRequest): Promise<void> {
@@ -218,11 +255,12 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
   const accepted = ['application/json-patch+json', 'application/merge-patch+json'];
   if (def.strategicMergePatch) accepted.push('application/strategic-merge-patch+json');
   accepted.push('application/apply-patch+yaml');
-  if (!patchType || (patchType === 'strategic' && !def.strategicMergePatch) || patchType === 'apply') {
+  if (!patchType || (patchType === 'strategic' && !def.strategicMergePatch)) {
     throw errors.unsupportedMediaType(String(contentType), accepted);
   }
+  if (patchType === 'apply') return handleApply(r);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
-  parseFieldManager(r.query, r.req.headers['user-agent'], 'PatchOptions');
+  const fieldManager = parseFieldManager(r.query, r.req.headers['user-agent'], 'PatchOptions');
   if (r.query.get('force') !== null) {
     throw errors.invalid('meta.k8s.io', 'PatchOptions', '', [
       { type: 'FieldValueForbidden', field: 'force', detail: 'may not be specified for non-apply patch', omitValue: true },
@@ -242,8 +280,11 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
     namespaceOf(r),
     r.info.name,
     async (current) => {
-      const original = current!;
-      const patched = applyPatch(patchType, original, patch, { catalog: builtinCatalog, typeName: def.definitionName }) as KubeObject;
+      const subStrategy = r.info.subresource ? def.subresourceStrategies[r.info.subresource] : undefined;
+      // A subresource with its own kind (Scale) is patched in that form; the store maps the result onto the parent.
+      const original = subStrategy?.view ? subStrategy.view(current!) : current!;
+      const typeName = subStrategy?.view ? (subStrategy.viewDefinitionName ?? def.definitionName) : def.definitionName;
+      const patched = applyPatch(patchType, original, patch, { catalog: builtinCatalog, typeName }) as KubeObject;
       if (!isPlainObject(patched)) throw errors.badRequest('the patch produced something that is not an object');
       // A resourceVersion inside the patch is a precondition (kubectl diff and apply send one).
       const wanted = patched.metadata?.resourceVersion;
@@ -257,11 +298,55 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
       await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name, object: patched, oldObject: original, subresource: r.info.subresource });
       return patched;
     },
-    { dryRun },
+    { dryRun, fieldManager },
     r.info.subresource,
   );
   addWarnings(r.res, warnings);
-  writeObject(r.res, 200, object, output, def);
+  writeObject(r.res, 200, subresourceView(r, object), output, def);
+}
+
+/**
+ * Server-side apply (application/apply-patch+yaml): the configuration is merged over the live object by the
+ * resource's field manager, which also answers 409 on conflicts; a missing object is created (201).
+ */
+async function handleApply(r: ResourceRequest): Promise<void> {
+  const def = r.store.def;
+  const output = negotiateObjectOutput(r.req.headers.accept, null, false);
+  const { fieldManager, force } = parseApplyOptions(r.query);
+  const dryRun = parseDryRun(r.query, 'PatchOptions');
+  parseFieldValidation(r.query, 'PatchOptions');
+  const config = decodeApplyBody(await readBody(r.req));
+  if (r.info.subresource && def.subresourceStrategies[r.info.subresource]?.view) {
+    throw errors.unsupportedMediaType('application/apply-patch+yaml', ['application/json-patch+json', 'application/merge-patch+json']);
+  }
+  checkApplyConfiguration(config, groupVersionString(def.group, def.version), def.kind);
+  const warnings = fieldValidationProblems(r, config, [], def.kind);
+  const manager = fieldManagerFor(def, r.info.subresource);
+  const { object, created } = await r.store.guaranteedUpdate(
+    r.ctx,
+    namespaceOf(r),
+    r.info.name,
+    async (current) => {
+      const applied = manager.apply(current, config, fieldManager, force);
+      checkAppliedName(applied, r.info.name, namespaceOf(r));
+      await r.admission.admit({
+        operation: current ? 'UPDATE' : 'CREATE',
+        ctx: r.ctx,
+        def,
+        namespace: namespaceOf(r),
+        name: r.info.name,
+        object: applied,
+        oldObject: current ?? undefined,
+        subresource: r.info.subresource,
+      });
+      return applied;
+    },
+    { dryRun },
+    r.info.subresource,
+    !r.info.subresource,
+  );
+  addWarnings(r.res, warnings);
+  writeObject(r.res, created ? 201 : 200, subresourceView(r, object), output, def);
 }
 
 /** DeleteOptions from the body (JSON or protobuf; any of the accepted apiVersions) merged over query parameters. */

@@ -6,7 +6,12 @@ import { watchObjectEncoder } from './render.js';
 import type { ResourceRequest } from './resource-handler.js';
 
 /** A client whose socket has this much unsent data is too slow; it is dropped with a 410 so it re-lists. */
-const maxBufferedBytes = 16 * 1024 * 1024;
+let maxBufferedBytes = 16 * 1024 * 1024;
+
+/** Sets how much unsent watch data one client may accumulate before it is dropped (process-wide). */
+export function setWatchBufferLimit(bytes: number): void {
+  maxBufferedBytes = bytes;
+}
 /** Without timeoutSeconds kube-apiserver picks 30–60 minutes. */
 const defaultTimeoutSeconds = () => 1800 + Math.floor(Math.random() * 1800);
 

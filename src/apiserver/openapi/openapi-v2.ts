@@ -12,18 +12,11 @@ import {
   bodyDefinition,
   resourceOperations,
   type ResourceOperation,
-  type ResponseBody,
-} from './resource-operations.js';
+  type ResponseBody, PATCH_SCHEMA, STATUS_TEXT } from './resource-operations.js';
 import { DEFAULT_OPENAPI_INFO, type OpenAPIInfoOptions } from './openapi-v3.js';
 
 export { encodeOpenAPIV2Protobuf } from './openapi-v2-protobuf.js';
 
-const PATCH_SCHEMA: OpenAPISchema = {
-  description: 'Patch is the body of a PATCH request; its format depends on the request content type.',
-  type: 'object',
-};
-
-const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted' };
 
 /**
  * Builds the swagger 2.0 JSON document over `resources` (any mix of group/versions).

@@ -15,8 +15,7 @@ import {
   bodyDefinition,
   resourceOperations,
   type ResourceOperation,
-  type ResponseBody,
-} from './resource-operations.js';
+  type ResponseBody, PATCH_SCHEMA, STATUS_TEXT } from './resource-operations.js';
 
 /** Title and version reported in `info`. */
 export interface OpenAPIInfoOptions {
@@ -53,13 +52,6 @@ export function buildOpenAPIV3Root(groupVersions: string[], hashOf: (gv: string)
   return { paths };
 }
 
-/** Upstream's Patch definition: the request body of every PATCH, whatever its content type. */
-const PATCH_SCHEMA: OpenAPISchema = {
-  description: 'Patch is the body of a PATCH request; its format depends on the request content type.',
-  type: 'object',
-};
-
-const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted' };
 
 /**
  * The OpenAPI v3 document for one group/version.

@@ -294,3 +294,12 @@ export function findDefinitionByGVK(schemas: Record<string, object>, gvk: GroupV
   }
   return undefined;
 }
+
+/** Upstream's Patch definition: the request body of every PATCH, whatever its content type. */
+export const PATCH_SCHEMA: { [key: string]: unknown } = {
+  description: 'Patch is the body of a PATCH request; its format depends on the request content type.',
+  type: 'object',
+};
+
+/** Reason phrases for the response codes the documents declare. */
+export const STATUS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted' };

@@ -14,6 +14,7 @@ import { clusterOfKey, collectionPrefix, objectKey } from './keys.js';
 import { continueExpiredMessage, decodeContinue, encodeContinue } from './continue-token.js';
 import { type Selection, objectFields, selectionEmpty, selectionMatches } from './selection.js';
 import { translateStorageError } from './storage-errors.js';
+import { fieldManagerFor } from '../../patch/apply/resource-field-manager.js';
 import { builtinFieldLabels, DEFAULT_FIELD_LABELS, type FieldLabelSupport } from '../../apimachinery/fields/field-labels.js';
 
 export interface ListOptions {
@@ -33,6 +34,11 @@ export interface ListResult {
 
 export interface WriteOptions {
   dryRun: boolean;
+  /**
+   * Records the write in metadata.managedFields as an Update by this field manager (server-side apply bookkeeping).
+   * Unset for writes that did their own bookkeeping (apply) and for internal writes, which keep managedFields as they are.
+   */
+  fieldManager?: string;
 }
 
 export interface DeleteOptions {
@@ -103,6 +109,7 @@ export class GenericStore {
     const obj = JSON.parse(kv.value) as KubeObject;
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
+    this.def.strategy.defaultOnRead?.(obj);
     const meta = metaOf(obj);
     meta.resourceVersion = String(kv.modRevision);
     if (wildcard) {
@@ -243,7 +250,7 @@ export class GenericStore {
 
   /** Validates and stores a new object. Returns the stored object (with resourceVersion unless dry-run). */
   async create(ctx: RequestContext, namespace: string, input: KubeObject, opts: WriteOptions): Promise<KubeObject> {
-    const obj = deepCopy(input);
+    const obj = opts.fieldManager !== undefined ? fieldManagerFor(this.def).update(null, input, opts.fieldManager) : deepCopy(input);
     const meta = metaOf(obj);
     this.prepareCreateMeta(obj, namespace);
     this.def.strategy.prepareForCreate?.(obj);
@@ -382,9 +389,11 @@ export class GenericStore {
         }
       }
       const current = this.decode(kv);
-      const desired = await tryUpdate(deepCopy(current));
+      let desired = await tryUpdate(deepCopy(current));
       this.checkIdentity(desired, namespace, name);
-      const next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
+      if (!subresource) desired = this.trackMainUpdate(current, desired, opts);
+      let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
+      if (subresource) next = this.trackSubresourceUpdate(subresource, current, desired, next, opts);
       const errs = subresource
         ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
         : this.validateUpdate(next, current);
@@ -417,6 +426,31 @@ export class GenericStore {
       }
     }
     throw errors.conflictModified(this.gr, name);
+  }
+
+  /**
+   * managedFields of a main-resource write: an Update by opts.fieldManager when set; otherwise (apply, internal writes)
+   * the desired object's own, or the current ones when it carries none.
+   */
+  private trackMainUpdate(current: KubeObject, desired: KubeObject, opts: WriteOptions): KubeObject {
+    if (opts.fieldManager !== undefined) return fieldManagerFor(this.def).update(current, desired, opts.fieldManager);
+    const meta = metaOf(desired);
+    if (meta.managedFields === undefined && current.metadata?.managedFields !== undefined) meta.managedFields = current.metadata.managedFields;
+    return desired;
+  }
+
+  /**
+   * managedFields of a subresource write, computed on the parent after the subresource strategy ran: an Update by
+   * opts.fieldManager, or else those of the desired object when it carries them (an apply did its own bookkeeping).
+   */
+  private trackSubresourceUpdate(subresource: string, current: KubeObject, desired: KubeObject, next: KubeObject, opts: WriteOptions): KubeObject {
+    if (opts.fieldManager !== undefined) return fieldManagerFor(this.def, subresource).update(current, next, opts.fieldManager);
+    if (isPlainObject(desired.metadata) && 'managedFields' in desired.metadata) {
+      const meta = metaOf(next);
+      if (desired.metadata.managedFields === undefined) delete meta.managedFields;
+      else meta.managedFields = deepCopy(desired.metadata.managedFields);
+    }
+    return next;
   }
 
   /** The URL's name and namespace win; a body that names something else is rejected. */
@@ -707,10 +741,10 @@ function isStatusError409Exists(err: unknown): boolean {
   return err instanceof StatusError && err.reason === 'AlreadyExists';
 }
 
+/** The object without its resourceVersion; managedFields stay, as a write that only changes them is a real one. */
 function stripRV(obj: KubeObject): KubeObject {
-  const { resourceVersion: _rv, managedFields: _mf, ...meta } = obj.metadata ?? {};
+  const { resourceVersion: _rv, ...meta } = obj.metadata ?? {};
   void _rv;
-  void _mf;
   return { ...obj, metadata: meta };
 }
 

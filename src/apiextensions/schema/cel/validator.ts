@@ -12,6 +12,7 @@ import { type CompiledRule, compileRules } from './compile.js';
 import { PerCallLimit, RuntimeCELCostBudget, estimateCost } from './cost.js';
 import { parseRuleFieldPath } from './rule-field-path.js';
 import { toCelValue } from './values.js';
+import { hasValidationRules, subtreeHas } from '../subtree.js';
 
 /** Longest message a messageExpression may produce (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
 const MaxEvaluatedMessageExpressionSizeBytes = 5 * 1024;
@@ -105,6 +106,8 @@ export class CelValidator {
 
   private walk(s: Structural, v: unknown, old: unknown, hasOld: boolean, p: FieldPath, errs: FieldError[], budget: number): number {
     if (v === null || v === undefined || budget < 0) return budget;
+    // Most of an object has no rules at or below it: skip it without building paths.
+    if (!subtreeHas(s, hasValidationRules) && !(s === this.root && this.nodes.has(s))) return budget;
     budget = this.evaluateNode(s, v, old, hasOld, p, errs, budget);
     if (budget < 0) return budget;
     if (Array.isArray(v)) {

@@ -8,16 +8,19 @@
  */
 import type { TypeCatalog, TypeDescriptor } from '../types.js';
 import { apiextensionsV1Types } from './apiextensions-v1.js';
+import { appsV1Types } from './apps-v1.js';
 import { authenticationV1Types } from './authentication-v1.js';
 import { authorizationV1Types } from './authorization-v1.js';
 import { autoscalingV1Types } from './autoscaling-v1.js';
 import { compileBuiltinTypes, type ProtobufFieldHints } from './builtin-type.js';
 import { coordinationV1Types } from './coordination-v1.js';
 import { coreV1Types } from './core-v1.js';
+import { coreV1WorkloadTypes } from './core-v1-workloads.js';
 import { eventsV1Types } from './events-v1.js';
 import { META_V1 } from './field-types.js';
 import { metaV1Types } from './meta-v1.js';
 import { rbacV1Types } from './rbac-v1.js';
+import { tenancyV1alpha1Types } from './tenancy-v1alpha1.js';
 
 export { fieldHintKey, type ProtobufFieldHints } from './builtin-type.js';
 
@@ -31,6 +34,9 @@ const compiled = compileBuiltinTypes([
   ...authenticationV1Types,
   ...autoscalingV1Types,
   ...apiextensionsV1Types,
+  ...coreV1WorkloadTypes,
+  ...appsV1Types,
+  ...tenancyV1alpha1Types,
 ]);
 
 /** Every built-in type descriptor by OpenAPI definition name. */

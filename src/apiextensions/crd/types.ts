@@ -1,0 +1,115 @@
+/**
+ * The wire shape of apiextensions.k8s.io/v1 CustomResourceDefinition as atrium reads it, plus the condition helpers
+ * the registry and the CRD controllers share. Field names are the JSON names.
+ */
+import type { KubeObject } from '../../apimachinery/object.js';
+import type { JSONSchemaProps } from '../schema/json-schema-props.js';
+
+export const CRD_GROUP = 'apiextensions.k8s.io';
+/** Finalizer the CRD registry adds on deletion; the finalizer controller removes it once every instance is gone. */
+export const CUSTOM_RESOURCE_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+export interface CRDNames {
+  plural?: string;
+  singular?: string;
+  shortNames?: string[];
+  kind?: string;
+  listKind?: string;
+  categories?: string[];
+}
+
+export interface CRDScale {
+  specReplicasPath?: string;
+  statusReplicasPath?: string;
+  labelSelectorPath?: string;
+}
+
+export interface CRDSubresources {
+  status?: Record<string, never>;
+  scale?: CRDScale;
+}
+
+export interface CRDColumn {
+  name?: string;
+  type?: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath?: string;
+}
+
+export interface CRDSelectableField {
+  jsonPath?: string;
+}
+
+export interface CRDVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  schema?: { openAPIV3Schema?: JSONSchemaProps };
+  subresources?: CRDSubresources;
+  additionalPrinterColumns?: CRDColumn[];
+  selectableFields?: CRDSelectableField[];
+}
+
+export interface CRDCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface CRDSpec {
+  group: string;
+  names: CRDNames;
+  scope: string;
+  versions: CRDVersion[];
+  conversion?: { strategy?: string; webhook?: unknown };
+  preserveUnknownFields?: boolean;
+}
+
+export interface CRDStatus {
+  conditions?: CRDCondition[];
+  acceptedNames?: CRDNames;
+  storedVersions?: string[];
+}
+
+export interface CustomResourceDefinition extends KubeObject {
+  spec: CRDSpec;
+  status?: CRDStatus;
+}
+
+/** The condition of `type`, if present. */
+export function findCondition(crd: CustomResourceDefinition, type: string): CRDCondition | undefined {
+  return crd.status?.conditions?.find((c) => c.type === type);
+}
+
+export function isConditionTrue(crd: CustomResourceDefinition, type: string): boolean {
+  return findCondition(crd, type)?.status === 'True';
+}
+
+/**
+ * Sets a condition the way apiextensions' SetCRDCondition does: lastTransitionTime only moves when the status
+ * changes; reason and message are always replaced.
+ */
+export function setCondition(crd: CustomResourceDefinition, cond: Omit<CRDCondition, 'lastTransitionTime'>, now: string): void {
+  const status = (crd.status ??= {});
+  const conditions = (status.conditions ??= []);
+  const existing = conditions.find((c) => c.type === cond.type);
+  if (!existing) {
+    conditions.push({ ...cond, lastTransitionTime: now });
+    return;
+  }
+  if (existing.status !== cond.status) existing.lastTransitionTime = now;
+  existing.status = cond.status;
+  existing.reason = cond.reason;
+  existing.message = cond.message;
+}
+
+/** The version marked storage:true (validation guarantees exactly one in stored CRDs). */
+export function storageVersionOf(crd: CustomResourceDefinition): string | undefined {
+  return crd.spec.versions.find((v) => v.storage)?.name;
+}

@@ -1,0 +1,261 @@
+/**
+ * Validation of a CustomResourceDefinition on create and update (apiextensions validation.go,
+ * ValidateCustomResourceDefinition / ...Update). Error paths follow upstream's internal representation: when every
+ * version carries an identical schema (always so with one version), the v1→internal conversion hoists it to
+ * `spec.validation`, and errors are reported there; likewise `spec.subresources` and `spec.additionalPrinterColumns`.
+ */
+import { type FieldError, FieldPath, forbidden, invalid, notSupported, required } from '../../apimachinery/field-errors.js';
+import { jsonEqual } from '../../apimachinery/object.js';
+import { isDNS1035Label, isDNS1123Subdomain } from '../../apimachinery/validation/names.js';
+import { validateCRDSchema } from '../schema/validate-crd-schema.js';
+import type { JSONSchemaProps } from '../schema/json-schema-props.js';
+import type { CRDColumn, CRDNames, CRDSubresources, CRDVersion, CustomResourceDefinition } from './types.js';
+
+const printerColumnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
+const printerColumnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
+/** Keywords allowed at the schema root when the status subresource is on (upstream allowedFieldsAtRootSchema). */
+const allowedAtRootWithStatus = new Set([
+  'description', 'type', 'format', 'title', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength',
+  'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'multipleOf', 'required', 'items', 'properties',
+  'externalDocs', 'example', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-validations',
+]);
+const allowedAtRootList = '[Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations]';
+
+/** Errors for metadata.name beyond the generic DNS-subdomain check: it must be `<plural>.<group>`. */
+export function validateCRDName(crd: CustomResourceDefinition): FieldError[] {
+  const name = crd.metadata?.name ?? '';
+  if (!name) return [];
+  const wanted = `${crd.spec?.names?.plural ?? ''}.${crd.spec?.group ?? ''}`;
+  return name === wanted ? [] : [invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group')];
+}
+
+/** Whether `pick` gives the same (deep-equal) value for every version: upstream then hoists it to spec. */
+function identicalAcross<T>(versions: CRDVersion[], pick: (v: CRDVersion) => T): boolean {
+  if (versions.length === 0) return false;
+  const first = pick(versions[0]!);
+  return versions.every((v) => jsonEqual(pick(v) ?? null, first ?? null));
+}
+
+/** Validates spec and status of a CRD on create. */
+export function validateCRD(crd: CustomResourceDefinition): FieldError[] {
+  const errs = validateCRDName(crd);
+  errs.push(...validateSpec(crd));
+  errs.push(...validateNames(crd.status?.acceptedNames ?? {}, FieldPath.root('status').child('acceptedNames')));
+  errs.push(...validateStoredVersions(crd));
+  return errs;
+}
+
+/** Validates a CRD update: everything validateCRD checks plus the immutable group and plural. */
+export function validateCRDUpdate(crd: CustomResourceDefinition, old: CustomResourceDefinition): FieldError[] {
+  const errs = validateSpec(crd);
+  if ((crd.spec?.group ?? '') !== (old.spec?.group ?? '')) errs.push(invalid('spec.group', crd.spec?.group ?? '', 'field is immutable'));
+  if ((crd.spec?.names?.plural ?? '') !== (old.spec?.names?.plural ?? '')) {
+    errs.push(invalid('spec.names.plural', crd.spec?.names?.plural ?? '', 'field is immutable'));
+  }
+  errs.push(...validateNames(crd.status?.acceptedNames ?? {}, FieldPath.root('status').child('acceptedNames')));
+  errs.push(...validateStoredVersions(crd));
+  return errs;
+}
+
+/** status.storedVersions must be non-empty, name only versions in spec, and include the storage version. */
+function validateStoredVersions(crd: CustomResourceDefinition): FieldError[] {
+  const stored = crd.status?.storedVersions ?? [];
+  const path = 'status.storedVersions';
+  if (stored.length === 0) return [invalid(path, stored, 'must have at least one stored version')];
+  const errs: FieldError[] = [];
+  const specVersions = new Set((crd.spec?.versions ?? []).map((v) => v.name));
+  for (const v of crd.spec?.versions ?? []) {
+    if (v.storage && !stored.includes(v.name)) errs.push(invalid(path, stored, `must have the storage version ${v.name}`));
+  }
+  stored.forEach((v, i) => {
+    if (!specVersions.has(v)) {
+      errs.push(
+        invalid(
+          `${path}[${i}]`,
+          v,
+          `missing from spec.versions; ${v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${v} and removes ${v} from status.storedVersions`,
+        ),
+      );
+    }
+  });
+  return errs;
+}
+
+function validateSpec(crd: CustomResourceDefinition): FieldError[] {
+  const spec = crd.spec ?? ({} as CustomResourceDefinition['spec']);
+  const p = FieldPath.root('spec');
+  const errs: FieldError[] = [];
+  const group = spec.group ?? '';
+  if (!group) errs.push(required('spec.group'));
+  else {
+    const g = isDNS1123Subdomain(group);
+    if (g.length) errs.push(invalid('spec.group', group, g.join(',')));
+    else if (group.split('.').length < 2) errs.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
+  }
+  if (!spec.scope) errs.push(required('spec.scope'));
+  else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') errs.push(notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  const hoistSchema = identicalAcross(versions, (v) => v.schema);
+  const hoistSubresources = identicalAcross(versions, (v) => v.subresources);
+  const hoistColumns = identicalAcross(versions, (v) => v.additionalPrinterColumns);
+  const anyStatus = versions.some((v) => v.subresources?.status !== undefined);
+
+  for (const [i, v] of versions.entries()) {
+    if (!v.schema?.openAPIV3Schema) errs.push(required(p.child('versions').index(i).child('schema').child('openAPIV3Schema').toString()));
+  }
+  let storageCount = 0;
+  const seen = new Set<string>();
+  let unique = true;
+  for (const [i, v] of versions.entries()) {
+    const vp = p.child('versions').index(i);
+    if (v.storage) storageCount++;
+    if (seen.has(v.name)) unique = false;
+    seen.add(v.name);
+    const nameErrs = isDNS1035Label(v.name ?? '');
+    if (nameErrs.length) errs.push(invalid(vp.child('name').toString(), v.name ?? '', nameErrs.join(',')));
+    errs.push(...validateDeprecationWarning(v, vp));
+    if (!hoistSchema) errs.push(...validateSchema(v.schema?.openAPIV3Schema, v.subresources?.status !== undefined, vp.child('schema')));
+    if (!hoistSubresources) errs.push(...validateSubresources(v.subresources, vp.child('subresources')));
+    if (!hoistColumns) (v.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, vp.child('additionalPrinterColumns').index(j))));
+  }
+  if (!unique) errs.push(invalid('spec.versions', versions, 'must contain unique version names'));
+  if (storageCount !== 1) errs.push(invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  if (versions.length > 0) {
+    const firstErrs = isDNS1035Label(versions[0]!.name ?? '');
+    if (firstErrs.length) errs.push(invalid('spec.version', versions[0]!.name ?? '', firstErrs.join(',')));
+  }
+  const names = spec.names ?? {};
+  if (!names.plural) errs.push(required('spec.names.plural'));
+  if (!names.singular) errs.push(required('spec.names.singular'));
+  if (!names.kind) errs.push(required('spec.names.kind'));
+  if (!names.listKind) errs.push(required('spec.names.listKind'));
+  errs.push(...validateNames(names, p.child('names')));
+  if (hoistSchema && versions.length) errs.push(...validateSchema(versions[0]!.schema?.openAPIV3Schema, anyStatus, p.child('validation')));
+  if (hoistSubresources && versions.length) errs.push(...validateSubresources(versions[0]!.subresources, p.child('subresources')));
+  if (hoistColumns && versions.length) {
+    (versions[0]!.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, p.child('additionalPrinterColumns').index(j))));
+  }
+  if (spec.preserveUnknownFields === true) {
+    errs.push(invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
+  }
+  const strategy = spec.conversion?.strategy;
+  if (spec.conversion) {
+    if (!strategy) errs.push(required('spec.conversion.strategy'));
+    else if (strategy !== 'None' && strategy !== 'Webhook') errs.push(notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
+    else if (strategy === 'Webhook') errs.push(forbidden('spec.conversion.strategy', 'webhook conversion is not supported by this server'));
+    else if (spec.conversion.webhook !== undefined) errs.push(forbidden('spec.conversion.webhookClientConfig', 'should not be set when strategy is not set to Webhook'));
+  }
+  return errs;
+}
+
+function validateDeprecationWarning(v: CRDVersion, vp: FieldPath): FieldError[] {
+  const w = v.deprecationWarning;
+  const path = vp.child('deprecationWarning').toString();
+  if (!v.deprecated && w !== undefined) return [invalid(path, w, 'can only be set for deprecated versions')];
+  if (w === undefined) return [];
+  const errs: FieldError[] = [];
+  if (w.length > 256) errs.push(invalid(path, w, 'must be <= 256 characters long'));
+  if (w.length === 0) errs.push(invalid(path, w, 'must not be an empty string'));
+  const bad = [...w].findIndex((ch) => /[\p{Cc}]/u.test(ch));
+  if (bad >= 0) errs.push(invalid(path, w, `must only contain printable UTF-8 characters; control character found at index ${bad}`));
+  return errs;
+}
+
+function validateSchema(schema: JSONSchemaProps | undefined, statusEnabled: boolean, fp: FieldPath): FieldError[] {
+  if (!schema) return [];
+  const errs: FieldError[] = [];
+  if (statusEnabled) {
+    for (const [k, val] of Object.entries(schema)) {
+      if (val === undefined || val === null || val === false || val === '' || (Array.isArray(val) && val.length === 0)) continue;
+      if (k === 'type') {
+        if (schema.type !== 'object') {
+          errs.push(invalid(fp.child('openAPIV3Schema.type').toString(), schema.type, 'only "object" is allowed as the type at the root of the schema if the status subresource is enabled'));
+          break;
+        }
+        continue;
+      }
+      if (!allowedAtRootWithStatus.has(k)) {
+        errs.push(invalid(fp.child('openAPIV3Schema').toString(), schema, `only ${allowedAtRootList} fields are allowed at the root of the schema if the status subresource is enabled`));
+        break;
+      }
+    }
+  }
+  errs.push(...validateCRDSchema(schema, fp.child('openAPIV3Schema')));
+  return errs;
+}
+
+/** `.a.b` style paths as validateSimpleJSONPath accepts them. */
+function simpleJSONPathErrors(s: string, path: string): FieldError[] {
+  if (s.length === 0) return [invalid(path, s, 'must not be empty')];
+  if (s[0] !== '.') return [invalid(path, s, 'must be a simple json path starting with .')];
+  return [];
+}
+
+function validateSubresources(sub: CRDSubresources | undefined, fp: FieldPath): FieldError[] {
+  const scale = sub?.scale;
+  if (!scale) return [];
+  const errs: FieldError[] = [];
+  const specPath = fp.child('scale.specReplicasPath').toString();
+  if (!scale.specReplicasPath) errs.push(required(specPath));
+  else {
+    const e = simpleJSONPathErrors(scale.specReplicasPath, specPath);
+    if (e.length) errs.push(...e);
+    else if (!scale.specReplicasPath.startsWith('.spec.')) errs.push(invalid(specPath, scale.specReplicasPath, 'should be a json path under .spec'));
+  }
+  const statusPath = fp.child('scale.statusReplicasPath').toString();
+  if (!scale.statusReplicasPath) errs.push(required(statusPath));
+  else {
+    const e = simpleJSONPathErrors(scale.statusReplicasPath, statusPath);
+    if (e.length) errs.push(...e);
+    else if (!scale.statusReplicasPath.startsWith('.status.')) errs.push(invalid(statusPath, scale.statusReplicasPath, 'should be a json path under .status'));
+  }
+  if (scale.labelSelectorPath) {
+    const selPath = fp.child('scale.labelSelectorPath').toString();
+    const e = simpleJSONPathErrors(scale.labelSelectorPath, selPath);
+    if (e.length) errs.push(...e);
+    else if (!scale.labelSelectorPath.startsWith('.spec.') && !scale.labelSelectorPath.startsWith('.status.')) {
+      errs.push(invalid(selPath, scale.labelSelectorPath, 'should be a json path under either .spec or .status'));
+    }
+  }
+  return errs;
+}
+
+function validateColumn(col: CRDColumn, fp: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!col.name) errs.push(required(fp.child('name').toString()));
+  const typeMsg = `must be one of ${printerColumnTypes.join(',')}`;
+  if (!col.type) errs.push(required(fp.child('type').toString(), typeMsg));
+  else if (!printerColumnTypes.includes(col.type)) errs.push(invalid(fp.child('type').toString(), col.type, typeMsg));
+  if (col.format && !printerColumnFormats.includes(col.format)) {
+    errs.push(invalid(fp.child('format').toString(), col.format, `must be one of ${printerColumnFormats.join(',')}`));
+  }
+  const jp = fp.child('JSONPath').toString();
+  if (!col.jsonPath) errs.push(required(jp));
+  else errs.push(...simpleJSONPathErrors(col.jsonPath, jp));
+  return errs;
+}
+
+/** ValidateCustomResourceDefinitionNames: DNS-1035 names, kind ≠ listKind. */
+export function validateNames(names: CRDNames, fp: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const label = (field: string, value: string | undefined, lower: boolean, prefix = '') => {
+    if (!value) return;
+    const e = isDNS1035Label(lower ? value.toLowerCase() : value);
+    if (e.length) errs.push(invalid(fp.child(field).toString(), value, prefix + e.join(',')));
+  };
+  label('plural', names.plural, false);
+  label('singular', names.singular, false);
+  label('kind', names.kind, true, 'may have mixed case, but should otherwise match: ');
+  label('listKind', names.listKind, true, 'may have mixed case, but should otherwise match: ');
+  (names.shortNames ?? []).forEach((s, i) => {
+    const e = isDNS1035Label(s);
+    if (e.length) errs.push(invalid(fp.child('shortNames').index(i).toString(), s, e.join(',')));
+  });
+  if (names.kind && names.kind === names.listKind) errs.push(invalid(fp.child('listKind').toString(), names.listKind, 'kind and listKind may not be the same'));
+  (names.categories ?? []).forEach((s, i) => {
+    const e = isDNS1035Label(s);
+    if (e.length) errs.push(invalid(fp.child('categories').index(i).toString(), s, e.join(',')));
+  });
+  return errs;
+}

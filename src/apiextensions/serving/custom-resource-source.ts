@@ -1,0 +1,68 @@
+/**
+ * The DynamicResourceSource that serves custom resources: it holds the CRDs of every logical cluster as last
+ * observed in storage and yields the definitions of the established ones. Definitions are rebuilt only when a CRD's
+ * resourceVersion changes, and the old ones are dropped from the registry's store cache, so resources(cluster) is a
+ * map read on the request path.
+ */
+import type { DynamicResourceSource, ResourceRegistry } from '../../registry/resource-registry.js';
+import type { CustomResourceDefinition } from '../crd/types.js';
+import { type CustomResourceServing, customResourceDefinitions, SchemaCache } from './custom-resource.js';
+
+interface Entry {
+  crd: CustomResourceDefinition;
+  defs: CustomResourceServing[];
+}
+
+export class CustomResourceSource implements DynamicResourceSource {
+  readonly schemas = new SchemaCache();
+  private readonly byCluster = new Map<string, Map<string, Entry>>();
+  private readonly flat = new Map<string, CustomResourceServing[]>();
+
+  constructor(private readonly registry: ResourceRegistry) {}
+
+  resources(cluster: string): CustomResourceServing[] {
+    let out = this.flat.get(cluster);
+    if (!out) {
+      out = [];
+      for (const e of this.byCluster.get(cluster)?.values() ?? []) out.push(...e.defs);
+      this.flat.set(cluster, out);
+    }
+    return out;
+  }
+
+  /** The CRD as last observed, if any. */
+  get(cluster: string, name: string): CustomResourceDefinition | undefined {
+    return this.byCluster.get(cluster)?.get(name)?.crd;
+  }
+
+  /** Every CRD observed in a cluster. */
+  list(cluster: string): CustomResourceDefinition[] {
+    return [...(this.byCluster.get(cluster)?.values() ?? [])].map((e) => e.crd);
+  }
+
+  /**
+   * Records the stored state of a CRD (null: it is gone). Called synchronously from the storage watch, so the serving
+   * set changes in the same tick the write commits; older resourceVersions than the one held are ignored.
+   */
+  observe(cluster: string, name: string, crd: CustomResourceDefinition | null): void {
+    let m = this.byCluster.get(cluster);
+    const prev = m?.get(name);
+    if (crd && prev && Number(prev.crd.metadata?.resourceVersion ?? 0) >= Number(crd.metadata?.resourceVersion ?? 0)) return;
+    if (prev) for (const d of prev.defs) this.registry.forget(d);
+    this.flat.delete(cluster);
+    if (!crd) {
+      m?.delete(name);
+      if (prev && prev.crd.metadata?.uid) this.schemas.forget(prev.crd.metadata.uid);
+      return;
+    }
+    if (!m) this.byCluster.set(cluster, (m = new Map()));
+    let defs: CustomResourceServing[] = [];
+    try {
+      defs = customResourceDefinitions(crd, this.schemas);
+    } catch {
+      // A stored CRD passed validation; a schema the engine still cannot compile is not served rather than fatal.
+      defs = [];
+    }
+    m.set(name, { crd, defs });
+  }
+}

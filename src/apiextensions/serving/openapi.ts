@@ -1,0 +1,92 @@
+/**
+ * OpenAPI v2 and v3 definitions for one served version of a CRD, shaped like apiextensions-apiserver's
+ * controller/openapi/builder: the kind's schema (the CRD's openAPIV3Schema with apiVersion, kind and metadata filled
+ * in) and its list kind, both carrying x-kubernetes-group-version-kind. Definition names use the REST-friendly form
+ * of the group (reversed domain): stable.example.com/v1 CronTab → com.example.stable.v1.CronTab.
+ */
+import type { JSONSchemaProps } from '../schema/json-schema-props.js';
+
+type Schema = { [key: string]: unknown };
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
+const apiVersionDescription =
+  'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
+const kindDescription =
+  'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+const metadataDescription = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+const listMetadataDescription = 'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+
+/** `stable.example.com` + v1 + CronTab → `com.example.stable.v1.CronTab`. */
+export function crDefinitionName(group: string, version: string, kind: string): string {
+  return `${group.split('.').reverse().join('.')}.${version}.${kind}`;
+}
+
+export interface CRSchemaInput {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  schema: JSONSchemaProps | undefined;
+}
+
+/** The v2 and v3 definitions of the kind and its list. */
+export function crOpenAPISchemas(input: CRSchemaInput): { v2: Record<string, Schema>; v3: Record<string, Schema> } {
+  return { v3: build(input, 'v3'), v2: build(input, 'v2') };
+}
+
+function ref(version: 'v2' | 'v3', name: string): string {
+  return version === 'v3' ? `#/components/schemas/${name}` : `#/definitions/${name}`;
+}
+
+function build(input: CRSchemaInput, version: 'v2' | 'v3'): Record<string, Schema> {
+  const name = crDefinitionName(input.group, input.version, input.kind);
+  const listName = crDefinitionName(input.group, input.version, input.listKind);
+  const base: Schema = input.schema ? (structuredClone(input.schema) as Schema) : { type: 'object' };
+  const kindSchema = version === 'v2' ? toV2(base) : base;
+  const props = ((kindSchema.properties as Record<string, Schema> | undefined) ?? {});
+  const metaRef = version === 'v3' ? { description: metadataDescription, allOf: [{ $ref: ref(version, OBJECT_META) }] } : { description: metadataDescription, $ref: ref(version, OBJECT_META) };
+  kindSchema.type ??= 'object';
+  kindSchema.properties = {
+    ...props,
+    apiVersion: { description: apiVersionDescription, type: 'string', ...(props.apiVersion ?? {}) },
+    kind: { description: kindDescription, type: 'string', ...(props.kind ?? {}) },
+    metadata: metaRef,
+  };
+  kindSchema['x-kubernetes-group-version-kind'] = [{ group: input.group, kind: input.kind, version: input.version }];
+  const listMeta = version === 'v3' ? { description: listMetadataDescription, allOf: [{ $ref: ref(version, LIST_META) }] } : { description: listMetadataDescription, $ref: ref(version, LIST_META) };
+  const listSchema: Schema = {
+    description: `${input.listKind} is a list of ${input.kind}`,
+    type: 'object',
+    required: ['items'],
+    properties: {
+      apiVersion: { description: apiVersionDescription, type: 'string' },
+      items: { description: `List of ${input.kind.toLowerCase()}s. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`, type: 'array', items: { $ref: ref(version, name) } },
+      kind: { description: kindDescription, type: 'string' },
+      metadata: listMeta,
+    },
+    'x-kubernetes-group-version-kind': [{ group: input.group, kind: input.listKind, version: input.version }],
+  };
+  return { [name]: kindSchema, [listName]: listSchema };
+}
+
+/**
+ * Swagger 2.0 cannot say what OpenAPI 3 can: drop nullable and the logic junctors, and leave int-or-string untyped
+ * (upstream's ToStructuralOpenAPIV2 does the same).
+ */
+function toV2(s: Schema): Schema {
+  delete s.nullable;
+  delete s.oneOf;
+  delete s.anyOf;
+  delete s.not;
+  delete s.allOf;
+  delete s['x-kubernetes-validations'];
+  if (s['x-kubernetes-int-or-string']) delete s.type;
+  for (const key of ['properties', 'patternProperties', 'definitions']) {
+    const m = s[key] as Record<string, Schema> | undefined;
+    if (m) for (const k of Object.keys(m)) toV2(m[k]!);
+  }
+  if (s.items && typeof s.items === 'object' && !Array.isArray(s.items)) toV2(s.items as Schema);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object') toV2(s.additionalProperties as Schema);
+  return s;
+}

@@ -1,0 +1,111 @@
+/**
+ * Request authentication (k8s.io/apiserver pkg/authentication), in upstream's order: a client certificate verified
+ * against our CA (CN = user, O = groups), else a bearer token (static tokens, then ServiceAccount JWTs), else
+ * anonymous when enabled; otherwise 401. A presented but invalid credential is refused even when anonymous access
+ * is enabled. Every authenticated user also gets system:authenticated.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { timingSafeEqual } from 'node:crypto';
+import { errors } from '../../apimachinery/status.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import type { UserInfo } from '../../registry/rest.js';
+import { CLUSTER_NAME_EXTRA } from '../authz/authorizer.js';
+import type { ServiceAccountTokens } from './service-account-token.js';
+
+/** Static bearer tokens: token → user (the admin token and the --token-auth-file users). */
+export type TokenTable = Map<string, UserInfo>;
+
+/** Reads a ServiceAccount of a logical cluster; undefined when it does not exist. */
+export type ServiceAccountGetter = (cluster: string, namespace: string, name: string) => Promise<KubeObject | undefined>;
+
+export interface AuthenticatorOptions {
+  tokens: TokenTable;
+  serviceAccountTokens: ServiceAccountTokens;
+  getServiceAccount: ServiceAccountGetter;
+  anonymous: boolean;
+}
+
+export const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+function tokenEquals(a: string, b: string): boolean {
+  const ba = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ba.length === bb.length && timingSafeEqual(ba, bb);
+}
+
+function asList(v: string | string[] | undefined): string[] {
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+/** Adds system:authenticated unless present. */
+export function withAuthenticated(user: UserInfo): UserInfo {
+  return user.groups.includes('system:authenticated') ? user : { ...user, groups: [...user.groups, 'system:authenticated'] };
+}
+
+/** The identity of a ServiceAccount, as its tokens authenticate. */
+export function serviceAccountUser(cluster: string, namespace: string, name: string, uid: string, jti?: string): UserInfo {
+  const extra: Record<string, string[]> = { [CLUSTER_NAME_EXTRA]: [cluster] };
+  if (jti) extra['authentication.kubernetes.io/credential-id'] = [`JTI=${jti}`];
+  return {
+    username: `system:serviceaccount:${namespace}:${name}`,
+    uid,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+    extra,
+  };
+}
+
+export class Authenticator {
+  constructor(private readonly opts: AuthenticatorOptions) {}
+
+  /**
+   * Authenticates an HTTP request; throws 401 when it cannot. A ServiceAccount token authenticates whatever cluster
+   * it names (in extra[CLUSTER_NAME_EXTRA]); the caller rejects it when the request addresses another cluster.
+   */
+  async authenticate(req: IncomingMessage): Promise<UserInfo> {
+    const fromCert = this.certificateUser(req);
+    if (fromCert) return fromCert;
+    const auth = req.headers.authorization;
+    if (auth !== undefined) {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+      if (m) {
+        const r = await this.authenticateToken(m[1]!);
+        if ('user' in r) return r.user;
+      }
+      throw errors.unauthorized();
+    }
+    if (this.opts.anonymous) return ANONYMOUS;
+    throw errors.unauthorized();
+  }
+
+  private certificateUser(req: IncomingMessage): UserInfo | undefined {
+    const socket = req.socket as TLSSocket;
+    if (!socket.authorized || typeof socket.getPeerCertificate !== 'function') return undefined;
+    const cert = socket.getPeerCertificate();
+    const cn = cert?.subject ? asList(cert.subject.CN)[0] : undefined;
+    if (!cn) return undefined;
+    return withAuthenticated({ username: cn, groups: asList(cert.subject.O) });
+  }
+
+  /**
+   * Authenticates a bearer token (also TokenReview's job): static tokens first, then ServiceAccount tokens, which
+   * must be for `cluster` when one is given and whose ServiceAccount must still exist with the same uid.
+   */
+  async authenticateToken(token: string, cluster?: string, audiences?: readonly string[]): Promise<{ user: UserInfo; audiences?: string[] } | { error: string }> {
+    for (const [t, user] of this.opts.tokens) {
+      if (tokenEquals(t, token)) return { user: withAuthenticated(user) };
+    }
+    const sat = this.opts.serviceAccountTokens;
+    if (!sat.looksLikeOurs(token)) return { error: 'invalid bearer token' };
+    const v = sat.verify(token, audiences);
+    if ('error' in v) return v;
+    // The token belongs to one workspace: elsewhere it is not a credential at all.
+    if (cluster !== undefined && v.cluster !== cluster) return { error: `invalid bearer token, token is for logical cluster ${JSON.stringify(v.cluster)}, not ${JSON.stringify(cluster)}` };
+    const sa = await this.opts.getServiceAccount(v.cluster, v.namespace, v.name);
+    if (!sa) return { error: `invalid bearer token, serviceaccounts ${JSON.stringify(v.name)} not found` };
+    if (sa.metadata?.uid !== v.uid) return { error: `invalid bearer token, service account UID (${v.uid}) does not match claim (${sa.metadata?.uid ?? ''})` };
+    if (sa.metadata?.deletionTimestamp) return { error: 'invalid bearer token, service account is being deleted' };
+    return { user: serviceAccountUser(v.cluster, v.namespace, v.name, v.uid, v.jti), audiences: v.audiences };
+  }
+}

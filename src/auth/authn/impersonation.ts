@@ -1,0 +1,75 @@
+/**
+ * Impersonation (k8s.io/apiserver pkg/endpoints/filters/impersonation.go): Impersonate-User, Impersonate-Group
+ * (repeatable), Impersonate-Uid and Impersonate-Extra-<key> headers make the request act as another user, provided
+ * the real user may `impersonate` each of them: users (or serviceaccounts for system:serviceaccount:<ns>:<name>),
+ * groups, uids and userextras/<key>. A refusal is the usual 403 naming what could not be impersonated.
+ */
+import type { IncomingMessage } from 'node:http';
+import { errors } from '../../apimachinery/status.js';
+import type { UserInfo } from '../../registry/rest.js';
+import { resourceAttributes, type AuthorizationAttributes } from '../authz/attributes.js';
+import { type Authorizer, CLUSTER_NAME_EXTRA } from '../authz/authorizer.js';
+import { forbiddenError } from '../authz/forbidden.js';
+
+const SA_PREFIX = 'system:serviceaccount:';
+const EXTRA_PREFIX = 'impersonate-extra-';
+
+function headerList(v: string | string[] | undefined): string[] {
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}
+
+/**
+ * Returns the user the request acts as: `user` itself when no impersonation header is present, otherwise the
+ * impersonated identity after checking every impersonation against the authorizer in `cluster`.
+ */
+export function impersonate(req: IncomingMessage, user: UserInfo, cluster: string, authorizer: Authorizer): UserInfo {
+  const h = req.headers;
+  const username = headerList(h['impersonate-user'])[0];
+  const groups = headerList(h['impersonate-group']);
+  const uid = headerList(h['impersonate-uid'])[0];
+  const extra: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(h)) {
+    if (!name.startsWith(EXTRA_PREFIX)) continue;
+    // Extra keys are percent-encoded in header names (legal header characters only).
+    const key = decodeURIComponent(name.slice(EXTRA_PREFIX.length));
+    extra[key] = headerList(value).flatMap((v) => v.split(',').map((s) => s.trim()));
+  }
+  const extraKeys = Object.keys(extra);
+  if (username === undefined) {
+    if (groups.length || uid !== undefined || extraKeys.length) {
+      throw errors.badRequest('requested impersonation of groups, uid or extra without impersonating a user');
+    }
+    return user;
+  }
+
+  const checks: AuthorizationAttributes[] = [];
+  let impersonatedGroups = [...groups];
+  let userExtra: Record<string, string[]> = { ...extra };
+  if (username.startsWith(SA_PREFIX)) {
+    const [namespace, name] = username.slice(SA_PREFIX.length).split(':');
+    checks.push(resourceAttributes(user, { verb: 'impersonate', resource: 'serviceaccounts', namespace: namespace ?? '', name: name ?? '' }));
+    if (groups.length === 0) impersonatedGroups = ['system:serviceaccounts', `system:serviceaccounts:${namespace}`];
+    userExtra = { ...userExtra, [CLUSTER_NAME_EXTRA]: [cluster] };
+  } else {
+    checks.push(resourceAttributes(user, { verb: 'impersonate', resource: 'users', name: username }));
+  }
+  for (const g of groups) checks.push(resourceAttributes(user, { verb: 'impersonate', resource: 'groups', name: g }));
+  if (uid !== undefined) checks.push(resourceAttributes(user, { verb: 'impersonate', apiGroup: 'authentication.k8s.io', resource: 'uids', name: uid }));
+  for (const k of extraKeys) {
+    for (const v of extra[k]!) {
+      checks.push(resourceAttributes(user, { verb: 'impersonate', apiGroup: 'authentication.k8s.io', resource: 'userextras', subresource: k, name: v }));
+    }
+  }
+  for (const c of checks) {
+    const d = authorizer.authorize(cluster, c);
+    if (d.decision !== 'Allow') throw forbiddenError(c, d.reason);
+  }
+  if (username === 'system:anonymous') {
+    if (!impersonatedGroups.includes('system:unauthenticated')) impersonatedGroups.push('system:unauthenticated');
+  } else if (!impersonatedGroups.includes('system:authenticated')) impersonatedGroups.push('system:authenticated');
+  const out: UserInfo = { username, groups: impersonatedGroups };
+  if (uid !== undefined) out.uid = uid;
+  if (Object.keys(userExtra).length) out.extra = userExtra;
+  return out;
+}

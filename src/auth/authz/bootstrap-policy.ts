@@ -1,0 +1,130 @@
+/**
+ * The RBAC objects every logical cluster starts with (kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy,
+ * trimmed to what atrium serves, plus kcp's workspace access role): cluster-admin, the aggregated admin/edit/view,
+ * system:discovery, system:basic-user, system:public-info-viewer, and their bindings. In `root` every authenticated
+ * user may enter (system:kcp:workspace:access bound to system:authenticated); other workspaces admit only those bound.
+ */
+import { StatusError } from '../../apimachinery/status.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import type { ResourceRegistry } from '../../registry/resource-registry.js';
+import { aggregateClusterRoles } from './aggregation.js';
+import type { PolicyRule } from './policy-rule.js';
+import { RBAC_GROUP } from './rbac-index.js';
+
+export const WORKSPACE_ACCESS_ROLE = 'system:kcp:workspace:access';
+
+const read = ['get', 'list', 'watch'];
+const write = ['create', 'delete', 'deletecollection', 'patch', 'update'];
+const all = [...write, 'get', 'list', 'watch'];
+
+const bootstrapLabels = { 'kubernetes.io/bootstrapping': 'rbac-defaults' };
+const autoupdate = { 'rbac.authorization.kubernetes.io/autoupdate': 'true' };
+
+function clusterRole(name: string, rules: PolicyRule[], extra: { labels?: Record<string, string>; aggregateFrom?: string } = {}): KubeObject {
+  const role: KubeObject = {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'ClusterRole',
+    metadata: { name, labels: { ...bootstrapLabels, ...(extra.labels ?? {}) }, annotations: { ...autoupdate } },
+    rules,
+  };
+  if (extra.aggregateFrom) {
+    role.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [`rbac.authorization.k8s.io/${extra.aggregateFrom}`]: 'true' } }] };
+  }
+  return role;
+}
+
+function groupBinding(name: string, role: string, groups: string[]): KubeObject {
+  return {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'ClusterRoleBinding',
+    metadata: { name, labels: { ...bootstrapLabels }, annotations: { ...autoupdate } },
+    roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: role },
+    subjects: groups.map((g) => ({ apiGroup: RBAC_GROUP, kind: 'Group', name: g })),
+  };
+}
+
+/** The bootstrap ClusterRoles. */
+export function bootstrapClusterRoles(): KubeObject[] {
+  return [
+    clusterRole('cluster-admin', [
+      { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
+      { nonResourceURLs: ['*'], verbs: ['*'] },
+    ]),
+    clusterRole('admin', [], { aggregateFrom: 'aggregate-to-admin' }),
+    clusterRole('edit', [], { aggregateFrom: 'aggregate-to-edit', labels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } }),
+    clusterRole('view', [], { aggregateFrom: 'aggregate-to-view', labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } }),
+    clusterRole(
+      'system:aggregate-to-admin',
+      [
+        { apiGroups: [RBAC_GROUP], resources: ['rolebindings', 'roles'], verbs: all },
+        { apiGroups: ['authorization.k8s.io'], resources: ['localsubjectaccessreviews'], verbs: ['create'] },
+      ],
+      { labels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } },
+    ),
+    clusterRole(
+      'system:aggregate-to-edit',
+      [
+        { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] },
+        { apiGroups: [''], resources: ['configmaps', 'secrets', 'serviceaccounts'], verbs: write },
+        { apiGroups: [''], resources: ['secrets'], verbs: read },
+        { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: all },
+      ],
+      { labels: { 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } },
+    ),
+    clusterRole(
+      'system:aggregate-to-view',
+      [
+        { apiGroups: [''], resources: ['configmaps', 'events', 'serviceaccounts'], verbs: read },
+        { apiGroups: [''], resources: ['namespaces', 'namespaces/status'], verbs: read },
+        { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: read },
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: read },
+      ],
+      { labels: { 'rbac.authorization.k8s.io/aggregate-to-view': 'true' } },
+    ),
+    clusterRole('system:discovery', [
+      {
+        nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'],
+        verbs: ['get'],
+      },
+    ]),
+    clusterRole('system:basic-user', [
+      { apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] },
+      { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] },
+    ]),
+    clusterRole('system:public-info-viewer', [{ nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'], verbs: ['get'] }]),
+    clusterRole(WORKSPACE_ACCESS_ROLE, [{ nonResourceURLs: ['/'], verbs: ['access'] }]),
+  ];
+}
+
+/** The bootstrap ClusterRoleBindings of a cluster; `root` also lets every authenticated user in. */
+export function bootstrapClusterRoleBindings(cluster: string): KubeObject[] {
+  const out = [
+    groupBinding('cluster-admin', 'cluster-admin', ['system:masters']),
+    groupBinding('system:discovery', 'system:discovery', ['system:authenticated']),
+    groupBinding('system:basic-user', 'system:basic-user', ['system:authenticated']),
+    groupBinding('system:public-info-viewer', 'system:public-info-viewer', ['system:authenticated', 'system:unauthenticated']),
+  ];
+  if (cluster === 'root') out.push(groupBinding(`${WORKSPACE_ACCESS_ROLE}:authenticated`, WORKSPACE_ACCESS_ROLE, ['system:authenticated']));
+  return out;
+}
+
+/**
+ * Creates the bootstrap RBAC objects in a logical cluster (existing ones are left alone, so it is idempotent and
+ * keeps admins' edits), then fills in the aggregated roles. Call it whenever a logical cluster is initialised.
+ */
+export async function bootstrapRbac(registry: ResourceRegistry, cluster: string): Promise<void> {
+  const ctx = { cluster, user: { username: 'system:apiserver', groups: ['system:masters'] } };
+  const roles = registry.lookup(cluster, RBAC_GROUP, 'v1', 'clusterroles')!;
+  const bindings = registry.lookup(cluster, RBAC_GROUP, 'v1', 'clusterrolebindings')!;
+  const create = async (store: typeof roles, obj: KubeObject) => {
+    try {
+      await store.create(ctx, '', obj, { dryRun: false });
+    } catch (err) {
+      if (!(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err;
+    }
+  };
+  for (const r of bootstrapClusterRoles()) await create(roles, r);
+  for (const b of bootstrapClusterRoleBindings(cluster)) await create(bindings, b);
+  await aggregateClusterRoles(registry, cluster);
+}

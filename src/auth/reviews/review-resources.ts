@@ -1,0 +1,201 @@
+/**
+ * The authentication.k8s.io and authorization.k8s.io review resources and TokenRequest: create-only, computed from
+ * the request and never stored (k8s.io/kubernetes pkg/registry/{authentication,authorization}). They are what
+ * `kubectl auth can-i` (SelfSubjectAccessReview, --list: SelfSubjectRulesReview), `kubectl auth whoami`
+ * (SelfSubjectReview) and `kubectl create token` (serviceaccounts/<name>/token) call.
+ */
+import * as fe from '../../apimachinery/field-errors.js';
+import type { FieldError } from '../../apimachinery/field-errors.js';
+import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+import { errors } from '../../apimachinery/status.js';
+import type { ComputedCreate, ComputedCreateRequest, RequestContext, ResourceDefinition, UserInfo } from '../../registry/rest.js';
+import { defineBuiltin } from '../../registry/builtin/define.js';
+import { type AuthorizationAttributes, nonResourceAttributes, resourceAttributes } from '../authz/attributes.js';
+import { type Authorizer, SYSTEM_MASTERS } from '../authz/authorizer.js';
+import type { PolicyRule } from '../authz/policy-rule.js';
+import type { Authenticator, ServiceAccountGetter } from '../authn/authenticator.js';
+import type { ServiceAccountTokens } from '../authn/service-account-token.js';
+import { aggregateText } from '../authz/rbac-authorizer.js';
+
+export interface ReviewServices {
+  authorizer: Authorizer;
+  authenticator: Authenticator;
+  serviceAccountTokens: ServiceAccountTokens;
+  getServiceAccount: ServiceAccountGetter;
+}
+
+const AUTHZ = 'authorization.k8s.io';
+const AUTHN = 'authentication.k8s.io';
+
+function specOf(obj: KubeObject): Record<string, unknown> {
+  return isPlainObject(obj.spec) ? obj.spec : {};
+}
+
+/** The response object: what was sent (metadata, spec) plus the computed status. */
+function answer(obj: KubeObject, group: string, kind: string, status: Record<string, unknown>): KubeObject {
+  return { kind, apiVersion: `${group}/v1`, metadata: { ...(isPlainObject(obj.metadata) ? obj.metadata : {}), creationTimestamp: null }, spec: obj.spec ?? {}, status };
+}
+
+/** Exactly one of resourceAttributes / nonResourceAttributes (ValidateSelfSubjectAccessReviewSpec and friends). */
+function validateAttributesChoice(spec: Record<string, unknown>): FieldError[] {
+  const hasRes = isPlainObject(spec.resourceAttributes);
+  const hasNonRes = isPlainObject(spec.nonResourceAttributes);
+  if (hasRes && hasNonRes) return [fe.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'cannot be specified in combination with resourceAttributes')];
+  if (!hasRes && !hasNonRes) return [fe.invalid('spec.resourceAttributes', null, 'exactly one of nonResourceAttributes or resourceAttributes must be specified')];
+  return [];
+}
+
+function attributesOf(user: UserInfo, spec: Record<string, unknown>): AuthorizationAttributes {
+  if (isPlainObject(spec.resourceAttributes)) {
+    const ra = spec.resourceAttributes as Record<string, string | undefined>;
+    return resourceAttributes(user, {
+      verb: ra.verb ?? '',
+      apiGroup: ra.group ?? '',
+      apiVersion: ra.version ?? '',
+      resource: ra.resource ?? '',
+      subresource: ra.subresource ?? '',
+      namespace: ra.namespace ?? '',
+      name: ra.name ?? '',
+    });
+  }
+  const na = spec.nonResourceAttributes as Record<string, string | undefined>;
+  return nonResourceAttributes(user, na.verb ?? '', na.path ?? '');
+}
+
+function accessStatus(authorizer: Authorizer, cluster: string, attrs: AuthorizationAttributes): Record<string, unknown> {
+  const d = authorizer.authorize(cluster, attrs);
+  const status: Record<string, unknown> = { allowed: d.decision === 'Allow' };
+  if (d.decision === 'Deny') status.denied = true;
+  if (d.reason) status.reason = d.reason;
+  if (d.evaluationError) status.evaluationError = d.evaluationError;
+  return status;
+}
+
+function userFromSpec(spec: Record<string, unknown>): UserInfo {
+  const u: UserInfo = { username: String(spec.user ?? ''), groups: Array.isArray(spec.groups) ? spec.groups.map(String) : [] };
+  if (spec.uid) u.uid = String(spec.uid);
+  if (isPlainObject(spec.extra)) u.extra = spec.extra as Record<string, string[]>;
+  return u;
+}
+
+function reviewDef(resource: string, kind: string, group: string, namespaced: boolean, create: ComputedCreate): ResourceDefinition {
+  const def = defineBuiltin({ group, version: 'v1', resource, kind, namespaced, verbs: ['create'], definitionName: `io.k8s.api.${group.split('.')[0]}.v1.${kind}` });
+  return { ...def, computedCreates: { '': create } };
+}
+
+function invalidIf(group: string, kind: string, name: string, errs: FieldError[]): void {
+  if (errs.length) throw errors.invalid(group, kind, name, errs);
+}
+
+/** The SelfSubjectRulesReview status for a user in a namespace of a cluster. */
+export function rulesReviewStatus(authorizer: Authorizer, cluster: string, user: UserInfo, namespace: string): Record<string, unknown> {
+  const resourceRules: Record<string, unknown>[] = [];
+  const nonResourceRules: Record<string, unknown>[] = [];
+  const add = (r: PolicyRule) => {
+    if ((r.nonResourceURLs ?? []).length) nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs });
+    else {
+      const rr: Record<string, unknown> = { verbs: r.verbs };
+      if (r.apiGroups?.length) rr.apiGroups = r.apiGroups;
+      if (r.resources?.length) rr.resources = r.resources;
+      if (r.resourceNames?.length) rr.resourceNames = r.resourceNames;
+      resourceRules.push(rr);
+    }
+  };
+  // system:masters is allowed everything before RBAC is asked, and says so first.
+  if (user.groups.includes(SYSTEM_MASTERS)) {
+    add({ apiGroups: ['*'], resources: ['*'], verbs: ['*'] });
+    add({ nonResourceURLs: ['*'], verbs: ['*'] });
+  }
+  const { rules, errors: errs } = authorizer.rules.rulesFor(cluster, user, namespace);
+  for (const r of rules) add(r);
+  const status: Record<string, unknown> = { resourceRules, nonResourceRules, incomplete: errs.length > 0 };
+  if (errs.length) status.evaluationError = aggregateText(errs);
+  return status;
+}
+
+function userInfoJson(u: UserInfo): Record<string, unknown> {
+  const out: Record<string, unknown> = { username: u.username };
+  if (u.uid) out.uid = u.uid;
+  out.groups = u.groups;
+  if (u.extra && Object.keys(u.extra).length) out.extra = u.extra;
+  return out;
+}
+
+/** Builds every review resource definition over the given services. */
+export function reviewResources(s: ReviewServices): ResourceDefinition[] {
+  const ssar = reviewDef('selfsubjectaccessreviews', 'SelfSubjectAccessReview', AUTHZ, false, async (ctx, { object }) => {
+    const spec = specOf(object);
+    invalidIf(AUTHZ, 'SelfSubjectAccessReview', '', validateAttributesChoice(spec));
+    return answer(object, AUTHZ, 'SelfSubjectAccessReview', accessStatus(s.authorizer, ctx.cluster, attributesOf(ctx.user, spec)));
+  });
+  const sar = reviewDef('subjectaccessreviews', 'SubjectAccessReview', AUTHZ, false, async (ctx, { object }) => {
+    const spec = specOf(object);
+    const errs = validateAttributesChoice(spec);
+    if (!spec.user && !(Array.isArray(spec.groups) && spec.groups.length)) errs.push(fe.invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
+    invalidIf(AUTHZ, 'SubjectAccessReview', '', errs);
+    return answer(object, AUTHZ, 'SubjectAccessReview', accessStatus(s.authorizer, ctx.cluster, attributesOf(userFromSpec(spec), spec)));
+  });
+  const lsar = reviewDef('localsubjectaccessreviews', 'LocalSubjectAccessReview', AUTHZ, true, async (ctx, { object, namespace }) => {
+    const spec = specOf(object);
+    const errs = validateAttributesChoice(spec);
+    if (isPlainObject(spec.nonResourceAttributes)) errs.push(fe.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'disallowed on this kind of request'));
+    if (!spec.user && !(Array.isArray(spec.groups) && spec.groups.length)) errs.push(fe.invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
+    invalidIf(AUTHZ, 'LocalSubjectAccessReview', '', errs);
+    const ra = spec.resourceAttributes as Record<string, unknown>;
+    if ((ra.namespace ?? '') !== namespace) throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${namespace}`);
+    return answer(object, AUTHZ, 'LocalSubjectAccessReview', accessStatus(s.authorizer, ctx.cluster, attributesOf(userFromSpec(spec), spec)));
+  });
+  const ssrr = reviewDef('selfsubjectrulesreviews', 'SelfSubjectRulesReview', AUTHZ, false, async (ctx, { object }) => {
+    const namespace = String(specOf(object).namespace ?? '');
+    return answer(object, AUTHZ, 'SelfSubjectRulesReview', rulesReviewStatus(s.authorizer, ctx.cluster, ctx.user, namespace));
+  });
+  const ssr = reviewDef('selfsubjectreviews', 'SelfSubjectReview', AUTHN, false, async (ctx, { object }) => {
+    const out = answer(object, AUTHN, 'SelfSubjectReview', { userInfo: userInfoJson(ctx.user) });
+    delete out.spec;
+    return out;
+  });
+  const tokenReview = reviewDef('tokenreviews', 'TokenReview', AUTHN, false, async (ctx, { object }) => {
+    const spec = specOf(object);
+    if (!spec.token) invalidIf(AUTHN, 'TokenReview', '', [fe.required('spec.token', 'token must be specified')]);
+    const audiences = Array.isArray(spec.audiences) && spec.audiences.length ? spec.audiences.map(String) : undefined;
+    const r = await s.authenticator.authenticateToken(String(spec.token), ctx.cluster, audiences);
+    if ('error' in r) return answer(object, AUTHN, 'TokenReview', { user: {}, error: r.error });
+    return answer(object, AUTHN, 'TokenReview', { authenticated: true, user: userInfoJson(r.user), audiences: r.audiences ?? audiences ?? [...s.serviceAccountTokens.apiAudiences] });
+  });
+  return [ssar, ssrr, sar, lsar, ssr, tokenReview];
+}
+
+const MIN_EXPIRATION_SECONDS = 600;
+const MAX_EXPIRATION_SECONDS = 2 ** 32;
+
+/** POST serviceaccounts/<name>/token (TokenRequest): a signed token for the ServiceAccount, valid in this cluster only. */
+export function tokenRequestCreate(s: ReviewServices): ComputedCreate {
+  return async (ctx: RequestContext, req: ComputedCreateRequest) => {
+    const spec = specOf(req.object);
+    const errs: FieldError[] = [];
+    const expirationSeconds = spec.expirationSeconds === undefined || spec.expirationSeconds === null ? 3600 : Number(spec.expirationSeconds);
+    if (expirationSeconds < MIN_EXPIRATION_SECONDS) errs.push(fe.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes'));
+    if (expirationSeconds > MAX_EXPIRATION_SECONDS) errs.push(fe.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds'));
+    invalidIf(AUTHN, 'TokenRequest', req.name, errs);
+    const sa = await s.getServiceAccount(ctx.cluster, req.namespace, req.name);
+    if (!sa) throw errors.notFound({ group: '', resource: 'serviceaccounts' }, req.name);
+    const audiences = Array.isArray(spec.audiences) && spec.audiences.length ? spec.audiences.map(String) : [...s.serviceAccountTokens.apiAudiences];
+    const bound = isPlainObject(spec.boundObjectRef) ? (spec.boundObjectRef as { kind: string; name: string; uid?: string }) : undefined;
+    const { token, expiresAt } = s.serviceAccountTokens.issue({
+      cluster: ctx.cluster,
+      namespace: req.namespace,
+      name: req.name,
+      uid: sa.metadata!.uid!,
+      audiences,
+      expirationSeconds,
+      boundObject: bound,
+    });
+    return {
+      kind: 'TokenRequest',
+      apiVersion: `${AUTHN}/v1`,
+      metadata: { name: req.name, namespace: req.namespace, creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') },
+      spec: { audiences, expirationSeconds, boundObjectRef: bound ?? null },
+      status: { token, expirationTimestamp: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    };
+  };
+}

@@ -1,0 +1,263 @@
+/**
+ * RestClient: talks to an atrium (or any Kubernetes) API server over HTTPS exactly as any other client does: JSON
+ * bodies, client certificates or a bearer token, `/clusters/<name>` logical-cluster prefixes. Every non-2xx answer
+ * becomes a StatusError carrying the server's Status, so callers branch on `err.code` / `err.reason` as client-go
+ * users branch on apierrors.IsNotFound & co.
+ */
+import { Agent, request as httpsRequest } from 'node:https';
+import { StatusError } from '../apimachinery/status.js';
+import type { KubeObject } from '../apimachinery/object.js';
+import { readKubeconfig } from '../apiserver/kubeconfig/kubeconfig.js';
+import { resourcePath, type GroupVersionResource, type RequestScope } from './resource.js';
+import { normalizeStatus, readWatchStream, type WatchStream } from './watch-stream.js';
+
+export interface RestClientConfig {
+  /** https://host:port of the server (no path). */
+  url: string;
+  /** PEM of the CA that signed the serving certificate. */
+  ca?: string;
+  /** Client certificate and key (PEM). */
+  cert?: string;
+  key?: string;
+  /** Bearer token; used when set, in addition to any client certificate. */
+  token?: string;
+  /** User-Agent; also the default field manager on the server. */
+  userAgent?: string;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
+  limit?: number;
+  continue?: string;
+}
+
+export interface WatchOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  timeoutSeconds?: number;
+}
+
+export interface DeleteOptions {
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  preconditions?: { uid?: string; resourceVersion?: string };
+  gracePeriodSeconds?: number;
+  dryRun?: string[];
+}
+
+export interface ObjectList<T extends KubeObject = KubeObject> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  items: T[];
+}
+
+export type PatchType = 'json' | 'merge' | 'strategic';
+
+const patchContentTypes: Record<PatchType, string> = {
+  json: 'application/json-patch+json',
+  merge: 'application/merge-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+};
+
+export interface RawResponse {
+  status: number;
+  body: unknown;
+  text: string;
+}
+
+/**
+ * A typed-enough REST client for any group/version/resource. Scope `cluster` is a logical cluster name (`*` for
+ * wildcard list/watch); `namespace` selects a namespace (omit for cluster-scoped resources or all namespaces).
+ */
+export class RestClient {
+  private readonly agent: Agent;
+
+  constructor(readonly config: RestClientConfig) {
+    this.agent = new Agent({
+      ca: config.ca,
+      cert: config.cert,
+      key: config.key,
+      keepAlive: true,
+      maxSockets: Infinity,
+    });
+  }
+
+  /** A client from a kubeconfig file's current context (inline or file credentials, token or certificates). */
+  static async fromKubeconfig(path: string, overrides: Partial<RestClientConfig> = {}): Promise<RestClient> {
+    const kc = await readKubeconfig(path);
+    const creds = await kc.currentCredentials();
+    const server = new URL(kc.currentServer());
+    return new RestClient({
+      url: `${server.protocol}//${server.host}`,
+      ca: await kc.currentCaPem(),
+      cert: creds.certPem,
+      key: creds.keyPem,
+      token: creds.token,
+      ...overrides,
+    });
+  }
+
+  /** Closes idle keep-alive connections. Open watches must be stopped by their owners. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  async get<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, name: string, scope: RequestScope = {}): Promise<T> {
+    return (await this.call('GET', resourcePath(gvr, { ...scope, name }))) as T;
+  }
+
+  /** One page (or everything, when no limit) of a collection. */
+  async list<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, scope: RequestScope = {}, opts: ListOptions = {}): Promise<ObjectList<T>> {
+    const q = query({ ...opts, limit: opts.limit === undefined ? undefined : String(opts.limit) });
+    return (await this.call('GET', resourcePath(gvr, scope) + q)) as ObjectList<T>;
+  }
+
+  /** Lists every page, following `continue` tokens; returns all items and the first page's resourceVersion. */
+  async listAll<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, scope: RequestScope = {}, opts: ListOptions = {}): Promise<ObjectList<T>> {
+    const first = await this.list<T>(gvr, scope, opts);
+    const items = [...first.items];
+    let cont = first.metadata.continue;
+    while (cont) {
+      const next = await this.list<T>(gvr, scope, { ...opts, resourceVersion: undefined, continue: cont });
+      items.push(...next.items);
+      cont = next.metadata.continue;
+    }
+    return { ...first, metadata: { resourceVersion: first.metadata.resourceVersion }, items };
+  }
+
+  /**
+   * Opens a watch. Resolves once the server has answered 200; a non-200 answer (e.g. 410 for a compacted
+   * resourceVersion) rejects with a StatusError.
+   */
+  watch<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, scope: RequestScope = {}, opts: WatchOptions = {}): Promise<WatchStream<T>> {
+    const q = query({
+      ...opts,
+      watch: 'true',
+      allowWatchBookmarks: opts.allowWatchBookmarks ? 'true' : undefined,
+      timeoutSeconds: opts.timeoutSeconds === undefined ? undefined : String(opts.timeoutSeconds),
+    });
+    const url = new URL(resourcePath(gvr, scope) + q, this.config.url);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(url, { method: 'GET', agent: this.agent, headers: this.headers() }, (res) => {
+        if (res.statusCode !== 200) {
+          readBody(res).then(({ text, body }) => reject(new StatusError(normalizeStatus(body, res.statusCode ?? 500, text))), reject);
+          return;
+        }
+        resolve(readWatchStream<T>(res, () => req.destroy()));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** POST; the namespace defaults to the object's metadata.namespace. */
+  async create<T extends KubeObject>(gvr: GroupVersionResource, obj: T, scope: RequestScope = {}): Promise<T> {
+    return (await this.call('POST', resourcePath(gvr, withNamespace(scope, obj)), obj)) as T;
+  }
+
+  /** PUT of the whole object (metadata.resourceVersion, when set, is a precondition: stale → 409 Conflict). */
+  async update<T extends KubeObject>(gvr: GroupVersionResource, obj: T, scope: RequestScope = {}): Promise<T> {
+    return (await this.call('PUT', resourcePath(gvr, { ...withNamespace(scope, obj), name: obj.metadata?.name ?? '' }), obj)) as T;
+  }
+
+  /** PUT to the status subresource: only .status changes. */
+  updateStatus<T extends KubeObject>(gvr: GroupVersionResource, obj: T, scope: RequestScope = {}): Promise<T> {
+    return this.updateSubresource(gvr, obj, 'status', scope);
+  }
+
+  /** PUT to any subresource (e.g. a namespace's `finalize`). */
+  async updateSubresource<T extends KubeObject>(gvr: GroupVersionResource, obj: T, subresource: string, scope: RequestScope = {}): Promise<T> {
+    const path = resourcePath(gvr, { ...withNamespace(scope, obj), name: obj.metadata?.name ?? '', subresource });
+    return (await this.call('PUT', path, obj)) as T;
+  }
+
+  async patch<T extends KubeObject = KubeObject>(
+    gvr: GroupVersionResource,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    scope: RequestScope & { subresource?: string; fieldManager?: string } = {},
+  ): Promise<T> {
+    const q = query({ fieldManager: scope.fieldManager });
+    const path = resourcePath(gvr, { cluster: scope.cluster, namespace: scope.namespace, name, subresource: scope.subresource }) + q;
+    return (await this.call('PATCH', path, patch, patchContentTypes[type])) as T;
+  }
+
+  /**
+   * DELETE. Resolves with the server's answer: the object when it is only marked for deletion (finalizers), or a
+   * Status when it is gone.
+   */
+  async delete(gvr: GroupVersionResource, name: string, scope: RequestScope = {}, opts: DeleteOptions = {}): Promise<KubeObject> {
+    return (await this.call('DELETE', resourcePath(gvr, { ...scope, name }), { kind: 'DeleteOptions', apiVersion: 'v1', ...opts })) as KubeObject;
+  }
+
+  /** deletecollection on a (namespaced) collection. */
+  async deleteCollection(gvr: GroupVersionResource, scope: RequestScope = {}, opts: DeleteOptions = {}, listOpts: ListOptions = {}): Promise<unknown> {
+    return this.call('DELETE', resourcePath(gvr, scope) + query({ ...listOpts, limit: undefined }), { kind: 'DeleteOptions', apiVersion: 'v1', ...opts });
+  }
+
+  /** Any request (discovery, non-resource paths). Non-2xx → StatusError. */
+  async call(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<unknown> {
+    const r = await this.raw(method, path, body, contentType);
+    if (r.status < 200 || r.status > 299) throw new StatusError(normalizeStatus(r.body, r.status, r.text));
+    return r.body;
+  }
+
+  /** Any request, returning status and parsed body whatever the status code. */
+  raw(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<RawResponse> {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const headers = this.headers();
+    if (payload) {
+      headers['Content-Type'] = contentType;
+      headers['Content-Length'] = String(payload.length);
+    }
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(new URL(path, this.config.url), { method, agent: this.agent, headers }, (res) => {
+        readBody(res).then(({ text, body: parsed }) => resolve({ status: res.statusCode ?? 0, body: parsed, text }), reject);
+      });
+      req.on('error', reject);
+      if (payload) req.write(payload);
+      req.end();
+    });
+  }
+
+  private headers(): Record<string, string> {
+    const h: Record<string, string> = { Accept: 'application/json', 'User-Agent': this.config.userAgent ?? 'atrium-controller/v0.0.0' };
+    if (this.config.token) h.Authorization = `Bearer ${this.config.token}`;
+    return h;
+  }
+}
+
+function withNamespace(scope: RequestScope, obj: KubeObject): RequestScope {
+  return { ...scope, namespace: scope.namespace ?? obj.metadata?.namespace };
+}
+
+function query(params: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, v);
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+function readBody(res: import('node:http').IncomingMessage): Promise<{ text: string; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      resolve({ text, body });
+    });
+    res.on('error', reject);
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * Defaulting of the workload types, as the API server's SetDefaults_* functions for core/v1 and apps/v1 fill in
+ * omitted fields on every write. Defaults matter beyond cosmetics: the deployment controller hashes the defaulted
+ * pod template, so a template written twice with and without defaults must hash the same.
+ */
+import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
+
+function objectAt(parent: JsonObject, key: string): JsonObject {
+  if (!isPlainObject(parent[key])) parent[key] = {};
+  return parent[key] as JsonObject;
+}
+
+function arrayOfObjects(v: unknown): JsonObject[] {
+  return Array.isArray(v) ? v.filter(isPlainObject) : [];
+}
+
+/** Always for `:latest` or untagged images, IfNotPresent for tagged or digest-pinned ones (SetDefaults_Container). */
+export function defaultImagePullPolicy(image: string): string {
+  if (image.includes('@')) return 'IfNotPresent';
+  const lastSegment = image.slice(image.lastIndexOf('/') + 1);
+  const colon = lastSegment.lastIndexOf(':');
+  if (colon < 0) return 'Always';
+  return lastSegment.slice(colon + 1) === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultContainer(c: JsonObject): void {
+  if (c.terminationMessagePath === undefined || c.terminationMessagePath === '') c.terminationMessagePath = '/dev/termination-log';
+  if (c.terminationMessagePolicy === undefined || c.terminationMessagePolicy === '') c.terminationMessagePolicy = 'File';
+  if ((c.imagePullPolicy === undefined || c.imagePullPolicy === '') && typeof c.image === 'string') c.imagePullPolicy = defaultImagePullPolicy(c.image);
+  for (const p of arrayOfObjects(c.ports)) if (!p.protocol) p.protocol = 'TCP';
+  for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
+    if (!isPlainObject(probe)) continue;
+    probe.timeoutSeconds ??= 1;
+    probe.periodSeconds ??= 10;
+    probe.successThreshold ??= 1;
+    probe.failureThreshold ??= 3;
+  }
+}
+
+/** SetDefaults_PodSpec plus the container defaults, in place. */
+export function defaultPodSpec(spec: JsonObject): void {
+  if (!spec.dnsPolicy) spec.dnsPolicy = 'ClusterFirst';
+  if (!spec.restartPolicy) spec.restartPolicy = 'Always';
+  if (spec.terminationGracePeriodSeconds === undefined || spec.terminationGracePeriodSeconds === null) spec.terminationGracePeriodSeconds = 30;
+  if (!isPlainObject(spec.securityContext)) spec.securityContext = {};
+  if (!spec.schedulerName) spec.schedulerName = 'default-scheduler';
+  if (spec.enableServiceLinks === undefined) spec.enableServiceLinks = true;
+  for (const c of [...arrayOfObjects(spec.containers), ...arrayOfObjects(spec.initContainers)]) defaultContainer(c);
+}
+
+/** Defaults of a pod template embedded in a Deployment or ReplicaSet. */
+export function defaultPodTemplate(template: JsonObject): void {
+  defaultPodSpec(objectAt(template, 'spec'));
+}
+
+/** SetDefaults_Deployment (apps/v1): replicas 1, RollingUpdate 25%/25%, 10 old ReplicaSets, 600s deadline. */
+export function defaultDeployment(obj: JsonObject): void {
+  const spec = objectAt(obj, 'spec');
+  if (spec.replicas === undefined || spec.replicas === null) spec.replicas = 1;
+  const strategy = objectAt(spec, 'strategy');
+  if (!strategy.type) strategy.type = 'RollingUpdate';
+  if (strategy.type === 'RollingUpdate') {
+    const ru = objectAt(strategy, 'rollingUpdate');
+    if (ru.maxUnavailable === undefined || ru.maxUnavailable === null) ru.maxUnavailable = '25%';
+    if (ru.maxSurge === undefined || ru.maxSurge === null) ru.maxSurge = '25%';
+  }
+  if (spec.revisionHistoryLimit === undefined || spec.revisionHistoryLimit === null) spec.revisionHistoryLimit = 10;
+  if (spec.progressDeadlineSeconds === undefined || spec.progressDeadlineSeconds === null) spec.progressDeadlineSeconds = 600;
+  defaultPodTemplate(objectAt(spec, 'template'));
+}
+
+/** SetDefaults_ReplicaSet (apps/v1): replicas 1, plus the template defaults. */
+export function defaultReplicaSet(obj: JsonObject): void {
+  const spec = objectAt(obj, 'spec');
+  if (spec.replicas === undefined || spec.replicas === null) spec.replicas = 1;
+  defaultPodTemplate(objectAt(spec, 'template'));
+}
+
+/**
+ * SetDefaults_Pod: the spec defaults, and requests copied from limits for every resource a container limits but does
+ * not request (the scheduler then accounts the limit).
+ */
+export function defaultPod(obj: JsonObject): void {
+  const spec = objectAt(obj, 'spec');
+  defaultPodSpec(spec);
+  for (const c of [...arrayOfObjects(spec.containers), ...arrayOfObjects(spec.initContainers)]) {
+    const res = isPlainObject(c.resources) ? c.resources : undefined;
+    if (!res || !isPlainObject(res.limits)) continue;
+    const requests = isPlainObject(res.requests) ? res.requests : {};
+    for (const [k, v] of Object.entries(res.limits)) if (requests[k] === undefined) requests[k] = v;
+    res.requests = requests;
+  }
+}
+
+/** SetDefaults_Service minus address allocation: type ClusterIP, affinity None, TCP ports, targetPort = port. */
+export function defaultService(obj: JsonObject): void {
+  const spec = objectAt(obj, 'spec');
+  if (!spec.type) spec.type = 'ClusterIP';
+  if (!spec.sessionAffinity) spec.sessionAffinity = 'None';
+  if (spec.type !== 'ExternalName' && !spec.internalTrafficPolicy) spec.internalTrafficPolicy = 'Cluster';
+  if ((spec.type === 'NodePort' || spec.type === 'LoadBalancer') && !spec.externalTrafficPolicy) spec.externalTrafficPolicy = 'Cluster';
+  if (spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts === undefined) spec.allocateLoadBalancerNodePorts = true;
+  for (const p of arrayOfObjects(spec.ports)) {
+    if (!p.protocol) p.protocol = 'TCP';
+    if (p.targetPort === undefined || p.targetPort === null || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+  }
+}

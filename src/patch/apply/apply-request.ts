@@ -1,0 +1,110 @@
+/**
+ * The request side of server-side apply (k8s.io/apiserver handlers/patch.go applyPatcher): PatchOptions validation,
+ * decoding the YAML or JSON body, and the checks on the configuration and on the resulting object, each failing
+ * with kube-apiserver's Status.
+ */
+import * as fe from '../../apimachinery/field-errors.js';
+import { FieldPath } from '../../apimachinery/field-errors.js';
+import type { KubeObject } from '../../apimachinery/object.js';
+import { errors } from '../../apimachinery/status.js';
+import { validateFieldManager } from '../../apimachinery/validation/object-meta.js';
+import { parse as parseYaml } from 'yaml';
+import { isObjectValue } from './schema.js';
+
+export interface ApplyOptions {
+  fieldManager: string;
+  force: boolean;
+}
+
+/**
+ * fieldManager (required for apply, at most 128 printable characters) and force (a boolean). Errors are 422 on
+ * PatchOptions.meta.k8s.io, e.g. `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required
+ * for apply patch`. dryRun and fieldValidation are checked by the caller as for every patch.
+ */
+export function parseApplyOptions(query: URLSearchParams): ApplyOptions {
+  const fieldManager = query.get('fieldManager') ?? '';
+  const errs = fieldManager === '' ? [fe.required('fieldManager', 'is required for apply patch')] : validateFieldManager(fieldManager, FieldPath.root('fieldManager'));
+  if (errs.length) throw errors.invalid('meta.k8s.io', 'PatchOptions', '', errs);
+  const raw = query.get('force');
+  let force = false;
+  if (raw !== null) {
+    if (raw === 'true' || raw === '1' || raw === '') force = true;
+    else if (raw !== 'false' && raw !== '0') throw errors.badRequest(`force: invalid value ${JSON.stringify(raw)}: must be a boolean`);
+  }
+  return { fieldManager, force };
+}
+
+/**
+ * Decodes an apply body: YAML or JSON (JSON is YAML), which must be a mapping. An empty body is an empty
+ * configuration (it then fails the apiVersion check). 400 `error decoding YAML: ...` otherwise.
+ */
+export function decodeApplyBody(body: Buffer): KubeObject {
+  const text = body.toString('utf8');
+  let value: unknown = NOT_JSON;
+  // JSON is YAML, and kubectl and most controllers send JSON: try the fast parser first.
+  if (/^\s*\{/.test(text)) {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = NOT_JSON;
+    }
+  }
+  if (value === NOT_JSON) {
+    try {
+      value = parseYaml(text, { uniqueKeys: false, maxAliasCount: 100 });
+    } catch (err) {
+      throw errors.badRequest(`error decoding YAML: error converting YAML to JSON: yaml: ${firstLine((err as Error).message)}`);
+    }
+  }
+  if (value === null || value === undefined) return {};
+  if (!isObjectValue(value)) {
+    const kind = Array.isArray(value) ? 'array' : typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : 'bool';
+    throw errors.badRequest(
+      `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`,
+    );
+  }
+  return value as KubeObject;
+}
+
+/**
+ * The configuration must be of the endpoint's version (400 `Incorrect version specified in apply patch. Specified
+ * patch version: <v>, expected: <gv>`), carry no managedFields (400 `metadata.managedFields must be nil`), and be
+ * of its kind (upstream finds no type for another kind: 500 `failed to create typed patch object`).
+ */
+export function checkApplyConfiguration(config: KubeObject, groupVersion: string, kind: string): void {
+  const version = typeof config.apiVersion === 'string' ? config.apiVersion : '';
+  if (version !== groupVersion) {
+    throw errors.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${version}, expected: ${groupVersion}`);
+  }
+  const meta = config.metadata;
+  if (isObjectValue(meta) && meta.managedFields !== undefined && meta.managedFields !== null) {
+    throw errors.badRequest('metadata.managedFields must be nil');
+  }
+  const configKind = typeof config.kind === 'string' ? config.kind : '';
+  if (configKind !== kind) {
+    const [group, v] = groupVersion.includes('/') ? groupVersion.split('/') : ['', groupVersion];
+    const gvk = `${group}/${v}, Kind=${configKind}`;
+    const ns = isObjectValue(meta) && typeof meta.namespace === 'string' ? meta.namespace : '';
+    const name = isObjectValue(meta) && typeof meta.name === 'string' ? meta.name : '';
+    throw errors.internal(`failed to create typed patch object (${ns}/${name}; ${gvk}): no corresponding type for ${gvk}`);
+  }
+}
+
+/**
+ * The applied object must name the URL's object (patch.go checkName): 400 `the name of the object (<a>) does not
+ * match the name on the URL (<b>)` / `the namespace of the object (<a>) does not match the namespace on the request (<b>)`.
+ */
+export function checkAppliedName(obj: KubeObject, name: string, namespace: string): void {
+  const objName = obj.metadata?.name ?? '';
+  if (objName !== name) throw errors.badRequest(`the name of the object (${objName}) does not match the name on the URL (${name})`);
+  const objNamespace = obj.metadata?.namespace ?? '';
+  if (namespace && objNamespace && objNamespace !== namespace) {
+    throw errors.badRequest(`the namespace of the object (${objNamespace}) does not match the namespace on the request (${namespace})`);
+  }
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+function firstLine(s: string): string {
+  return s.split('\n')[0]!;
+}

@@ -1,0 +1,190 @@
+/**
+ * managedFields bookkeeping for one endpoint of one resource (k8s.io/apiserver fieldmanager): Update operations
+ * (create, update, non-apply patch) take ownership of what they change, and Apply merges a configuration over the
+ * live object, prunes what the applier dropped, and refuses to change fields other managers own unless forced.
+ */
+import { type KubeObject, deepCopy, nowRFC3339 } from '../../apimachinery/object.js';
+import { compareObjects, type Comparison } from './compare.js';
+import { applyConflictError, type ManagerConflict } from './conflicts.js';
+import { FieldSet } from './field-set.js';
+import { allowedLastAppliedConflicts, syncLastApplied } from './last-applied.js';
+import {
+  capUpdateManagers,
+  decodeManagedFields,
+  encodeManagedFields,
+  entryIdentity,
+  type ManagedEntry,
+} from './managed-fields.js';
+import { mergeValues, removeMembers } from './merge.js';
+import { fieldSetOf, withNamedFieldsAsMembers } from './object-fields.js';
+import type { SsaType } from './schema.js';
+
+/** The manager that owns everything an object held before its first apply when it had no managedFields. */
+export const BEFORE_FIRST_APPLY = 'before-first-apply';
+
+/** Fields no manager ever owns: type and identity metadata the server controls (stripmeta.go). */
+const STRIPPED = (() => {
+  const s = new FieldSet();
+  s.insert(['f:apiVersion']);
+  s.insert(['f:kind']);
+  s.insert(['f:metadata']);
+  for (const f of ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion']) {
+    s.insert(['f:metadata', `f:${f}`]);
+  }
+  return s;
+})();
+
+export interface FieldManagerOptions {
+  /** The type of the whole object. */
+  root: SsaType;
+  /** The apiVersion entries are recorded at, e.g. `v1` or `rbac.authorization.k8s.io/v1`. */
+  apiVersion: string;
+  /** The subresource written through ('' for the main resource). */
+  subresource: string;
+  /** Top-level fields this endpoint resets (status on the main resource, spec on /status); nobody gains them here. */
+  resetFields?: readonly string[];
+  /** Clock for entry times (tests). */
+  now?: () => string;
+}
+
+export class FieldManager {
+  private readonly ignored = new FieldSet();
+  private readonly now: () => string;
+
+  constructor(private readonly opts: FieldManagerOptions) {
+    for (const f of opts.resetFields ?? []) this.ignored.insert([`f:${f}`]);
+    this.now = opts.now ?? nowRFC3339;
+  }
+
+  /**
+   * Records an Update by `manager` turning `live` (null on create) into `next`, and returns `next` with its
+   * managedFields set (the input is not mutated). managedFields sent in `next` replace the live ones when they decode
+   * and are non-empty (how clients edit them; `[{}]` decodes to one empty entry and so resets them); otherwise, and
+   * always on subresources, the live ones are kept. An update of an object that has no managedFields is not tracked,
+   * as upstream only starts tracking on create or apply.
+   */
+  update(live: KubeObject | null, next: KubeObject, manager: string): KubeObject {
+    const out = deepCopy(next);
+    const liveEntries = decodeManagedFields(live?.metadata?.managedFields) ?? [];
+    const sent = this.opts.subresource ? undefined : decodeManagedFields(next.metadata?.managedFields);
+    let entries = sent && sent.length > 0 ? sent : liveEntries;
+    if (live !== null && entries.length === 0) {
+      setManagedFields(out, undefined);
+      return out;
+    }
+    entries = this.recordUpdate(entries, live ?? {}, out, manager);
+    setManagedFields(out, encodeManagedFields(capUpdateManagers(entries)));
+    return out;
+  }
+
+  /**
+   * Applies `config` by `manager` over `live` (null when the object does not exist yet) and returns the new object
+   * with managedFields. Throws the 409 apply conflict when the change would modify fields other managers own and
+   * `force` is false. Callers check the configuration's apiVersion/kind/managedFields first.
+   */
+  apply(live: KubeObject | null, config: KubeObject, manager: string, force: boolean): KubeObject {
+    const liveObj: KubeObject = live ? withoutManagedFields(live) : {};
+    let entries = decodeManagedFields(live?.metadata?.managedFields) ?? [];
+    if (live !== null && entries.length === 0) {
+      entries = this.recordUpdate([], {}, liveObj, BEFORE_FIRST_APPLY);
+    }
+    const self = { manager, operation: 'Apply' as const, apiVersion: this.opts.apiVersion, subresource: this.opts.subresource };
+    const selfId = entryIdentity(self);
+    const previous = entries.find((e) => entryIdentity(e) === selfId);
+    const others = entries.filter((e) => e !== previous).map((e) => ({ ...e }));
+    const applied = this.owned(fieldSetOf(config, this.opts.root));
+
+    let merged = mergeValues(liveObj, withoutManagedFields(config), this.opts.root) as KubeObject;
+    if (previous && !previous.fields.isEmpty()) merged = this.prune(merged, previous.fields, applied, others);
+
+    const cmp = this.compare(liveObj, merged);
+    const changed = cmp.modified.union(cmp.added);
+    let conflicts: ManagerConflict[] = [];
+    for (const e of others) {
+      const c = e.fields.intersection(changed);
+      if (!c.isEmpty()) conflicts.push({ entry: e, fields: c });
+    }
+    if (conflicts.length > 0 && !force) {
+      // kubectl's own migration from client-side apply: conflicts on fields the last-applied annotation lists are allowed.
+      const allowed = manager === 'kubectl' ? allowedLastAppliedConflicts(live, this.opts.root) : undefined;
+      const remaining = conflicts
+        .map((c) => ({ entry: c.entry, fields: allowed ? c.fields.difference(allowed) : c.fields }))
+        .filter((c) => !c.fields.isEmpty());
+      if (remaining.length > 0) throw applyConflictError(remaining);
+    }
+    for (const c of conflicts) c.entry.fields = c.entry.fields.difference(c.fields);
+    for (const e of others) e.fields = e.fields.difference(cmp.removed);
+    conflicts = [];
+
+    const objectChanged = !cmp.added.isEmpty() || !cmp.modified.isEmpty() || !cmp.removed.isEmpty();
+    const setChanged = !previous || !previous.fields.equals(applied) || previous.apiVersion !== this.opts.apiVersion;
+    const entry: ManagedEntry = { ...self, fields: applied, time: objectChanged || setChanged ? this.now() : previous?.time };
+    // The merge shares subtrees with the configuration and the live object; callers may mutate what they get.
+    const copy = deepCopy(merged);
+    const result = manager === 'kubectl' ? syncLastApplied(copy, config) : copy;
+    setManagedFields(result, encodeManagedFields(capUpdateManagers([...others, entry])));
+    return result;
+  }
+
+  /** The manager's Update entry grows by what changed; everyone loses what changed or went away. */
+  private recordUpdate(entries: readonly ManagedEntry[], live: KubeObject, next: KubeObject, manager: string): ManagedEntry[] {
+    const cmp = this.compare(withoutManagedFields(live), withoutManagedFields(next));
+    const changed = cmp.modified.union(cmp.added);
+    const out = entries.map((e) => ({ ...e, fields: e.fields.difference(changed).difference(cmp.removed) }));
+    const gained = this.owned(changed);
+    if (gained.isEmpty()) return out;
+    const id = entryIdentity({ manager, operation: 'Update', apiVersion: this.opts.apiVersion, subresource: this.opts.subresource });
+    const mine = out.find((e) => entryIdentity(e) === id);
+    if (mine) {
+      mine.fields = this.owned(mine.fields.union(gained));
+      mine.time = this.now();
+    } else {
+      out.push({ manager, operation: 'Update', apiVersion: this.opts.apiVersion, subresource: this.opts.subresource, time: this.now(), fields: gained });
+    }
+    return out;
+  }
+
+  /**
+   * Removes what the applier owned before and no longer applies, unless another manager (or the new configuration)
+   * still owns it. Named struct fields count as owned by whoever owns something below them.
+   */
+  private prune(merged: KubeObject, previous: FieldSet, applied: FieldSet, others: readonly ManagedEntry[]): KubeObject {
+    const root = this.opts.root;
+    // Server-controlled fields (metadata itself, its name, ...) are never pruned, though nobody owns them.
+    let keep = withNamedFieldsAsMembers(applied, root).union(STRIPPED);
+    for (const e of others) keep = keep.union(withNamedFieldsAsMembers(e.fields, root));
+    const removal = withNamedFieldsAsMembers(previous, root).difference(keep);
+    return removeMembers(merged, removal, root) as KubeObject;
+  }
+
+  private compare(live: KubeObject, next: KubeObject): Comparison {
+    const cmp = compareObjects(live, next, this.opts.root);
+    if (this.ignored.isEmpty()) return cmp;
+    return {
+      added: cmp.added.recursiveDifference(this.ignored),
+      modified: cmp.modified.recursiveDifference(this.ignored),
+      removed: cmp.removed.recursiveDifference(this.ignored),
+    };
+  }
+
+  /** A set without the server-controlled fields and what this endpoint resets. */
+  private owned(set: FieldSet): FieldSet {
+    return set.difference(STRIPPED).recursiveDifference(this.ignored);
+  }
+}
+
+function withoutManagedFields(obj: KubeObject): KubeObject {
+  if (!obj.metadata || !('managedFields' in obj.metadata)) return obj;
+  const { managedFields: _mf, ...meta } = obj.metadata;
+  void _mf;
+  return { ...obj, metadata: meta };
+}
+
+function setManagedFields(obj: KubeObject, encoded: Record<string, unknown>[] | undefined): void {
+  if (!obj.metadata) {
+    if (encoded) obj.metadata = { managedFields: encoded };
+    return;
+  }
+  if (encoded) obj.metadata.managedFields = encoded;
+  else delete obj.metadata.managedFields;
+}

@@ -1,0 +1,148 @@
+/**
+ * rbac.authorization.k8s.io/v1: Role, ClusterRole, RoleBinding, ClusterRoleBinding, with kube's validation
+ * (kubernetes pkg/apis/rbac/validation). Escalation prevention needs the requesting user and lives in
+ * src/auth/authz/escalation.ts as an admission plugin.
+ */
+import * as fe from '../../apimachinery/field-errors.js';
+import type { FieldError } from '../../apimachinery/field-errors.js';
+import { type KubeObject, isPlainObject, jsonEqual } from '../../apimachinery/object.js';
+import type { ResourceDefinition } from '../rest.js';
+import { defineBuiltin } from './define.js';
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+function nonEmptyList(v: unknown): boolean {
+  return Array.isArray(v) && v.length > 0;
+}
+
+/** ValidatePolicyRule: verbs always; resource rules need groups and resources; URLs only in cluster roles, never mixed. */
+function validateRules(obj: KubeObject, namespaced: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const rules = obj.rules;
+  if (rules === undefined || rules === null) return errs;
+  if (!Array.isArray(rules)) return [fe.invalid('rules', rules, 'must be a list')];
+  rules.forEach((rule: unknown, i) => {
+    const path = `rules[${i}]`;
+    if (!isPlainObject(rule)) {
+      errs.push(fe.invalid(path, rule, 'must be an object'));
+      return;
+    }
+    if (!nonEmptyList(rule.verbs)) errs.push(fe.required(`${path}.verbs`, 'verbs must contain at least one value'));
+    if (nonEmptyList(rule.nonResourceURLs)) {
+      if (namespaced) errs.push(fe.invalid(`${path}.nonResourceURLs`, rule.nonResourceURLs, 'namespaced rules cannot apply to non-resource URLs'));
+      if (nonEmptyList(rule.apiGroups) || nonEmptyList(rule.resources) || nonEmptyList(rule.resourceNames)) {
+        errs.push(fe.invalid(`${path}.nonResourceURLs`, rule.nonResourceURLs, 'rules cannot apply to both regular resources and non-resource URLs'));
+      }
+      return;
+    }
+    if (!nonEmptyList(rule.apiGroups)) errs.push(fe.required(`${path}.apiGroups`, 'resource rules must supply at least one api group'));
+    if (!nonEmptyList(rule.resources)) errs.push(fe.required(`${path}.resources`, 'resource rules must supply at least one resource'));
+  });
+  return errs;
+}
+
+function validateRoleRef(obj: KubeObject, allowedKinds: string[]): FieldError[] {
+  const ref = obj.roleRef;
+  if (!isPlainObject(ref)) return [fe.required('roleRef', '')];
+  const errs: FieldError[] = [];
+  if (ref.apiGroup !== RBAC_GROUP) errs.push(fe.notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
+  if (!allowedKinds.includes(String(ref.kind ?? ''))) errs.push(fe.notSupported('roleRef.kind', ref.kind ?? '', allowedKinds));
+  if (!ref.name) errs.push(fe.required('roleRef.name', ''));
+  return errs;
+}
+
+function validateSubjects(obj: KubeObject, clusterScoped: boolean): FieldError[] {
+  const subjects = obj.subjects;
+  if (subjects === undefined || subjects === null) return [];
+  if (!Array.isArray(subjects)) return [fe.invalid('subjects', subjects, 'must be a list')];
+  const errs: FieldError[] = [];
+  subjects.forEach((s: unknown, i) => {
+    const path = `subjects[${i}]`;
+    if (!isPlainObject(s)) {
+      errs.push(fe.invalid(path, s, 'must be an object'));
+      return;
+    }
+    if (!s.name) errs.push(fe.required(`${path}.name`, ''));
+    switch (s.kind) {
+      case 'ServiceAccount':
+        if (s.apiGroup) errs.push(fe.notSupported(`${path}.apiGroup`, s.apiGroup, ['']));
+        if (clusterScoped && !s.namespace) errs.push(fe.required(`${path}.namespace`, ''));
+        break;
+      case 'User':
+      case 'Group':
+        if (s.apiGroup !== RBAC_GROUP) errs.push(fe.notSupported(`${path}.apiGroup`, s.apiGroup ?? '', [RBAC_GROUP]));
+        break;
+      default:
+        errs.push(fe.notSupported(`${path}.kind`, s.kind ?? '', ['ServiceAccount', 'User', 'Group']));
+    }
+  });
+  return errs;
+}
+
+function roleRefImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
+  return jsonEqual(obj.roleRef, old.roleRef) ? [] : [fe.invalid('roleRef', obj.roleRef, 'cannot change roleRef')];
+}
+
+const roles = defineBuiltin({
+  group: RBAC_GROUP,
+  version: 'v1',
+  resource: 'roles',
+  kind: 'Role',
+  namespaced: true,
+  definitionName: 'io.k8s.api.rbac.v1.Role',
+  strategy: { nameValidation: 'path', validate: (o) => validateRules(o, true), validateUpdate: (o) => validateRules(o, true) },
+});
+
+function validateAggregation(obj: KubeObject): FieldError[] {
+  const agg = obj.aggregationRule;
+  if (agg === undefined || agg === null) return [];
+  if (!isPlainObject(agg)) return [fe.invalid('aggregationRule', agg, 'must be an object')];
+  if (agg.clusterRoleSelectors !== undefined && !Array.isArray(agg.clusterRoleSelectors)) {
+    return [fe.invalid('aggregationRule.clusterRoleSelectors', agg.clusterRoleSelectors, 'must be a list')];
+  }
+  return [];
+}
+
+const clusterroles = defineBuiltin({
+  group: RBAC_GROUP,
+  version: 'v1',
+  resource: 'clusterroles',
+  kind: 'ClusterRole',
+  namespaced: false,
+  definitionName: 'io.k8s.api.rbac.v1.ClusterRole',
+  strategy: {
+    nameValidation: 'path',
+    validate: (o) => [...validateRules(o, false), ...validateAggregation(o)],
+    validateUpdate: (o) => [...validateRules(o, false), ...validateAggregation(o)],
+  },
+});
+
+const rolebindings = defineBuiltin({
+  group: RBAC_GROUP,
+  version: 'v1',
+  resource: 'rolebindings',
+  kind: 'RoleBinding',
+  namespaced: true,
+  definitionName: 'io.k8s.api.rbac.v1.RoleBinding',
+  strategy: {
+    nameValidation: 'path',
+    validate: (o) => [...validateRoleRef(o, ['Role', 'ClusterRole']), ...validateSubjects(o, false)],
+    validateUpdate: (o, old) => [...validateRoleRef(o, ['Role', 'ClusterRole']), ...validateSubjects(o, false), ...roleRefImmutable(o, old)],
+  },
+});
+
+const clusterrolebindings = defineBuiltin({
+  group: RBAC_GROUP,
+  version: 'v1',
+  resource: 'clusterrolebindings',
+  kind: 'ClusterRoleBinding',
+  namespaced: false,
+  definitionName: 'io.k8s.api.rbac.v1.ClusterRoleBinding',
+  strategy: {
+    nameValidation: 'path',
+    validate: (o) => [...validateRoleRef(o, ['ClusterRole']), ...validateSubjects(o, true)],
+    validateUpdate: (o, old) => [...validateRoleRef(o, ['ClusterRole']), ...validateSubjects(o, true), ...roleRefImmutable(o, old)],
+  },
+});
+
+export const rbacResources: ResourceDefinition[] = [clusterrolebindings, clusterroles, rolebindings, roles];

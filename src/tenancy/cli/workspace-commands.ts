@@ -1,0 +1,257 @@
+/**
+ * The behaviour of kcp's `kubectl ws` / `kubectl create workspace` plugins (kcp-dev/cli pkg/workspace/plugin), with
+ * their messages: moving between workspaces by rewriting the kubeconfig's `workspace.kcp.io/current` cluster and
+ * context (the previous one saved as `workspace.kcp.io/previous` for `ws -`), printing the current workspace, the
+ * tree, and creating workspaces. Every failure is thrown as a PluginError carrying the text to print after "Error: ".
+ */
+import type { KubeconfigCluster, KubeconfigContext } from '../../apiserver/kubeconfig/kubeconfig.js';
+import { isValidPath, joinPath, splitPath } from '../paths.js';
+import { apiErrorMessage, parseClusterURL, workspaceURL, type WorkspaceClient } from './workspace-client.js';
+
+export const CURRENT_KEY = 'workspace.kcp.io/current';
+export const PREVIOUS_KEY = 'workspace.kcp.io/previous';
+
+const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
+
+export class PluginError extends Error {}
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+interface TypeRef {
+  name: string;
+  path?: string;
+}
+
+function typeString(t: TypeRef): string {
+  return joinPath(t.path ?? '', t.name);
+}
+
+type Named<T> = { name: string } & Record<string, unknown> & { [k: string]: T | string };
+
+function getNamed<T>(list: { name: string }[], key: string, name: string): T | undefined {
+  return (list.find((e) => e.name === name) as Record<string, unknown> | undefined)?.[key] as T | undefined;
+}
+
+function setNamed<T>(list: { name: string }[], key: string, name: string, value: T): void {
+  const i = list.findIndex((e) => e.name === name);
+  const entry = { name, [key]: value } as Named<T>;
+  if (i >= 0) list[i] = entry;
+  else list.push(entry);
+}
+
+/** `Current workspace is 'root:a' (type root:universal).` (or the URL when it is not a workspace URL). */
+export function currentWorkspaceMessage(host: string, short: boolean, type?: TypeRef): string | undefined {
+  const parsed = parseClusterURL(host);
+  if (!parsed) return short ? undefined : `Current workspace is the URL ${JSON.stringify(host)}.`;
+  if (short) return parsed.path;
+  return `Current workspace is '${parsed.path}'${type ? ` (type ${typeString(type)})` : ''}.`;
+}
+
+/** Resolves `.` and `..` in an absolute path without its leading colon. */
+export function resolveDots(path: string): string {
+  const out: string[] = [];
+  for (const part of path.split(':')) {
+    if (part === '.') continue;
+    if (part === '..') {
+      if (out.length === 0) throw new PluginError('cannot go up from root');
+      out.pop();
+      continue;
+    }
+    out.push(part);
+  }
+  return out.join(':');
+}
+
+export class WorkspaceCommands {
+  constructor(
+    private readonly client: WorkspaceClient,
+    private readonly io: Output,
+  ) {}
+
+  private currentURL(): { base: URL; path: string } {
+    const host = this.client.server();
+    const parsed = parseClusterURL(host);
+    if (!parsed) throw new PluginError(`current URL ${JSON.stringify(host)} does not point to a workspace`);
+    return parsed;
+  }
+
+  /** `kubectl ws current` / `kubectl ws .` */
+  current(short: boolean): void {
+    const msg = currentWorkspaceMessage(this.client.server(), short);
+    if (msg !== undefined) this.io.out(`${msg}\n`);
+  }
+
+  /** `kubectl ws <name>`: every form of the argument (relative, :absolute, :, .., -, ., root:legacy). */
+  async use(rawName: string, short: boolean): Promise<void> {
+    let name = rawName.replaceAll('/', ':');
+    if (name === 'root' || (name.startsWith('root:') && !short)) {
+      name = `:${name}`;
+      this.io.err("Note: Using 'root:' to define an absolute path is no longer supported. Instead, use ':root' to specify an absolute path.\n");
+    }
+    if (name === '' || name === '~' || name.startsWith('~:')) {
+      throw new PluginError('workspaces.tenancy.kcp.io "~" not found');
+    }
+    if (name === '-') return this.swap(short);
+    if (name === '.') return this.current(short);
+    const { base, path: current } = this.currentURL();
+    if (name === ':') return this.commit(workspaceURL(base, current.split(':')[0]!), short);
+
+    const joined = name.startsWith(':') ? name.slice(1) : joinPath(current, name);
+    const path = resolveDots(joined);
+    if (!isValidPath(path)) throw new PluginError(`invalid workspace path: ${rawName}`);
+
+    // Discovery tells whether we may enter; the Workspace in the parent tells whether it exists.
+    const discovery = await this.client.send('GET', base, path, '/apis');
+    if (discovery.status !== 200 && discovery.status !== 403 && discovery.status !== 404) throw new PluginError(apiErrorMessage(discovery));
+    const denied = discovery.status !== 200;
+    let type: TypeRef | undefined;
+    let notFound = false;
+    if (path === 'root') type = { name: 'root' };
+    else {
+      const { parent, base: wsName } = splitPath(path);
+      if (parent) {
+        const ws = await this.client.send('GET', base, parent, `${WS}/${encodeURIComponent(wsName)}`);
+        if (ws.status === 404) notFound = true;
+        else if (ws.status === 200) type = ws.json?.spec?.type;
+      }
+    }
+    if (denied && notFound) throw new PluginError(`workspace ${JSON.stringify(path)} not found`);
+    if (denied) throw new PluginError(`access to workspace ${JSON.stringify(path)} denied`);
+    return this.commit(workspaceURL(base, path), short, type);
+  }
+
+  /** Points the `workspace.kcp.io/current` context at `url`, saving the current one as previous (kcp's commitConfig). */
+  private async commit(url: string, short: boolean, type?: TypeRef): Promise<void> {
+    const file = this.client.kubeconfig.file;
+    const currentName = file['current-context'];
+    const currentContext = getNamed<KubeconfigContext>(file.contexts, 'context', currentName);
+    if (!currentContext) throw new PluginError(`current ${JSON.stringify(currentName)} context not found`);
+    const oldCluster = getNamed<KubeconfigCluster>(file.clusters, 'cluster', currentContext.cluster);
+    if (!oldCluster) throw new PluginError(`cluster ${JSON.stringify(currentContext.cluster)} not found in kubeconfig`);
+    setNamed(file.clusters, 'cluster', CURRENT_KEY, { ...oldCluster, server: url });
+    setNamed(file.contexts, 'context', CURRENT_KEY, { ...currentContext, cluster: CURRENT_KEY });
+    let previous = { ...currentContext };
+    if (currentContext.cluster === CURRENT_KEY) {
+      previous = { ...currentContext, cluster: PREVIOUS_KEY };
+      setNamed(file.clusters, 'cluster', PREVIOUS_KEY, oldCluster);
+    }
+    setNamed(file.contexts, 'context', PREVIOUS_KEY, previous);
+    file['current-context'] = CURRENT_KEY;
+    await this.client.save();
+    const msg = currentWorkspaceMessage(url, short, type);
+    if (msg !== undefined) this.io.out(`${msg}\n`);
+  }
+
+  /** `kubectl ws -`: swaps the current and previous contexts (kcp's swapContexts). */
+  private async swap(short: boolean): Promise<void> {
+    const file = this.client.kubeconfig.file;
+    const currentName = file['current-context'];
+    let currentContext = getNamed<KubeconfigContext>(file.contexts, 'context', currentName);
+    if (!currentContext) throw new PluginError(`current ${JSON.stringify(currentName)} context not found`);
+    let prev = getNamed<KubeconfigContext>(file.contexts, 'context', PREVIOUS_KEY);
+    if (!prev) throw new PluginError('no previous workspace found in kubeconfig');
+    const clusters = new Map(file.clusters.map((c) => [c.name, c.cluster]));
+    if (currentContext.cluster === CURRENT_KEY) {
+      const oldCluster = clusters.get(CURRENT_KEY);
+      if (!oldCluster) throw new PluginError(`cluster ${JSON.stringify(currentContext.cluster)} not found in kubeconfig`);
+      currentContext = { ...currentContext, cluster: PREVIOUS_KEY };
+      setNamed(file.clusters, 'cluster', PREVIOUS_KEY, oldCluster);
+    }
+    if (prev.cluster === PREVIOUS_KEY) {
+      const prevCluster = clusters.get(PREVIOUS_KEY);
+      if (!prevCluster) throw new PluginError(`cluster ${JSON.stringify(currentContext.cluster)} not found in kubeconfig`);
+      prev = { ...prev, cluster: CURRENT_KEY };
+      setNamed(file.clusters, 'cluster', CURRENT_KEY, prevCluster);
+    }
+    setNamed(file.contexts, 'context', CURRENT_KEY, prev);
+    setNamed(file.contexts, 'context', PREVIOUS_KEY, currentContext);
+    file['current-context'] = CURRENT_KEY;
+    await this.client.save();
+    const server = getNamed<KubeconfigCluster>(file.clusters, 'cluster', prev.cluster)!.server;
+    const msg = currentWorkspaceMessage(server, short);
+    if (msg !== undefined) this.io.out(`${msg}\n`);
+  }
+
+  /** `kubectl ws tree [--full]`: the current workspace and everything below it, drawn like treeprint. */
+  async tree(full: boolean): Promise<void> {
+    const { base, path } = this.currentURL();
+    const label = full ? path : path.slice(path.lastIndexOf(':') + 1);
+    const lines: string[] = ['.'];
+    const root = { label, children: await this.branch(base, path, label, full) };
+    draw(root, '', true, lines);
+    this.io.out(`${lines.join('\n')}\n\n`);
+  }
+
+  private async branch(base: URL, path: string, parentLabel: string, full: boolean): Promise<TreeNode[]> {
+    const r = await this.client.send('GET', base, path, WS);
+    if (r.status === 404) return [];
+    if (r.status !== 200) throw new PluginError(apiErrorMessage(r));
+    const out: TreeNode[] = [];
+    for (const ws of (r.json?.items ?? []) as any[]) {
+      if (ws.metadata?.deletionTimestamp) continue;
+      const parsed = parseClusterURL(ws.spec?.URL ?? '');
+      if (!parsed || !ws.spec?.URL) throw new PluginError(`current config context URL ${JSON.stringify(ws.spec?.URL ?? '')} does not point to workspace`);
+      const label = full ? `${parentLabel}:${ws.metadata.name}` : ws.metadata.name;
+      out.push({ label, children: await this.branch(base, parsed.path, label, full) });
+    }
+    return out;
+  }
+
+  /** `kubectl create workspace <name> [--type] [--enter] [--ignore-existing]` (kcp's CreateWorkspaceOptions.Run). */
+  async create(name: string, opts: { type?: string; enter?: boolean; ignoreExisting?: boolean; readyTimeoutMs?: number }): Promise<void> {
+    const { base, path: current } = this.currentURL();
+    if (opts.ignoreExisting && opts.type && !(opts.type === 'root' || opts.type.startsWith('root:'))) {
+      throw new PluginError('--ignore-existing must not be used with non-absolute type path');
+    }
+    let wanted: TypeRef | undefined;
+    if (opts.type) {
+      const i = opts.type.lastIndexOf(':');
+      wanted = i < 0 ? { name: opts.type.toLowerCase() } : { name: opts.type.slice(i + 1).toLowerCase(), path: opts.type.slice(0, i) };
+    }
+    const body = { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec: wanted ? { type: wanted } : {} };
+    let r = await this.client.send('POST', base, current, WS, body);
+    let preExisting = false;
+    if (r.status === 409 && r.json?.reason === 'AlreadyExists' && opts.ignoreExisting) {
+      preExisting = true;
+      r = await this.client.send('GET', base, current, `${WS}/${encodeURIComponent(name)}`);
+    }
+    if (r.status < 200 || r.status >= 300) throw new PluginError(apiErrorMessage(r));
+    let ws = r.json;
+    const actual: TypeRef = ws.spec?.type ?? { name: '' };
+    const reference = `Workspace ${JSON.stringify(name)} (type ${typeString(actual)})`;
+    const timeout = opts.readyTimeoutMs ?? 60_000;
+    if (preExisting) {
+      if (wanted && ((actual.name !== '' && actual.name !== wanted.name) || (actual.path ?? '') !== (wanted.path ?? ''))) {
+        throw new PluginError(`workspace ${JSON.stringify(name)} cannot be created with type ${typeString(wanted)}, it already exists with different type ${typeString(actual)}`);
+      }
+      this.io.out(ws.status?.phase !== 'Ready' && timeout > 0 ? `${reference} already exists. Waiting for it to be ready...\n` : `${reference} already exists.\n`);
+    } else if (ws.status?.phase !== 'Ready') {
+      this.io.out(`${reference} created. Waiting for it to be ready...\n`);
+    }
+    const deadline = Date.now() + timeout;
+    while (ws.status?.phase !== 'Ready') {
+      if (Date.now() > deadline) throw new PluginError('context deadline exceeded');
+      await new Promise((res) => setTimeout(res, 100));
+      const g = await this.client.send('GET', base, current, `${WS}/${encodeURIComponent(name)}`);
+      if (g.status !== 200) throw new PluginError(apiErrorMessage(g));
+      ws = g.json;
+    }
+    this.io.out(`${reference} is ready to use.\n`);
+    if (opts.enter) await this.use(name, false);
+  }
+}
+
+interface TreeNode {
+  label: string;
+  children: TreeNode[];
+}
+
+/** Draws like github.com/xlab/treeprint: `├── `, `└── `, with `│   ` / `    ` indentation per level. */
+function draw(node: TreeNode, prefix: string, last: boolean, lines: string[]): void {
+  lines.push(`${prefix}${last ? '└── ' : '├── '}${node.label}`);
+  const childPrefix = prefix + (last ? '    ' : '│   ');
+  node.children.forEach((c, i) => draw(c, childPrefix, i === node.children.length - 1, lines));
+}

@@ -1,0 +1,166 @@
+/**
+ * Workspaces for the API server, in one object: the workspace index (path → logical cluster), request-path
+ * resolution, the Workspace admission plugin, the lifecycle controller, and bootstrapping of root (its LogicalCluster
+ * and the built-in WorkspaceTypes).
+ *
+ * Lifecycle: construct it once the registry has the tenancy built-ins (so `admission` can join the chain), then
+ * `start(baseURL)` once the server's URL is known, and `stop()` on shutdown. Two wildcard watches (workspaces and
+ * logicalclusters) keep the index current whoever writes; the controller also updates it synchronously for its own
+ * writes, so a workspace is resolvable the moment it reports Ready.
+ */
+import type { KubeObject } from '../apimachinery/object.js';
+import { StatusError } from '../apimachinery/status.js';
+import type { RequestInfo } from '../apiserver/request-info.js';
+import { logger } from '../logging/logger.js';
+import type { GenericStore, WatchEventType } from '../registry/generic/store.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { UserInfo } from '../registry/rest.js';
+import type { WatchHandle } from '../storage/interface.js';
+import { ROOT_CLUSTER } from './paths.js';
+import { resolveRequestCluster } from './request-cluster.js';
+import { WorkspaceAdmission } from './workspace-admission.js';
+import { WorkspaceIndex } from './workspace-index.js';
+import { WorkspaceLifecycle, systemContext, type WorkspaceInitializer } from './workspace-lifecycle.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION, WorkspaceTypeResolver, builtinWorkspaceTypes } from './workspace-types.js';
+
+const CLUSTER_ANNOTATION = 'kcp.io/cluster';
+
+function annotation(o: KubeObject, key: string): string {
+  return o.metadata?.annotations?.[key] ?? '';
+}
+
+export class Tenancy {
+  readonly index = new WorkspaceIndex();
+  readonly types: WorkspaceTypeResolver;
+  readonly admission: WorkspaceAdmission;
+  private lifecycle: WorkspaceLifecycle | undefined;
+  private readonly pendingInitializers: WorkspaceInitializer[] = [];
+  private readonly watches: WatchHandle[] = [];
+  private readonly workspaces: GenericStore;
+  private readonly logicalClusters: GenericStore;
+  private baseURL = '';
+
+  constructor(private readonly registry: ResourceRegistry) {
+    const ws = registry.lookup(ROOT_CLUSTER, 'tenancy.kcp.io', 'v1alpha1', 'workspaces');
+    const lc = registry.lookup(ROOT_CLUSTER, 'core.kcp.io', 'v1alpha1', 'logicalclusters');
+    if (!ws || !lc) throw new Error('tenancy resources are not registered');
+    this.workspaces = ws;
+    this.logicalClusters = lc;
+    this.types = new WorkspaceTypeResolver(this.index, registry);
+    this.admission = new WorkspaceAdmission(this.index, this.types, registry);
+    // root always exists, so requests to it resolve even before start() has loaded the rest of the tree.
+    this.index.upsertCluster({ name: ROOT_CLUSTER, path: ROOT_CLUSTER, type: 'root:root', phase: 'Ready' });
+  }
+
+  /**
+   * Adds a step every new workspace runs while Initializing (after its namespaces exist), e.g. bootstrapping RBAC.
+   * Registering after start applies to workspaces initialized from then on.
+   */
+  addInitializer(init: WorkspaceInitializer): void {
+    if (this.lifecycle) this.lifecycle.initializers.push(init);
+    else this.pendingInitializers.push(init);
+  }
+
+  /** Bootstraps root, loads the index from storage, starts the watches and the controller. */
+  async start(baseURL: string): Promise<void> {
+    this.baseURL = baseURL;
+    await this.bootstrapRoot();
+    const sys = systemContext(ROOT_CLUSTER);
+    const lcs = await this.logicalClusters.list(sys, '', { selection: {} }, true);
+    for (const o of lcs.items) this.observeLogicalCluster('ADDED', o);
+    const wss = await this.workspaces.list(sys, '', { selection: {} }, true);
+    this.lifecycle = new WorkspaceLifecycle(this.registry, this.index, this.workspaces, this.logicalClusters, () => this.baseURL);
+    this.lifecycle.initializers.push(...this.pendingInitializers.splice(0));
+    for (const o of wss.items) this.observeWorkspace('ADDED', o);
+    const watchOpts = (rv: string) => ({ selection: {}, resourceVersion: rv, allowBookmarks: false });
+    this.watches.push(
+      await this.logicalClusters.watch(sys, '', watchOpts(lcs.resourceVersion), this.sink((t, o) => this.observeLogicalCluster(t, o)), true),
+      await this.workspaces.watch(sys, '', watchOpts(wss.resourceVersion), this.sink((t, o) => this.observeWorkspace(t, o)), true),
+    );
+  }
+
+  stop(): void {
+    for (const w of this.watches.splice(0)) w.stop();
+    this.lifecycle?.stop();
+  }
+
+  /** Resolves once the controller has nothing queued (tests and benchmarks wait on it). */
+  idle(): Promise<void> {
+    return this.lifecycle?.idle() ?? Promise.resolve();
+  }
+
+  /** The logical cluster a request addresses; throws the 400/403/404 to answer otherwise (see request-cluster.ts). */
+  resolveRequestCluster(info: RequestInfo, user: UserInfo): string {
+    return resolveRequestCluster(this.index, info, user);
+  }
+
+  private sink(handle: (type: WatchEventType, o: KubeObject) => void) {
+    return {
+      event: (type: WatchEventType, o: KubeObject) => {
+        if (type !== 'BOOKMARK') handle(type, o);
+        return true;
+      },
+      error: (err: StatusError) => logger.error('tenancy watch ended', { error: err.message }),
+    };
+  }
+
+  private observeLogicalCluster(type: WatchEventType, o: KubeObject): void {
+    const cluster = annotation(o, CLUSTER_ANNOTATION);
+    if (!cluster || o.metadata?.name !== 'cluster') return;
+    if (type === 'DELETED') {
+      this.index.removeCluster(cluster);
+      return;
+    }
+    const status = (o.status ?? {}) as { phase?: string };
+    this.index.upsertCluster({
+      name: cluster,
+      path: annotation(o, PATH_ANNOTATION) || cluster,
+      type: annotation(o, TYPE_ANNOTATION),
+      phase: o.metadata?.deletionTimestamp ? 'Terminating' : (status.phase ?? 'Scheduling'),
+    });
+  }
+
+  private observeWorkspace(type: WatchEventType, o: KubeObject): void {
+    const parent = annotation(o, CLUSTER_ANNOTATION);
+    const name = o.metadata?.name;
+    if (!parent || !name) return;
+    if (type === 'DELETED') {
+      this.index.unlinkChild(parent, name);
+      return;
+    }
+    const cluster = (o.spec as { cluster?: string } | undefined)?.cluster;
+    if (cluster) this.index.linkChild(parent, name, cluster);
+    const phase = (o.status as { phase?: string } | undefined)?.phase;
+    if (phase !== 'Ready' || o.metadata?.deletionTimestamp) this.lifecycle?.enqueue(parent, name);
+  }
+
+  /** root's LogicalCluster and the built-in WorkspaceTypes; idempotent. */
+  private async bootstrapRoot(): Promise<void> {
+    const ctx = systemContext(ROOT_CLUSTER);
+    const rootLC: KubeObject = {
+      apiVersion: 'core.kcp.io/v1alpha1',
+      kind: 'LogicalCluster',
+      metadata: { name: 'cluster', annotations: { [PATH_ANNOTATION]: ROOT_CLUSTER, [TYPE_ANNOTATION]: 'root:root' } },
+      spec: {},
+      status: { phase: 'Ready', URL: `${this.baseURL}/clusters/${ROOT_CLUSTER}` },
+    };
+    await createIfMissing(this.logicalClusters, ctx, rootLC);
+    // The URL changes when the server restarts on another port.
+    await this.logicalClusters.guaranteedUpdate(ctx, '', 'cluster', (cur) => {
+      cur!.status = { ...((cur!.status ?? {}) as object), phase: 'Ready', URL: `${this.baseURL}/clusters/${ROOT_CLUSTER}` };
+      return cur!;
+    }, { dryRun: false }, 'status');
+    this.index.upsertCluster({ name: ROOT_CLUSTER, path: ROOT_CLUSTER, type: 'root:root', phase: 'Ready' });
+    const types = this.registry.lookup(ROOT_CLUSTER, 'tenancy.kcp.io', 'v1alpha1', 'workspacetypes')!;
+    for (const t of builtinWorkspaceTypes()) await createIfMissing(types, ctx, t);
+  }
+}
+
+async function createIfMissing(store: GenericStore, ctx: ReturnType<typeof systemContext>, obj: KubeObject): Promise<void> {
+  try {
+    await store.create(ctx, '', obj, { dryRun: false });
+  } catch (err) {
+    if (err instanceof StatusError && err.reason === 'AlreadyExists') return;
+    throw err;
+  }
+}

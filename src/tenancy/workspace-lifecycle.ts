@@ -1,0 +1,255 @@
+/**
+ * The workspace lifecycle controller (kcp's workspace scheduler + logicalcluster initializer + deletion, folded into
+ * one reconciler because atrium has one shard):
+ *   Scheduling   → picks a logical cluster name, creates its LogicalCluster `cluster`, sets spec.cluster and spec.URL;
+ *   Initializing → creates the bootstrap objects (namespaces, then every registered initializer such as RBAC);
+ *   Ready        → nothing to do;
+ *   Terminating  → deletes the logical cluster of the workspace and of every workspace below it, then drops the
+ *                  finalizer so the Workspace object goes away.
+ * It is driven by one wildcard watch over all workspaces (not one per workspace) and keeps no per-workspace state
+ * beyond queue entries.
+ */
+import type { KubeObject } from '../apimachinery/object.js';
+import { nowRFC3339 } from '../apimachinery/object.js';
+import { StatusError } from '../apimachinery/status.js';
+import { bootstrapNamespaces } from '../apiserver/bootstrap.js';
+import { logger } from '../logging/logger.js';
+import { immortalNamespaces } from '../registry/builtin/core.js';
+import { LOGICAL_CLUSTER_FINALIZER } from '../registry/builtin/tenancy.js';
+import type { GenericStore } from '../registry/generic/store.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { RequestContext } from '../registry/rest.js';
+import { deleteClusterTree } from './logical-cluster-content.js';
+import { joinPath, newLogicalClusterName } from './paths.js';
+import type { WorkspaceIndex } from './workspace-index.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION, qualifiedTypeName, type TypeReference } from './workspace-types.js';
+
+/** Creates a new workspace's bootstrap objects in its logical cluster (e.g. RBAC); runs during Initializing. */
+export type WorkspaceInitializer = (cluster: string) => Promise<void>;
+
+/** Who the controller acts as: privileged, like kcp's controllers. */
+export function systemContext(cluster: string): RequestContext {
+  return { cluster, user: { username: 'system:kcp:tenancy', groups: ['system:masters'] } };
+}
+
+/**
+ * The same namespaces bootstrapNamespaces creates, created concurrently so they share one durable flush with the
+ * other first-round writes (bootstrapNamespaces creates them one after another: three flushes).
+ */
+async function createDefaultNamespaces(registry: ResourceRegistry, cluster: string): Promise<void> {
+  const namespaces = registry.lookup(cluster, '', 'v1', 'namespaces')!;
+  await Promise.all(
+    immortalNamespaces.map(async (name) => {
+      try {
+        await namespaces.create(systemContext(cluster), '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, { dryRun: false });
+      } catch (err) {
+        if (!(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err;
+      }
+    }),
+  );
+}
+
+interface Condition {
+  type: string;
+  status: string;
+  lastTransitionTime: string;
+  reason?: string;
+  message?: string;
+}
+
+function setCondition(conditions: Condition[], type: string, status: string): Condition[] {
+  const existing = conditions.find((c) => c.type === type);
+  if (existing && existing.status === status) return conditions;
+  const next = { type, status, lastTransitionTime: nowRFC3339() };
+  return [...conditions.filter((c) => c.type !== type), next];
+}
+
+function statusOf(o: KubeObject): Record<string, any> {
+  return o.status && typeof o.status === 'object' ? (o.status as Record<string, any>) : {};
+}
+function specOf(o: KubeObject): Record<string, any> {
+  return o.spec && typeof o.spec === 'object' ? (o.spec as Record<string, any>) : {};
+}
+
+export class WorkspaceLifecycle {
+  private readonly pending = new Set<string>();
+  private readonly running = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private active = 0;
+  private stopped = false;
+  private readonly idleWaiters: (() => void)[] = [];
+  readonly initializers: WorkspaceInitializer[] = [];
+
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly index: WorkspaceIndex,
+    private readonly workspaces: GenericStore,
+    private readonly logicalClusters: GenericStore,
+    private readonly baseURL: () => string,
+    private readonly concurrency = 4,
+  ) {}
+
+  /** Queues the Workspace `name` in logical cluster `parent` for reconciliation (deduplicated). */
+  enqueue(parent: string, name: string): void {
+    if (this.stopped) return;
+    const key = `${parent}/${name}`;
+    if (this.running.has(key)) {
+      this.dirty.add(key);
+      return;
+    }
+    this.pending.add(key);
+    this.pump();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.pending.clear();
+  }
+
+  /** Resolves once nothing is queued or running (tests, benchmarks). */
+  idle(): Promise<void> {
+    if (this.active === 0 && this.pending.size === 0) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  private pump(): void {
+    while (this.active < this.concurrency && this.pending.size > 0 && !this.stopped) {
+      const key = this.pending.values().next().value as string;
+      this.pending.delete(key);
+      this.running.add(key);
+      this.active++;
+      const slash = key.indexOf('/');
+      void this.reconcile(key.slice(0, slash), key.slice(slash + 1))
+        .catch((err) => {
+          logger.error('workspace reconcile failed', { key, error: (err as Error).stack });
+          // Retry later rather than hot-looping on a persistent failure.
+          setTimeout(() => this.enqueue(key.slice(0, slash), key.slice(slash + 1)), 1000).unref();
+        })
+        .finally(() => {
+          this.running.delete(key);
+          this.active--;
+          if (this.dirty.delete(key)) this.pending.add(key);
+          this.pump();
+          if (this.active === 0 && this.pending.size === 0) for (const w of this.idleWaiters.splice(0)) w();
+        });
+    }
+  }
+
+  private async get(parent: string, name: string): Promise<KubeObject | undefined> {
+    try {
+      return await this.workspaces.get(systemContext(parent), '', name);
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** Brings one workspace one or more steps towards its goal; idempotent. */
+  async reconcile(parent: string, name: string): Promise<void> {
+    let ws = await this.get(parent, name);
+    if (!ws) return;
+    if (ws.metadata?.deletionTimestamp) return this.terminate(parent, ws);
+    if (specOf(ws).mount) return; // mounted workspaces are served elsewhere; nothing to schedule
+    if (!specOf(ws).cluster) {
+      await this.schedule(parent, ws);
+      return;
+    }
+    const phase = statusOf(ws).phase;
+    if (phase === 'Scheduling' || phase === 'Initializing') await this.initialize(parent, ws);
+  }
+
+  /**
+   * Scheduling and initialization in three rounds of independent writes issued together, so the storage's group
+   * commit turns each round into one durable flush: (1) the LogicalCluster, spec.cluster/spec.URL and the default
+   * namespaces; (2) phase Initializing and the registered initializers; (3) phase Ready on both objects.
+   */
+  private async schedule(parent: string, ws: KubeObject): Promise<KubeObject> {
+    const name = ws.metadata!.name!;
+    const parentEntry = this.index.cluster(parent);
+    const path = joinPath(parentEntry?.path ?? parent, name);
+    const type = qualifiedTypeName((specOf(ws).type ?? { name: 'universal', path: 'root' }) as TypeReference);
+    const cluster = newLogicalClusterName();
+    const url = `${this.baseURL()}/clusters/${path}`;
+    const ctx = systemContext(parent);
+    await Promise.all([
+      this.logicalClusters.create(
+        systemContext(cluster),
+        '',
+        {
+          apiVersion: 'core.kcp.io/v1alpha1',
+          kind: 'LogicalCluster',
+          metadata: { name: 'cluster', annotations: { [PATH_ANNOTATION]: path, [TYPE_ANNOTATION]: type } },
+          spec: {
+            owner: { apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', name, cluster: parent, uid: ws.metadata!.uid! },
+          },
+          status: { phase: 'Initializing', URL: url },
+        },
+        { dryRun: false },
+      ),
+      this.workspaces.guaranteedUpdate(ctx, '', name, (cur) => {
+        cur!.spec = { ...specOf(cur!), cluster, URL: url };
+        return cur!;
+      }, { dryRun: false }),
+      createDefaultNamespaces(this.registry, cluster),
+    ]);
+    this.index.upsertCluster({ name: cluster, path, type, phase: 'Initializing' });
+    this.index.linkChild(parent, name, cluster);
+    const [{ object }] = await Promise.all([
+      this.workspaces.guaranteedUpdate(ctx, '', name, (cur) => {
+        const st = statusOf(cur!);
+        cur!.status = { ...st, phase: 'Initializing', conditions: setCondition(st.conditions ?? [], 'WorkspaceScheduled', 'True') };
+        return cur!;
+      }, { dryRun: false }, 'status'),
+      ...this.initializers.map((init) => init(cluster)),
+    ]);
+    await this.markReady(parent, name, cluster);
+    return object;
+  }
+
+  /** Re-runs initialization for a workspace found Initializing (e.g. after a restart); every step is idempotent. */
+  private async initialize(parent: string, ws: KubeObject): Promise<void> {
+    const cluster = String(specOf(ws).cluster);
+    await bootstrapNamespaces(this.registry, cluster);
+    for (const init of this.initializers) await init(cluster);
+    await this.markReady(parent, ws.metadata!.name!, cluster);
+  }
+
+  private async markReady(parent: string, name: string, cluster: string): Promise<void> {
+    await Promise.all([
+      this.logicalClusters.guaranteedUpdate(systemContext(cluster), '', 'cluster', (cur) => {
+        cur!.status = { ...statusOf(cur!), phase: 'Ready' };
+        return cur!;
+      }, { dryRun: false }, 'status'),
+      this.workspaces.guaranteedUpdate(systemContext(parent), '', name, (cur) => {
+        const st = statusOf(cur!);
+        let conditions = setCondition(st.conditions ?? [], 'WorkspaceScheduled', 'True');
+        conditions = setCondition(conditions, 'WorkspaceInitialized', 'True');
+        cur!.status = { ...st, phase: 'Ready', conditions };
+        return cur!;
+      }, { dryRun: false }, 'status'),
+    ]);
+    const entry = this.index.cluster(cluster);
+    if (entry) this.index.upsertCluster({ ...entry, phase: 'Ready' });
+  }
+
+  private async terminate(parent: string, ws: KubeObject): Promise<void> {
+    const name = ws.metadata!.name!;
+    const cluster = specOf(ws).cluster as string | undefined;
+    if (cluster) {
+      const removed = await deleteClusterTree(this.registry, cluster);
+      for (const c of removed) this.index.removeCluster(c);
+    }
+    this.index.unlinkChild(parent, name);
+    try {
+      await this.workspaces.guaranteedUpdate(systemContext(parent), '', name, (cur) => {
+        if (!cur) throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', code: 404, reason: 'NotFound' });
+        const meta = cur.metadata!;
+        meta.finalizers = (meta.finalizers ?? []).filter((f) => f !== LOGICAL_CLUSTER_FINALIZER);
+        if (meta.finalizers.length === 0) delete meta.finalizers;
+        return cur;
+      }, { dryRun: false });
+    } catch (err) {
+      if (!(err instanceof StatusError && err.code === 404)) throw err;
+    }
+  }
+}

@@ -1,0 +1,45 @@
+/** Helpers for controller tests: controllers are observed only through the API, so tests poll for outcomes. */
+import assert from 'node:assert/strict';
+import type { HttpResponse, TestServer } from '../../helpers/harness.js';
+
+/** Polls `probe` until it returns a truthy value (which is returned) or fails with the last value after `timeoutMs`. */
+export async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v) return v as T;
+      last = v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Waits until GET path answers 404. */
+export function eventuallyGone(ts: TestServer, path: string, timeoutMs = 15_000): Promise<HttpResponse> {
+  return eventually(`${path} to be gone`, async () => {
+    const r = await ts.request('GET', path);
+    return r.status === 404 ? r : undefined;
+  }, timeoutMs);
+}
+
+/** Asserts that GET path keeps answering 200 for `ms` (the controller must leave it alone). */
+export async function staysPresent(ts: TestServer, path: string, ms = 1_500): Promise<HttpResponse> {
+  const deadline = Date.now() + ms;
+  let r: HttpResponse;
+  do {
+    r = await ts.request('GET', path);
+    assert.equal(r.status, 200, `${path} should still exist: ${r.text}`);
+    await new Promise((res) => setTimeout(res, 100));
+  } while (Date.now() < deadline);
+  return r;
+}
+
+/** An ownerReference to an object returned by the API. */
+export function ownerRef(owner: any, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { apiVersion: owner.apiVersion ?? 'v1', kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, ...extra };
+}

@@ -1,0 +1,118 @@
+/** The pure parts of the simulated cluster, table-driven: quantities, flags, rollout arithmetic, fit and hashing. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { integerValue, isQuantity, milliValue } from '../../src/multicluster/pcluster/api/quantity.js';
+import { defaultImagePullPolicy } from '../../src/multicluster/pcluster/api/defaults.js';
+import { podQOSClass } from '../../src/multicluster/pcluster/api/qos.js';
+import { podStatusReason } from '../../src/multicluster/pcluster/api/printers.js';
+import { parseDuration, parseNodeCapacity } from '../../src/multicluster/pcluster/options.js';
+import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from '../../src/multicluster/pcluster/controllers/deployment/rollout-math.js';
+import { computeTemplateHash } from '../../src/multicluster/pcluster/controllers/deployment/template-hash.js';
+import { templateMatches } from '../../src/multicluster/pcluster/controllers/deployment/controller.js';
+import { insufficientResources, podRequests, unschedulableMessage } from '../../src/multicluster/pcluster/controllers/scheduling-fit.js';
+
+describe('quantities', () => {
+  const cases: [string, number, number][] = [
+    ['100m', 100, 1],
+    ['1', 1000, 1],
+    ['1.5', 1500, 2],
+    ['16Gi', 16 * 2 ** 30 * 1000, 16 * 2 ** 30],
+    ['64Mi', 64 * 2 ** 20 * 1000, 64 * 2 ** 20],
+    ['1k', 1_000_000, 1000],
+    ['1e3', 1_000_000, 1000],
+  ];
+  for (const [q, milli, value] of cases) {
+    it(`${q} → ${milli}m, ${value}`, () => {
+      assert.equal(milliValue(q), milli);
+      assert.equal(integerValue(q), value);
+    });
+  }
+  for (const bad of ['', 'abc', '1Gb', '--1', '1 Gi']) it(`rejects ${JSON.stringify(bad)}`, () => assert.equal(isQuantity(bad), false));
+});
+
+describe('pcluster flags', () => {
+  it('parses --node-capacity with defaults for what is missing', () => {
+    assert.deepEqual(parseNodeCapacity('cpu=8'), { cpu: '8', memory: '16Gi', pods: '110' });
+    assert.deepEqual(parseNodeCapacity('cpu=2,memory=4Gi,pods=10,nvidia.com/gpu=1'), { cpu: '2', memory: '4Gi', pods: '10', 'nvidia.com/gpu': '1' });
+    assert.throws(() => parseNodeCapacity('cpu'), /expected name=quantity/);
+    assert.throws(() => parseNodeCapacity('cpu=lots'), /"lots" is not a quantity/);
+  });
+  const durations: [string, number][] = [['1s', 1000], ['500ms', 500], ['1m30s', 90_000], ['0', 0], ['2h', 7_200_000], ['1.5s', 1500]];
+  for (const [text, ms] of durations) it(`--ready-delay ${text} = ${ms}ms`, () => assert.equal(parseDuration(text), ms));
+  for (const bad of ['1', 'soon', '1s2', '']) it(`rejects --ready-delay ${JSON.stringify(bad)}`, () => assert.throws(() => parseDuration(bad)));
+});
+
+describe('rolling update arithmetic', () => {
+  it('resolves maxSurge up and maxUnavailable down, never both zero', () => {
+    assert.deepEqual(resolveFenceposts('25%', '25%', 3), { surge: 1, unavailable: 0 });
+    assert.deepEqual(resolveFenceposts('25%', '25%', 10), { surge: 3, unavailable: 2 });
+    assert.deepEqual(resolveFenceposts(0, 0, 5), { surge: 0, unavailable: 1 });
+    assert.deepEqual(resolveFenceposts(2, '50%', 5), { surge: 2, unavailable: 2 });
+  });
+  const grow: [string, number, number, number, number, number][] = [
+    ['fresh deployment grows to desired', 3, 1, 0, 0, 3],
+    ['rollout surges one above desired', 3, 1, 3, 0, 1],
+    ['at the surge limit nothing changes', 3, 1, 4, 1, 1],
+    ['stable scale-up', 5, 2, 3, 3, 5],
+  ];
+  for (const [name, desired, surge, total, current, want] of grow) it(name, () => assert.equal(newReplicaSetReplicas(desired, surge, total, current), want));
+  const shrink: [string, Parameters<typeof oldPodsToScaleDown>[0], number][] = [
+    ['waits while the new pods are not available', { desired: 3, unavailable: 0, totalSpecReplicas: 4, newRSSpecReplicas: 1, newRSAvailable: 0, totalAvailable: 3, oldUnhealthy: 0 }, 0],
+    ['removes one old pod per available new one', { desired: 3, unavailable: 0, totalSpecReplicas: 4, newRSSpecReplicas: 1, newRSAvailable: 1, totalAvailable: 4, oldUnhealthy: 0 }, 1],
+    ['removes unhealthy old pods first', { desired: 3, unavailable: 1, totalSpecReplicas: 4, newRSSpecReplicas: 1, newRSAvailable: 0, totalAvailable: 0, oldUnhealthy: 3 }, 1],
+  ];
+  for (const [name, input, want] of shrink) it(name, () => assert.equal(oldPodsToScaleDown(input), want));
+});
+
+describe('pod templates', () => {
+  const template = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+  it('hashes equal templates equally and differently otherwise, in the safe alphabet', () => {
+    const h = computeTemplateHash(template);
+    assert.match(h, /^[bcdfghjklmnpqrstvwxz2456789]+$/);
+    assert.equal(computeTemplateHash(JSON.parse(JSON.stringify(template))), h);
+    assert.notEqual(computeTemplateHash({ ...template, spec: { containers: [{ name: 'c', image: 'nginx:2' }] } }), h);
+    assert.notEqual(computeTemplateHash(template, 1), h);
+  });
+  it('matches a ReplicaSet template ignoring only pod-template-hash', () => {
+    assert.equal(templateMatches({ ...template, metadata: { labels: { app: 'web', 'pod-template-hash': 'x' } } }, template), true);
+    assert.equal(templateMatches({ ...template, metadata: { labels: { app: 'api', 'pod-template-hash': 'x' } } }, template), false);
+  });
+  const pulls: [string, string][] = [['nginx', 'Always'], ['nginx:latest', 'Always'], ['nginx:1.27', 'IfNotPresent'], ['localhost:5000/app', 'Always'], ['repo/app@sha256:abc', 'IfNotPresent']];
+  for (const [image, policy] of pulls) it(`imagePullPolicy of ${image} is ${policy}`, () => assert.equal(defaultImagePullPolicy(image), policy));
+});
+
+describe('scheduling fit', () => {
+  const pod = (cpu?: string, memory?: string) => ({ spec: { containers: [{ name: 'c', resources: { requests: { ...(cpu ? { cpu } : {}), ...(memory ? { memory } : {}) } } }] } });
+  it('sums container requests and counts scoring defaults only when asked', () => {
+    assert.deepEqual(podRequests(pod('250m', '1Gi')), { cpu: 250, memory: 2 ** 30, pods: 1 });
+    assert.deepEqual(podRequests(pod()), { cpu: 0, memory: 0, pods: 1 });
+    assert.deepEqual(podRequests(pod(), true), { cpu: 100, memory: 200 * 2 ** 20, pods: 1 });
+  });
+  it('names every insufficient resource', () => {
+    const alloc = { cpu: 2000, memory: 2 ** 30, pods: 2 };
+    assert.deepEqual(insufficientResources({ cpu: 3000, memory: 2 ** 31, pods: 1 }, { cpu: 0, memory: 0, pods: 2 }, alloc), ['Too many pods', 'Insufficient cpu', 'Insufficient memory']);
+    assert.deepEqual(insufficientResources({ cpu: 1000, memory: 0, pods: 1 }, { cpu: 1000, memory: 0, pods: 1 }, alloc), []);
+  });
+  it('formats the FitError message as upstream', () => {
+    assert.equal(unschedulableMessage(2, [['Insufficient cpu'], ['Insufficient cpu']]), '0/2 nodes are available: 2 Insufficient cpu.');
+    assert.equal(unschedulableMessage(3, [['Insufficient cpu'], ['Insufficient memory', 'Insufficient cpu'], ['Insufficient cpu']]), '0/3 nodes are available: 1 Insufficient memory, 3 Insufficient cpu.');
+    assert.equal(unschedulableMessage(0, []), 'no nodes available to schedule pods');
+  });
+  it('classifies QoS', () => {
+    assert.equal(podQOSClass(pod().spec), 'BestEffort');
+    assert.equal(podQOSClass({ containers: [{ resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } } }] }), 'Guaranteed');
+    assert.equal(podQOSClass(pod('1').spec), 'Burstable');
+  });
+});
+
+describe('pod STATUS column', () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['pending without statuses', { status: { phase: 'Pending' } }, 'Pending'],
+    ['creating', { status: { phase: 'Pending', containerStatuses: [{ state: { waiting: { reason: 'ContainerCreating' } } }] } }, 'ContainerCreating'],
+    ['running', { status: { phase: 'Running', containerStatuses: [{ ready: true, state: { running: {} } }] } }, 'Running'],
+    ['crash', { status: { phase: 'Running', containerStatuses: [{ state: { waiting: { reason: 'CrashLoopBackOff' } } }] } }, 'CrashLoopBackOff'],
+    ['exit code', { status: { phase: 'Failed', containerStatuses: [{ state: { terminated: { exitCode: 2 } } }] } }, 'ExitCode:2'],
+    ['terminating', { metadata: { deletionTimestamp: '2024-01-01T00:00:00Z' }, status: { phase: 'Running' } }, 'Terminating'],
+  ];
+  for (const [name, pod, want] of cases) it(name, () => assert.equal(podStatusReason(pod), want));
+});

@@ -1,0 +1,97 @@
+/**
+ * Lease-based leader election (src/controllers/leader-election.ts) among candidates talking to one server:
+ * one leader at a time, the Lease fields as client-go writes them, hand-over on release, and a takeover
+ * only after the lease expired when the holder vanished without releasing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { RestClient } from '../../src/client/rest-client.js';
+import { LEASES, LeaderElector, microTime } from '../../src/controllers/leader-election.js';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+
+let ts: TestServer;
+let client: RestClient;
+before(async () => {
+  ts = await startTestServer();
+  client = new RestClient({ url: ts.url, ca: ts.server.caPem, token: ts.server.adminToken });
+});
+after(async () => {
+  client?.close();
+  await ts?.stop();
+});
+
+function candidate(name: string, identity: string, log: string[]): LeaderElector {
+  return new LeaderElector({
+    client,
+    namespace: 'kube-system',
+    name,
+    identity,
+    leaseDurationSeconds: 2,
+    renewDeadlineMs: 1500,
+    retryPeriodMs: 200,
+    onStartedLeading: async () => void log.push(`start ${identity}`),
+    onStoppedLeading: async () => void log.push(`stop ${identity}`),
+  });
+}
+
+async function lease(name: string): Promise<any> {
+  return client.get(LEASES, name, { namespace: 'kube-system' });
+}
+
+test('microTime has six fractional digits', () => {
+  assert.equal(microTime(new Date('2024-05-06T07:08:09.123Z')), '2024-05-06T07:08:09.123000Z');
+});
+
+test('one leader at a time; release hands over at once and counts a transition', async () => {
+  const log: string[] = [];
+  const first = candidate('election-a', 'one', log);
+  const second = candidate('election-a', 'two', log);
+  await first.start();
+  await second.start();
+  assert.equal(first.isLeader(), true);
+  assert.equal(second.isLeader(), false);
+  const held = await lease('election-a');
+  assert.deepEqual(
+    { holder: held.spec.holderIdentity, duration: held.spec.leaseDurationSeconds, transitions: held.spec.leaseTransitions },
+    { holder: 'one', duration: 2, transitions: 0 },
+  );
+  assert.match(held.spec.acquireTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  // The leader renews: renewTime moves, the holder stays.
+  await new Promise((r) => setTimeout(r, 700));
+  const renewed = await lease('election-a');
+  assert.equal(renewed.spec.holderIdentity, 'one');
+  assert.notEqual(renewed.spec.renewTime, held.spec.renewTime);
+  assert.equal(second.isLeader(), false, 'a renewed lease is never taken');
+
+  await first.stop();
+  const deadline = Date.now() + 3000;
+  while (!second.isLeader() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(second.isLeader(), true);
+  const after = await lease('election-a');
+  assert.equal(after.spec.holderIdentity, 'two');
+  assert.equal(after.spec.leaseTransitions, 1);
+  await second.stop();
+  assert.deepEqual(log, ['start one', 'stop one', 'start two', 'stop two']);
+});
+
+test('a lease whose holder vanished is taken only after it expired', async () => {
+  const now = microTime(new Date());
+  await client.create(LEASES, {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'election-b', namespace: 'kube-system' },
+    spec: { holderIdentity: 'ghost', leaseDurationSeconds: 2, acquireTime: now, renewTime: now, leaseTransitions: 4 },
+  }, { namespace: 'kube-system' });
+  const log: string[] = [];
+  const c = candidate('election-b', 'heir', log);
+  const started = Date.now();
+  await c.start();
+  assert.equal(c.isLeader(), false);
+  while (!c.isLeader() && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(c.isLeader(), true);
+  assert.ok(Date.now() - started >= 2000, 'waited for the lease duration');
+  const taken = await lease('election-b');
+  assert.equal(taken.spec.holderIdentity, 'heir');
+  assert.equal(taken.spec.leaseTransitions, 5);
+  await c.stop();
+});

@@ -1,0 +1,98 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { builtinCatalog } from '../../../../src/apimachinery/schema/builtin/index.js';
+import { BuiltinSsaTypes } from '../../../../src/patch/apply/builtin-schema.js';
+import { compareObjects } from '../../../../src/patch/apply/compare.js';
+import { FieldSet } from '../../../../src/patch/apply/field-set.js';
+import { mergeValues, removeMembers } from '../../../../src/patch/apply/merge.js';
+import { fieldSetOf } from '../../../../src/patch/apply/object-fields.js';
+import { DEDUCED } from '../../../../src/patch/apply/schema.js';
+import { ssaSchemaFromStructural } from '../../../../src/patch/apply/structural-schema.js';
+
+const types = new BuiltinSsaTypes(builtinCatalog);
+const configMap = types.schemaFor('io.k8s.api.core.v1.ConfigMap')!.root;
+const serviceAccount = types.schemaFor('io.k8s.api.core.v1.ServiceAccount')!.root;
+const role = types.schemaFor('io.k8s.api.rbac.v1.Role')!.root;
+const cr = ssaSchemaFromStructural({
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['port'], items: { type: 'object', properties: { port: { type: 'integer' }, name: { type: 'string' } } } },
+        tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+        args: { type: 'array', items: { type: 'string' } },
+        selector: { type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: { type: 'string' } },
+      },
+    },
+  },
+}).root;
+
+describe('fieldSetOf', () => {
+  const cases: { name: string; type: typeof configMap; obj: unknown; want: string[] }[] = [
+    { name: 'configmap leaves only', type: configMap, obj: { data: { a: '1', b: '2' }, metadata: { labels: { x: 'y' } } }, want: ['.data.a', '.data.b', '.metadata.labels.x'] },
+    { name: 'empty map contributes nothing', type: configMap, obj: { data: {} }, want: [] },
+    { name: 'finalizers are a set', type: configMap, obj: { metadata: { finalizers: ['a', 'b'] } }, want: ['.metadata.finalizers[="a"]', '.metadata.finalizers[="b"]'] },
+    {
+      name: 'ownerReferences are a map keyed by uid, items atomic',
+      type: configMap,
+      obj: { metadata: { ownerReferences: [{ uid: 'u1', name: 'n', kind: 'K', apiVersion: 'v1' }] } },
+      want: ['.metadata.ownerReferences[uid="u1"]'],
+    },
+    // ObjectReference is a structType=atomic struct, so each item is one leaf.
+    { name: 'patchMergeKey list becomes a map list', type: serviceAccount, obj: { secrets: [{ name: 's1' }] }, want: ['.secrets[name="s1"]'] },
+    { name: 'atomic built-in list', type: role, obj: { rules: [{ verbs: ['get'] }] }, want: ['.rules'] },
+    { name: 'CRD map list', type: cr, obj: { spec: { ports: [{ port: 80, name: 'http' }] } }, want: ['.spec.ports[port=80]', '.spec.ports[port=80].name', '.spec.ports[port=80].port'] },
+    { name: 'CRD default list type is atomic', type: cr, obj: { spec: { args: ['a'] } }, want: ['.spec.args'] },
+    { name: 'CRD atomic map', type: cr, obj: { spec: { selector: { a: 'b' } } }, want: ['.spec.selector'] },
+    { name: 'deduced: maps granular, lists atomic', type: DEDUCED, obj: { a: { b: 1 }, c: [1] }, want: ['.a.b', '.c'] },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(fieldSetOf(c.obj, c.type).pathStrings(), [...c.want].sort()));
+});
+
+describe('compareObjects', () => {
+  it('reports added, modified and removed, including new granular nodes', () => {
+    const cmp = compareObjects({ data: { a: '1', b: '2' } }, { data: { a: '9', c: '3' }, metadata: { labels: { x: 'y' } } }, configMap);
+    assert.deepEqual(cmp.added.pathStrings(), ['.data.c', '.metadata', '.metadata.labels', '.metadata.labels.x']);
+    assert.deepEqual(cmp.modified.pathStrings(), ['.data.a']);
+    assert.deepEqual(cmp.removed.pathStrings(), ['.data.b']);
+  });
+  it('creating data owns the map itself', () => {
+    assert.deepEqual(compareObjects({}, { data: { a: '1' } }, configMap).added.toFieldsV1(), { 'f:data': { '.': {}, 'f:a': {} } });
+  });
+  it('set items are compared by value', () => {
+    const cmp = compareObjects({ spec: { tags: ['a', 'b'] } }, { spec: { tags: ['b', 'c'] } }, cr);
+    assert.deepEqual(cmp.added.pathStrings(), ['.spec.tags[="c"]']);
+    assert.deepEqual(cmp.removed.pathStrings(), ['.spec.tags[="a"]']);
+  });
+});
+
+describe('mergeValues', () => {
+  const cases: { name: string; type: typeof configMap; live: unknown; config: unknown; want: unknown }[] = [
+    { name: 'granular maps keep live keys', type: configMap, live: { data: { a: '1', b: '2' } }, config: { data: { a: '9' } }, want: { data: { a: '9', b: '2' } } },
+    { name: 'atomic lists are replaced', type: cr, live: { spec: { args: ['a', 'b'] } }, config: { spec: { args: ['c'] } }, want: { spec: { args: ['c'] } } },
+    { name: 'atomic maps are replaced', type: cr, live: { spec: { selector: { a: '1', b: '2' } } }, config: { spec: { selector: { c: '3' } } }, want: { spec: { selector: { c: '3' } } } },
+    { name: 'sets are unioned', type: cr, live: { spec: { tags: ['a', 'b'] } }, config: { spec: { tags: ['c', 'a'] } }, want: { spec: { tags: ['c', 'a', 'b'] } } },
+    {
+      name: 'map lists merge items by key',
+      type: cr,
+      live: { spec: { ports: [{ port: 80, name: 'http' }, { port: 443, name: 'https' }] } },
+      config: { spec: { ports: [{ port: 443, name: 'tls' }] } },
+      want: { spec: { ports: [{ port: 80, name: 'http' }, { port: 443, name: 'tls' }] } },
+    },
+    { name: 'config order wins for shared items', type: cr, live: { spec: { tags: ['a', 'b', 'c'] } }, config: { spec: { tags: ['c', 'a'] } }, want: { spec: { tags: ['b', 'c', 'a'] } } },
+  ];
+  for (const c of cases) it(c.name, () => assert.deepEqual(mergeValues(c.live, c.config, c.type), c.want));
+});
+
+describe('removeMembers', () => {
+  it('removes fields, list items and whole subtrees', () => {
+    const s = new FieldSet();
+    s.insert(['f:spec', 'f:ports', 'k:{"port":80}']);
+    s.insert(['f:spec', 'f:tags', 'v:"a"']);
+    s.insert(['f:spec', 'f:selector']);
+    const obj = { spec: { ports: [{ port: 80 }, { port: 81 }], tags: ['a', 'b'], selector: { x: 'y' } } };
+    assert.deepEqual(removeMembers(obj, s, cr), { spec: { ports: [{ port: 81 }], tags: ['b'] } });
+    assert.equal(obj.spec.ports.length, 2, 'input untouched');
+  });
+});
