@@ -89,6 +89,19 @@ export interface ResourceDefinition extends APIResourceDescriptor {
    * and get it from the type catalog by definitionName.
    */
   ssaSchema?: SsaSchema;
+  /**
+   * Where and in what shape objects are stored when that differs from what this endpoint serves: events.k8s.io/v1
+   * Events live in core/v1 Events' storage and are converted on the way in and out, as kube-apiserver does.
+   */
+  storage?: StorageMapping;
+}
+
+export interface StorageMapping {
+  /** The group and resource whose storage keys hold the objects. */
+  group: string;
+  resource: string;
+  toStorage(obj: KubeObject): KubeObject;
+  fromStorage(obj: KubeObject): KubeObject;
 }
 
 /** What a computed create receives: the URL's namespace and name (empty for collection POSTs) and the decoded body. */

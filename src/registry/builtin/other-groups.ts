@@ -1,6 +1,7 @@
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { ResourceDefinition } from '../rest.js';
 import { defineBuiltin } from './define.js';
+import { coreToEventsV1, eventsV1ToCore } from './event-conversion.js';
 
 function eventsV1Fields(obj: KubeObject): Record<string, string> {
   const reg = (obj.regarding ?? {}) as Record<string, unknown>;
@@ -28,6 +29,8 @@ const eventsV1 = defineBuiltin({
   definitionName: 'io.k8s.api.events.v1.Event',
   strategy: { selectableFields: eventsV1Fields },
 });
+// One storage for both Event APIs (see event-conversion.ts).
+eventsV1.storage = { group: '', resource: 'events', toStorage: eventsV1ToCore, fromStorage: coreToEventsV1 };
 
 const leases = defineBuiltin({
   group: 'coordination.k8s.io',

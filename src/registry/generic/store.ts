@@ -97,16 +97,19 @@ export class GenericStore {
   }
 
   private key(ctx: RequestContext, namespace: string, name: string): string {
-    return objectKey(this.def.group, this.def.resource, ctx.cluster, this.def.namespaced ? namespace : '', name);
+    const where = this.def.storage ?? this.def;
+    return objectKey(where.group, where.resource, ctx.cluster, this.def.namespaced ? namespace : '', name);
   }
 
   private prefix(cluster: string, namespace: string): string {
-    return collectionPrefix(this.def.group, this.def.resource, cluster, this.def.namespaced ? namespace : '');
+    const where = this.def.storage ?? this.def;
+    return collectionPrefix(where.group, where.resource, cluster, this.def.namespaced ? namespace : '');
   }
 
   /** Turns stored bytes into the wire object: resourceVersion from the revision, apiVersion/kind of this endpoint. */
   decode(kv: KeyValue | { value: string; modRevision: number; key: string }, wildcard = false): KubeObject {
-    const obj = JSON.parse(kv.value) as KubeObject;
+    const stored = JSON.parse(kv.value) as KubeObject;
+    const obj = this.def.storage ? this.def.storage.fromStorage(stored) : stored;
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
     this.def.strategy.defaultOnRead?.(obj);
@@ -123,7 +126,8 @@ export class GenericStore {
     const meta = obj.metadata ?? {};
     const { resourceVersion: _rv, ...rest } = meta;
     void _rv;
-    return JSON.stringify({ ...obj, apiVersion: this.apiVersion, kind: this.def.kind, metadata: rest });
+    const served: KubeObject = { ...obj, apiVersion: this.apiVersion, kind: this.def.kind, metadata: rest };
+    return JSON.stringify(this.def.storage ? this.def.storage.toStorage(served) : served);
   }
 
   private translate(err: unknown, name: string): unknown {
