@@ -132,12 +132,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   registry.registerBuiltin(customResourceDefinitions);
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   for (const def of tenancyResources) registry.registerBuiltin(def);
-  const tenancy = new Tenancy(registry);
+  const tenancy = new Tenancy(registry, { authorizer: auth.authorizer });
   const customResources = new CustomResourceSource(registry);
   registry.addSource(customResources);
   const crdController = new CRDController(registry, customResources);
   const namespaces = registry.lookup('root', '', 'v1', 'namespaces')!;
-  const admission = new Admission([new NamespaceLifecycle(namespaces), tenancy.admission, auth.admission]);
+  const namespaceLifecycle = new NamespaceLifecycle(namespaces);
+  const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission]);
   const openapi = new OpenAPIService();
   let ready = false;
 
@@ -192,6 +193,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   server.requestTimeout = 0; // watches are long-lived; per-request timeouts are the handlers' business
 
   await crdController.start();
+  await namespaceLifecycle.start();
   await auth.start();
   await bootstrapNamespaces(registry);
   await bootstrapRbac(registry, 'root');
@@ -235,6 +237,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         for (const s of sockets) s.destroy();
       });
       await crdController.stop();
+      namespaceLifecycle.stop();
       tenancy.stop();
       auth.stop();
       watchCache.stop();
