@@ -10,7 +10,7 @@
  * records. See decode-message.ts for how protobuf presence maps onto JSON's omitted fields.
  */
 import { builtinCatalog, builtinProtobufHints, definitionNameFor, type ProtobufFieldHints } from '../schema/builtin/index.js';
-import type { TypeCatalog } from '../schema/types.js';
+import type { TypeCatalog, TypeDescriptor } from '../schema/types.js';
 import { ProtobufDecodeError } from './decode-error.js';
 import { MessageDecoder } from './decode-message.js';
 import { WireReader, WireType } from './wire-reader.js';
@@ -136,7 +136,9 @@ export function decodeKubernetesProtobuf(
   }
   const { group, version } = splitApiVersion(apiVersion);
   const typeName = definitionNameFor(group, version, kind, catalog);
-  if (typeName === undefined) {
+  // Types described only for JSON (kcp's tenancy API, served like custom resources) have no protobuf form: refuse
+  // them as kube-apiserver refuses protobuf for custom resources.
+  if (typeName === undefined || !hasProtobufForm(catalog.get(typeName))) {
     throw new ProtobufDecodeError(`protobuf is not supported for ${describeGvk(apiVersion, kind)}; send the body as application/json`);
   }
   const decoder = decoderFor(catalog, hints);
@@ -150,4 +152,8 @@ export function decodeKubernetesProtobuf(
   const object: Record<string, unknown> = { apiVersion, kind };
   for (const [name, value] of Object.entries(fields)) if (name !== 'apiVersion' && name !== 'kind') object[name] = value;
   return { apiVersion, kind, object };
+}
+
+function hasProtobufForm(t: TypeDescriptor | undefined): boolean {
+  return !!t && t.fields.some((f) => f.proto !== undefined && f.name !== 'metadata');
 }

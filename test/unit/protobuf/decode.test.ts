@@ -5,6 +5,7 @@ import {
   isKubernetesProtobuf,
   ProtobufDecodeError,
 } from '../../../src/apimachinery/protobuf/decode.js';
+import { builtinCatalog, builtinProtobufHints } from '../../../src/apimachinery/schema/builtin/index.js';
 import { loadFixtures } from './fixture-support.js';
 
 // Minimal hand-rolled protobuf writer so these tests do not depend on the code under test.
@@ -51,7 +52,8 @@ describe('decodeKubernetesProtobuf: envelope errors', () => {
   const cases: [string, Uint8Array, RegExp][] = [
     ['no magic', Uint8Array.from(bytesOf('{}')), /does not start with the magic bytes 6b 38 73 00/],
     ['no kind', body('v1', '', []), /names no kind/],
-    ['unknown kind', body('v1', 'Pod', []), /protobuf is not supported for v1, Kind=Pod; send the body as application\/json/],
+    ['unknown kind', body('v1', 'Gizmo', []), /protobuf is not supported for v1, Kind=Gizmo; send the body as application\/json/],
+    ['a JSON-only kind (kcp tenancy, served like a custom resource)', body('tenancy.kcp.io/v1alpha1', 'Workspace', []), /protobuf is not supported for tenancy\.kcp\.io\/v1alpha1, Kind=Workspace/],
     ['unknown group', body('apps/v1', 'Namespace', []), /apps\/v1, Kind=Namespace/],
     ['content encoding', body('v1', 'Namespace', [], str(3, 'gzip')), /content encoding "gzip" is not supported/],
     ['foreign content type', body('v1', 'Namespace', [], str(4, 'application/json')), /content type "application\/json"/],
@@ -225,6 +227,55 @@ describe('decodeKubernetesProtobuf: values', () => {
       const options = decode(apiVersion, 'DeleteOptions', [...vi(1, 0), ...vi(3, 0), ...str(4, 'Orphan')]);
       assert.deepEqual(options, { apiVersion, kind: 'DeleteOptions', gracePeriodSeconds: 0, orphanDependents: false, propagationPolicy: 'Orphan' });
     }
+  });
+
+  describe('embedded messages (Go structs JSON inlines but protobuf nests)', () => {
+    // Pod.spec (2) > PodSpec.volumes (1) / containers (2) / ephemeralContainers (34).
+    const podWithSpec = (spec: number[]) => decode('v1', 'Pod', ld(2, spec)).spec as Record<string, unknown>;
+    const cases: [string, number[], Record<string, unknown>][] = [
+      [
+        'Volume.volumeSource (2) inlines hostPath and configMap, whose name comes from LocalObjectReference (1)',
+        [
+          ...ld(1, [...str(1, 'logs'), ...ld(2, ld(1, str(1, '/var/log')))]),
+          ...ld(1, [...str(1, 'cfg'), ...ld(2, ld(19, [...ld(1, str(1, 'settings')), ...vi(3, 0)]))]),
+        ],
+        { volumes: [{ name: 'logs', hostPath: { path: '/var/log' } }, { name: 'cfg', configMap: { name: 'settings', defaultMode: 0 } }] },
+      ],
+      [
+        'Probe.handler (1) inlines httpGet next to the probe timings; an empty handler adds nothing',
+        [
+          ...ld(2, [
+            ...str(1, 'web'),
+            ...ld(10, [...ld(1, ld(2, [...str(1, '/healthz'), ...ld(2, [...vi(1, 1), ...str(3, 'http')])])), ...vi(2, 5)]),
+            ...ld(11, [...ld(1, []), ...vi(4, 7)]),
+          ]),
+        ],
+        { containers: [{ name: 'web', livenessProbe: { httpGet: { path: '/healthz', port: 'http' }, initialDelaySeconds: 5 }, readinessProbe: { periodSeconds: 7 } }] },
+      ],
+      [
+        'EphemeralContainer.ephemeralContainerCommon (1) inlines the container fields',
+        [...ld(34, [...ld(1, [...str(1, 'debug'), ...str(2, 'busybox'), ...vi(16, 1)]), ...str(2, 'web')])],
+        { ephemeralContainers: [{ name: 'debug', image: 'busybox', stdin: true, targetContainerName: 'web' }] },
+      ],
+      [
+        'a repeated embedded message merges over the earlier one',
+        [...ld(1, [...ld(2, ld(2, [])), ...str(1, 'v'), ...ld(2, ld(1, str(1, '/data')))])],
+        { volumes: [{ name: 'v', emptyDir: {}, hostPath: { path: '/data' } }] },
+      ],
+    ];
+    for (const [name, spec, expected] of cases) it(name, () => assert.deepEqual(podWithSpec(spec), expected));
+
+    it('error paths name the inlined fields at the parent level', () => {
+      const badProbe = ld(2, [...str(1, 'web'), ...ld(10, ld(1, ld(2, vi(1, 3))))]);
+      assert.throws(() => podWithSpec(badProbe), /spec\.containers\[0\]\.livenessProbe\.httpGet\.path: expected wire type 2/);
+      assert.throws(() => podWithSpec(ld(1, vi(2, 1))), /spec\.volumes\[0\]: expected wire type 2 \(length-delimited\) for embedded io\.k8s\.api\.core\.v1\.VolumeSource/);
+    });
+
+    it('with hints that lack the embed, the nested message is skipped as unknown', () => {
+      const withoutEmbeds = { emitZero: builtinProtobufHints.emitZero, wrappedList: builtinProtobufHints.wrappedList };
+      const raw = ld(2, ld(1, [...str(1, 'logs'), ...ld(2, ld(1, str(1, '/var/log')))]));
+      assert.deepEqual(decodeKubernetesProtobuf(body('v1', 'Pod', raw), builtinCatalog, withoutEmbeds).object.spec, { volumes: [{ name: 'logs' }] });
+    });
   });
 
   it('rejects hostile nesting without exhausting the stack', () => {
