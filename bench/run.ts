@@ -6,10 +6,11 @@ import { runCoreApiBenchmarks } from './core-api.js';
 import { runEtcdBenchmarks } from './etcd.js';
 import { runCrdBenchmarks } from './crd-api.js';
 import { type Figure, printFigure } from './lib.js';
+import { runMulticlusterBenchmarks } from './multicluster.js';
 import { runSsaBenchmarks } from './ssa.js';
 import { runWorkspaceBenchmarks } from './workspaces.js';
 
-const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['workspaces', runWorkspaceBenchmarks]];
+const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks]];
 let failed = false;
 for (const [name, run] of suites) {
   console.log(`# ${name}`);

@@ -36,6 +36,13 @@ export interface InformerOptions {
   watchTimeoutSeconds?: number;
   /** Calls update(obj, obj) for every cached object this often (ms), like client-go's resync. Default: never. */
   resyncMs?: number;
+  /**
+   * Reduces every object before it is cached and handed to handlers (client-go's SetTransform), e.g. to keep only
+   * metadata. Must be pure; the informer factory shares informers only between callers with the same transformId.
+   */
+  transform?: (obj: KubeObject) => KubeObject;
+  /** Names the transform for sharing in an InformerFactory (required when transform is set there). */
+  transformId?: string;
 }
 
 export class Informer<T extends KubeObject = KubeObject> {
@@ -137,7 +144,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.stopped) return;
     const seen = new Set<string>();
     for (const item of list.items) {
-      const obj = withTypeMeta(item, gvr, list.kind);
+      const obj = this.reduce(withTypeMeta(item, gvr, list.kind));
       const key = this.store.keyOf(obj);
       seen.add(key);
       const old = this.store.upsert(obj);
@@ -178,7 +185,7 @@ export class Informer<T extends KubeObject = KubeObject> {
           if (rv) this.lastResourceVersion = rv;
           continue;
         }
-        const obj = withTypeMeta(ev.object, gvr);
+        const obj = this.reduce(withTypeMeta(ev.object, gvr));
         const key = this.store.keyOf(obj);
         if (ev.type === 'DELETED') {
           this.store.remove(key);
@@ -194,6 +201,10 @@ export class Informer<T extends KubeObject = KubeObject> {
       this.current = undefined;
       stream.stop();
     }
+  }
+
+  private reduce(obj: T): T {
+    return this.opts.transform ? (this.opts.transform(obj) as T) : obj;
   }
 
   private emit(fn: (h: EventHandler<T>) => void): void {

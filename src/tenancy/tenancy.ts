@@ -11,6 +11,7 @@
 import type { KubeObject } from '../apimachinery/object.js';
 import { StatusError } from '../apimachinery/status.js';
 import type { RequestInfo } from '../apiserver/request-info.js';
+import type { Authorizer } from '../auth/authz/authorizer.js';
 import { logger } from '../logging/logger.js';
 import type { GenericStore, WatchEventType } from '../registry/generic/store.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
@@ -21,7 +22,7 @@ import { resolveRequestCluster } from './request-cluster.js';
 import { WorkspaceAdmission } from './workspace-admission.js';
 import { WorkspaceIndex } from './workspace-index.js';
 import { WorkspaceLifecycle, systemContext, type WorkspaceInitializer } from './workspace-lifecycle.js';
-import { PATH_ANNOTATION, TYPE_ANNOTATION, WorkspaceTypeResolver, builtinWorkspaceTypes } from './workspace-types.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION, WorkspaceTypeResolver, builtinWorkspaceTypes, workspaceTypeUsePolicy } from './workspace-types.js';
 
 const CLUSTER_ANNOTATION = 'kcp.io/cluster';
 
@@ -40,14 +41,21 @@ export class Tenancy {
   private readonly logicalClusters: GenericStore;
   private baseURL = '';
 
-  constructor(private readonly registry: ResourceRegistry) {
+  /**
+   * `authorizer` decides kcp's `use` check on WorkspaceTypes during Workspace admission (omit it only where no
+   * authorization runs at all).
+   */
+  constructor(
+    private readonly registry: ResourceRegistry,
+    opts: { authorizer?: Pick<Authorizer, 'authorize'> } = {},
+  ) {
     const ws = registry.lookup(ROOT_CLUSTER, 'tenancy.kcp.io', 'v1alpha1', 'workspaces');
     const lc = registry.lookup(ROOT_CLUSTER, 'core.kcp.io', 'v1alpha1', 'logicalclusters');
     if (!ws || !lc) throw new Error('tenancy resources are not registered');
     this.workspaces = ws;
     this.logicalClusters = lc;
     this.types = new WorkspaceTypeResolver(this.index, registry);
-    this.admission = new WorkspaceAdmission(this.index, this.types, registry);
+    this.admission = new WorkspaceAdmission(this.index, this.types, registry, opts.authorizer);
     // root always exists, so requests to it resolve even before start() has loaded the rest of the tree.
     this.index.upsertCluster({ name: ROOT_CLUSTER, path: ROOT_CLUSTER, type: 'root:root', phase: 'Ready' });
   }
@@ -153,6 +161,13 @@ export class Tenancy {
     this.index.upsertCluster({ name: ROOT_CLUSTER, path: ROOT_CLUSTER, type: 'root:root', phase: 'Ready' });
     const types = this.registry.lookup(ROOT_CLUSTER, 'tenancy.kcp.io', 'v1alpha1', 'workspacetypes')!;
     for (const t of builtinWorkspaceTypes()) await createIfMissing(types, ctx, t);
+    const roles = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterroles');
+    const bindings = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings');
+    if (roles && bindings) {
+      const { role, binding } = workspaceTypeUsePolicy();
+      await createIfMissing(roles, ctx, role);
+      await createIfMissing(bindings, ctx, binding);
+    }
   }
 }
 

@@ -9,11 +9,15 @@ import { errors, StatusError } from '../apimachinery/status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../apiserver/admission/admission.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { UserInfo } from '../registry/rest.js';
+import { resourceAttributes } from '../auth/authz/attributes.js';
+import type { Authorizer } from '../auth/authz/authorizer.js';
 import { splitPath } from './paths.js';
+import { OWNER_ANNOTATION } from './workspace-owner.js';
 import type { WorkspaceIndex } from './workspace-index.js';
 import {
   TYPE_ANNOTATION,
   WorkspaceTypeError,
+  type ResolvedType,
   type TypeReference,
   type WorkspaceTypeResolver,
   qualifiedTypeName,
@@ -21,8 +25,7 @@ import {
   validateAllowedParents,
 } from './workspace-types.js';
 
-/** Annotation recording who created a workspace (JSON of authentication.k8s.io UserInfo). */
-export const OWNER_ANNOTATION = 'experimental.tenancy.kcp.io/owner';
+export { OWNER_ANNOTATION } from './workspace-owner.js';
 
 const workspacesGR = { group: 'tenancy.kcp.io', resource: 'workspaces' };
 
@@ -59,6 +62,8 @@ export class WorkspaceAdmission implements AdmissionPlugin {
     private readonly index: WorkspaceIndex,
     private readonly types: WorkspaceTypeResolver,
     private readonly registry: ResourceRegistry,
+    /** Decides the `use` check on WorkspaceTypes; without one (unit tests) the check is skipped. */
+    private readonly authorizer?: Pick<Authorizer, 'authorize'>,
   ) {}
 
   async admit(a: AdmissionAttributes): Promise<void> {
@@ -103,12 +108,28 @@ export class WorkspaceAdmission implements AdmissionPlugin {
     if (extraLabels && typeof extraLabels === 'object') meta.labels = { ...extraLabels, ...(meta.labels ?? {}) };
 
     const childAliases = await this.types.aliases(type);
+    this.checkUse(a.ctx.user, childAliases);
     const parentAliases = await this.types.aliases(parentType);
     const childTypeName = qualifiedTypeName(spec.type as TypeReference);
     const refusal =
       validateAllowedParents(parentAliases, childAliases, parentTypeName, childTypeName) ??
       validateAllowedChildren(parentAliases, childAliases, parentTypeName, childTypeName);
     if (refusal) throw new WorkspaceTypeError(refusal);
+  }
+
+  /**
+   * kcp's `use` check: the creator needs the verb `use` on the WorkspaceType, and on every type it extends, in the
+   * workspace that defines each of them (authorized there, so that workspace's RBAC decides).
+   */
+  private checkUse(user: UserInfo, aliases: ResolvedType[]): void {
+    if (!this.authorizer || isSystemPrivileged(user)) return;
+    for (const alias of aliases) {
+      const cluster = this.index.resolve(alias.path);
+      const attrs = resourceAttributes(user, { verb: 'use', apiGroup: 'tenancy.kcp.io', apiVersion: 'v1alpha1', resource: 'workspacetypes', name: alias.name });
+      if (!cluster || this.authorizer.authorize(cluster, attrs).decision !== 'Allow') {
+        throw new WorkspaceTypeError(`unable to use cluster workspace type ${alias.path}:${alias.name}: missing verb='use' permission on workspacetype`);
+      }
+    }
   }
 
   private async admitUpdate(a: AdmissionAttributes, ws: KubeObject): Promise<void> {

@@ -1,8 +1,10 @@
 /**
  * The workspace lifecycle controller (kcp's workspace scheduler + logicalcluster initializer + deletion, folded into
  * one reconciler because atrium has one shard):
- *   Scheduling   → picks a logical cluster name, creates its LogicalCluster `cluster`, sets spec.cluster and spec.URL;
- *   Initializing → creates the bootstrap objects (namespaces, then every registered initializer such as RBAC);
+ *   Scheduling   → picks a logical cluster name, creates its LogicalCluster `cluster`, sets spec.cluster and spec.URL
+ *                  and, in the same round, creates the bootstrap objects (namespaces, the owner's `workspace-admin`
+ *                  binding, every registered initializer such as RBAC);
+ *   Initializing → (only seen after a crash mid-way) re-runs the idempotent bootstrap;
  *   Ready        → nothing to do;
  *   Terminating  → deletes the logical cluster of the workspace and of every workspace below it, then drops the
  *                  finalizer so the Workspace object goes away.
@@ -12,7 +14,6 @@
 import type { KubeObject } from '../apimachinery/object.js';
 import { nowRFC3339 } from '../apimachinery/object.js';
 import { StatusError } from '../apimachinery/status.js';
-import { bootstrapNamespaces } from '../apiserver/bootstrap.js';
 import { logger } from '../logging/logger.js';
 import { immortalNamespaces } from '../registry/builtin/core.js';
 import { LOGICAL_CLUSTER_FINALIZER } from '../registry/builtin/tenancy.js';
@@ -22,6 +23,7 @@ import type { RequestContext } from '../registry/rest.js';
 import { deleteClusterTree } from './logical-cluster-content.js';
 import { joinPath, newLogicalClusterName } from './paths.js';
 import type { WorkspaceIndex } from './workspace-index.js';
+import { OWNER_ANNOTATION, type WorkspaceOwner, ownerOf, workspaceAdminBinding } from './workspace-owner.js';
 import { PATH_ANNOTATION, TYPE_ANNOTATION, qualifiedTypeName, type TypeReference } from './workspace-types.js';
 
 /** Creates a new workspace's bootstrap objects in its logical cluster (e.g. RBAC); runs during Initializing. */
@@ -159,58 +161,89 @@ export class WorkspaceLifecycle {
   }
 
   /**
-   * Scheduling and initialization in three rounds of independent writes issued together, so the storage's group
-   * commit turns each round into one durable flush: (1) the LogicalCluster, spec.cluster/spec.URL and the default
-   * namespaces; (2) phase Initializing and the registered initializers; (3) phase Ready on both objects.
+   * Scheduling and initialization in two rounds of independent writes issued together, so the storage's group
+   * commit turns each round into one durable flush: (1) the LogicalCluster (Initializing), spec.cluster/spec.URL,
+   * the default namespaces, the owner's `workspace-admin` binding and the registered initializers; (2) phase Ready
+   * on both objects. The Workspace goes from Scheduling straight to Ready (no separate Initializing write): a crash
+   * in between leaves spec.cluster set with phase Scheduling, which reconcile() finishes through initialize().
    */
-  private async schedule(parent: string, ws: KubeObject): Promise<KubeObject> {
+  private async schedule(parent: string, ws: KubeObject): Promise<void> {
     const name = ws.metadata!.name!;
-    const parentEntry = this.index.cluster(parent);
-    const path = joinPath(parentEntry?.path ?? parent, name);
-    const type = qualifiedTypeName((specOf(ws).type ?? { name: 'universal', path: 'root' }) as TypeReference);
     const cluster = newLogicalClusterName();
-    const url = `${this.baseURL()}/clusters/${path}`;
-    const ctx = systemContext(parent);
+    const lc = this.logicalClusterOf(parent, ws);
+    const url = (lc.status as { URL: string }).URL;
     await Promise.all([
-      this.logicalClusters.create(
-        systemContext(cluster),
-        '',
-        {
-          apiVersion: 'core.kcp.io/v1alpha1',
-          kind: 'LogicalCluster',
-          metadata: { name: 'cluster', annotations: { [PATH_ANNOTATION]: path, [TYPE_ANNOTATION]: type } },
-          spec: {
-            owner: { apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', name, cluster: parent, uid: ws.metadata!.uid! },
-          },
-          status: { phase: 'Initializing', URL: url },
-        },
-        { dryRun: false },
-      ),
-      this.workspaces.guaranteedUpdate(ctx, '', name, (cur) => {
+      this.logicalClusters.create(systemContext(cluster), '', lc, { dryRun: false }),
+      this.workspaces.guaranteedUpdate(systemContext(parent), '', name, (cur) => {
         cur!.spec = { ...specOf(cur!), cluster, URL: url };
         return cur!;
       }, { dryRun: false }),
-      createDefaultNamespaces(this.registry, cluster),
+      this.bootstrapContent(cluster, ws),
     ]);
-    this.index.upsertCluster({ name: cluster, path, type, phase: 'Initializing' });
-    this.index.linkChild(parent, name, cluster);
-    const [{ object }] = await Promise.all([
-      this.workspaces.guaranteedUpdate(ctx, '', name, (cur) => {
-        const st = statusOf(cur!);
-        cur!.status = { ...st, phase: 'Initializing', conditions: setCondition(st.conditions ?? [], 'WorkspaceScheduled', 'True') };
-        return cur!;
-      }, { dryRun: false }, 'status'),
-      ...this.initializers.map((init) => init(cluster)),
-    ]);
+    this.indexCluster(parent, name, cluster, lc);
     await this.markReady(parent, name, cluster);
-    return object;
   }
 
-  /** Re-runs initialization for a workspace found Initializing (e.g. after a restart); every step is idempotent. */
+  /**
+   * Records the new cluster and its link in the index before Ready is written, so whoever sees Ready can use the
+   * workspace at once, whatever the storage's watch latency (the watches would record the same a moment later).
+   */
+  private indexCluster(parent: string, name: string, cluster: string, lc: KubeObject): void {
+    const annotations = lc.metadata!.annotations!;
+    this.index.upsertCluster({ name: cluster, path: annotations[PATH_ANNOTATION]!, type: annotations[TYPE_ANNOTATION]!, phase: 'Initializing' });
+    this.index.linkChild(parent, name, cluster);
+  }
+
+  /** The LogicalCluster `cluster` of a new workspace (phase Initializing), carrying path, type and owner. */
+  private logicalClusterOf(parent: string, ws: KubeObject): KubeObject {
+    const name = ws.metadata!.name!;
+    const path = joinPath(this.index.cluster(parent)?.path ?? parent, name);
+    const type = qualifiedTypeName((specOf(ws).type ?? { name: 'universal', path: 'root' }) as TypeReference);
+    const annotations: Record<string, string> = { [PATH_ANNOTATION]: path, [TYPE_ANNOTATION]: type };
+    const owner = ws.metadata?.annotations?.[OWNER_ANNOTATION];
+    if (owner) annotations[OWNER_ANNOTATION] = owner;
+    return {
+      apiVersion: 'core.kcp.io/v1alpha1',
+      kind: 'LogicalCluster',
+      metadata: { name: 'cluster', annotations },
+      spec: { owner: { apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', name, cluster: parent, uid: ws.metadata!.uid! } },
+      status: { phase: 'Initializing', URL: `${this.baseURL()}/clusters/${path}` },
+    };
+  }
+
+  /** The objects every new logical cluster starts with; each step is idempotent and they run concurrently. */
+  private async bootstrapContent(cluster: string, ws: KubeObject): Promise<void> {
+    const owner = ownerOf(ws);
+    await Promise.all([
+      createDefaultNamespaces(this.registry, cluster),
+      owner ? this.createOwnerBinding(cluster, owner) : undefined,
+      ...this.initializers.map((init) => init(cluster)),
+    ]);
+  }
+
+  /** The owner's `workspace-admin` ClusterRoleBinding; an existing one (kept by an admin's edits) is left alone. */
+  private async createOwnerBinding(cluster: string, owner: WorkspaceOwner): Promise<void> {
+    const bindings = this.registry.lookup(cluster, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings');
+    if (!bindings) return;
+    try {
+      await bindings.create(systemContext(cluster), '', workspaceAdminBinding(owner), { dryRun: false });
+    } catch (err) {
+      if (!(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err;
+    }
+  }
+
+  /** Re-runs initialization for a workspace found Scheduling/Initializing with a cluster (e.g. after a restart). */
   private async initialize(parent: string, ws: KubeObject): Promise<void> {
     const cluster = String(specOf(ws).cluster);
-    await bootstrapNamespaces(this.registry, cluster);
-    for (const init of this.initializers) await init(cluster);
+    const lc = this.logicalClusterOf(parent, ws);
+    try {
+      // A crash right after spec.cluster was written may have lost the LogicalCluster of the same round.
+      await this.logicalClusters.create(systemContext(cluster), '', lc, { dryRun: false });
+    } catch (err) {
+      if (!(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err;
+    }
+    await this.bootstrapContent(cluster, ws);
+    this.indexCluster(parent, ws.metadata!.name!, cluster, lc);
     await this.markReady(parent, ws.metadata!.name!, cluster);
   }
 

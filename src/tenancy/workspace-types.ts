@@ -71,6 +71,30 @@ export function builtinWorkspaceTypes(): KubeObject[] {
   ];
 }
 
+/**
+ * root's grant of the `use` verb on its public WorkspaceTypes to every authenticated user (kcp's
+ * config/root `system:kcp:universal-workspacetype-use` role and its binding). Types defined elsewhere need their
+ * own grants in the workspace that defines them.
+ */
+export function workspaceTypeUsePolicy(): { role: KubeObject; binding: KubeObject } {
+  const name = 'system:kcp:universal-workspacetype-use';
+  return {
+    role: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name },
+      rules: [{ apiGroups: ['tenancy.kcp.io'], resources: ['workspacetypes'], resourceNames: ['universal', 'organization', 'team'], verbs: ['use'] }],
+    },
+    binding: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'system:kcp:authenticated:universal-workspacetype-use' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:authenticated' }],
+    },
+  };
+}
+
 /** A plain Error whose message is what kcp puts after `is forbidden: `. */
 export class WorkspaceTypeError extends Error {}
 

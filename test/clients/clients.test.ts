@@ -96,7 +96,7 @@ describe('client compatibility suites (Go, Python) against one server', { concur
     }
     const r = await run('go', ['test', '-count=1', '-timeout=15m', './...'], {
       cwd: GO_DIR,
-      env: { ...process.env, ATRIUM_KUBECONFIG: ts.kubeconfig, GOFLAGS: '-mod=mod' },
+      env: { ...process.env, ATRIUM_KUBECONFIG: ts.kubeconfig, GOFLAGS: `${process.env.GOFLAGS ?? ''} -mod=mod`.trim() },
       timeoutMs: 24 * 60_000,
     });
     assertPassed(t, 'go test', r);

@@ -132,6 +132,10 @@ describe('kubectl ws plugin', () => {
     );
     // Nothing changed the current workspace.
     assert.equal(await ok(['ws', '.']), "Current workspace is 'root:org'.\n");
+    // A bare `kubectl ws` prints the current workspace (atrium has no home workspaces; kcp would go to `~`).
+    assert.equal(await ok(['ws']), "Current workspace is 'root:org'.\n");
+    assert.equal(await ok(['ws', '--short']), 'root:org\n');
+    await fails(['ws', '~'], 'Error: workspaces.tenancy.kcp.io "~" not found');
   });
 
   it('keeps a CRD-free resource (configmaps) of one workspace out of its sibling, and deletes a subtree', async () => {

@@ -145,15 +145,29 @@ export class CRDController {
     desired.status ??= {};
     desired.status.acceptedNames = naming.acceptedNames;
     setCondition(desired, naming.namesAccepted, now);
-    if (naming.namesAccepted.status === 'True' && !isConditionTrue(desired, 'Established')) {
-      setCondition(desired, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, now);
+    // Like upstream's naming controller, Established never becomes True here: a CRD whose names were just accepted
+    // is `Installing` first, and the establishing step below (upstream's EstablishingController) flips it.
+    const established = desired.status.conditions?.find((c) => c.type === 'Established');
+    if (!established) {
+      setCondition(desired, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
     }
-    if (jsonEqual(desired.status, crd.status)) return false;
-    await this.writeStatus(cluster, name, (current) => {
-      current.status ??= {};
-      current.status.acceptedNames = desired.status!.acceptedNames;
-      for (const c of desired.status!.conditions ?? []) setCondition(current, c, c.lastTransitionTime ?? now);
-    });
+    if (naming.namesAccepted.status === 'True' && !isConditionTrue(desired, 'Established')) {
+      setCondition(desired, { type: 'Established', status: 'False', reason: 'Installing', message: 'the initial names have been accepted' }, now);
+    }
+    if (!jsonEqual(desired.status, crd.status)) {
+      await this.writeStatus(cluster, name, (current) => {
+        current.status ??= {};
+        current.status.acceptedNames = desired.status!.acceptedNames;
+        for (const c of desired.status!.conditions ?? []) setCondition(current, c, c.lastTransitionTime ?? now);
+      });
+    }
+    if (naming.namesAccepted.status === 'True' && !isConditionTrue(desired, 'Established')) {
+      await this.writeStatus(cluster, name, (current) => {
+        // Only a CRD still accepted and not yet established is established (it may have changed meanwhile).
+        if (!isConditionTrue(current, 'NamesAccepted') || isConditionTrue(current, 'Established')) return;
+        setCondition(current, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, nowRFC3339());
+      });
+    }
     return false;
   }
 

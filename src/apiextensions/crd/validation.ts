@@ -90,7 +90,8 @@ function validateSpec(crd: CustomResourceDefinition): FieldError[] {
   else {
     const g = isDNS1123Subdomain(group);
     if (g.length) errs.push(invalid('spec.group', group, g.join(',')));
-    else if (group.split('.').length < 2) errs.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
+    // kcp-style negotiated types (apiresource.kcp.io/negotiated) publish built-in groups such as `apps` as CRDs.
+    else if (group.split('.').length < 2 && crd.metadata?.annotations?.['apiresource.kcp.io/negotiated'] !== 'true') errs.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
   }
   if (!spec.scope) errs.push(required('spec.scope'));
   else if (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced') errs.push(notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));

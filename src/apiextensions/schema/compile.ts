@@ -4,7 +4,7 @@
  * every request.
  */
 import { type FieldError, FieldPath, invalid } from '../../apimachinery/field-errors.js';
-import { applyDefaults, pruneNonNullableNullsWithoutDefaults } from './default.js';
+import { applyDefaults } from './default.js';
 import type { JSONSchemaProps } from './json-schema-props.js';
 import { validateListSetsAndMaps } from './list-type.js';
 import { coerceObjectMeta, validateEmbeddedResources } from './object-meta.js';
@@ -64,9 +64,8 @@ export class CompiledSchema {
 
   /** Pruning half of process(): returns the sorted unknown field paths. */
   prune(obj: Record<string, unknown>): string[] {
-    const unknown = prune(obj, this.structural, { isResourceRoot: true });
+    const unknown = prune(obj, this.structural, { isResourceRoot: true, dropNonNullableNulls: true });
     unknown.push(...coerceObjectMeta(obj, this.structural, true));
-    pruneNonNullableNullsWithoutDefaults(obj, this.structural);
     return unknown.sort();
   }
 

@@ -4,6 +4,7 @@
  * on old objects.
  */
 import type { Structural } from './structural.js';
+import { hasDefault, subtreeHas } from './subtree.js';
 
 function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -23,7 +24,8 @@ function copyJSON<T>(v: T): T {
  * defaulted object are defaulted too.
  */
 export function applyDefaults(x: unknown, s: Structural | undefined): void {
-  if (!s) return;
+  // Nothing at or below this node declares a default: the whole subtree stays as it is.
+  if (!s || !subtreeHas(s, hasDefault)) return;
   if (Array.isArray(x)) {
     const items = s.items;
     for (let i = 0; i < x.length; i++) {
@@ -35,16 +37,15 @@ export function applyDefaults(x: unknown, s: Structural | undefined): void {
   if (!isObject(x)) return;
   if (s.properties) {
     for (const [k, prop] of s.properties) {
-      if (prop.default === undefined) continue;
-      if (!(k in x) || isNonNullableNull(x[k], prop)) x[k] = copyJSON(prop.default);
+      if (prop.default !== undefined && (!(k in x) || isNonNullableNull(x[k], prop))) x[k] = copyJSON(prop.default);
+      if (k in x) applyDefaults(x[k], prop);
     }
   }
-  for (const k of Object.keys(x)) {
-    const prop = s.properties?.get(k);
-    if (prop) applyDefaults(x[k], prop);
-    else if (s.additionalProperties) {
-      const ap = s.additionalProperties.schema;
-      if (isNonNullableNull(x[k], ap) && ap!.default !== undefined) x[k] = copyJSON(ap!.default);
+  const ap = s.additionalProperties?.schema;
+  if (ap && subtreeHas(ap, hasDefault)) {
+    for (const k of Object.keys(x)) {
+      if (s.properties?.has(k)) continue;
+      if (isNonNullableNull(x[k], ap) && ap.default !== undefined) x[k] = copyJSON(ap.default);
       applyDefaults(x[k], ap);
     }
   }

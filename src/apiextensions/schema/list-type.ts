@@ -54,14 +54,17 @@ function walk(s: Structural | undefined, x: unknown, p: FieldPath, errs: FieldEr
     } else if (s.listType === 'map') {
       validateListMap(s, x, p, errs);
     }
-    for (let i = 0; i < x.length; i++) walk(s.items, x[i], p.index(i), errs);
+    // Children are tested before descending so that set/map-free subtrees cost no FieldPath.
+    if (subtreeHas(s.items, isSetOrMapList)) for (let i = 0; i < x.length; i++) walk(s.items, x[i], p.index(i), errs);
     return;
   }
   if (!isObject(x)) return;
+  const ap = subtreeHas(s.additionalProperties?.schema, isSetOrMapList) ? s.additionalProperties!.schema : undefined;
   for (const k of Object.keys(x)) {
     const prop = s.properties?.get(k);
-    if (prop) walk(prop, x[k], p.child(k), errs);
-    else if (s.additionalProperties?.schema) walk(s.additionalProperties.schema, x[k], p.key(k), errs);
+    if (prop) {
+      if (subtreeHas(prop, isSetOrMapList)) walk(prop, x[k], p.child(k), errs);
+    } else if (ap) walk(ap, x[k], p.key(k), errs);
   }
 }
 
@@ -74,14 +77,26 @@ function validateListMap(s: Structural, x: unknown[], p: FieldPath, errs: FieldE
   }
   if (x.length <= 1) return;
   const keyFields = s.listMapKeys ?? [];
-  const keys = x.map((item) => {
+  const ids = x.map((item) => mapKeyIdentity(item, keyFields));
+  for (const i of nonUniqueIndexes(ids)) {
+    const item = x[i];
     const key: Record<string, unknown> = {};
     if (isObject(item)) for (const f of keyFields) if (f in item) key[f] = item[f];
-    return key;
-  });
-  for (const i of nonUniqueIndexes(keys.map(identity))) {
-    const key = keys[i]!;
     // With a single key field upstream reports the key as `{name: value}`, an absent key as `{}`.
     errs.push(duplicate(p.index(i).toString(), key));
   }
+}
+
+/**
+ * Identifies a list-map item by its key fields (absent and present-but-null differ; an int decoded as bigint equals
+ * the same number). The common single scalar key needs no JSON at all.
+ */
+function mapKeyIdentity(item: unknown, keyFields: string[]): string {
+  const one = (f: string): string => {
+    if (!isObject(item) || !(f in item)) return 'absent';
+    const v = item[f];
+    return typeof v === 'bigint' ? `number:${v}` : identity(v);
+  };
+  if (keyFields.length === 1) return one(keyFields[0]!);
+  return JSON.stringify(keyFields.map(one));
 }

@@ -43,6 +43,8 @@ export function coerceObjectMeta(obj: unknown, s: Structural | undefined, isReso
 const join = (parent: string, key: string): string => (parent ? `${parent}.${key}` : key);
 
 function coerce(x: unknown, s: Structural | undefined, isResource: boolean, path: string, unknown: string[]): void {
+  // Only the root and embedded resources carry a metadata to trim.
+  if (!isResource && !subtreeHas(s, isEmbeddedResource)) return;
   if (Array.isArray(x)) {
     for (let i = 0; i < x.length; i++) coerce(x[i], s?.items, false, `${path}[${i}]`, unknown);
     return;

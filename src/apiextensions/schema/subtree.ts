@@ -22,4 +22,5 @@ export function subtreeHas(s: Structural | undefined, pred: (s: Structural) => b
 
 export const hasValidationRules = (s: Structural): boolean => s.validations.length > 0;
 export const isEmbeddedResource = (s: Structural): boolean => s.embeddedResource;
+export const hasDefault = (s: Structural): boolean => s.default !== undefined;
 export const isSetOrMapList = (s: Structural): boolean => s.listType === 'set' || s.listType === 'map';

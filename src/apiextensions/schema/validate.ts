@@ -65,6 +65,43 @@ export function jsonTypeOf(v: unknown): string {
 
 const quote = (s: string): string => JSON.stringify(s);
 
+/**
+ * The kube-openapi data path of the value being validated, kept as a stack of segments so the walk allocates no
+ * strings: the dotted text (`spec.items[0].name`) is only rendered when an error needs it. Property keys join with
+ * `.` except at the root; additionalProperties keys always get a `.` (so a root map key reads `.key`, which
+ * toFieldErrors strips), list indexes render as `[i]`.
+ */
+class DataPath {
+  private readonly segments: (string | number)[] = [];
+  private readonly alwaysDot: boolean[] = [];
+  private cached: string | undefined = '';
+
+  push(segment: string | number, alwaysDot = false): void {
+    this.segments.push(segment);
+    this.alwaysDot.push(alwaysDot);
+    this.cached = undefined;
+  }
+
+  pop(): void {
+    this.segments.pop();
+    this.alwaysDot.pop();
+    this.cached = undefined;
+  }
+
+  text(): string {
+    if (this.cached !== undefined) return this.cached;
+    let out = '';
+    for (let i = 0; i < this.segments.length; i++) {
+      const seg = this.segments[i]!;
+      if (typeof seg === 'number') out += `[${seg}]`;
+      else if (out === '' && !this.alwaysDot[i]) out = seg;
+      else out += `.${seg}`;
+    }
+    this.cached = out;
+    return out;
+  }
+}
+
 /** A schema node prepared once: regex compiled, sub-schemas compiled, format normalised. */
 export class CompiledValueSchema {
   private readonly types: string[];
@@ -80,6 +117,12 @@ export class CompiledValueSchema {
   private readonly anyOf?: CompiledValueSchema[];
   private readonly oneOf?: CompiledValueSchema[];
   private readonly not?: CompiledValueSchema;
+  private readonly hasComposition: boolean;
+  /** Which keyword groups this node has at all, so the walk skips the checks that cannot fire. */
+  private readonly hasStringChecks: boolean;
+  private readonly hasNumberChecks: boolean;
+  private readonly hasObjectCounts: boolean;
+  private readonly hasNumberType: boolean;
 
   constructor(readonly schema: JSONSchemaProps) {
     const s = schema;
@@ -103,53 +146,62 @@ export class CompiledValueSchema {
     if (s.anyOf?.length) this.anyOf = s.anyOf.map(compileValueSchema);
     if (s.oneOf?.length) this.oneOf = s.oneOf.map(compileValueSchema);
     if (s.not) this.not = compileValueSchema(s.not);
+    this.hasComposition = !!(this.allOf || this.anyOf || this.oneOf || this.not);
+    this.hasStringChecks = s.maxLength !== undefined || s.minLength !== undefined || s.pattern !== undefined || !!this.normalizedFormat;
+    this.hasNumberChecks = s.multipleOf !== undefined || s.maximum !== undefined || s.minimum !== undefined;
+    this.hasObjectCounts = s.minProperties !== undefined || s.maxProperties !== undefined;
+    this.hasNumberType = this.types.includes('number');
   }
 
-  /** Validates `data` found at kube-openapi path `name`, appending raw errors. */
-  run(data: unknown, name: string, out: RawError[]): void {
+  /** Validates `data` found at kube-openapi path `path`, appending raw errors. */
+  run(data: unknown, path: DataPath, out: RawError[]): void {
     if (data === null || data === undefined) {
-      this.checkType(null, name, out);
-      this.checkEnum(null, name, out);
+      this.checkType(null, 'null', path, out);
+      this.checkEnum(null, path, out);
       return;
     }
-    this.checkType(data, name, out);
-    this.checkComposition(data, name, out);
     const kind = jsonTypeOf(data);
-    if (kind === 'string') this.checkString(data as string, name, out);
-    if (kind === 'integer' || kind === 'number') this.checkNumber(data as number, kind === 'integer', name, out);
-    if (kind === 'array') this.checkArray(data as unknown[], name, out);
-    this.checkEnum(data, name, out);
-    if (kind === 'object') this.checkObject(data as Record<string, unknown>, name, out);
+    this.checkType(data, kind, path, out);
+    if (this.hasComposition) this.checkComposition(data, path, out);
+    if (kind === 'string') {
+      if (this.hasStringChecks) this.checkString(data as string, path, out);
+    } else if (kind === 'integer' || kind === 'number') {
+      if (this.hasNumberChecks) this.checkNumber(data as number, kind === 'integer', path, out);
+    } else if (kind === 'array') this.checkArray(data as unknown[], path, out);
+    if (this.schema.enum) this.checkEnum(data, path, out);
+    if (kind === 'object') this.checkObject(data as Record<string, unknown>, path, out);
   }
 
-  private checkType(data: unknown, name: string, out: RawError[]): void {
+  /** `schType` is jsonTypeOf(data). */
+  private checkType(data: unknown, schType: string, path: DataPath, out: RawError[]): void {
     const s = this.schema;
     if (this.types.length === 0 && !this.format) return;
     if (data === null) {
-      if (this.types.length > 0 && !s.nullable) out.push(typeError(name, this.types.join(','), 'null'));
+      if (this.types.length > 0 && !s.nullable) out.push(typeError(path.text(), this.types.join(','), 'null'));
       return;
     }
-    const schType = jsonTypeOf(data);
+    // The common case: one declared type, matched, no format.
+    if (!this.format && this.types.length === 1 && this.types[0] === schType) return;
     const isString = schType === 'string';
     const isSlice = schType === 'array';
     // The Go decoder yields int64 or float64; kube-openapi compares the schema format against those names.
     const goFormat = schType === 'integer' ? 'int64' : schType === 'number' ? 'float64' : '';
-    const isIntFloat = schType === 'integer' && this.types.includes('number');
+    const isIntFloat = schType === 'integer' && this.hasNumberType;
     if (!isString && !isSlice && this.format && !(this.types.includes(schType) || goFormat === this.format || isIntFloat)) {
-      out.push(typeError(name, this.format, goFormat));
+      out.push(typeError(path.text(), this.format, goFormat));
       return;
     }
     if (!(this.types.includes('number') || this.types.includes('integer')) && this.format && (isString || isSlice)) return;
-    if (!(this.types.includes(schType) || isIntFloat)) out.push(typeError(name, this.types.join(','), schType));
+    if (!(this.types.includes(schType) || isIntFloat)) out.push(typeError(path.text(), this.types.join(','), schType));
   }
 
-  private checkComposition(data: unknown, name: string, out: RawError[]): void {
+  private checkComposition(data: unknown, path: DataPath, out: RawError[]): void {
     if (this.anyOf) {
       let best: RawError[] | undefined;
       let ok = false;
       for (const sub of this.anyOf) {
         const r: RawError[] = [];
-        sub.run(data, name, r);
+        sub.run(data, path, r);
         if (r.length === 0) {
           ok = true;
           break;
@@ -157,7 +209,7 @@ export class CompiledValueSchema {
         if (!best || r.length < best.length) best = r;
       }
       if (!ok) {
-        out.push(composite(`${quote(name)} must validate at least one schema (anyOf)`));
+        out.push(composite(`${quote(path.text())} must validate at least one schema (anyOf)`));
         out.push(...best!);
       }
     }
@@ -166,13 +218,13 @@ export class CompiledValueSchema {
       let validated = 0;
       for (const sub of this.oneOf) {
         const r: RawError[] = [];
-        sub.run(data, name, r);
+        sub.run(data, path, r);
         if (r.length === 0) validated++;
         else if (validated === 0 && (!best || r.length < best.length)) best = r;
       }
       if (validated !== 1) {
         const extra = validated === 0 ? 'Found none valid' : `Found ${validated} valid alternatives`;
-        out.push(composite(`${quote(name)} must validate one and only one schema (oneOf). ${extra}`));
+        out.push(composite(`${quote(path.text())} must validate one and only one schema (oneOf). ${extra}`));
         if (validated === 0 && best) out.push(...best);
       }
     }
@@ -180,45 +232,45 @@ export class CompiledValueSchema {
       let validated = 0;
       for (const sub of this.allOf) {
         const r: RawError[] = [];
-        sub.run(data, name, r);
+        sub.run(data, path, r);
         if (r.length === 0) validated++;
         out.push(...r);
       }
       if (validated !== this.allOf.length) {
-        out.push(composite(`${quote(name)} must validate all the schemas (allOf)${validated === 0 ? '. None validated' : ''}`));
+        out.push(composite(`${quote(path.text())} must validate all the schemas (allOf)${validated === 0 ? '. None validated' : ''}`));
       }
     }
     if (this.not) {
       const r: RawError[] = [];
-      this.not.run(data, name, r);
-      if (r.length === 0) out.push(composite(`${quote(name)} must not validate the schema (not)`));
+      this.not.run(data, path, r);
+      if (r.length === 0) out.push(composite(`${quote(path.text())} must not validate the schema (not)`));
     }
   }
 
-  private checkString(data: string, name: string, out: RawError[]): void {
+  private checkString(data: string, path: DataPath, out: RawError[]): void {
     const s = this.schema;
     // Lengths count Unicode code points, like utf8.RuneCountInString.
     const needLength = s.maxLength !== undefined || s.minLength !== undefined;
     const length = needLength ? countCodePoints(data) : 0;
     if (s.maxLength !== undefined && length > s.maxLength) {
-      out.push({ code: 'tooLong', name, max: s.maxLength, value: data, message: `${name} in ${IN} should be at most ${s.maxLength} chars long` });
+      out.push({ code: 'tooLong', name: path.text(), max: s.maxLength, value: data, message: `${path.text()} in ${IN} should be at most ${s.maxLength} chars long` });
     }
     if (s.minLength !== undefined && length < s.minLength) {
-      out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should be at least ${s.minLength} chars long` });
+      out.push({ code: 'other', name: path.text(), value: data, message: `${path.text()} in ${IN} should be at least ${s.minLength} chars long` });
     }
     if (s.pattern !== undefined) {
       if (this.patternError !== undefined) {
-        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should match '${s.pattern}, but pattern is invalid: ${this.patternError}'` });
+        out.push({ code: 'other', name: path.text(), value: data, message: `${path.text()} in ${IN} should match '${s.pattern}, but pattern is invalid: ${this.patternError}'` });
       } else if (!this.pattern!.test(data)) {
-        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should match '${s.pattern}'` });
+        out.push({ code: 'other', name: path.text(), value: data, message: `${path.text()} in ${IN} should match '${s.pattern}'` });
       }
     }
     if (this.normalizedFormat && !checkFormat(this.normalizedFormat, data)) {
-      out.push({ code: 'invalidType', name, value: data, message: `${name} in ${IN} must be of type ${this.format}: ${quote(data)}` });
+      out.push({ code: 'invalidType', name: path.text(), value: data, message: `${path.text()} in ${IN} must be of type ${this.format}: ${quote(data)}` });
     }
   }
 
-  private checkNumber(data: number, isInt: boolean, name: string, out: RawError[]): void {
+  private checkNumber(data: number, isInt: boolean, path: DataPath, out: RawError[]): void {
     const s = this.schema;
     const integerSchema = this.types.length === 1 && this.types[0] === 'integer';
     // kube-openapi compares integers against integer bounds (truncated) unless the bound is not an integer
@@ -228,75 +280,89 @@ export class CompiledValueSchema {
     if (s.multipleOf !== undefined) {
       const factor = intPath(s.multipleOf) ? Math.trunc(s.multipleOf) : s.multipleOf;
       if (factor <= 0) {
-        out.push({ code: 'other', name, value: factor, message: `factor MultipleOf declared for ${name} must be positive: ${show(s.multipleOf)}` });
+        out.push({ code: 'other', name: path.text(), value: factor, message: `factor MultipleOf declared for ${path.text()} must be positive: ${show(s.multipleOf)}` });
       } else if (!isMultiple(data, factor)) {
-        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should be a multiple of ${show(s.multipleOf)}` });
+        out.push({ code: 'other', name: path.text(), value: data, message: `${path.text()} in ${IN} should be a multiple of ${show(s.multipleOf)}` });
       }
     }
     if (s.maximum !== undefined) {
       const max = intPath(s.maximum) ? Math.trunc(s.maximum) : s.maximum;
       if (s.exclusiveMaximum ? data >= max : data > max) {
         const rel = s.exclusiveMaximum ? 'less than' : 'less than or equal to';
-        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should be ${rel} ${show(s.maximum)}` });
+        out.push({ code: 'other', name: path.text(), value: data, message: `${path.text()} in ${IN} should be ${rel} ${show(s.maximum)}` });
       }
     }
     if (s.minimum !== undefined) {
       const min = intPath(s.minimum) ? Math.trunc(s.minimum) : s.minimum;
       if (s.exclusiveMinimum ? data <= min : data < min) {
         const rel = s.exclusiveMinimum ? 'greater than' : 'greater than or equal to';
-        out.push({ code: 'other', name, value: data, message: `${name} in ${IN} should be ${rel} ${show(s.minimum)}` });
+        out.push({ code: 'other', name: path.text(), value: data, message: `${path.text()} in ${IN} should be ${rel} ${show(s.minimum)}` });
       }
     }
   }
 
-  private checkArray(data: unknown[], name: string, out: RawError[]): void {
+  private checkArray(data: unknown[], path: DataPath, out: RawError[]): void {
     const s = this.schema;
-    if (this.items) for (let i = 0; i < data.length; i++) this.items.run(data[i], `${name}[${i}]`, out);
+    if (this.items) {
+      for (let i = 0; i < data.length; i++) {
+        path.push(i);
+        this.items.run(data[i], path, out);
+        path.pop();
+      }
+    }
     if (s.minItems !== undefined && data.length < s.minItems) {
-      out.push({ code: 'other', name, value: data.length, message: `${name} in ${IN} should have at least ${s.minItems} items` });
+      out.push({ code: 'other', name: path.text(), value: data.length, message: `${path.text()} in ${IN} should have at least ${s.minItems} items` });
     }
     if (s.maxItems !== undefined && data.length > s.maxItems) {
-      out.push({ code: 'maxItems', name, actual: data.length, max: s.maxItems, message: `${name} in ${IN} should have at most ${s.maxItems} items` });
+      out.push({ code: 'maxItems', name: path.text(), actual: data.length, max: s.maxItems, message: `${path.text()} in ${IN} should have at most ${s.maxItems} items` });
     }
-    if (s.uniqueItems && hasDuplicates(data)) out.push({ code: 'other', name, message: `${name} in ${IN} shouldn't contain duplicates` });
+    if (s.uniqueItems && hasDuplicates(data)) out.push({ code: 'other', name: path.text(), message: `${path.text()} in ${IN} shouldn't contain duplicates` });
   }
 
-  private checkEnum(data: unknown, name: string, out: RawError[]): void {
+  private checkEnum(data: unknown, path: DataPath, out: RawError[]): void {
     const values = this.schema.enum;
     if (!values || values.length === 0) return;
     if (data !== null && values.some((v) => jsonEqual(v, data))) return;
-    out.push({ code: 'enum', name, value: data, values, message: `${name} in ${IN} should be one of ${values.map(String).join(' ')}` });
+    out.push({ code: 'enum', name: path.text(), value: data, values, message: `${path.text()} in ${IN} should be one of ${values.map(String).join(' ')}` });
   }
 
-  private checkObject(data: Record<string, unknown>, name: string, out: RawError[]): void {
+  private checkObject(data: Record<string, unknown>, path: DataPath, out: RawError[]): void {
     const s = this.schema;
-    const keys = Object.keys(data);
+    const keys = this.hasObjectCounts || s.additionalProperties === false || this.additional ? Object.keys(data) : [];
     if (s.minProperties !== undefined && keys.length < s.minProperties) {
-      out.push({ code: 'other', name, value: keys.length, message: `${name} in ${IN} should have at least ${s.minProperties} properties` });
+      out.push({ code: 'other', name: path.text(), value: keys.length, message: `${path.text()} in ${IN} should have at least ${s.minProperties} properties` });
     }
     if (s.maxProperties !== undefined && keys.length > s.maxProperties) {
       out.push({
         code: 'tooManyProperties',
-        name,
+        name: path.text(),
         actual: keys.length,
         max: s.maxProperties,
-        message: `${name} in ${IN} should have at most ${s.maxProperties} properties`,
+        message: `${path.text()} in ${IN} should have at most ${s.maxProperties} properties`,
       });
     }
     if (s.additionalProperties === false) {
       for (const k of keys) {
-        if (!this.propertyNames?.has(k)) out.push({ code: 'other', name, value: k, message: `${name}.${k} in ${IN} is a forbidden property` });
+        if (!this.propertyNames?.has(k)) out.push({ code: 'other', name: path.text(), value: k, message: `${path.text()}.${k} in ${IN} is a forbidden property` });
       }
     } else if (this.additional) {
-      for (const k of keys) if (!this.propertyNames?.has(k)) this.additional.run(data[k], `${name}.${k}`, out);
+      for (const k of keys) {
+        if (this.propertyNames?.has(k)) continue;
+        path.push(k, true);
+        this.additional.run(data[k], path, out);
+        path.pop();
+      }
     }
     if (this.properties) {
       for (const [k, sub] of this.properties) {
-        if (k in data) sub.run(data[k], name ? `${name}.${k}` : k, out);
+        if (!(k in data)) continue;
+        path.push(k);
+        sub.run(data[k], path, out);
+        path.pop();
       }
     }
     for (const k of s.required ?? []) {
-      if (!(k in data)) out.push({ code: 'required', name: `${name}.${k}`, message: `${name}.${k} in ${IN} is required` });
+      if (!(k in data)) out.push({ code: 'required', name: `${path.text()}.${k}`, message: `${path.text()}.${k} in ${IN} is required` });
     }
   }
 }
@@ -380,6 +446,6 @@ function toFieldErrors(raw: RawError[], base: FieldPath): FieldError[] {
 export function validateValue(obj: unknown, schema: JSONSchemaProps | CompiledValueSchema, base: FieldPath): FieldError[] {
   const c = schema instanceof CompiledValueSchema ? schema : compileValueSchema(schema);
   const raw: RawError[] = [];
-  c.run(obj, '', raw);
+  c.run(obj, new DataPath(), raw);
   return toFieldErrors(raw, base);
 }

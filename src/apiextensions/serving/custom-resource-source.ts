@@ -8,6 +8,8 @@ import type { DynamicResourceSource, ResourceRegistry } from '../../registry/res
 import type { CustomResourceDefinition } from '../crd/types.js';
 import { type CustomResourceServing, customResourceDefinitions, SchemaCache } from './custom-resource.js';
 
+const noResources: CustomResourceServing[] = [];
+
 interface Entry {
   crd: CustomResourceDefinition;
   defs: CustomResourceServing[];
@@ -23,6 +25,9 @@ export class CustomResourceSource implements DynamicResourceSource {
   resources(cluster: string): CustomResourceServing[] {
     let out = this.flat.get(cluster);
     if (!out) {
+      // Most workspaces have no CRDs: answer them without caching an entry per cluster ever asked about.
+      const m = this.byCluster.get(cluster);
+      if (!m || m.size === 0) return noResources;
       out = [];
       for (const e of this.byCluster.get(cluster)?.values() ?? []) out.push(...e.defs);
       this.flat.set(cluster, out);
@@ -52,6 +57,7 @@ export class CustomResourceSource implements DynamicResourceSource {
     this.flat.delete(cluster);
     if (!crd) {
       m?.delete(name);
+      if (m && m.size === 0) this.byCluster.delete(cluster);
       if (prev && prev.crd.metadata?.uid) this.schemas.forget(prev.crd.metadata.uid);
       return;
     }

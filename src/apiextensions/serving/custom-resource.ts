@@ -13,11 +13,11 @@ import type { TablePrinter } from '../../apimachinery/table/builtin-printers.js'
 import type { ResourceDefinition, Strategy, SubresourceStrategy } from '../../registry/rest.js';
 import { standardVerbs } from '../../registry/builtin/define.js';
 import { type CompiledSchema, compileSchema } from '../schema/compile.js';
-import { type CRDVersion, type CustomResourceDefinition, isConditionTrue } from '../crd/types.js';
+import { type CRDVersion, type CustomResourceDefinition, isConditionTrue, storageVersionOf } from '../crd/types.js';
 import { compileJSONPath } from './jsonpath.js';
 import { crDefinitionName, crOpenAPISchemas } from './openapi.js';
 import { printerForColumns } from './printer-columns.js';
-import { scaleSubresource } from './scale.js';
+import { scaleSubresource, validateScaleStatus } from './scale.js';
 
 /** Verbs of a CRD being deleted: objects can still be read and deleted, not created or changed. */
 const terminatingVerbs = ['delete', 'deletecollection', 'get', 'list', 'watch'];
@@ -90,6 +90,7 @@ function buildVersion(
   const listKind = names.listKind ?? `${kind}List`;
   const compiled = schemas.get(crd, v);
   const hasStatus = v.subresources?.status !== undefined;
+  const scale = v.subresources?.scale ?? undefined;
   const subresources: APISubresourceDescriptor[] = [];
   const subresourceStrategies: Record<string, SubresourceStrategy> = {};
   /** Subresource writes are validated as updates of the whole object against the schema. */
@@ -106,13 +107,20 @@ function buildVersion(
         else current.status = incoming.status;
         return current;
       },
-      validate: validateSubresourceWrite,
+      validate: (obj, old) => {
+        const errs = validateSubresourceWrite(obj, old);
+        if (scale) errs.push(...validateScaleStatus(obj, scale));
+        return errs;
+      },
     };
   }
   if (v.subresources?.scale) {
     subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: subresourceVerbs });
     subresourceStrategies.scale = scaleSubresource(v.subresources.scale, validateSubresourceWrite);
   }
+  // Conversion strategy None: objects are stored as the storage version, which only changes their apiVersion.
+  const storageVersion = storageVersionOf(crd) ?? v.name;
+  const storageAPIVersion = `${group}/${storageVersion}`;
   const selectable = (v.selectableFields ?? []).map((f) => ({ field: (f.jsonPath ?? '').replace(/^\./, ''), path: safeCompile(f.jsonPath ?? '') }));
   const strategy: Strategy = {
     nameValidation: 'subdomain',
@@ -165,6 +173,16 @@ function buildVersion(
       return unknown;
     },
     deprecationWarning: deprecationWarningOf(crd, v),
+    storage: {
+      group,
+      resource: names.plural ?? crd.spec.names.plural ?? '',
+      toStorage(obj: KubeObject): KubeObject {
+        obj.apiVersion = storageAPIVersion;
+        return obj;
+      },
+      // The store stamps the endpoint's apiVersion on the way out.
+      fromStorage: (obj: KubeObject): KubeObject => obj,
+    },
     tableConvertor: printerForColumns(v.additionalPrinterColumns),
     openAPISchemas: crOpenAPISchemas({ group, version: v.name, kind, listKind, schema: v.schema?.openAPIV3Schema }),
     schemaVersion: `${crd.metadata?.uid ?? ''}@${crd.metadata?.resourceVersion ?? ''}`,

@@ -13,11 +13,14 @@
  *   - Map values and list items are kept as read, zeros included.
  * Lists nested directly in a map or list (e.g. authorization ExtraValue, `map<string, ExtraValue>`) arrive as a
  * wrapper message `{ repeated T items = 1; }`, which go-to-protobuf generates for named slice types; fields
- * marked protoWrappedList (metav1.Verbs) use the same wrapper. Unknown field numbers are skipped. int64 values
+ * marked protoWrappedList (metav1.Verbs) use the same wrapper. Embedded messages (hints.embeddedMessages: Go
+ * structs JSON inlines but protobuf nests, such as Volume's VolumeSource) are decoded as their own type and their
+ * fields merged into the parent, as JSON has them; a repeated occurrence merges over the earlier one. Error paths
+ * name the inlined fields at the parent's level, as JSON does. Unknown field numbers are skipped. int64 values
  * become JSON numbers; beyond 2^53 they are rounded, which is the best a JSON number in JavaScript can hold
  * (no built-in type carries a string-typed int64).
  */
-import { fieldHintKey, type ProtobufFieldHints } from '../schema/builtin/builtin-type.js';
+import { fieldHintKey, type EmbeddedMessage, type ProtobufFieldHints } from '../schema/builtin/builtin-type.js';
 import type { FieldDescriptor, FieldType, ScalarType, TypeCatalog, TypeDescriptor } from '../schema/types.js';
 import { ProtobufDecodeError } from './decode-error.js';
 import { decodeJsonSchemaUnion, isJsonSchemaUnion, JSON_SCHEMA_PROPS } from './json-schema-unions.js';
@@ -59,7 +62,7 @@ const PLAIN_SCALARS: ReadonlySet<ScalarType> = new Set(['string', 'bytes', 'bool
 const PACKABLE: ReadonlySet<ScalarType> = new Set(['boolean', 'int32', 'int64', 'double']);
 
 export class MessageDecoder {
-  private readonly fieldIndexes = new Map<string, Map<number, FieldDescriptor>>();
+  private readonly fieldIndexes = new Map<string, Map<number, FieldDescriptor | EmbeddedMessage>>();
 
   constructor(
     private readonly catalog: TypeCatalog,
@@ -84,13 +87,14 @@ export class MessageDecoder {
         throw this.wrap(err, path);
       }
       const field = index.get(tag.field);
-      const here = field ? fieldPath(path, field.name) : path;
+      const here = field && 'name' in field ? fieldPath(path, field.name) : path;
       try {
         if (!field) {
           reader.skip(tag.wireType);
           continue;
         }
-        this.readField(reader, tag.wireType, descriptor, field, values, here, depth);
+        if ('name' in field) this.readField(reader, tag.wireType, descriptor, field, values, here, depth);
+        else this.readEmbedded(reader, tag.wireType, field, values, path, depth);
       } catch (err) {
         throw this.wrap(err, here);
       }
@@ -110,14 +114,25 @@ export class MessageDecoder {
     return new ProtobufDecodeError(err instanceof Error ? err.message : String(err), path);
   }
 
-  private indexFor(descriptor: TypeDescriptor): Map<number, FieldDescriptor> {
+  private indexFor(descriptor: TypeDescriptor): Map<number, FieldDescriptor | EmbeddedMessage> {
     let index = this.fieldIndexes.get(descriptor.name);
     if (!index) {
       index = new Map();
       for (const field of descriptor.fields) if (field.proto !== undefined) index.set(field.proto, field);
+      for (const embed of this.hints.embeddedMessages?.get(descriptor.name) ?? []) index.set(embed.proto, embed);
       this.fieldIndexes.set(descriptor.name, index);
     }
     return index;
+  }
+
+  /**
+   * Reads an embedded message and merges its fields into the parent's values, where JSON puts them. Its path is
+   * the parent's: the embedded struct has no JSON name of its own.
+   */
+  private readEmbedded(reader: WireReader, wireType: number, embed: EmbeddedMessage, values: Map<string, unknown>, path: string, depth: number): void {
+    expectWire(wireType, WireType.LengthDelimited, `embedded ${embed.type}`);
+    const inlined = this.decode(reader.subReader(), embed.type, path, depth + 1);
+    for (const [name, value] of Object.entries(inlined)) values.set(name, value);
   }
 
   private readField(

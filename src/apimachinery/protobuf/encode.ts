@@ -3,7 +3,8 @@
  *
  * Used by tests to round-trip every catalog type through the decoder; atrium never needs to answer in protobuf
  * (every client also accepts JSON). Unlike gogo-protobuf it writes only the fields present in the JSON object,
- * so zero-valued scalars that JSON omits are simply absent. Map entries are written in key order.
+ * so zero-valued scalars that JSON omits are simply absent. Map entries are written in key order. Embedded messages
+ * (hints.embeddedMessages) come first, built from the parent object's inlined fields.
  */
 import protobuf from 'protobufjs/minimal.js';
 import { builtinCatalog, builtinProtobufHints, definitionNameFor, fieldHintKey, type ProtobufFieldHints } from '../schema/builtin/index.js';
@@ -49,6 +50,13 @@ class MessageEncoder {
     if (!descriptor) throw new Error(`no type descriptor for ${typeName}`);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${typeName} needs a JSON object`);
     const object = value as Record<string, unknown>;
+    // Embedded structs take their (JSON-inlined) fields from the same object. Like gogo-protobuf, which always
+    // writes a non-pointer embedded struct, the message is written even when none of its fields is set.
+    for (const embed of this.hints.embeddedMessages?.get(typeName) ?? []) {
+      writer.uint32(key(embed.proto, WireType.LengthDelimited)).fork();
+      this.message(writer, embed.type, object);
+      writer.ldelim();
+    }
     for (const field of descriptor.fields) {
       const fieldValue = object[field.name];
       if (field.proto === undefined || fieldValue === undefined || fieldValue === null) continue;

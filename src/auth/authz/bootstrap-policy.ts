@@ -7,7 +7,7 @@
 import { StatusError } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
-import { aggregateClusterRoles } from './aggregation.js';
+import { aggregateClusterRoles, aggregatedRules } from './aggregation.js';
 import type { PolicyRule } from './policy-rule.js';
 import { RBAC_GROUP } from './rbac-index.js';
 
@@ -112,19 +112,33 @@ export function bootstrapClusterRoleBindings(cluster: string): KubeObject[] {
 /**
  * Creates the bootstrap RBAC objects in a logical cluster (existing ones are left alone, so it is idempotent and
  * keeps admins' edits), then fills in the aggregated roles. Call it whenever a logical cluster is initialised.
+ * The aggregating roles are created with their rules already aggregated from the bootstrap set and every object is
+ * written concurrently, so a fresh cluster costs one round of writes (one group-commit flush) rather than one per
+ * object; only when some role already existed does a full aggregation pass follow.
  */
 export async function bootstrapRbac(registry: ResourceRegistry, cluster: string): Promise<void> {
   const ctx = { cluster, user: { username: 'system:apiserver', groups: ['system:masters'] } };
   const roles = registry.lookup(cluster, RBAC_GROUP, 'v1', 'clusterroles')!;
   const bindings = registry.lookup(cluster, RBAC_GROUP, 'v1', 'clusterrolebindings')!;
+  let existed = false;
   const create = async (store: typeof roles, obj: KubeObject) => {
     try {
       await store.create(ctx, '', obj, { dryRun: false });
     } catch (err) {
       if (!(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err;
+      existed = true;
     }
   };
-  for (const r of bootstrapClusterRoles()) await create(roles, r);
-  for (const b of bootstrapClusterRoleBindings(cluster)) await create(bindings, b);
-  await aggregateClusterRoles(registry, cluster);
+  const bootstrapRoles = bootstrapClusterRoles();
+  // Aggregating roles feed each other (view → edit → admin): iterate to the fixed point, as the controller would.
+  for (let pass = 0, changed = true; changed && pass < 5; pass++) {
+    changed = false;
+    for (const r of bootstrapRoles) {
+      if (!r.aggregationRule) continue;
+      const rules = aggregatedRules(r, bootstrapRoles);
+      if (JSON.stringify(rules) !== JSON.stringify(r.rules)) (r.rules = rules), (changed = true);
+    }
+  }
+  await Promise.all([...bootstrapRoles.map((r) => create(roles, r)), ...bootstrapClusterRoleBindings(cluster).map((b) => create(bindings, b))]);
+  if (existed) await aggregateClusterRoles(registry, cluster);
 }

@@ -5,6 +5,14 @@
  * list/watch/delete (custom resources included, picked up by periodic re-discovery) in every logical cluster
  * (wildcard informers).
  *
+ * Logical clusters: `/clusters/*` discovery answers with root's resources, and a wildcard informer covers a resource
+ * in every cluster. A custom resource whose CRD exists only in other workspaces is not in that list, so a wildcard
+ * informer on CRDs tells which clusters define their own: those clusters (and only those) are discovered on their
+ * own, when their CRDs change, and their extra resources get per-cluster monitors. Idle workspaces without CRDs
+ * cost nothing: no discovery, no timer, no informer.
+ *
+ * Memory: the informers keep metadata only (as upstream's metadata informers): the collector never reads a spec.
+ *
  * Safety: a dependent is deleted only after a live GET showed each owner absent (404, or present with another uid)
  * or waiting in the foreground, and the delete carries a uid precondition. State is derived from the API alone, so a
  * restart resumes any cascade where it stopped.
@@ -32,6 +40,33 @@ import {
 
 /** How often discovery is re-read to pick up new (custom) resources. */
 const rediscoveryIntervalMs = 10_000;
+/** CRD changes in one cluster within this window share one discovery of that cluster. */
+const clusterDiscoveryDelayMs = 50;
+
+const CLUSTER_ANNOTATION = 'kcp.io/cluster';
+const crdResource: DiscoveredResource = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  resource: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+  verbs: ['list', 'watch'],
+  preferred: true,
+};
+
+/**
+ * Keeps only what the collector reads (type and metadata, without managedFields), and stamps the logical cluster
+ * annotation on objects from a per-cluster informer so every object says where it lives.
+ */
+function metadataOnly(cluster: string | undefined) {
+  return (obj: KubeObject): KubeObject => {
+    const { managedFields: _managed, ...metadata } = obj.metadata ?? {};
+    if (cluster && cluster !== '*' && !metadata.annotations?.[CLUSTER_ANNOTATION]) {
+      metadata.annotations = { ...(metadata.annotations ?? {}), [CLUSTER_ANNOTATION]: cluster };
+    }
+    return { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
+  };
+}
 
 interface Monitor {
   resource: DiscoveredResource;
@@ -48,10 +83,18 @@ export const garbageCollectorInstaller: ControllerInstaller = {
 
 class GarbageCollector {
   private readonly graph = new OwnershipGraph();
-  /** `<group>/<resource>` → monitor. */
+  /** `<group>/<resource>` → monitor over every cluster (resources root serves). */
   private readonly monitors = new Map<string, Monitor>();
+  /** `<cluster>|<group>/<resource>` → monitor of a resource only that cluster serves (its own CRDs). */
+  private readonly clusterMonitors = new Map<string, Monitor>();
   /** `<group>/<Kind>` → the preferred-version resource serving that kind. */
   private kinds = new Map<string, DiscoveredResource>();
+  /** `<cluster>|<group>/<Kind>` → the same, for kinds only that cluster serves. */
+  private readonly clusterKinds = new Map<string, DiscoveredResource>();
+  /** Non-root clusters → how many CRDs each holds (from the CRD informer). */
+  private readonly crdCounts = new Map<string, number>();
+  private readonly clusterDiscoveries = new Map<string, NodeJS.Timeout>();
+  private crdInformer: Informer | undefined;
   private readonly controller: Controller<string>;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -62,6 +105,7 @@ class GarbageCollector {
   }
 
   start(): void {
+    this.watchCRDs();
     this.discovering = this.discover().then(
       async () => {
         await Promise.all([...this.monitors.values()].map((m) => m.informer.waitForSync()));
@@ -78,6 +122,8 @@ class GarbageCollector {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    for (const t of this.clusterDiscoveries.values()) clearTimeout(t);
+    this.clusterDiscoveries.clear();
     await this.discovering?.catch(() => undefined);
     await this.controller.stop();
   }
@@ -103,10 +149,85 @@ class GarbageCollector {
       this.monitor(gr, r);
     }
     for (const [gr, m] of this.monitors) if (!wanted.has(gr)) await this.unmonitor(gr, m);
+    // A resource root now serves is watched everywhere by its wildcard monitor: per-cluster ones are redundant.
+    for (const [key, m] of this.clusterMonitors) {
+      const gr = key.slice(key.indexOf('|') + 1);
+      if (this.monitors.has(gr)) await this.unmonitorCluster(key, m, false);
+    }
   }
 
-  private monitor(gr: string, r: DiscoveredResource): void {
-    const informer = this.ctx.informers.informerFor(r, { cluster: '*' });
+  /** Follows CRDs in every cluster; a change in a non-root cluster schedules that cluster's own discovery. */
+  private watchCRDs(): void {
+    const informer = this.ctx.informers.informerFor(crdResource, { cluster: '*', transform: metadataOnly('*'), transformId: 'gc-metadata' });
+    const changed = (obj: KubeObject, delta: number) => {
+      const cluster = clusterOf(obj);
+      if (cluster === 'root') return; // root's resources come from the wildcard discovery
+      const count = (this.crdCounts.get(cluster) ?? 0) + delta;
+      if (count > 0) this.crdCounts.set(cluster, count);
+      else this.crdCounts.delete(cluster);
+      this.scheduleClusterDiscovery(cluster);
+    };
+    informer.addEventHandler({ add: (o) => changed(o, 1), update: (_o, n) => changed(n, 0), delete: (o) => changed(o, -1) });
+    this.crdInformer = informer;
+  }
+
+  private scheduleClusterDiscovery(cluster: string): void {
+    if (this.stopped || this.clusterDiscoveries.has(cluster)) return;
+    const timer = setTimeout(() => {
+      this.clusterDiscoveries.delete(cluster);
+      this.discoverCluster(cluster).catch((err) => {
+        logger.warn('garbage collector: cluster discovery failed', { cluster, error: (err as Error).message });
+        // A CRD just created may not be served yet: try again once more later.
+        if (this.crdCounts.has(cluster)) setTimeout(() => this.scheduleClusterDiscovery(cluster), 1000).unref?.();
+      });
+    }, clusterDiscoveryDelayMs);
+    timer.unref?.();
+    this.clusterDiscoveries.set(cluster, timer);
+  }
+
+  /** Monitors the resources `cluster` serves beyond root's (its custom resources); drops those it no longer serves. */
+  private async discoverCluster(cluster: string): Promise<void> {
+    const wanted = new Map<string, DiscoveredResource>();
+    const kinds = new Map<string, DiscoveredResource>();
+    if (this.crdCounts.has(cluster)) {
+      const found = await discoverResources(this.ctx.client, cluster);
+      if (this.stopped) return;
+      for (const r of found.resources) {
+        if (!r.preferred || this.kinds.has(`${r.group}/${r.kind}`)) continue;
+        kinds.set(`${cluster}|${r.group}/${r.kind}`, r);
+        if (!this.monitors.has(`${r.group}/${r.resource}`) && ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v))) {
+          wanted.set(`${cluster}|${r.group}/${r.resource}`, r);
+        }
+      }
+    }
+    for (const key of [...this.clusterKinds.keys()]) if (key.startsWith(`${cluster}|`) && !kinds.has(key)) this.clusterKinds.delete(key);
+    for (const [k, r] of kinds) this.clusterKinds.set(k, r);
+    for (const [key, r] of wanted) {
+      const existing = this.clusterMonitors.get(key);
+      if (existing && existing.resource.version === r.version) continue;
+      if (existing) await this.unmonitorCluster(key, existing, true);
+      this.monitor(key, r, cluster);
+    }
+    for (const [key, m] of this.clusterMonitors) {
+      if (key.startsWith(`${cluster}|`) && !wanted.has(key)) await this.unmonitorCluster(key, m, true);
+    }
+  }
+
+  private async unmonitorCluster(key: string, m: Monitor, forgetObjects: boolean): Promise<void> {
+    this.clusterMonitors.delete(key);
+    if (forgetObjects) {
+      for (const obj of m.informer.lister.list()) {
+        this.graph.remove(nodeId(m.resource, obj));
+        this.enqueueDependents(obj, true);
+      }
+    }
+    await this.ctx.informers.drop(m.informer);
+  }
+
+  /** Monitors `r` everywhere (`cluster` undefined, key `<group>/<resource>`) or in one cluster (key `<cluster>|...`). */
+  private monitor(key: string, r: DiscoveredResource, cluster?: string): void {
+    const scope = cluster ?? '*';
+    const informer = this.ctx.informers.informerFor(r, { cluster: scope, transform: metadataOnly(scope), transformId: 'gc-metadata' });
     const graphResource = { group: r.group, resource: r.resource };
     informer.addEventHandler({
       add: (obj) => {
@@ -129,7 +250,17 @@ class GarbageCollector {
         this.enqueueWaitingOwners(clusterOf(obj), owners);
       },
     });
-    this.monitors.set(gr, { resource: r, informer });
+    if (cluster) this.clusterMonitors.set(key, { resource: r, informer });
+    else this.monitors.set(key, { resource: r, informer });
+  }
+
+  /** The monitor holding objects of group/resource in `cluster`. */
+  private monitorFor(group: string, resource: string, cluster: string): Monitor | undefined {
+    return this.monitors.get(`${group}/${resource}`) ?? this.clusterMonitors.get(`${cluster}|${group}/${resource}`);
+  }
+
+  private allMonitors(): Monitor[] {
+    return [...this.monitors.values(), ...this.clusterMonitors.values()];
   }
 
   private async unmonitor(gr: string, m: Monitor): Promise<void> {
@@ -163,7 +294,7 @@ class GarbageCollector {
 
   private objectOf(id: string): KubeObject | undefined {
     const { group, resource, key } = parseNodeId(id);
-    return this.monitors.get(`${group}/${resource}`)?.informer.lister.get(key);
+    return this.monitorFor(group, resource, key.slice(0, key.indexOf('|')))?.informer.lister.get(key);
   }
 
   /** Cached dependents of `owner` in its own logical cluster, with their node ids. */
@@ -180,8 +311,8 @@ class GarbageCollector {
   }
 
   private async reconcile(id: string): Promise<ReconcileResult | void> {
-    const { group, resource } = parseNodeId(id);
-    const monitor = this.monitors.get(`${group}/${resource}`);
+    const { group, resource, key } = parseNodeId(id);
+    const monitor = this.monitorFor(group, resource, key.slice(0, key.indexOf('|')));
     const obj = this.objectOf(id);
     if (!monitor || !obj) return;
     if (obj.metadata?.deletionTimestamp) {
@@ -223,12 +354,12 @@ class GarbageCollector {
    */
   private async ownerState(ref: OwnerReference, dependent: KubeObject, cluster: string): Promise<OwnerState> {
     const { group } = parseApiVersion(ref.apiVersion ?? '');
-    const target = this.kinds.get(`${group}/${ref.kind}`);
+    const target = this.kinds.get(`${group}/${ref.kind}`) ?? this.clusterKinds.get(`${cluster}|${group}/${ref.kind}`);
     if (!target) return 'unresolvable';
     const dependentNamespace = dependent.metadata?.namespace ?? '';
     if (target.namespaced && !dependentNamespace) return 'unresolvable';
     const namespace = target.namespaced ? dependentNamespace : '';
-    const cached = this.monitors.get(`${target.group}/${target.resource}`)?.informer.lister.get(formatObjectKey({ cluster, namespace, name: ref.name }));
+    const cached = this.monitorFor(target.group, target.resource, cluster)?.informer.lister.get(formatObjectKey({ cluster, namespace, name: ref.name }));
     if (cached && cached.metadata?.uid === ref.uid && !cached.metadata?.deletionTimestamp) return 'solid';
     let live: KubeObject;
     try {
@@ -245,7 +376,7 @@ class GarbageCollector {
   /** Foreground: make dependents go; drop the finalizer once no dependent blocks (blockOwnerDeletion) remains. */
   private async processDeletingDependents(r: DiscoveredResource, owner: KubeObject): Promise<ReconcileResult | void> {
     // Judging "no blocking dependents" from a cache still filling would release the owner too early.
-    if (![...this.monitors.values()].every((m) => m.informer.hasSynced())) return { requeueAfterMs: 500 };
+    if (!this.allMonitors().every((m) => m.informer.hasSynced())) return { requeueAfterMs: 500 };
     const uid = owner.metadata?.uid ?? '';
     const dependents = this.dependentsInCluster(owner);
     for (const dep of dependents) {
@@ -258,7 +389,7 @@ class GarbageCollector {
 
   /** Orphan: remove this owner from every dependent's ownerReferences, then drop the `orphan` finalizer. */
   private async orphanDependents(r: DiscoveredResource, owner: KubeObject): Promise<void> {
-    if (![...this.monitors.values()].every((m) => m.informer.hasSynced())) throw new Error('caches not synced yet');
+    if (!this.allMonitors().every((m) => m.informer.hasSynced())) throw new Error('caches not synced yet');
     const uid = owner.metadata?.uid ?? '';
     const cluster = clusterOf(owner);
     for (const { id, obj: dep } of this.dependentsInCluster(owner)) {
@@ -298,8 +429,8 @@ class GarbageCollector {
   }
 
   private resourceOfNode(id: string): DiscoveredResource | undefined {
-    const { group, resource } = parseNodeId(id);
-    return this.monitors.get(`${group}/${resource}`)?.resource;
+    const { group, resource, key } = parseNodeId(id);
+    return this.monitorFor(group, resource, key.slice(0, key.indexOf('|')))?.resource;
   }
 }
 

@@ -4,6 +4,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { logger } from '../../logging/logger.js';
 import { defaultNodeCapacity, parseDuration, parseNodeCapacity } from './options.js';
 import { startPcluster } from './pcluster.js';
+import { deploymentSchemaVariants, type DeploymentSchemaVariant } from './schema-variants.js';
 
 interface PclusterFlags {
   name: string;
@@ -13,6 +14,7 @@ interface PclusterFlags {
   nodes: number;
   nodeCapacity: Record<string, string>;
   readyDelay: number;
+  deploymentSchema?: DeploymentSchemaVariant;
 }
 
 function flagParser<T>(parse: (v: string) => T): (v: string) => T {
@@ -53,6 +55,7 @@ async function run(flags: PclusterFlags): Promise<void> {
       nodes: flags.nodes,
       nodeCapacity: flags.nodeCapacity,
       readyDelayMs: flags.readyDelay,
+      deploymentSchema: flags.deploymentSchema,
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
@@ -92,5 +95,9 @@ export function addPclusterCommand(program: Command): void {
     .option('--nodes <n>', 'number of simulated nodes', parseNodeCount, 1)
     .option('--node-capacity <list>', `capacity of every node as name=quantity pairs`, flagParser(parseNodeCapacity), parseNodeCapacity(defaultNodeCapacity))
     .option('--ready-delay <duration>', 'how long a scheduled pod takes to become Running and Ready', flagParser(parseDuration), 1000)
+    .option('--deployment-schema <variant>', `publish a deliberately different Deployment schema, for type-negotiation tests (${deploymentSchemaVariants.join(', ')})`, flagParser((v) => {
+      if (!(deploymentSchemaVariants as readonly string[]).includes(v)) throw new Error(`must be one of ${deploymentSchemaVariants.join(', ')}`);
+      return v as DeploymentSchemaVariant;
+    }))
     .action(run);
 }

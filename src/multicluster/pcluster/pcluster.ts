@@ -17,6 +17,7 @@ import type { SimulatedNode } from './controllers/node-object.js';
 import { replicaSetControllerInstaller } from './controllers/replicaset-controller.js';
 import { schedulerInstaller } from './controllers/scheduler.js';
 import { parseNodeCapacity, defaultNodeCapacity } from './options.js';
+import { deploymentsWithSchemaVariant, type DeploymentSchemaVariant } from './schema-variants.js';
 
 export interface PclusterOptions extends Omit<ServerOptions, 'extraResources' | 'controllers'> {
   /** Cluster name; nodes are called `<name>-node-<i>`. */
@@ -27,6 +28,8 @@ export interface PclusterOptions extends Omit<ServerOptions, 'extraResources' | 
   nodeCapacity?: Record<string, string>;
   /** How long a bound pod takes to become Running and Ready (default 1000 ms). */
   readyDelayMs?: number;
+  /** Publish a deliberately different Deployment schema (see schema-variants.ts). */
+  deploymentSchema?: DeploymentSchemaVariant;
 }
 
 export interface RunningPcluster extends RunningServer {
@@ -51,10 +54,11 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     schedulerInstaller,
     kubeletInstaller({ clusterName: opts.name, nodes, readyDelayMs: opts.readyDelayMs ?? 1000 }),
   ];
-  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, ...serverOptions } = opts;
+  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, ...serverOptions } = opts;
+  const resources = deploymentSchema ? workloadResources.map((r) => (r.resource === 'deployments' ? deploymentsWithSchemaVariant(deploymentSchema) : r)) : workloadResources;
   const server = await startServer({
     ...serverOptions,
-    extraResources: workloadResources,
+    extraResources: resources,
     controllers: (running) => startClusterControllers(running, installers),
   });
   return Object.assign(server, { name: opts.name, nodeNames: nodes.map((n) => n.name) });

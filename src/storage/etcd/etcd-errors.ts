@@ -53,7 +53,9 @@ export function isRequestTooLarge(err: unknown): boolean {
 export function isRetryable(err: unknown): boolean {
   if (err instanceof StorageError) return false;
   const message = messageOf(err);
-  if (/compacted|future revision|too large|larger than max/i.test(message)) return false;
+  // "request timed out": etcd gave up waiting for the proposal, which may still be applied; retrying would also
+  // outlast the caller's deadline.
+  if (/compacted|future revision|too large|larger than max|request timed out/i.test(message)) return false;
   const code = grpcCode(err);
   if (code === GRPC_OUT_OF_RANGE) return false;
   return (

@@ -91,7 +91,12 @@ export class WorkspaceCommands {
       name = `:${name}`;
       this.io.err("Note: Using 'root:' to define an absolute path is no longer supported. Instead, use ':root' to specify an absolute path.\n");
     }
-    if (name === '' || name === '~' || name.startsWith('~:')) {
+    // Deliberate difference from kcp: a bare `kubectl ws` goes to the user's home workspace there (`~`, created on
+    // first use under root:users:<bucket>:<user>). atrium has no home workspaces (no `root:home` type, no per-user
+    // buckets), so rather than fail the way `~` does, a bare `kubectl ws` prints the current workspace, exactly as
+    // `kubectl ws .` does (see the README's workspaces section).
+    if (name === '') return this.current(short);
+    if (name === '~' || name.startsWith('~:')) {
       throw new PluginError('workspaces.tenancy.kcp.io "~" not found');
     }
     if (name === '-') return this.swap(short);

@@ -13,6 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 )
 
+const leaseDuration = 4 * time.Second
+
 // candidate is one leader-election participant and what its callbacks reported.
 type candidate struct {
 	id      string
@@ -40,10 +42,11 @@ func runCandidate(t *testing.T, cs kubernetes.Interface, ns, name, id string) *c
 		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
 	}
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
-		LeaseDuration:   3 * time.Second,
-		RenewDeadline:   2 * time.Second,
-		RetryPeriod:     200 * time.Millisecond,
+		Lock: lock,
+		// Short enough for a quick test, with margin for a loaded CI machine: a renewal has 3 s to get through.
+		LeaseDuration:   leaseDuration,
+		RenewDeadline:   3 * time.Second,
+		RetryPeriod:     250 * time.Millisecond,
 		ReleaseOnCancel: true,
 		Name:            id,
 		Callbacks: leaderelection.LeaderCallbacks{
@@ -88,7 +91,7 @@ func TestLeaderElectionWithLeaseLock(t *testing.T) {
 	second := runCandidate(t, cs, ns, leaseName, "candidate-b")
 
 	// While a renews, b must stay a follower: watch it for more than one lease duration.
-	deadline := time.Now().Add(4 * time.Second)
+	deadline := time.Now().Add(leaseDuration + time.Second)
 	for time.Now().Before(deadline) {
 		if leading, _ := second.state(); leading {
 			t.Fatalf("candidate-b leads while candidate-a still renews")

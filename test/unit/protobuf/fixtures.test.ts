@@ -8,7 +8,7 @@ const fixtures = loadFixtures();
 
 describe('protobuf bodies produced by the Go client libraries', () => {
   it('has the expected fixture set', () => {
-    assert.ok(fixtures.length >= 19, `only ${fixtures.length} fixtures found`);
+    assert.ok(fixtures.length >= 25, `only ${fixtures.length} fixtures found`);
   });
 
   for (const fixture of fixtures) {
@@ -24,6 +24,32 @@ describe('protobuf bodies produced by the Go client libraries', () => {
       assert.deepEqual(decodeKubernetesProtobuf(encodeKubernetesProtobuf(expected)).object, expected);
     });
   }
+});
+
+describe('workload fixtures carry the fields Go embeds in a nested protobuf message', () => {
+  // Guards the fixtures themselves: these fields only survive decoding through the embedded-message hints.
+  const decoded = (name: string) => {
+    const fixture = fixtures.find((f) => f.name === name);
+    assert.ok(fixture, name);
+    return decodeKubernetesProtobuf(fixture.protobuf).object;
+  };
+  type PodSpec = { volumes: Record<string, unknown>[]; containers: Record<string, Record<string, unknown>>[] };
+
+  it('deployment: volume sources, probe handlers and LocalObjectReference names', () => {
+    const spec = (decoded('deployment') as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
+    assert.deepEqual(spec.volumes.map((v) => Object.keys(v).filter((k) => k !== 'name')), [['hostPath'], ['configMap'], ['secret'], ['emptyDir'], ['emptyDir']]);
+    assert.equal((spec.volumes[1]!.configMap as { name: string }).name, 'settings');
+    const web = spec.containers[0]!;
+    assert.deepEqual(web.livenessProbe!.httpGet, { path: '/healthz', port: 'http', scheme: 'HTTP', httpHeaders: [{ name: 'X-Probe', value: 'liveness' }] });
+    assert.deepEqual((web.readinessProbe!.httpGet as { port: unknown }).port, 8080);
+    assert.deepEqual(web.startupProbe!.exec, { command: ['cat', '/tmp/started'] });
+  });
+
+  it('pod: ephemeral containers and projected sources', () => {
+    const spec = (decoded('pod') as { spec: PodSpec & { ephemeralContainers: Record<string, unknown>[] } }).spec;
+    assert.deepEqual(spec.ephemeralContainers[0], { name: 'debugger', image: 'busybox:1.36', env: [{ name: 'TARGET', value: 'web' }], resources: {}, stdin: true, tty: true, targetContainerName: 'web' });
+    for (const source of ['persistentVolumeClaim', 'projected']) assert.ok(spec.volumes.some((v) => source in v), source);
+  });
 });
 
 describe('captured kubectl 1.32 `kubectl create ns foo` body', () => {

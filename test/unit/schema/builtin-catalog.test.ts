@@ -11,6 +11,7 @@ import type { FieldType } from '../../../src/apimachinery/schema/types.js';
 
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const APIEXT = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1';
+const CORE = 'io.k8s.api.core.v1';
 
 function refsOf(type: FieldType): string[] {
   if ('ref' in type) return [type.ref];
@@ -45,12 +46,53 @@ describe('builtin catalog integrity', () => {
     }
   });
 
-  it('only apiVersion and kind lack protobuf numbers', () => {
+  it('k8s.io fields lack a protobuf number only for apiVersion, kind, or when an embedded message carries them', () => {
     for (const descriptor of builtinCatalog.values()) {
+      // kcp's tenancy types are served as CRDs, which have no protobuf form.
+      if (descriptor.name.startsWith('io.kcp.')) continue;
+      const embeds = builtinProtobufHints.embeddedMessages?.get(descriptor.name) ?? [];
+      const inlined = new Set(embeds.flatMap((embed) => builtinCatalog.get(embed.type)?.fields.map((f) => f.name) ?? []));
       for (const field of descriptor.fields) {
-        if (field.proto === undefined) assert.ok(['apiVersion', 'kind'].includes(field.name), `${descriptor.name}.${field.name}`);
+        if (field.proto !== undefined || ['apiVersion', 'kind'].includes(field.name)) continue;
+        assert.ok(inlined.has(field.name), `${descriptor.name}.${field.name} has no protobuf number and no embedded message carries it`);
       }
     }
+  });
+
+  it('embedded messages: numbers are free in the parent and their fields appear in the parent as they are', () => {
+    for (const [parentName, embeds] of builtinProtobufHints.embeddedMessages ?? []) {
+      const parent = builtinCatalog.get(parentName);
+      assert.ok(parent, parentName);
+      const numbers = parent.fields.flatMap((f) => (f.proto === undefined ? [] : [f.proto]));
+      for (const embed of embeds) {
+        assert.ok(!numbers.includes(embed.proto), `${parentName}: field ${embed.proto} is both a field and an embed`);
+        const inner = builtinCatalog.get(embed.type);
+        assert.ok(inner, `${parentName} embeds unknown ${embed.type}`);
+        for (const field of inner.fields) {
+          const { proto: _number, ...atParent } = field;
+          assert.deepEqual(parent.fields.find((f) => f.name === field.name), atParent, `${parentName}.${field.name}`);
+        }
+      }
+    }
+  });
+
+  it('records every embed of the served core/v1 types (k8s.io/api v1.32 types.go `json:",inline"` with a protobuf tag)', () => {
+    const embedsOf = (type: string) => builtinProtobufHints.embeddedMessages?.get(`${CORE}.${type}`)?.map((e) => [e.proto, e.type]);
+    assert.deepEqual(embedsOf('Volume'), [[2, `${CORE}.VolumeSource`]]);
+    assert.deepEqual(embedsOf('Probe'), [[1, `${CORE}.ProbeHandler`]]);
+    assert.deepEqual(embedsOf('EphemeralContainer'), [[1, `${CORE}.EphemeralContainerCommon`]]);
+    for (const type of ['ConfigMapVolumeSource', 'ConfigMapProjection', 'SecretProjection', 'ConfigMapKeySelector', 'SecretKeySelector', 'ConfigMapEnvSource', 'SecretEnvSource']) {
+      assert.deepEqual(embedsOf(type), [[1, `${CORE}.LocalObjectReference`]], type);
+    }
+    assert.equal(builtinProtobufHints.embeddedMessages?.size, 10);
+  });
+
+  it('keeps the JSON field order of the Go struct around an embed', () => {
+    const names = (type: string) => builtinCatalog.get(`${CORE}.${type}`)?.fields.map((f) => f.name);
+    assert.deepEqual(names('Probe')?.slice(0, 5), ['exec', 'httpGet', 'tcpSocket', 'grpc', 'initialDelaySeconds']);
+    assert.deepEqual(names('Volume')?.slice(0, 3), ['name', 'hostPath', 'emptyDir']);
+    assert.equal(names('EphemeralContainer')?.at(-1), 'targetContainerName');
+    assert.equal(names('EphemeralContainer')?.length, 25);
   });
 
   it('merge keys and list-map keys are consistent', () => {
@@ -163,7 +205,9 @@ describe('definitionNameFor', () => {
     ['', 'v1', 'DeleteOptions', `${META}.DeleteOptions`],
     ['meta.k8s.io', 'v1', 'DeleteOptions', `${META}.DeleteOptions`],
     ['widgets.example.com', 'v1beta1', 'DeleteOptions', `${META}.DeleteOptions`],
-    ['', 'v1', 'Pod', undefined],
+    ['', 'v1', 'Pod', 'io.k8s.api.core.v1.Pod'],
+    ['apps', 'v1', 'Deployment', 'io.k8s.api.apps.v1.Deployment'],
+    ['', 'v1', 'Gizmo', undefined],
     ['apps', 'v1', 'Namespace', undefined],
     ['', 'v2', 'Namespace', undefined],
   ];

@@ -7,7 +7,7 @@
 import { type ASTNode, Environment, type ParseResult } from '@marcbachmann/cel-js';
 import type { ValidationRule } from '../json-schema-props.js';
 import type { Structural } from '../structural.js';
-import { estimateCost } from './cost.js';
+import { estimateCost, valueIndependentCost } from './cost.js';
 import { registerKubernetesLibrary } from './library.js';
 
 export interface CompileError {
@@ -22,6 +22,13 @@ export interface CompiledRule {
   usesOldSelf: boolean;
   /** Static cost estimate of the rule alone (not multiplied by the node's cardinality). */
   cost: number;
+  /** The cost every evaluation has, when it does not depend on the values (computed once here, not per call). */
+  runtimeCost?: number;
+  /**
+   * The fields of `self`/`oldSelf` the rule and its messageExpression read, when they only ever select fields of
+   * them (`self.a`, `has(self.b)`); undefined when they use the whole value. Only these need converting to CEL.
+   */
+  selfFields?: Set<string>;
   messageCost: number;
   error?: CompileError;
   messageError?: CompileError;
@@ -72,6 +79,35 @@ function visitAll(ast: ASTNode, visit: (n: ASTNode) => void): void {
     else if (Array.isArray(x)) x.forEach(each);
   };
   if (ast.op !== 'value' && ast.op !== 'id') each(args);
+}
+
+const isSelfId = (n: ASTNode | undefined): boolean => n?.op === 'id' && (n.args === 'self' || n.args === 'oldSelf');
+
+/**
+ * Adds to `fields` the fields selected directly on `self`/`oldSelf` in `ast`; returns false when either is used
+ * otherwise (passed to a function, compared, indexed, iterated), i.e. the whole value is needed.
+ */
+function collectSelfFields(ast: ASTNode, fields: Set<string>): boolean {
+  let whole = false;
+  const visit = (n: ASTNode): void => {
+    if (whole) return;
+    if (n.op === 'id') {
+      if (isSelfId(n)) whole = true;
+      return;
+    }
+    if (n.op === 'value') return;
+    if ((n.op === '.' || n.op === '.?') && isSelfId(n.args[0])) {
+      fields.add(n.args[1]);
+      return;
+    }
+    const each = (x: unknown): void => {
+      if (x && typeof x === 'object' && 'op' in (x as object)) visit(x as ASTNode);
+      else if (Array.isArray(x)) x.forEach(each);
+    };
+    each(n.args);
+  };
+  visit(ast);
+  return !whole;
 }
 
 /** Whether the expression references the variable `oldSelf`. */
@@ -187,6 +223,7 @@ function compileRule(rule: ValidationRule, s: Structural): CompiledRule {
     out.program = c.program;
     out.usesOldSelf = referencesOldSelf(c.program!.ast);
     out.cost = estimateCost(c.program!.ast, { schema: s });
+    out.runtimeCost = valueIndependentCost(c.program!.ast, s);
   }
   const msgExpr = rule.messageExpression;
   if (msgExpr !== undefined && msgExpr.trim() !== '') {
@@ -197,6 +234,11 @@ function compileRule(rule: ValidationRule, s: Structural): CompiledRule {
       out.messageProgram = m.program;
       out.messageCost = estimateCost(m.program!.ast, { schema: s });
     }
+  }
+  if (out.program) {
+    const fields = new Set<string>();
+    const selective = collectSelfFields(out.program.ast, fields) && (!out.messageProgram || collectSelfFields(out.messageProgram.ast, fields));
+    if (selective) out.selfFields = fields;
   }
   return out;
 }

@@ -28,6 +28,16 @@ export interface Sym {
   size?: number;
   /** The element of a list result whose elements are not described by a schema. */
   elem?: Sym;
+  /** Derived from `self`/`oldSelf` in a static probe (see valueIndependentCost). */
+  input?: boolean;
+}
+
+/** Set while valueIndependentCost probes a rule: records whether the cost consulted anything about the values. */
+let probe: { dependent: boolean } | undefined;
+
+/** Notes, during a probe, that the cost of the expression depends on the value behind `sym`. */
+function consult(sym: Sym | undefined): void {
+  if (probe && sym?.input) probe.dependent = true;
 }
 
 const unknownSym: Sym = {};
@@ -65,6 +75,7 @@ function actualSize(v: unknown): number {
 
 /** The largest size the value of `sym` can have (string length, list length or map entries). */
 export function maxSize(sym: Sym): number {
+  consult(sym);
   if (sym.size !== undefined) return sym.size;
   if (sym.known) return actualSize(sym.value);
   const s = sym.schema;
@@ -95,8 +106,8 @@ function elementOf(sym: Sym): Sym {
     return { schema };
   }
   const s = sym.schema;
-  if (s?.type === 'array') return { schema: s.items };
-  return unknownSym;
+  if (s?.type === 'array') return { schema: s.items, input: sym.input };
+  return sym.input ? { input: true } : unknownSym;
 }
 
 function select(sym: Sym, field: string): Sym {
@@ -107,6 +118,7 @@ function select(sym: Sym, field: string): Sym {
     const value = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[field] : undefined;
     return { schema: sub, known: true, value };
   }
+  if (sym.input) return { schema: sub, input: true };
   return sub ? { schema: sub } : unknownSym;
 }
 
@@ -121,6 +133,7 @@ function index(sym: Sym, key: unknown): Sym {
     else return elementOf(sym);
     return { schema: sub, known: true, value };
   }
+  if (sym.input) return { schema: sub, input: true };
   return sub ? { schema: sub } : elementOf(sym);
 }
 
@@ -174,6 +187,23 @@ export function estimateCost(ast: ASTNode, self: Sym, oldSelf: Sym = self): numb
     ['oldSelf', oldSelf],
   ]);
   return Math.min(walk(ast, scope).cost, Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * The runtime cost of `ast` when it is the same for every value of `self`/`oldSelf` described by `schema` (the
+ * expression never looks at a size or a dynamic type, e.g. `self.minReplicas <= self.maxReplicas` on integers), so
+ * it can be computed once at compile time; undefined when the cost depends on the values.
+ */
+export function valueIndependentCost(ast: ASTNode, schema: Structural): number | undefined {
+  const outer = probe;
+  probe = { dependent: false };
+  try {
+    const input: Sym = { schema, input: true };
+    const cost = estimateCost(ast, input, input);
+    return probe.dependent ? undefined : cost;
+  } finally {
+    probe = outer;
+  }
 }
 
 function walk(n: ASTNode, scope: Map<string, Sym>): Result {
@@ -253,6 +283,8 @@ function isSized(sym: Sym): boolean {
   if (sym.size !== undefined) return true;
   if (sym.known) return typeof sym.value === 'string' || Array.isArray(sym.value) || (typeof sym.value === 'object' && sym.value !== null);
   const t = sym.schema?.type;
+  // A declared number or boolean is never sized whatever its value (or absence); anything else may be.
+  if (sym.input && !((t === 'integer' || t === 'number' || t === 'boolean') && !sym.schema?.intOrString)) consult(sym);
   return t === 'string' || t === 'array' || t === 'object';
 }
 
@@ -292,10 +324,12 @@ function call(name: string, receiver: ASTNode | undefined, args: ASTNode[], scop
   if (name === 'has' || name === 'size') return { cost, sym: unknownSym };
   if (regexFunctions.has(name)) {
     const pattern = argResults[receiver ? 0 : 1]?.sym;
+    consult(pattern);
     const patternLength = pattern?.known && typeof pattern.value === 'string' ? pattern.value.length : 16;
     cost += traversal(maxSize(subject)) * Math.max(1, Math.ceil(patternLength / 4));
     return { cost, sym: name === 'findAll' ? { size: maxSize(subject), elem: { size: maxSize(subject) } } : { size: maxSize(subject) } };
   }
+  if (receiver && listTraversals.has(name)) consult(subject);
   if (receiver && listTraversals.has(name) && (subject.schema?.type === 'array' || Array.isArray(subject.value) || subject.elem)) {
     cost += maxSize(subject);
     return { cost, sym: name === 'join' ? unknownSym : elementOf(subject) };

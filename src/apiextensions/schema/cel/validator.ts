@@ -11,7 +11,7 @@ import type { Structural } from '../structural.js';
 import { type CompiledRule, compileRules } from './compile.js';
 import { PerCallLimit, RuntimeCELCostBudget, estimateCost } from './cost.js';
 import { parseRuleFieldPath } from './rule-field-path.js';
-import { toCelValue } from './values.js';
+import { toCelValue, toCelValueFields } from './values.js';
 import { hasValidationRules, subtreeHas } from '../subtree.js';
 
 /** Longest message a messageExpression may produce (celconfig.MaxEvaluatedMessageExpressionSizeBytes). */
@@ -21,6 +21,10 @@ interface NodeRules {
   rules: CompiledRule[];
   /** Normalised fieldPath per rule index (undefined: the node itself). */
   fieldPaths: (string | undefined)[];
+  /** The schema `self` is converted with (the root as rules see it, apiVersion/kind/metadata included). */
+  valueSchema: Structural;
+  /** Fields of `self` the node's rules read, or undefined when some rule needs the whole value. */
+  selfFields?: string[];
 }
 
 export interface CelResult {
@@ -77,7 +81,10 @@ export class CelValidator {
     if (key.validations.length > 0) {
       const rules = compileRules(compileAs);
       const fieldPaths = rules.map((r) => (r.rule.fieldPath ? parseRuleFieldPath(r.rule.fieldPath, key).normalized : undefined));
-      this.nodes.set(key, { rules, fieldPaths });
+      const runnable = rules.filter((r) => r.program);
+      const whole = runnable.some((r) => !r.selfFields);
+      const selfFields = whole ? undefined : [...new Set(runnable.flatMap((r) => [...r.selfFields!]))];
+      this.nodes.set(key, { rules, fieldPaths, valueSchema: compileAs, selfFields });
     }
     if (key.items) this.index(key.items, key.items);
     for (const p of key.properties?.values() ?? []) this.index(p, p);
@@ -97,10 +104,10 @@ export class CelValidator {
   validate(obj: unknown, old: unknown, base: FieldPath = FieldPath.root(), budget = RuntimeCELCostBudget): CelResult {
     const errors: FieldError[] = [];
     if (!this.hasRules) return { errors, remainingBudget: budget };
-    const self = toCelValue(obj, this.valueRoot);
+    // The walk goes over the decoded JSON; values are converted to CEL only at nodes with rules, and only the
+    // fields those rules read.
     const hasOld = old !== undefined && old !== null;
-    const oldSelf = hasOld ? toCelValue(old, this.valueRoot) : undefined;
-    const remaining = this.walk(this.root, self, oldSelf, hasOld, base, errors, budget);
+    const remaining = this.walk(this.root, obj, hasOld ? old : undefined, hasOld, base, errors, budget);
     return { errors, remainingBudget: remaining };
   }
 
@@ -111,7 +118,8 @@ export class CelValidator {
     budget = this.evaluateNode(s, v, old, hasOld, p, errs, budget);
     if (budget < 0) return budget;
     if (Array.isArray(v)) {
-      if (!s.items) return budget;
+      // Checked here rather than in the callee, so rule-free children cost no FieldPath.
+      if (!s.items || !subtreeHas(s.items, hasValidationRules)) return budget;
       const oldByKey = hasOld && s.listType === 'map' && Array.isArray(old) ? indexByMapKeys(old, s.listMapKeys ?? []) : undefined;
       for (let i = 0; i < v.length && budget >= 0; i++) {
         const o = oldByKey?.get(mapKey(v[i], s.listMapKeys ?? []));
@@ -124,12 +132,12 @@ export class CelValidator {
     if (s.properties) {
       for (const [k, prop] of s.properties) {
         if (budget < 0) break;
-        if (!(k in v)) continue;
+        if (!(k in v) || !subtreeHas(prop, hasValidationRules)) continue;
         budget = this.walk(prop, v[k], oldObj?.[k], oldObj !== undefined && k in oldObj, p.child(k), errs, budget);
       }
     }
     const ap = s.additionalProperties?.schema;
-    if (ap) {
+    if (ap && subtreeHas(ap, hasValidationRules)) {
       const correlate = s.mapType !== 'atomic';
       for (const k of Object.keys(v)) {
         if (budget < 0) break;
@@ -141,9 +149,13 @@ export class CelValidator {
     return budget;
   }
 
-  private evaluateNode(s: Structural, self: unknown, old: unknown, hasOld: boolean, p: FieldPath, errs: FieldError[], budget: number): number {
+  private evaluateNode(s: Structural, raw: unknown, rawOld: unknown, hasOld: boolean, p: FieldPath, errs: FieldError[], budget: number): number {
     const node = this.nodes.get(s);
     if (!node) return budget;
+    const convert = (x: unknown): unknown =>
+      node.selfFields && isObject(x) ? toCelValueFields(x, node.valueSchema, node.selfFields) : toCelValue(x, node.valueSchema);
+    const self = convert(raw);
+    const old = hasOld ? convert(rawOld) : undefined;
     const type = s.type;
     node.rules.forEach((compiled, i) => {
       if (budget < 0) return;
@@ -155,7 +167,8 @@ export class CelValidator {
       const optionalOldSelf = rule.optionalOldSelf === true;
       if (compiled.usesOldSelf && !hasOld && !optionalOldSelf) return;
       const oldSelfValue = optionalOldSelf ? (hasOld ? Optional.of(old) : Optional.none()) : hasOld ? old : null;
-      const cost = estimateCost(compiled.program.ast, { schema: s, known: true, value: self }, { schema: s, known: true, value: hasOld ? old : null });
+      const cost =
+        compiled.runtimeCost ?? estimateCost(compiled.program.ast, { schema: s, known: true, value: self }, { schema: s, known: true, value: hasOld ? old : null });
       if (cost > PerCallLimit) {
         errs.push(
           invalid(

@@ -55,3 +55,26 @@ function inferred(x: unknown): unknown {
   }
   return x;
 }
+
+/**
+ * toCelValue of an object restricted to `fields`: the result has exactly the keys toCelValue(x, s) would have among
+ * `fields`, converted the same way. Rules that only select a few fields of `self` need no more than this.
+ */
+export function toCelValueFields(x: Record<string, unknown>, s: Structural, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (s.properties && s.properties.size > 0) {
+    for (const k of fields) {
+      if (!(k in x)) continue;
+      const prop = s.properties.get(k);
+      if (prop) out[k] = toCelValue(x[k], prop);
+      else if (s.embeddedResource && embeddedMetaFields.includes(k)) out[k] = inferred(x[k]);
+    }
+    return out;
+  }
+  if (s.additionalProperties) {
+    for (const k of fields) if (k in x) out[k] = toCelValue(x[k], s.additionalProperties.schema);
+    return out;
+  }
+  if (s.preserveUnknownFields || s.embeddedResource) for (const k of fields) if (k in x) out[k] = inferred(x[k]);
+  return out;
+}

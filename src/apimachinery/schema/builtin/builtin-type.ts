@@ -1,7 +1,16 @@
 /**
- * The authoring form of a built-in type descriptor. It is a TypeDescriptor whose fields may carry two extra
- * protobuf facts that the shared catalog format (../types.ts) has no place for; `compileBuiltinTypes` strips
- * them into `ProtobufFieldHints` so the catalog itself holds plain FieldDescriptors.
+ * The authoring form of a built-in type descriptor. It is a TypeDescriptor whose fields may carry protobuf facts
+ * that the shared catalog format (../types.ts) has no place for; `compileBuiltinTypes` strips them into
+ * `ProtobufFieldHints` so the catalog itself holds plain FieldDescriptors.
+ *
+ * Embedded structs: Go structs sometimes embed another struct that JSON inlines (`json:",inline"`) but protobuf keeps
+ * as one nested message field (core/v1 Volume embeds VolumeSource as field 2, Probe embeds ProbeHandler as field 1,
+ * EphemeralContainer embeds EphemeralContainerCommon as field 1, ConfigMapKeySelector embeds LocalObjectReference as
+ * field 1, ...). A spec writes such an embed as an `embedded(proto, type)` entry in its field list. Compiling
+ * replaces the entry, in place, with the embedded type's JSON fields (without protobuf numbers: at the parent's level
+ * they have none), so the parent's descriptor lists every JSON field for OpenAPI, patches, apply and unknown-field
+ * checks, while the hints record the nested message for the protobuf decoder and encoder. The embedded type stays
+ * in the catalog as its own type, with its own protobuf numbers and hints.
  */
 import type { FieldDescriptor, TypeDescriptor } from '../types.js';
 
@@ -19,16 +28,48 @@ export interface BuiltinFieldSpec extends FieldDescriptor {
   protoWrappedList?: boolean;
 }
 
-export interface BuiltinTypeSpec extends Omit<TypeDescriptor, 'fields'> {
-  fields: readonly BuiltinFieldSpec[];
+/**
+ * An embedded Go struct whose fields JSON inlines into the parent but protobuf nests as message field `proto`
+ * (see the module comment). Written with `embedded()`.
+ */
+export interface BuiltinEmbeddedSpec {
+  /** The catalog name of the embedded type, e.g. io.k8s.api.core.v1.VolumeSource. */
+  embedded: string;
+  /** The embedded message's field number in the parent's generated.proto message. */
+  proto: number;
 }
 
-/** Protobuf facts beyond the catalog format, keyed by `fieldHintKey(typeName, jsonName)`. */
+export interface BuiltinTypeSpec extends Omit<TypeDescriptor, 'fields'> {
+  fields: readonly (BuiltinFieldSpec | BuiltinEmbeddedSpec)[];
+}
+
+/**
+ * A field-list entry for an embedded struct: protobuf field `proto` of the parent is a message of type `typeName`
+ * whose fields appear inline, at this position, in the parent's JSON.
+ */
+export function embedded(proto: number, typeName: string): BuiltinEmbeddedSpec {
+  return { embedded: typeName, proto };
+}
+
+/** A message embedded in a parent message whose fields JSON inlines (see the module comment). */
+export interface EmbeddedMessage {
+  /** The field number of the embedded message in the parent message. */
+  readonly proto: number;
+  /** The catalog type name of the embedded message. */
+  readonly type: string;
+}
+
+/** Protobuf facts beyond the catalog format, keyed by `fieldHintKey(typeName, jsonName)` unless said otherwise. */
 export interface ProtobufFieldHints {
   /** Fields whose zero value must be kept when present on the wire (see BuiltinFieldSpec.emitZero). */
   readonly emitZero: ReadonlySet<string>;
   /** Fields encoded as a wrapper message around a repeated field 1 (see BuiltinFieldSpec.protoWrappedList). */
   readonly wrappedList: ReadonlySet<string>;
+  /**
+   * By parent type name: the embedded messages whose fields JSON inlines into the parent. Those JSON fields are
+   * listed on the parent's descriptor without a protobuf number. Optional so hand-built hints need not carry it.
+   */
+  readonly embeddedMessages?: ReadonlyMap<string, readonly EmbeddedMessage[]>;
 }
 
 /** The key of a field in ProtobufFieldHints: `<type name>#<json name>`. */
@@ -36,26 +77,55 @@ export function fieldHintKey(typeName: string, fieldName: string): string {
   return `${typeName}#${fieldName}`;
 }
 
+function isEmbedded(entry: BuiltinFieldSpec | BuiltinEmbeddedSpec): entry is BuiltinEmbeddedSpec {
+  return 'embedded' in entry;
+}
+
 /**
- * Turns authoring specs into plain TypeDescriptors plus the protobuf hints they carried.
- * Throws if two specs share a name, which would silently shadow a type.
+ * Turns authoring specs into plain TypeDescriptors plus the protobuf hints they carried, expanding every
+ * `embedded()` entry into the embedded type's JSON fields (recursively, should an embedded type embed another).
+ * Throws if two specs share a name (which would silently shadow a type), if an embedded type is not among `specs`,
+ * or if embeds form a cycle.
  */
 export function compileBuiltinTypes(specs: readonly BuiltinTypeSpec[]): {
   descriptors: Map<string, TypeDescriptor>;
   hints: ProtobufFieldHints;
 } {
-  const descriptors = new Map<string, TypeDescriptor>();
+  const specsByName = new Map<string, BuiltinTypeSpec>();
+  for (const spec of specs) {
+    if (specsByName.has(spec.name)) throw new Error(`duplicate built-in type descriptor ${spec.name}`);
+    specsByName.set(spec.name, spec);
+  }
   const emitZero = new Set<string>();
   const wrappedList = new Set<string>();
-  for (const spec of specs) {
-    if (descriptors.has(spec.name)) throw new Error(`duplicate built-in type descriptor ${spec.name}`);
-    const fields = spec.fields.map((field): FieldDescriptor => {
-      const { emitZero: keepsZero, protoWrappedList, ...plain } = field;
-      if (keepsZero) emitZero.add(fieldHintKey(spec.name, field.name));
-      if (protoWrappedList) wrappedList.add(fieldHintKey(spec.name, field.name));
-      return plain;
+  const embeddedMessages = new Map<string, EmbeddedMessage[]>();
+
+  // The JSON fields a spec contributes at its own level; embeds contribute their fields with no protobuf number.
+  const jsonFields = (spec: BuiltinTypeSpec, expanding: readonly string[]): FieldDescriptor[] =>
+    spec.fields.flatMap((entry): FieldDescriptor[] => {
+      if (isEmbedded(entry)) {
+        const inner = specsByName.get(entry.embedded);
+        if (!inner) throw new Error(`${spec.name} embeds ${entry.embedded}, which is not a built-in type`);
+        if (expanding.includes(inner.name)) throw new Error(`embedded types form a cycle: ${[...expanding, inner.name].join(' -> ')}`);
+        return jsonFields(inner, [...expanding, inner.name]).map(({ proto: _inParentHasNone, ...field }) => field);
+      }
+      const { emitZero: _keepsZero, protoWrappedList: _wrapped, ...plain } = entry;
+      return [plain];
     });
-    descriptors.set(spec.name, { ...spec, fields });
+
+  const descriptors = new Map<string, TypeDescriptor>();
+  for (const spec of specs) {
+    for (const entry of spec.fields) {
+      if (isEmbedded(entry)) {
+        let list = embeddedMessages.get(spec.name);
+        if (!list) embeddedMessages.set(spec.name, (list = []));
+        list.push({ proto: entry.proto, type: entry.embedded });
+        continue;
+      }
+      if (entry.emitZero) emitZero.add(fieldHintKey(spec.name, entry.name));
+      if (entry.protoWrappedList) wrappedList.add(fieldHintKey(spec.name, entry.name));
+    }
+    descriptors.set(spec.name, { ...spec, fields: jsonFields(spec, [spec.name]) });
   }
-  return { descriptors, hints: { emitZero, wrappedList } };
+  return { descriptors, hints: { emitZero, wrappedList, embeddedMessages } };
 }

@@ -20,6 +20,7 @@ import { eventsV1Types } from './events-v1.js';
 import { META_V1 } from './field-types.js';
 import { metaV1Types } from './meta-v1.js';
 import { rbacV1Types } from './rbac-v1.js';
+import { schedulingV1alpha1Types } from './scheduling-v1alpha1.js';
 import { tenancyV1alpha1Types } from './tenancy-v1alpha1.js';
 
 export { fieldHintKey, type ProtobufFieldHints } from './builtin-type.js';
@@ -37,6 +38,7 @@ const compiled = compileBuiltinTypes([
   ...coreV1WorkloadTypes,
   ...appsV1Types,
   ...tenancyV1alpha1Types,
+  ...schedulingV1alpha1Types,
 ]);
 
 /** Every built-in type descriptor by OpenAPI definition name. */

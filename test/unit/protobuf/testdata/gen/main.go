@@ -287,7 +287,11 @@ func main() {
 		out = os.Args[1]
 	}
 	ser := protobuf.NewSerializer(nil, nil)
-	for name, obj := range fixtures() {
+	all := fixtures()
+	for name, obj := range workloadFixtures() {
+		all[name] = obj
+	}
+	for name, obj := range all {
 		var pb bytes.Buffer
 		if err := ser.Encode(obj, &pb); err != nil {
 			panic(fmt.Sprintf("%s: %v", name, err))
@@ -299,6 +303,7 @@ func main() {
 		must(os.WriteFile(filepath.Join(out, name+".pb"), pb.Bytes(), 0o644))
 		must(os.WriteFile(filepath.Join(out, name+".json"), append(js, '\n'), 0o644))
 	}
+	writeStructTags(filepath.Join(out, "go-struct-tags.json"))
 }
 
 func must(err error) {

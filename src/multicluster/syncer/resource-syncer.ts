@@ -1,0 +1,243 @@
+/**
+ * Syncs one resource between the SyncTarget's workspace (upstream) and the physical cluster (downstream):
+ *
+ * - spec down: an assigned upstream object gets the syncer finalizer, then a downstream copy (toDownstream) in the
+ *   mapped namespace, created or rewritten only when its content hash changed;
+ * - status up: the downstream status, when it differs from what was last written, replaces the upstream status;
+ * - unassigned or deleted upstream objects: the downstream copy is deleted, then the finalizer is released.
+ *
+ * Only downstream objects carrying this target's DOWNSTREAM_CLUSTER_LABEL are ever read or written. One queue key
+ * per upstream object (`<cluster>|<ns>/<name>`); downstream events map back to it through the namespace locator.
+ * Failures stay in this resource's queue (with backoff): other resources keep syncing.
+ */
+import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
+import { StatusError } from '../../apimachinery/status.js';
+import type { Informer } from '../../client/informer.js';
+import type { InformerFactory } from '../../client/informer-factory.js';
+import type { GroupVersionResource } from '../../client/resource.js';
+import type { RestClient } from '../../client/rest-client.js';
+import { formatObjectKey, parseObjectKey } from '../../client/store.js';
+import { Controller } from '../../controllers/runtime/controller.js';
+import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
+import { logger } from '../../logging/logger.js';
+import { syncerFinalizer } from '../api/keys.js';
+import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION } from '../api/types.js';
+import type { NamespaceMapper } from './namespace-mapper.js';
+import { contentHash, downstreamHashOf, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
+
+export interface ResourceSyncerDeps {
+  gvr: GroupVersionResource;
+  namespaced: boolean;
+  hasStatus: boolean;
+  upstream: RestClient;
+  upstreamCluster: string;
+  downstream: RestClient;
+  upstreamInformers: InformerFactory;
+  downstreamInformers: InformerFactory;
+  target: TargetIdentity;
+  namespaces: NamespaceMapper;
+  /** For followers (ConfigMaps, Secrets, ServiceAccounts): whether a workload in this upstream namespace is assigned. */
+  workloadAssignedIn(namespace: string): boolean;
+  /** Reports a sync failure on the upstream object (an Event). */
+  recordWarning(obj: KubeObject, reason: string, message: string): void;
+  /** Observes end-to-end latencies (benchmarks): 'down' when a downstream write succeeded, 'up' for status. */
+  onSynced?(direction: 'down' | 'up', upstream: KubeObject): void;
+  workers?: number;
+}
+
+export class ResourceSyncer {
+  readonly upstreamInformer: Informer;
+  readonly downstreamInformer: Informer;
+  private readonly controller: Controller;
+  private readonly lastStatusHash = new Map<string, string>();
+  /** True once the SyncTarget is being deleted: nothing new is synced, everything is torn down. */
+  draining = false;
+  /** While draining: strip our label from downstream objects instead of deleting them (deletionPolicy Orphan). */
+  orphanOnDrain = false;
+
+  constructor(private readonly deps: ResourceSyncerDeps) {
+    const { gvr, upstreamCluster, upstreamInformers, downstreamInformers, target } = deps;
+    this.upstreamInformer = upstreamInformers.informerFor(gvr, { cluster: upstreamCluster });
+    this.downstreamInformer = downstreamInformers.informerFor(gvr, { labelSelector: `${DOWNSTREAM_CLUSTER_LABEL}=${target.key}` });
+    this.controller = new Controller({ name: `syncer-${gvr.resource}`, workers: deps.workers ?? 4, reconcile: (key) => this.reconcile(key) });
+    const enqueueUp = (o: KubeObject) => this.controller.enqueue(this.upstreamKey(o));
+    this.upstreamInformer.addEventHandler({ add: enqueueUp, update: (_o, n) => enqueueUp(n), delete: enqueueUp });
+    const enqueueDown = (o: KubeObject) => {
+      const key = this.upstreamKeyOfDownstream(o);
+      if (key) this.controller.enqueue(key);
+    };
+    this.downstreamInformer.addEventHandler({ add: enqueueDown, update: (_o, n) => enqueueDown(n), delete: enqueueDown });
+  }
+
+  get resource(): string {
+    return this.deps.gvr.resource;
+  }
+
+  start(): void {
+    this.upstreamInformer.start();
+    this.downstreamInformer.start();
+    this.controller.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.controller.stop();
+  }
+
+  async waitForSync(): Promise<void> {
+    await Promise.all([this.upstreamInformer.waitForSync(), this.downstreamInformer.waitForSync()]);
+  }
+
+  /** Re-examines every upstream object (namespace assignment changed, draining started). */
+  enqueueAll(namespace?: string): void {
+    for (const o of this.upstreamInformer.lister.list()) if (namespace === undefined || o.metadata?.namespace === namespace) this.controller.enqueue(this.upstreamKey(o));
+    for (const o of this.downstreamInformer.lister.list()) {
+      const k = this.upstreamKeyOfDownstream(o);
+      if (k && (namespace === undefined || parseObjectKey(k).namespace === namespace)) this.controller.enqueue(k);
+    }
+  }
+
+  /** Whether any upstream object in `namespace` is assigned here (used to decide whether followers sync). */
+  hasAssignedIn(namespace: string): boolean {
+    for (const o of this.upstreamInformer.lister.list()) {
+      if (o.metadata?.namespace !== namespace || o.metadata.deletionTimestamp) continue;
+      if (isAssigned(o, this.deps.namespaces.upstreamNamespace(namespace), this.deps.target)) return true;
+    }
+    return false;
+  }
+
+  /** Upstream objects still holding this target's finalizer, and downstream objects still present. */
+  remaining(): { upstreamFinalized: number; downstream: number } {
+    const fin = syncerFinalizer(this.deps.target.key);
+    return {
+      upstreamFinalized: this.upstreamInformer.lister.list().filter((o) => o.metadata?.finalizers?.includes(fin)).length,
+      downstream: this.downstreamInformer.lister.list().length,
+    };
+  }
+
+  private upstreamKey(o: KubeObject): string {
+    return formatObjectKey({ cluster: this.deps.upstreamCluster, namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' });
+  }
+
+  private upstreamKeyOfDownstream(o: KubeObject): string | undefined {
+    if (!this.deps.namespaced) return formatObjectKey({ cluster: this.deps.upstreamCluster, namespace: '', name: o.metadata?.name ?? '' });
+    const up = this.deps.namespaces.upstreamOf(o.metadata?.namespace ?? '');
+    return up === undefined ? undefined : formatObjectKey({ cluster: this.deps.upstreamCluster, namespace: up, name: o.metadata?.name ?? '' });
+  }
+
+  private wants(up: KubeObject | undefined): boolean {
+    if (!up || up.metadata?.deletionTimestamp || this.draining) return false;
+    const ns = up.metadata?.namespace;
+    if (isClusterLocal(this.deps.gvr.resource, up)) return false;
+    const nsObj = ns ? this.deps.namespaces.upstreamNamespace(ns) : undefined;
+    if (ns && (!nsObj || nsObj.metadata?.deletionTimestamp)) return false;
+    if (isAssigned(up, nsObj, this.deps.target)) return true;
+    // ConfigMaps, Secrets and ServiceAccounts follow the workloads of their namespace.
+    return !!ns && followerResources.has(this.deps.gvr.resource) && !up.metadata?.labels?.['workload.kcp.io/cluster'] && this.deps.workloadAssignedIn(ns);
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const { gvr, upstream, upstreamCluster, downstream, target } = this.deps;
+    const k = parseObjectKey(key);
+    const up = this.upstreamInformer.lister.get(key);
+    const downNs = k.namespace ? this.deps.namespaces.downstreamName(k.namespace) : undefined;
+    const down = this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: downNs ?? '', name: k.name }));
+    const fin = syncerFinalizer(target.key);
+
+    if (!this.wants(up)) {
+      if (down) {
+        if (this.draining && this.orphanOnDrain) {
+          const kept = deepCopy(down);
+          delete kept.metadata!.labels![DOWNSTREAM_CLUSTER_LABEL];
+          delete kept.metadata!.annotations?.[SPEC_HASH_ANNOTATION];
+          await downstream.update(gvr, kept, { namespace: downNs });
+          return; // it leaves our label selection: the informer reports a delete and we come back
+        }
+        try {
+          await downstream.delete(gvr, k.name, { namespace: downNs }, { propagationPolicy: 'Background', preconditions: { uid: down.metadata?.uid } });
+        } catch (err) {
+          if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+        }
+        return; // the downstream delete event brings us back to release the finalizer
+      }
+      this.lastStatusHash.delete(key);
+      if (up?.metadata?.finalizers?.includes(fin)) {
+        // Confirm with a live read: the cache may lag behind a create we just made.
+        if (downNs !== undefined || !this.deps.namespaced) {
+          try {
+            await downstream.get(gvr, k.name, { namespace: downNs });
+            return; // still there; its delete event will come
+          } catch (err) {
+            if (!(err instanceof StatusError && err.code === 404)) throw err;
+          }
+        }
+        const next = deepCopy(stripClusterAnnotation(up));
+        next.metadata!.finalizers = next.metadata!.finalizers!.filter((f) => f !== fin);
+        await upstream.update(gvr, next, { cluster: upstreamCluster, namespace: k.namespace || undefined });
+      }
+      return;
+    }
+
+    let current = up!;
+    if (!current.metadata?.finalizers?.includes(fin)) {
+      const next = deepCopy(stripClusterAnnotation(current));
+      next.metadata!.finalizers = [...(next.metadata!.finalizers ?? []), fin];
+      current = await upstream.update(gvr, next, { cluster: upstreamCluster, namespace: k.namespace || undefined });
+    }
+    let targetNs: string | undefined;
+    if (k.namespace) targetNs = await this.deps.namespaces.ensureDownstream(k.namespace);
+    const desired = toDownstream(current, gvr.resource, targetNs, target.key);
+    let latestDown = down;
+    try {
+      if (!down) {
+        latestDown = await downstream.create(gvr, desired, { namespace: targetNs });
+        this.deps.onSynced?.('down', current);
+      } else if (downstreamHashOf(down) !== downstreamHashOf(desired)) {
+        keepDownstreamAllocations(gvr.resource, desired, down);
+        desired.metadata!.resourceVersion = down.metadata?.resourceVersion;
+        latestDown = await downstream.update(gvr, desired, { namespace: targetNs });
+        this.deps.onSynced?.('down', current);
+      }
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 409 && !down) {
+        const existing = await downstream.get(gvr, k.name, { namespace: targetNs });
+        if (existing.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] !== target.key) {
+          this.deps.recordWarning(current, 'SyncConflict', `${gvr.resource} ${targetNs ? targetNs + '/' : ''}${k.name} already exists in the physical cluster and was not created by this syncer; leaving it alone`);
+          return;
+        }
+        throw err; // ours: the informer will catch up
+      }
+      if (err instanceof StatusError && (err.code === 422 || err.code === 400 || err.code === 403)) {
+        this.deps.recordWarning(current, 'SyncFailed', `the physical cluster refused the ${gvr.resource}: ${err.message}`);
+      }
+      throw err;
+    }
+    if (this.deps.hasStatus && latestDown && latestDown.status !== undefined) await this.syncStatusUp(key, current, latestDown);
+  }
+
+  private async syncStatusUp(key: string, up: KubeObject, down: KubeObject): Promise<void> {
+    const hash = contentHash(down.status);
+    if (this.lastStatusHash.get(key) === hash) return;
+    if (jsonEqual(up.status, down.status)) {
+      this.lastStatusHash.set(key, hash);
+      return;
+    }
+    const ns = up.metadata?.namespace;
+    try {
+      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: down.status }], {
+        cluster: this.deps.upstreamCluster,
+        namespace: ns,
+        subresource: 'status',
+      });
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return;
+      throw err;
+    }
+    this.lastStatusHash.set(key, hash);
+    this.deps.onSynced?.('up', up);
+  }
+}
+
+/** Logs once why a resource cannot be synced. */
+export function logResourceProblem(resource: string, message: string): void {
+  logger.warn('syncer: resource not synced', { resource, message });
+}

@@ -1,0 +1,192 @@
+/**
+ * Transparent multi-cluster end to end, in process: one atrium with the multicluster options and three simulated
+ * physical clusters (`startPcluster`), registered in push mode (spec.kubeconfig). Covers negotiation (the
+ * Deployment type served as a CRD), spec down / status up, moving by label, deletion with finalizers, an
+ * incompatible cluster with the exact field path, and SyncTarget removal.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { startPcluster, type RunningPcluster } from '../../src/multicluster/pcluster/pcluster.js';
+import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
+import { RestClient } from '../../src/client/rest-client.js';
+import { locatorOf } from '../../src/multicluster/api/keys.js';
+import type { KubeObject } from '../../src/apimachinery/object.js';
+
+const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
+const servicesGVR = { group: '', version: 'v1', resource: 'services' };
+const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
+const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
+const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
+
+async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+      last = new Error(`last value ${JSON.stringify(v)}`);
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The downstream namespace holding the upstream namespace `ns` of root. */
+async function downstreamNamespaceOf(client: RestClient, ns: string): Promise<string | undefined> {
+  const list = await client.list(namespacesGVR);
+  return list.items.find((n) => locatorOf(n)?.namespace === ns && locatorOf(n)?.cluster === 'root')?.metadata?.name;
+}
+
+function labelled(obj: KubeObject, target: string): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, labels: { ...(obj.metadata?.labels ?? {}), 'workload.kcp.io/cluster': target } } };
+}
+
+describe('syncer: push mode with three physical clusters', () => {
+  let atrium: TestServer;
+  let up: RestClient;
+  const pclusters: RunningPcluster[] = [];
+  const down: RestClient[] = [];
+  const dirs: string[] = [];
+
+  before(async () => {
+    atrium = await startTestServer({ server: { ...multiclusterServerOptions({ heartbeatThresholdMs: 5000, pushSyncer: { heartbeatIntervalMs: 500, importPollIntervalMs: 500 } }) } });
+    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
+    for (const [i, variant] of [[1, undefined], [2, undefined], [3, 'replicas-as-string']] as const) {
+      const rootDir = mkdtempSync(join(tmpdir(), `atrium-pc${i}-`));
+      dirs.push(rootDir);
+      const pc = await startPcluster({ name: `pc${i}`, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100, builtinControllers: false, deploymentSchema: variant });
+      pclusters.push(pc);
+      down.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
+    }
+  });
+
+  after(async () => {
+    up?.close();
+    for (const d of down) d.close();
+    await atrium?.stop();
+    for (const pc of pclusters) await pc.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  const register = (i: number) =>
+    up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: `pc${i}` }, spec: { kubeconfig: readFileSync(pclusters[i - 1]!.kubeconfigPath, 'utf8') } });
+
+  const stateOf = async (i: number, resource: string) => {
+    const st = await up.get(syncTargetsGVR, `pc${i}`);
+    return ((st.status as { syncedResources?: { resource: string; state: string; message?: string }[] })?.syncedResources ?? []).find((r) => r.resource === resource);
+  };
+
+  it('registers clusters, reports heartbeat, capacity and Ready, and serves Deployments as a negotiated CRD', async () => {
+    await register(1);
+    await register(2);
+    const st = await eventually('pc1 Ready', async () => {
+      const o = await up.get(syncTargetsGVR, 'pc1');
+      const s = o.status as { conditions?: { type: string; status: string }[] } | undefined;
+      return s?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && o;
+    });
+    const status = st.status as Record<string, any>;
+    assert.ok(status.lastSyncerHeartbeatTime);
+    assert.equal(status.capacity.cpu, '4');
+    assert.equal(status.allocatable.pods, '110');
+    assert.ok(st.metadata?.labels?.['internal.workload.kcp.io/key']);
+    assert.ok(st.metadata?.finalizers?.includes('workload.kcp.io/synctarget'));
+    await eventually('deployments Accepted on pc1', async () => {
+      const s = await stateOf(1, 'deployments');
+      return s?.state === 'Accepted' ? s : (JSON.stringify(s) as never as false);
+    });
+    await eventually('deployments Accepted on pc2', async () => (await stateOf(2, 'deployments'))?.state === 'Accepted');
+    const crd = await up.get({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, 'deployments.apps');
+    assert.equal(crd.metadata?.annotations?.['apiresource.kcp.io/negotiated'], 'true');
+    assert.equal((await stateOf(1, 'services'))?.state, 'Accepted');
+    assert.equal((await stateOf(1, 'configmaps'))?.state, 'Accepted');
+  });
+
+  it('syncs a labelled Deployment, Service and ConfigMap down and status up', async () => {
+    await up.create(namespacesGVR, { metadata: { name: 'demo' } });
+    await up.create(deploymentsGVR, labelled({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'demo' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } }, 'pc1'));
+    await up.create(servicesGVR, labelled({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'demo' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } }, 'pc1'));
+    await up.create(configMapsGVR, labelled({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'demo' }, data: { a: '1' } }, 'pc1'));
+    const ns = await eventually('downstream namespace on pc1', () => downstreamNamespaceOf(down[0]!, 'demo'));
+    assert.match(ns, /^kcp-[0-9a-z]{12}$/);
+    const d = await eventually('deployment on pc1', () => down[0]!.get(deploymentsGVR, 'web', { namespace: ns }));
+    assert.equal((d.spec as any).replicas, 2);
+    assert.equal(d.metadata?.labels?.['workload.kcp.io/cluster'], undefined);
+    assert.ok(d.metadata?.labels?.['internal.workload.kcp.io/cluster']);
+    await eventually('service on pc1', () => down[0]!.get(servicesGVR, 'web', { namespace: ns }));
+    const cm = await eventually('configmap on pc1', () => down[0]!.get(configMapsGVR, 'cfg', { namespace: ns }));
+    assert.deepEqual(cm.data, { a: '1' });
+    const upDeploy = await eventually('status up', async () => {
+      const o = await up.get(deploymentsGVR, 'web', { namespace: 'demo' });
+      return (o.status as any)?.readyReplicas === 2 && o;
+    });
+    assert.ok(upDeploy.metadata?.finalizers?.some((f) => f.startsWith('workload.kcp.io/syncer-')));
+    assert.equal(await downstreamNamespaceOf(down[1]!, 'demo'), undefined);
+    // spec changes flow down
+    await up.patch(deploymentsGVR, 'web', 'merge', { spec: { replicas: 3 } }, { namespace: 'demo' });
+    await eventually('replicas 3 on pc1', async () => ((await down[0]!.get(deploymentsGVR, 'web', { namespace: ns })).spec as any).replicas === 3);
+  });
+
+  it('moves objects to another cluster when the label changes', async () => {
+    for (const [gvr, name] of [[deploymentsGVR, 'web'], [servicesGVR, 'web'], [configMapsGVR, 'cfg']] as const) {
+      await up.patch(gvr, name, 'merge', { metadata: { labels: { 'workload.kcp.io/cluster': 'pc2' } } }, { namespace: 'demo' });
+    }
+    const ns2 = await eventually('downstream namespace on pc2', () => downstreamNamespaceOf(down[1]!, 'demo'));
+    await eventually('deployment on pc2', () => down[1]!.get(deploymentsGVR, 'web', { namespace: ns2 }));
+    await eventually('configmap on pc2', () => down[1]!.get(configMapsGVR, 'cfg', { namespace: ns2 }));
+    const ns1 = (await downstreamNamespaceOf(down[0]!, 'demo'))!;
+    await eventually('gone from pc1', async () => (await down[0]!.list(deploymentsGVR, { namespace: ns1 })).items.length === 0 && (await down[0]!.list(configMapsGVR, { namespace: ns1 })).items.every((c) => c.metadata?.name === 'kube-root-ca.crt'));
+    await eventually('one syncer finalizer left', async () => {
+      const o = await up.get(deploymentsGVR, 'web', { namespace: 'demo' });
+      return o.metadata?.finalizers?.filter((f) => f.startsWith('workload.kcp.io/syncer-')).length === 1;
+    });
+  });
+
+  it('deletes downstream copies before releasing upstream objects', async () => {
+    await up.delete(deploymentsGVR, 'web', { namespace: 'demo' });
+    const ns2 = (await downstreamNamespaceOf(down[1]!, 'demo'))!;
+    await eventually('downstream deployment gone', async () => (await down[1]!.list(deploymentsGVR, { namespace: ns2 })).items.length === 0);
+    await eventually('upstream deployment gone', async () => {
+      try {
+        await up.get(deploymentsGVR, 'web', { namespace: 'demo' });
+        return false;
+      } catch (err) {
+        return (err as { code?: number }).code === 404;
+      }
+    });
+  });
+
+  it('marks a cluster whose Deployment schema disagrees Incompatible with the exact field path', async () => {
+    await register(3);
+    const r = await eventually('deployments Incompatible on pc3', async () => {
+      const s = await stateOf(3, 'deployments');
+      return s?.state === 'Incompatible' && s;
+    });
+    assert.equal(r.message, 'spec.replicas: type "string" is incompatible with "integer"');
+    assert.equal((await stateOf(3, 'configmaps'))?.state, 'Accepted');
+    assert.equal((await stateOf(1, 'deployments'))?.state, 'Accepted');
+  });
+
+  it('removes a SyncTarget only after its downstream objects are gone', async () => {
+    const ns2 = (await downstreamNamespaceOf(down[1]!, 'demo'))!;
+    assert.ok((await down[1]!.list(servicesGVR, { namespace: ns2 })).items.length === 1);
+    await up.delete(syncTargetsGVR, 'pc2');
+    await eventually('pc2 SyncTarget gone', async () => {
+      try {
+        await up.get(syncTargetsGVR, 'pc2');
+        return false;
+      } catch (err) {
+        return (err as { code?: number }).code === 404;
+      }
+    });
+    assert.equal(await downstreamNamespaceOf(down[1]!, 'demo'), undefined);
+    const svc = await up.get(servicesGVR, 'web', { namespace: 'demo' });
+    assert.ok(!svc.metadata?.finalizers?.some((f) => f.startsWith('workload.kcp.io/syncer-')));
+  });
+});
