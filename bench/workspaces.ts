@@ -43,6 +43,19 @@ function rssOf(c: Child): Promise<number> {
   });
 }
 
+/** Waits until the server process is (nearly) idle: background work caused by earlier steps is done. */
+function settled(c: Child): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { type?: string; ms?: number }) => {
+      if (m?.type !== 'settled') return;
+      c.proc.off('message', onMessage);
+      resolve(m.ms!);
+    };
+    c.proc.on('message', onMessage);
+    c.proc.send({ type: 'settle' });
+  });
+}
+
 function call(target: LoadTarget, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -83,11 +96,22 @@ async function createUntilReady(target: LoadTarget, name: string): Promise<numbe
   }
 }
 
-async function readLatency(target: LoadTarget): Promise<{ get: number; list: number }> {
-  const get = await runLoad(target, 3000, 8, () => ({ method: 'GET', path: '/clusters/root:probe/api/v1/namespaces/default/configmaps/cm-0' }));
-  const list = await runLoad(target, 3000, 8, () => ({ method: 'GET', path: '/clusters/root:probe/api/v1/namespaces/default/configmaps' }));
-  if (get.errors || list.errors) throw new Error('reads in the probe workspace failed');
-  return { get: (get.seconds * 1000 * 8) / get.ops, list: (list.seconds * 1000 * 8) / list.ops };
+/**
+ * Mean GET and LIST latency in the probe workspace, as the best of `rounds` short rounds (GET and LIST alternating):
+ * on a shared machine other processes' bursts inflate single rounds, and the best round estimates the server's own
+ * cost. The same method is used with and without the other workspaces, so the ratio compares like with like.
+ */
+async function readLatency(target: LoadTarget, rounds = 5): Promise<{ get: number; list: number }> {
+  let get = Infinity;
+  let list = Infinity;
+  for (let r = 0; r < rounds; r++) {
+    const g = await runLoad(target, 1500, 8, () => ({ method: 'GET', path: '/clusters/root:probe/api/v1/namespaces/default/configmaps/cm-0' }));
+    const l = await runLoad(target, 1500, 8, () => ({ method: 'GET', path: '/clusters/root:probe/api/v1/namespaces/default/configmaps' }));
+    if (g.errors || l.errors) throw new Error('reads in the probe workspace failed');
+    get = Math.min(get, (g.seconds * 1000 * 8) / g.ops);
+    list = Math.min(list, (l.seconds * 1000 * 8) / l.ops);
+  }
+  return { get, list };
 }
 
 export async function runWorkspaceBenchmarks(): Promise<Figure[]> {
@@ -109,6 +133,7 @@ export async function runWorkspaceBenchmarks(): Promise<Figure[]> {
     for (let i = 0; i < 20; i++) {
       await call(target, 'POST', '/clusters/root:probe/api/v1/namespaces/default/configmaps', { metadata: { name: `cm-${i}` }, data: { k: 'v'.repeat(200) } });
     }
+    await settled(server);
     await readLatency(target); // warm-up
     const alone = await readLatency(target);
 
@@ -123,6 +148,10 @@ export async function runWorkspaceBenchmarks(): Promise<Figure[]> {
         await new Promise((res) => setTimeout(res, 20));
       }
     }
+    // The controllers (namespace, serviceaccount, root CA, GC) finish their per-workspace work in the background;
+    // measure the steady state "10,000 workspaces present", not the catch-up.
+    const settleMs = await settled(server);
+    process.stderr.write(`server settled ${(settleMs / 1000).toFixed(1)} s after the last workspace was Ready\n`);
     const rssAfter = await rssOf(server);
     const perWorkspaceKB = (rssAfter - rssBefore) / workspaces / 1024;
     figures.push({
@@ -144,7 +173,7 @@ export async function runWorkspaceBenchmarks(): Promise<Figure[]> {
     ] as const) {
       figures.push({
         benchmark: 'tenancy/read-latency-among-workspaces',
-        metric: `${what} mean latency (ms x1000) with ${workspaces} other workspaces`,
+        metric: `${what} mean latency (best of 5 rounds) with ${workspaces} other workspaces`,
         value: b * 1000,
         unit: 'us',
         reference: 'same request with no other workspace, this run',
@@ -155,6 +184,7 @@ export async function runWorkspaceBenchmarks(): Promise<Figure[]> {
       });
     }
 
+    await settled(server);
     const samples: number[] = [];
     for (let i = 0; i < 200; i++) samples.push(await createUntilReady(target, `timed-${i}`));
     samples.sort((x, y) => x - y);

@@ -3,6 +3,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { startServer } from '../apiserver/server.js';
 import { logger } from '../logging/logger.js';
 import { addPclusterCommand } from '../multicluster/pcluster/command.js';
+import { addSyncerCommand } from '../multicluster/syncer/command.js';
+import { multiclusterServerOptions } from '../multicluster/server-options.js';
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -65,6 +67,8 @@ async function start(opts: { rootDir: string; bindAddress: string; securePort: n
   let server;
   try {
     server = await startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort, etcd: etcdOptions(opts),
+      // SyncTargets, type negotiation and push-mode syncers (src/multicluster).
+      ...multiclusterServerOptions(),
       tokenAuthFile: opts.tokenAuthFile === undefined ? undefined : resolve(opts.tokenAuthFile),
       anonymous: opts.anonymousAuth ?? false,
       maxObjectsPerWorkspace: opts.maxObjectsPerWorkspace,
@@ -127,6 +131,7 @@ export function main(argv: string[]): void {
     .option('--leader-elect-retry-period <duration>', 'with etcd: time between lease acquire/renew attempts (default 2s)', parseDurationMs)
     .action(start);
   addPclusterCommand(program);
+  addSyncerCommand(program);
   program.parseAsync(argv).catch((err) => {
     console.error(`error: ${(err as Error).message}`);
     process.exit(1);

@@ -17,7 +17,7 @@ export class InformerFactory {
 
   /** The shared informer for this selection; started at once if the factory already runs. */
   informerFor<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, selection: InformerSelection = {}): Informer<T> {
-    const id = JSON.stringify([gvr.group, gvr.version, gvr.resource, selection.cluster ?? '', selection.namespace ?? '', selection.labelSelector ?? '', selection.fieldSelector ?? '', selection.transform ? (selection.transformId ?? 'anonymous') : '']);
+    const id = JSON.stringify([gvr.group, gvr.version, gvr.resource, selection.cluster ?? '', selection.namespace ?? '', selection.labelSelector ?? '', selection.fieldSelector ?? '', selection.transform ? (selection.transformId ?? 'anonymous') : '', selection.metadataOnly === true]);
     let inf = this.informers.get(id);
     if (!inf) {
       inf = new Informer({ client: this.client, gvr, ...selection });

@@ -43,6 +43,11 @@ export interface InformerOptions {
   transform?: (obj: KubeObject) => KubeObject;
   /** Names the transform for sharing in an InformerFactory (required when transform is set there). */
   transformId?: string;
+  /**
+   * List and watch PartialObjectMetadata instead of full objects (client-go's metadata informers): objects then have
+   * `kind: PartialObjectMetadata`, `apiVersion: meta.k8s.io/v1` and only metadata.
+   */
+  metadataOnly?: boolean;
 }
 
 export class Informer<T extends KubeObject = KubeObject> {
@@ -139,8 +144,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private async relist(): Promise<void> {
-    const { client, gvr, cluster, namespace, labelSelector, fieldSelector } = this.opts;
-    const list = await client.listAll<T>(gvr, { cluster, namespace }, { labelSelector, fieldSelector });
+    const { client, gvr, cluster, namespace, labelSelector, fieldSelector, metadataOnly } = this.opts;
+    const list = await client.listAll<T>(gvr, { cluster, namespace }, { labelSelector, fieldSelector, metadataOnly });
     if (this.stopped) return;
     const seen = new Set<string>();
     for (const item of list.items) {
@@ -164,8 +169,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   private async watchOnce(): Promise<void> {
-    const { client, gvr, cluster, namespace, labelSelector, fieldSelector } = this.opts;
+    const { client, gvr, cluster, namespace, labelSelector, fieldSelector, metadataOnly } = this.opts;
     const stream = await client.watch<T>(gvr, { cluster, namespace }, {
+      metadataOnly,
       labelSelector,
       fieldSelector,
       resourceVersion: this.lastResourceVersion,

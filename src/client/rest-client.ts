@@ -32,6 +32,11 @@ export interface ListOptions {
   resourceVersionMatch?: 'Exact' | 'NotOlderThan';
   limit?: number;
   continue?: string;
+  /**
+   * Ask for metadata only (`Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`): items come
+   * back as PartialObjectMetadata, which spares the server encoding and the client parsing specs and data.
+   */
+  metadataOnly?: boolean;
 }
 
 export interface WatchOptions {
@@ -40,7 +45,11 @@ export interface WatchOptions {
   resourceVersion?: string;
   allowWatchBookmarks?: boolean;
   timeoutSeconds?: number;
+  /** Events carry PartialObjectMetadata (as for ListOptions.metadataOnly). */
+  metadataOnly?: boolean;
 }
+
+const partialObjectMetadataAccept = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
 
 export interface DeleteOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
@@ -113,8 +122,12 @@ export class RestClient {
 
   /** One page (or everything, when no limit) of a collection. */
   async list<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, scope: RequestScope = {}, opts: ListOptions = {}): Promise<ObjectList<T>> {
-    const q = query({ ...opts, limit: opts.limit === undefined ? undefined : String(opts.limit) });
-    return (await this.call('GET', resourcePath(gvr, scope) + q)) as ObjectList<T>;
+    const { metadataOnly, ...params } = opts;
+    const q = query({ ...params, limit: params.limit === undefined ? undefined : String(params.limit) });
+    if (!metadataOnly) return (await this.call('GET', resourcePath(gvr, scope) + q)) as ObjectList<T>;
+    const r = await this.raw('GET', resourcePath(gvr, scope) + q, undefined, undefined, partialObjectMetadataAccept);
+    if (r.status < 200 || r.status > 299) throw new StatusError(normalizeStatus(r.body, r.status, r.text));
+    return r.body as ObjectList<T>;
   }
 
   /** Lists every page, following `continue` tokens; returns all items and the first page's resourceVersion. */
@@ -135,15 +148,18 @@ export class RestClient {
    * resourceVersion) rejects with a StatusError.
    */
   watch<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, scope: RequestScope = {}, opts: WatchOptions = {}): Promise<WatchStream<T>> {
+    const { metadataOnly, ...params } = opts;
     const q = query({
-      ...opts,
+      ...params,
       watch: 'true',
-      allowWatchBookmarks: opts.allowWatchBookmarks ? 'true' : undefined,
-      timeoutSeconds: opts.timeoutSeconds === undefined ? undefined : String(opts.timeoutSeconds),
+      allowWatchBookmarks: params.allowWatchBookmarks ? 'true' : undefined,
+      timeoutSeconds: params.timeoutSeconds === undefined ? undefined : String(params.timeoutSeconds),
     });
     const url = new URL(resourcePath(gvr, scope) + q, this.config.url);
+    const headers = this.headers();
+    if (metadataOnly) headers.Accept = partialObjectMetadataAccept;
     return new Promise((resolve, reject) => {
-      const req = httpsRequest(url, { method: 'GET', agent: this.agent, headers: this.headers() }, (res) => {
+      const req = httpsRequest(url, { method: 'GET', agent: this.agent, headers }, (res) => {
         if (res.statusCode !== 200) {
           readBody(res).then(({ text, body }) => reject(new StatusError(normalizeStatus(body, res.statusCode ?? 500, text))), reject);
           return;
@@ -198,7 +214,7 @@ export class RestClient {
 
   /** deletecollection on a (namespaced) collection. */
   async deleteCollection(gvr: GroupVersionResource, scope: RequestScope = {}, opts: DeleteOptions = {}, listOpts: ListOptions = {}): Promise<unknown> {
-    return this.call('DELETE', resourcePath(gvr, scope) + query({ ...listOpts, limit: undefined }), { kind: 'DeleteOptions', apiVersion: 'v1', ...opts });
+    return this.call('DELETE', resourcePath(gvr, scope) + query({ ...listOpts, limit: undefined, metadataOnly: undefined }), { kind: 'DeleteOptions', apiVersion: 'v1', ...opts });
   }
 
   /** Any request (discovery, non-resource paths). Non-2xx → StatusError. */
@@ -208,10 +224,11 @@ export class RestClient {
     return r.body;
   }
 
-  /** Any request, returning status and parsed body whatever the status code. */
-  raw(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<RawResponse> {
+  /** Any request, returning status and parsed body whatever the status code (`accept` overrides the Accept header). */
+  raw(method: string, path: string, body?: unknown, contentType = 'application/json', accept?: string): Promise<RawResponse> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers = this.headers();
+    if (accept) headers.Accept = accept;
     if (payload) {
       headers['Content-Type'] = contentType;
       headers['Content-Length'] = String(payload.length);

@@ -61,7 +61,7 @@ describe('syncer: push mode with three physical clusters', () => {
     for (const [i, variant] of [[1, undefined], [2, undefined], [3, 'replicas-as-string']] as const) {
       const rootDir = mkdtempSync(join(tmpdir(), `atrium-pc${i}-`));
       dirs.push(rootDir);
-      const pc = await startPcluster({ name: `pc${i}`, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100, builtinControllers: false, deploymentSchema: variant });
+      const pc = await startPcluster({ name: `pc${i}`, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100, deploymentSchema: variant });
       pclusters.push(pc);
       down.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
     }
@@ -97,9 +97,9 @@ describe('syncer: push mode with three physical clusters', () => {
     assert.equal(status.allocatable.pods, '110');
     assert.ok(st.metadata?.labels?.['internal.workload.kcp.io/key']);
     assert.ok(st.metadata?.finalizers?.includes('workload.kcp.io/synctarget'));
-    await eventually('deployments Accepted on pc1', async () => {
-      const s = await stateOf(1, 'deployments');
-      return s?.state === 'Accepted' ? s : (JSON.stringify(s) as never as false);
+    await eventually('deployments Accepted on pc1', async () => (await stateOf(1, 'deployments'))?.state === 'Accepted').catch(async (e) => {
+      console.log('DEBUG', JSON.stringify(await stateOf(1, 'deployments')), JSON.stringify((await up.list({ group: 'apiresource.kcp.io', version: 'v1alpha1', resource: 'apiresourceimports' })).items.map((i) => [i.metadata?.name, i.status])));
+      throw e;
     });
     await eventually('deployments Accepted on pc2', async () => (await stateOf(2, 'deployments'))?.state === 'Accepted');
     const crd = await up.get({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, 'deployments.apps');
@@ -169,7 +169,7 @@ describe('syncer: push mode with three physical clusters', () => {
       return s?.state === 'Incompatible' && s;
     });
     assert.equal(r.message, 'spec.replicas: type "string" is incompatible with "integer"');
-    assert.equal((await stateOf(3, 'configmaps'))?.state, 'Accepted');
+    await eventually('configmaps Accepted on pc3', async () => (await stateOf(3, 'configmaps'))?.state === 'Accepted');
     assert.equal((await stateOf(1, 'deployments'))?.state, 'Accepted');
   });
 
@@ -185,7 +185,7 @@ describe('syncer: push mode with three physical clusters', () => {
         return (err as { code?: number }).code === 404;
       }
     });
-    assert.equal(await downstreamNamespaceOf(down[1]!, 'demo'), undefined);
+    await eventually('downstream namespace removed from pc2', async () => (await downstreamNamespaceOf(down[1]!, 'demo')) === undefined);
     const svc = await up.get(servicesGVR, 'web', { namespace: 'demo' });
     assert.ok(!svc.metadata?.finalizers?.some((f) => f.startsWith('workload.kcp.io/syncer-')));
   });

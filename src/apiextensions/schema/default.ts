@@ -24,29 +24,64 @@ function copyJSON<T>(v: T): T {
  * defaulted object are defaulted too.
  */
 export function applyDefaults(x: unknown, s: Structural | undefined): void {
-  // Nothing at or below this node declares a default: the whole subtree stays as it is.
-  if (!s || !subtreeHas(s, hasDefault)) return;
+  const plan = s && planOf(s);
+  if (plan) defaultWith(x, plan);
+}
+
+/** What defaulting does at one schema node, worked out once per node (undefined: nothing at or below it). */
+interface DefaultPlan {
+  schema: Structural;
+  /** Properties with a default of their own. */
+  defaulted: [string, Structural][];
+  /** Properties with defaults at or below them, to descend into. */
+  descend: [string, DefaultPlan][];
+  items?: DefaultPlan;
+  additional?: DefaultPlan;
+}
+
+const plans = new WeakMap<Structural, DefaultPlan | null>();
+
+function planOf(s: Structural): DefaultPlan | undefined {
+  const known = plans.get(s);
+  if (known !== undefined) return known ?? undefined;
+  let plan: DefaultPlan | undefined;
+  if (subtreeHas(s, hasDefault)) {
+    plan = { schema: s, defaulted: [], descend: [] };
+    for (const [k, prop] of s.properties ?? []) {
+      if (prop.default !== undefined) plan.defaulted.push([k, prop]);
+      const sub = planOf(prop);
+      if (sub) plan.descend.push([k, sub]);
+    }
+    if (s.items) plan.items = planOf(s.items);
+    const ap = s.additionalProperties?.schema;
+    if (ap) plan.additional = planOf(ap);
+  }
+  plans.set(s, plan ?? null);
+  return plan;
+}
+
+function defaultWith(x: unknown, plan: DefaultPlan): void {
   if (Array.isArray(x)) {
-    const items = s.items;
+    const items = plan.items;
+    if (!items) return;
     for (let i = 0; i < x.length; i++) {
-      if (isNonNullableNull(x[i], items) && items!.default !== undefined) x[i] = copyJSON(items!.default);
-      applyDefaults(x[i], items);
+      if (isNonNullableNull(x[i], items.schema) && items.schema.default !== undefined) x[i] = copyJSON(items.schema.default);
+      defaultWith(x[i], items);
     }
     return;
   }
   if (!isObject(x)) return;
-  if (s.properties) {
-    for (const [k, prop] of s.properties) {
-      if (prop.default !== undefined && (!(k in x) || isNonNullableNull(x[k], prop))) x[k] = copyJSON(prop.default);
-      if (k in x) applyDefaults(x[k], prop);
-    }
+  for (const [k, prop] of plan.defaulted) {
+    if (!(k in x) || isNonNullableNull(x[k], prop)) x[k] = copyJSON(prop.default);
   }
-  const ap = s.additionalProperties?.schema;
-  if (ap && subtreeHas(ap, hasDefault)) {
+  for (const [k, sub] of plan.descend) if (k in x) defaultWith(x[k], sub);
+  const ap = plan.additional;
+  if (ap) {
+    const declared = plan.schema.properties;
     for (const k of Object.keys(x)) {
-      if (s.properties?.has(k)) continue;
-      if (isNonNullableNull(x[k], ap) && ap.default !== undefined) x[k] = copyJSON(ap.default);
-      applyDefaults(x[k], ap);
+      if (declared?.has(k)) continue;
+      if (isNonNullableNull(x[k], ap.schema) && ap.schema.default !== undefined) x[k] = copyJSON(ap.schema.default);
+      defaultWith(x[k], ap);
     }
   }
 }

@@ -123,6 +123,8 @@ export class CompiledValueSchema {
   private readonly hasNumberChecks: boolean;
   private readonly hasObjectCounts: boolean;
   private readonly hasNumberType: boolean;
+  /** Set when the schema says nothing but `type`: valid exactly when the data has that type (see matchesTypeOnly). */
+  private readonly typeOnly?: string;
 
   constructor(readonly schema: JSONSchemaProps) {
     const s = schema;
@@ -151,6 +153,8 @@ export class CompiledValueSchema {
     this.hasNumberChecks = s.multipleOf !== undefined || s.maximum !== undefined || s.minimum !== undefined;
     this.hasObjectCounts = s.minProperties !== undefined || s.maxProperties !== undefined;
     this.hasNumberType = this.types.includes('number');
+    const keys = Object.keys(s).filter((k) => k !== 'description' && k !== 'title');
+    if (keys.length === 1 && keys[0] === 'type' && s.type) this.typeOnly = s.type;
   }
 
   /** Validates `data` found at kube-openapi path `path`, appending raw errors. */
@@ -170,6 +174,13 @@ export class CompiledValueSchema {
     } else if (kind === 'array') this.checkArray(data as unknown[], path, out);
     if (this.schema.enum) this.checkEnum(data, path, out);
     if (kind === 'object') this.checkObject(data as Record<string, unknown>, path, out);
+  }
+
+  /** True when this schema is a bare `type` and `data` has it, i.e. run(data) would report nothing. */
+  matchesTypeOnly(data: unknown): boolean {
+    if (this.typeOnly === undefined || data === null || data === undefined) return false;
+    const t = jsonTypeOf(data);
+    return t === this.typeOnly || (t === 'integer' && this.typeOnly === 'number');
   }
 
   /** `schType` is jsonTypeOf(data). */
@@ -196,7 +207,11 @@ export class CompiledValueSchema {
   }
 
   private checkComposition(data: unknown, path: DataPath, out: RawError[]): void {
-    if (this.anyOf) {
+    // int-or-string and similar anyOf lists of bare types: when one branch matches by type alone, no error texts
+    // need building for the others.
+    if (this.anyOf && this.anyOf.some((sub) => sub.matchesTypeOnly(data))) {
+      // satisfied
+    } else if (this.anyOf) {
       let best: RawError[] | undefined;
       let ok = false;
       for (const sub of this.anyOf) {

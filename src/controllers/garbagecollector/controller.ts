@@ -11,21 +11,33 @@
  * own, when their CRDs change, and their extra resources get per-cluster monitors. Idle workspaces without CRDs
  * cost nothing: no discovery, no timer, no informer.
  *
- * Memory: the informers keep metadata only (as upstream's metadata informers): the collector never reads a spec.
+ * Memory: the informers list and watch PartialObjectMetadata (as upstream's metadata informers): the server never
+ * encodes, and the collector never parses or keeps, a spec or data.
  *
- * Safety: a dependent is deleted only after a live GET showed each owner absent (404, or present with another uid)
- * or waiting in the foreground, and the delete carries a uid precondition. State is derived from the API alone, so a
- * restart resumes any cascade where it stopped.
+ * Safety: a dependent is deleted only once each owner is confirmed absent (a live GET answered 404 or another uid,
+ * or the owner's deletion was observed; both remembered in an AbsentOwnerCache keyed by exact coordinates, since a
+ * uid is never reused) or waiting in the foreground, and the delete carries a uid precondition. State is derived
+ * from the API alone, so a restart resumes any cascade where it stopped.
+ *
+ * Throughput: dependents are processed by many workers at once (upstream runs 20 GC workers), which lets the storage
+ * commit their deletes in groups; one deleted owner costs no GET per dependent (absent cache), and a foreground owner
+ * checks "still blocked?" on an index of blocking references instead of scanning its dependents.
+ *
+ * Invalid references: a namespaced dependent naming an owner that lives in another namespace is treated as having
+ * a dangling owner (the owner is looked up in the dependent's namespace), and a cluster-scoped dependent naming a
+ * namespaced kind as unresolvable; both get a Warning Event with reason OwnerRefInvalidNamespace, as upstream.
  */
 import type { KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { discoverResources, type DiscoveredResource } from '../../client/discovery.js';
 import type { Informer } from '../../client/informer.js';
-import { parseApiVersion } from '../../client/resource.js';
-import { clusterOf, formatObjectKey } from '../../client/store.js';
+import { apiVersionOf, parseApiVersion } from '../../client/resource.js';
+import { clusterOf, formatObjectKey, parseObjectKey } from '../../client/store.js';
 import { logger } from '../../logging/logger.js';
 import { Controller, type ReconcileResult } from '../runtime/controller.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../runtime/context.js';
+import { EventRecorder } from '../runtime/event-recorder.js';
+import { AbsentOwnerCache } from './absent-owners.js';
 import { nodeId, OwnershipGraph, parseNodeId } from './graph.js';
 import {
   decideDependentAction,
@@ -38,8 +50,15 @@ import {
   type OwnerState,
 } from './owner-references.js';
 
-/** How often discovery is re-read to pick up new (custom) resources. */
-const rediscoveryIntervalMs = 10_000;
+/**
+ * How often discovery is re-read regardless of CRD events. CRD changes trigger a discovery at once; this only
+ * catches resources that appear without a CRD (none today) and recovers from a failed discovery.
+ */
+const rediscoveryIntervalMs = 60_000;
+/** Parallel reconciles (upstream's ConcurrentGCSyncs default). */
+const workers = 20;
+/** A foreground owner re-queues its dependents at most this often (they are queued on their own events otherwise). */
+const foregroundKickIntervalMs = 10_000;
 /** CRD changes in one cluster within this window share one discovery of that cluster. */
 const clusterDiscoveryDelayMs = 50;
 
@@ -55,16 +74,18 @@ const crdResource: DiscoveredResource = {
 };
 
 /**
- * Keeps only what the collector reads (type and metadata, without managedFields), and stamps the logical cluster
- * annotation on objects from a per-cluster informer so every object says where it lives.
+ * Keeps only what the collector reads (metadata without managedFields) under the resource's own apiVersion and kind
+ * (the wire form is PartialObjectMetadata), and stamps the logical cluster annotation on objects from a per-cluster
+ * informer so every object says where it lives.
  */
-function metadataOnly(cluster: string | undefined) {
+function metadataOnly(cluster: string | undefined, r: DiscoveredResource) {
+  const apiVersion = apiVersionOf(r);
   return (obj: KubeObject): KubeObject => {
     const { managedFields: _managed, ...metadata } = obj.metadata ?? {};
     if (cluster && cluster !== '*' && !metadata.annotations?.[CLUSTER_ANNOTATION]) {
       metadata.annotations = { ...(metadata.annotations ?? {}), [CLUSTER_ANNOTATION]: cluster };
     }
-    return { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
+    return { apiVersion, kind: r.kind, metadata };
   };
 }
 
@@ -89,6 +110,16 @@ class GarbageCollector {
   private readonly clusterMonitors = new Map<string, Monitor>();
   /** `<group>/<Kind>` → the preferred-version resource serving that kind. */
   private kinds = new Map<string, DiscoveredResource>();
+  /** `<group>/<version>/<Kind>` → the resource serving that kind in exactly that version. */
+  private versionedKinds = new Map<string, DiscoveredResource>();
+  /** Owners confirmed gone: their dependents need no GET. */
+  private readonly absentOwners = new AbsentOwnerCache();
+  /** Foreground owner uid → when its dependents were last queued. */
+  private readonly foregroundKicks = new Map<string, number>();
+  /** `<dependent uid>/<owner uid>` pairs already reported as OwnerRefInvalidNamespace (one Event each). */
+  private readonly reportedInvalidRefs = new Set<string>();
+  private readonly events: EventRecorder;
+  private rootDiscovery: NodeJS.Timeout | undefined;
   /** `<cluster>|<group>/<Kind>` → the same, for kinds only that cluster serves. */
   private readonly clusterKinds = new Map<string, DiscoveredResource>();
   /** Non-root clusters → how many CRDs each holds (from the CRD informer). */
@@ -99,14 +130,16 @@ class GarbageCollector {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private discovering: Promise<void> | undefined;
+  private discoveryChain: Promise<void> = Promise.resolve();
 
   constructor(private readonly ctx: ControllerContext) {
-    this.controller = new Controller<string>({ name: 'garbagecollector', workers: 4, reconcile: (id) => this.reconcile(id), rateLimiter: { baseDelayMs: 20, maxDelayMs: 30_000 } });
+    this.controller = new Controller<string>({ name: 'garbagecollector', workers, reconcile: (id) => this.reconcile(id), rateLimiter: { baseDelayMs: 20, maxDelayMs: 30_000 } });
+    this.events = new EventRecorder(ctx.client, 'garbage-collector-controller');
   }
 
   start(): void {
     this.watchCRDs();
-    this.discovering = this.discover().then(
+    this.discovering = this.serialDiscover().then(
       async () => {
         await Promise.all([...this.monitors.values()].map((m) => m.informer.waitForSync()));
         if (!this.stopped) this.controller.start();
@@ -114,7 +147,7 @@ class GarbageCollector {
       (err) => logger.warn('garbage collector: initial discovery failed', { error: (err as Error).message }),
     );
     this.timer = setInterval(() => {
-      void this.discover().catch((err) => logger.warn('garbage collector: discovery failed', { error: (err as Error).message }));
+      void this.serialDiscover().catch((err) => logger.warn('garbage collector: discovery failed', { error: (err as Error).message }));
     }, rediscoveryIntervalMs);
     this.timer.unref?.();
   }
@@ -122,10 +155,18 @@ class GarbageCollector {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.rootDiscovery) clearTimeout(this.rootDiscovery);
     for (const t of this.clusterDiscoveries.values()) clearTimeout(t);
     this.clusterDiscoveries.clear();
     await this.discovering?.catch(() => undefined);
     await this.controller.stop();
+  }
+
+  /** discover(), one run at a time (timer, CRD events and start may overlap). */
+  private serialDiscover(): Promise<void> {
+    const run = this.discoveryChain.then(() => this.discover());
+    this.discoveryChain = run.catch(() => undefined);
+    return run;
   }
 
   /** Starts monitoring newly served resources and stops monitoring vanished ones. */
@@ -133,7 +174,9 @@ class GarbageCollector {
     const found = await discoverResources(this.ctx.client, '*');
     if (this.stopped) return;
     const kinds = new Map<string, DiscoveredResource>();
+    const versionedKinds = new Map<string, DiscoveredResource>();
     const wanted = new Map<string, DiscoveredResource>();
+    for (const r of found.resources) versionedKinds.set(`${r.group}/${r.version}/${r.kind}`, r);
     for (const r of found.resources) {
       if (!r.preferred) continue;
       kinds.set(`${r.group}/${r.kind}`, r);
@@ -142,6 +185,7 @@ class GarbageCollector {
     // Kinds only served in a non-preferred version still resolve.
     for (const r of found.resources) if (!kinds.has(`${r.group}/${r.kind}`)) kinds.set(`${r.group}/${r.kind}`, r);
     this.kinds = kinds;
+    this.versionedKinds = versionedKinds;
     for (const [gr, r] of wanted) {
       const existing = this.monitors.get(gr);
       if (existing && existing.resource.version === r.version) continue;
@@ -156,12 +200,20 @@ class GarbageCollector {
     }
   }
 
-  /** Follows CRDs in every cluster; a change in a non-root cluster schedules that cluster's own discovery. */
+  /**
+   * Follows CRDs in every cluster: a change in root re-reads the wildcard discovery (root's resources are served
+   * everywhere), a change elsewhere schedules that cluster's own discovery.
+   */
   private watchCRDs(): void {
-    const informer = this.ctx.informers.informerFor(crdResource, { cluster: '*', transform: metadataOnly('*'), transformId: 'gc-metadata' });
+    const informer = this.ctx.informers.informerFor(crdResource, { cluster: '*', metadataOnly: true, transform: metadataOnly('*', crdResource), transformId: 'gc-metadata' });
     const changed = (obj: KubeObject, delta: number) => {
       const cluster = clusterOf(obj);
-      if (cluster === 'root') return; // root's resources come from the wildcard discovery
+      if (cluster === 'root') {
+        // CRD events can reach a handler before that CRD's resource is served: a miss is retried by the next event
+        // (its Established condition update) or, at the latest, by the periodic discovery.
+        if (this.informersSynced()) this.scheduleRootDiscovery();
+        return;
+      }
       const count = (this.crdCounts.get(cluster) ?? 0) + delta;
       if (count > 0) this.crdCounts.set(cluster, count);
       else this.crdCounts.delete(cluster);
@@ -169,6 +221,19 @@ class GarbageCollector {
     };
     informer.addEventHandler({ add: (o) => changed(o, 1), update: (_o, n) => changed(n, 0), delete: (o) => changed(o, -1) });
     this.crdInformer = informer;
+  }
+
+  private scheduleRootDiscovery(): void {
+    if (this.stopped || this.rootDiscovery) return;
+    this.rootDiscovery = setTimeout(() => {
+      this.rootDiscovery = undefined;
+      void this.serialDiscover().catch((err) => logger.warn('garbage collector: discovery failed', { error: (err as Error).message }));
+    }, clusterDiscoveryDelayMs);
+    this.rootDiscovery.unref?.();
+  }
+
+  private informersSynced(): boolean {
+    return this.crdInformer?.hasSynced() === true;
   }
 
   private scheduleClusterDiscovery(cluster: string): void {
@@ -227,7 +292,7 @@ class GarbageCollector {
   /** Monitors `r` everywhere (`cluster` undefined, key `<group>/<resource>`) or in one cluster (key `<cluster>|...`). */
   private monitor(key: string, r: DiscoveredResource, cluster?: string): void {
     const scope = cluster ?? '*';
-    const informer = this.ctx.informers.informerFor(r, { cluster: scope, transform: metadataOnly(scope), transformId: 'gc-metadata' });
+    const informer = this.ctx.informers.informerFor(r, { cluster: scope, metadataOnly: true, transform: metadataOnly(scope, r), transformId: 'gc-metadata' });
     const graphResource = { group: r.group, resource: r.resource };
     informer.addEventHandler({
       add: (obj) => {
@@ -246,6 +311,14 @@ class GarbageCollector {
       delete: (obj) => {
         const id = nodeId(graphResource, obj);
         const owners = this.graph.remove(id);
+        const uid = obj.metadata?.uid;
+        if (uid) {
+          this.foregroundKicks.delete(uid);
+          // Seen deleted: that uid is gone for good, so its dependents need no GET to learn it.
+          if (this.graph.dependentsOf(uid).length > 0) {
+            this.absentOwners.add({ cluster: clusterOf(obj), namespace: obj.metadata?.namespace ?? '', group: r.group, kind: r.kind, name: obj.metadata?.name ?? '', uid });
+          }
+        }
         this.enqueueDependents(obj, true);
         this.enqueueWaitingOwners(clusterOf(obj), owners);
       },
@@ -328,7 +401,7 @@ class GarbageCollector {
     const refs = ownerReferencesOf(obj);
     if (refs.length === 0) return;
     const cluster = clusterOf(obj);
-    const owners = await Promise.all(refs.map(async (ref) => ({ uid: ref.uid, state: await this.ownerState(ref, obj, cluster), blocks: ref.blockOwnerDeletion === true })));
+    const owners = await Promise.all(refs.map(async (ref) => ({ uid: ref.uid, state: await this.ownerState(ref, r, obj, cluster), blocks: ref.blockOwnerDeletion === true })));
     const decision = decideDependentAction(owners, { hasDependents: this.dependentsInCluster(obj).length > 0, finalizers: obj.metadata?.finalizers ?? [] });
     const name = obj.metadata?.name ?? '';
     const scope = { cluster, namespace: obj.metadata?.namespace };
@@ -339,51 +412,115 @@ class GarbageCollector {
     } else if (decision.action === 'delete') {
       logger.debug('garbage collector: deleting object whose owners are gone', { resource: r.resource, cluster, namespace: scope.namespace, name, policy: decision.propagationPolicy });
       try {
-        await this.ctx.client.delete(r, name, scope, { propagationPolicy: decision.propagationPolicy, preconditions: { uid: obj.metadata?.uid } });
+        // The resourceVersion precondition makes the delete apply only to the very object judged here: if the
+        // cache was behind (say its owner references were just changed), the server answers 409 instead.
+        await this.ctx.client.delete(r, name, scope, {
+          propagationPolicy: decision.propagationPolicy,
+          preconditions: { uid: obj.metadata?.uid, resourceVersion: obj.metadata?.resourceVersion },
+        });
       } catch (err) {
-        // Gone already, or replaced by a new object with the same name (uid precondition): nothing to do here.
-        if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+        if (err instanceof StatusError && err.code === 404) return;
+        // Replaced (uid) or changed (resourceVersion) since cached: look again once the cache has caught up.
+        if (err instanceof StatusError && err.code === 409) return { requeue: true };
         throw err;
       }
     }
   }
 
+  /** The resource serving an owner reference's kind: its exact version when served, else the preferred one. */
+  private ownerResource(ref: OwnerReference, cluster: string): DiscoveredResource | undefined {
+    const { group, version } = parseApiVersion(ref.apiVersion ?? '');
+    return this.versionedKinds.get(`${group}/${version}/${ref.kind}`) ?? this.kinds.get(`${group}/${ref.kind}`) ?? this.clusterKinds.get(`${cluster}|${group}/${ref.kind}`);
+  }
+
   /**
-   * The state of one owner of `dependent`. Present in the cache with the right uid and not deleting → solid without a
-   * round trip; otherwise a live GET decides, so a lagging cache never gets a dependent deleted.
+   * The state of one owner of `dependent`. Confirmed absent before (absent cache) → dangling without a round trip;
+   * present in the cache with the right uid and not deleting → solid without a round trip; otherwise a live GET
+   * decides (and a 404 or another uid is remembered), so a lagging cache never gets a dependent deleted.
    */
-  private async ownerState(ref: OwnerReference, dependent: KubeObject, cluster: string): Promise<OwnerState> {
-    const { group } = parseApiVersion(ref.apiVersion ?? '');
-    const target = this.kinds.get(`${group}/${ref.kind}`) ?? this.clusterKinds.get(`${cluster}|${group}/${ref.kind}`);
+  private async ownerState(ref: OwnerReference, dependentResource: DiscoveredResource, dependent: KubeObject, cluster: string): Promise<OwnerState> {
+    const target = this.ownerResource(ref, cluster);
     if (!target) return 'unresolvable';
     const dependentNamespace = dependent.metadata?.namespace ?? '';
-    if (target.namespaced && !dependentNamespace) return 'unresolvable';
+    if (target.namespaced && !dependentNamespace) {
+      // A cluster-scoped object cannot be owned by a namespaced one: never collected on that owner's account.
+      this.reportInvalidNamespace(dependentResource, dependent, ref, cluster);
+      return 'unresolvable';
+    }
     const namespace = target.namespaced ? dependentNamespace : '';
+    const coordinates = { cluster, namespace, group: target.group, kind: ref.kind, name: ref.name, uid: ref.uid };
+    if (this.absentOwners.has(coordinates)) return 'dangling';
     const cached = this.monitorFor(target.group, target.resource, cluster)?.informer.lister.get(formatObjectKey({ cluster, namespace, name: ref.name }));
     if (cached && cached.metadata?.uid === ref.uid && !cached.metadata?.deletionTimestamp) return 'solid';
+    if (target.namespaced) this.checkOwnerNamespace(dependentResource, dependent, ref, cluster);
     let live: KubeObject;
     try {
       live = await this.ctx.client.get(target, ref.name, { cluster, namespace: namespace || undefined });
     } catch (err) {
-      if (err instanceof StatusError && err.code === 404) return 'dangling';
+      if (err instanceof StatusError && err.code === 404) {
+        this.absentOwners.add(coordinates);
+        return 'dangling';
+      }
       throw err;
     }
-    if (live.metadata?.uid !== ref.uid) return 'dangling';
+    if (live.metadata?.uid !== ref.uid) {
+      this.absentOwners.add(coordinates);
+      return 'dangling';
+    }
     if (live.metadata?.deletionTimestamp && hasFinalizer(live, foregroundDeletionFinalizer)) return 'waiting';
     return 'solid';
   }
 
-  /** Foreground: make dependents go; drop the finalizer once no dependent blocks (blockOwnerDeletion) remains. */
+  /** Reports a namespaced dependent whose owner uid is known to live in another namespace of its cluster. */
+  private checkOwnerNamespace(dependentResource: DiscoveredResource, dependent: KubeObject, ref: OwnerReference, cluster: string): void {
+    const ownerId = this.graph.nodeOfUid(ref.uid);
+    if (!ownerId) return;
+    const { key } = parseNodeId(ownerId);
+    const { cluster: ownerCluster, namespace: ownerNamespace } = parseObjectKey(key);
+    if (ownerCluster === cluster && ownerNamespace !== '' && ownerNamespace !== (dependent.metadata?.namespace ?? '')) {
+      this.reportInvalidNamespace(dependentResource, dependent, ref, cluster);
+    }
+  }
+
+  /** One Warning Event (reason OwnerRefInvalidNamespace) per dependent and owner, worded as upstream's. */
+  private reportInvalidNamespace(dependentResource: DiscoveredResource, dependent: KubeObject, ref: OwnerReference, cluster: string): void {
+    const key = `${dependent.metadata?.uid ?? ''}/${ref.uid}`;
+    if (this.reportedInvalidRefs.has(key)) return;
+    this.reportedInvalidRefs.add(key);
+    if (this.reportedInvalidRefs.size > 10_000) this.reportedInvalidRefs.delete(this.reportedInvalidRefs.values().next().value!);
+    const namespace = dependent.metadata?.namespace ?? '';
+    const owner = `[${ref.apiVersion}/${ref.kind}, namespace: ${namespace}, name: ${ref.name}, uid: ${ref.uid}]`;
+    void this.events.record(
+      cluster,
+      { apiVersion: apiVersionOf(dependentResource), kind: dependentResource.kind, namespace, name: dependent.metadata?.name ?? '', uid: dependent.metadata?.uid },
+      'Warning',
+      'OwnerRefInvalidNamespace',
+      `ownerRef ${owner} does not exist in namespace ${JSON.stringify(namespace)}`,
+    );
+  }
+
+  /**
+   * Foreground: make dependents go; drop the finalizer once no dependent blocks (blockOwnerDeletion) remains. The
+   * dependents are queued when the wait starts and then at most every foregroundKickIntervalMs (their own events
+   * queue them in between); "still blocked?" reads the graph's blocking index, so each pass is cheap however many
+   * dependents there are.
+   */
   private async processDeletingDependents(r: DiscoveredResource, owner: KubeObject): Promise<ReconcileResult | void> {
     // Judging "no blocking dependents" from a cache still filling would release the owner too early.
     if (!this.allMonitors().every((m) => m.informer.hasSynced())) return { requeueAfterMs: 500 };
     const uid = owner.metadata?.uid ?? '';
-    const dependents = this.dependentsInCluster(owner);
-    for (const dep of dependents) {
-      if (!dep.obj.metadata?.deletionTimestamp) this.controller.enqueue(dep.id);
+    const cluster = clusterOf(owner);
+    const now = Date.now();
+    const lastKick = this.foregroundKicks.get(uid);
+    if (lastKick === undefined || now - lastKick >= foregroundKickIntervalMs) {
+      this.foregroundKicks.set(uid, now);
+      for (const dep of this.dependentsInCluster(owner)) {
+        if (!dep.obj.metadata?.deletionTimestamp) this.controller.enqueue(dep.id);
+      }
     }
-    const blocking = dependents.filter(({ obj: d }) => ownerReferencesOf(d).some((ref) => ref.uid === uid && ref.blockOwnerDeletion === true));
-    if (blocking.length > 0) return { requeueAfterMs: 10_000 };
+    for (const id of this.graph.blockingDependentsOf(uid)) {
+      if (parseNodeId(id).key.startsWith(`${cluster}|`)) return { requeueAfterMs: foregroundKickIntervalMs };
+    }
     await this.removeFinalizer(r, owner, foregroundDeletionFinalizer);
   }
 

@@ -34,6 +34,10 @@ export class OwnershipGraph {
   private readonly dependents = new Map<string, Set<string>>();
   /** node id → the owner uids it references. */
   private readonly ownersOf = new Map<string, string[]>();
+  /** owner uid → dependent node ids whose reference to it says blockOwnerDeletion: true. */
+  private readonly blocking = new Map<string, Set<string>>();
+  /** node id → the owner uids it blocks. */
+  private readonly blocksOf = new Map<string, string[]>();
 
   /** Records an object (add or update). Returns the owner uids it referenced before (for change detection). */
   upsert(id: string, obj: KubeObject): string[] {
@@ -54,6 +58,16 @@ export class OwnershipGraph {
     }
     if (owners.length > 0) this.ownersOf.set(id, owners);
     else this.ownersOf.delete(id);
+    this.forgetBlocks(id);
+    const blocks = ownerReferencesOf(obj)
+      .filter((r) => r.uid && r.blockOwnerDeletion === true)
+      .map((r) => r.uid);
+    for (const o of blocks) {
+      let set = this.blocking.get(o);
+      if (!set) this.blocking.set(o, (set = new Set()));
+      set.add(id);
+    }
+    if (blocks.length > 0) this.blocksOf.set(id, blocks);
     return previousOwners;
   }
 
@@ -69,7 +83,17 @@ export class OwnershipGraph {
       if (set && set.size === 0) this.dependents.delete(o);
     }
     this.ownersOf.delete(id);
+    this.forgetBlocks(id);
     return owners;
+  }
+
+  private forgetBlocks(id: string): void {
+    for (const o of this.blocksOf.get(id) ?? []) {
+      const set = this.blocking.get(o);
+      set?.delete(id);
+      if (set && set.size === 0) this.blocking.delete(o);
+    }
+    this.blocksOf.delete(id);
   }
 
   /** Node id of the object with this uid, if known. */
@@ -81,4 +105,14 @@ export class OwnershipGraph {
   dependentsOf(uid: string): string[] {
     return [...(this.dependents.get(uid) ?? [])];
   }
+
+  /**
+   * Node ids of the dependents whose reference to `uid` has blockOwnerDeletion: true (live view; do not mutate).
+   * Kept as its own index so a foreground owner with thousands of dependents checks "still blocked?" without a scan.
+   */
+  blockingDependentsOf(uid: string): ReadonlySet<string> {
+    return this.blocking.get(uid) ?? emptySet;
+  }
 }
+
+const emptySet: ReadonlySet<string> = new Set();

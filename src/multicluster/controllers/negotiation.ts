@@ -11,7 +11,7 @@
  * Each import gets conditions `Compatible` (False carries `<path>: <reason>`) and `Available` (the type is served).
  * A negotiated CRD is never deleted automatically: deleting it would delete every object of the type.
  */
-import { deepCopy, jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { Informer } from '../../client/informer.js';
 import type { GroupVersionResource } from '../../client/resource.js';
@@ -24,6 +24,10 @@ import { apiResourceImportsGVR, crdsGVR, NEGOTIATED_ANNOTATION, syncTargetsGVR, 
 import { checkAccepts, formatIncompatibility, lowestCommonDenominator } from '../schema/compat.js';
 import { definitionNameFor, structuralSchemaFromOpenAPI } from '../schema/from-openapi.js';
 import { setCondition } from './conditions.js';
+import { contentHash } from '../syncer/transform.js';
+
+/** On a negotiated CRD: hash of the spec negotiation last wrote. */
+const NEGOTIATED_HASH_ANNOTATION = 'apiresource.kcp.io/negotiated-spec-hash';
 
 type Schema = Record<string, unknown>;
 
@@ -174,6 +178,7 @@ async function reconcile(
     const subresources = ['status', 'scale'].filter((s) => accepted.every((i) => i.spec.subResources?.includes(s)));
     const desired = negotiatedCRD(accepted[0]!, decision.schema, subresources);
     if (!crd) {
+      desired.metadata!.annotations![NEGOTIATED_HASH_ANNOTATION] = contentHash(desired.spec);
       try {
         await client.create(crdsGVR, desired, { cluster });
       } catch (err) {
@@ -181,9 +186,12 @@ async function reconcile(
       }
       return { requeueAfterMs: 200 };
     }
-    const next = deepCopy(crd);
-    next.spec = desired.spec;
-    if (!jsonEqual(crd.spec, next.spec)) {
+    // The server defaults CRD fields (conversion, ...): compare what we wrote, by hash, not the stored spec.
+    const hash = contentHash(desired.spec);
+    if (crd.metadata?.annotations?.[NEGOTIATED_HASH_ANNOTATION] !== hash) {
+      const next = deepCopy(crd);
+      next.spec = { ...(crd.spec as object), ...(desired.spec as object) };
+      next.metadata!.annotations = { ...(next.metadata!.annotations ?? {}), [NEGOTIATED_HASH_ANNOTATION]: hash };
       await commit(client, crdsGVR, crd, next, { cluster });
       return { requeueAfterMs: 200 };
     }

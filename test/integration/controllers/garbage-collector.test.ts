@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harnessFor, startTestServer, type TestServer } from '../../helpers/harness.js';
 import { startServer } from '../../../src/apiserver/server.js';
-import { createNamespace, uniqueName } from '../support.js';
+import { createNamespace, openWatch, uniqueName } from '../support.js';
 import { eventually, eventuallyGone, ownerRef, staysPresent } from './support.js';
 
 const mergePatchHeaders = { headers: { 'Content-Type': 'application/merge-patch+json' } };
@@ -168,6 +168,36 @@ describe('garbage collector', () => {
     assert.equal((await ts.request('GET', cmPath('foreign-owner', ns2))).status, 200);
     await staysPresent(ts, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${virtualName}`, 800);
   });
+
+  it('invalid namespace references get a Warning Event OwnerRefInvalidNamespace on the dependent, worded as upstream', async () => {
+    const ns2 = await createNamespace(ts, 'gc-elsewhere');
+    const foreignOwner = await cm('elsewhere-owner', {}, ns2);
+    const dep = await cm('wrong-ns-dep', { ownerReferences: [ownerRef(foreignOwner)] });
+    const local = await cm('local-owner-2');
+    const crName = uniqueName('gc-bad-scope');
+    const cr = await ts.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { metadata: { name: crName, ownerReferences: [ownerRef(local)] }, rules: [] });
+    assert.equal(cr.status, 201, cr.text);
+
+    const eventFor = (namespace: string, uid: string) =>
+      eventually(`OwnerRefInvalidNamespace event in ${namespace}`, async () => {
+        const r = await ts.request('GET', `/api/v1/namespaces/${namespace}/events`);
+        return r.json?.items?.find((e: any) => e.reason === 'OwnerRefInvalidNamespace' && e.involvedObject?.uid === uid);
+      });
+    const nsEvent = await eventFor(ns, dep.metadata.uid);
+    assert.equal(nsEvent.type, 'Warning');
+    assert.equal(nsEvent.message, `ownerRef [v1/ConfigMap, namespace: ${ns}, name: elsewhere-owner, uid: ${foreignOwner.metadata.uid}] does not exist in namespace "${ns}"`);
+    assert.deepEqual(nsEvent.involvedObject, { kind: 'ConfigMap', namespace: ns, name: 'wrong-ns-dep', uid: dep.metadata.uid, apiVersion: 'v1' });
+    assert.equal(nsEvent.source?.component, 'garbage-collector-controller');
+    // The owner, in its own namespace, is untouched; the dependent counts as orphaned and goes.
+    await eventuallyGone(ts, cmPath('wrong-ns-dep'));
+    assert.equal((await ts.request('GET', cmPath('elsewhere-owner', ns2))).status, 200);
+
+    // A cluster-scoped dependent of a namespaced kind: reported once (in `default`), and left alone.
+    const crEvent = await eventFor('default', cr.json.metadata.uid);
+    assert.equal(crEvent.message, `ownerRef [v1/ConfigMap, namespace: , name: local-owner-2, uid: ${local.metadata.uid}] does not exist in namespace ""`);
+    assert.deepEqual(crEvent.involvedObject, { kind: 'ClusterRole', name: crName, uid: cr.json.metadata.uid, apiVersion: 'rbac.authorization.k8s.io/v1' });
+    await staysPresent(ts, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${crName}`, 500);
+  });
 });
 
 describe('garbage collector across a restart', () => {
@@ -237,4 +267,55 @@ describe('garbage collector across a restart', () => {
       await ts.stop();
     }
   });
+  // A cascade over many dependents, cut off by a shutdown after the first dependent went (as a crash would cut it),
+  // must finish after the restart with nothing lost (no object of an unrelated owner deleted) or leaked (no
+  // dependent of the deleted owner left, and in the foreground the owner itself gone last).
+  for (const policy of ['Background', 'Foreground'] as const) {
+    it(`finishes a ${policy} cascade over many dependents cut off mid-way, without losing or leaking objects`, async () => {
+      const ns = `restart-gc-many-${policy.toLowerCase()}`;
+      const base = `/api/v1/namespaces/${ns}/configmaps`;
+      const dependents = 1500;
+      const keepers = 50;
+      let ts = await start(false);
+      assert.equal((await ts.request('POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+      const make = async (name: string, meta: Record<string, unknown> = {}) => {
+        const r = await ts.request('POST', base, { metadata: { name, ...meta } });
+        assert.equal(r.status, 201, r.text);
+        return { apiVersion: 'v1', kind: 'ConfigMap', ...r.json };
+      };
+      const owner = await make('owner');
+      const keeper = await make('keeper');
+      const batch = async (n: number, mk: (i: number) => Promise<unknown>) => {
+        for (let i = 0; i < n; i += 50) await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, j) => mk(i + j)));
+      };
+      await batch(dependents, (i) => make(`dep-${i}`, { labels: { role: 'dep' }, ownerReferences: [ownerRef(owner, { blockOwnerDeletion: true })] }));
+      await batch(keepers, (i) => make(`kept-${i}`, { labels: { role: 'kept' }, ownerReferences: [ownerRef(keeper, { blockOwnerDeletion: true })] }));
+      await ts.stop();
+
+      ts = await start(true);
+      const listed = await ts.request('GET', `${base}?labelSelector=role%3Ddep`);
+      const watch = await openWatch(ts, `${base}?watch=true&labelSelector=role%3Ddep&resourceVersion=${listed.json.metadata.resourceVersion}`);
+      assert.equal((await ts.request('DELETE', `${base}/owner`, { propagationPolicy: policy })).status, 200);
+      // Cut off as soon as the cascade is under way.
+      await eventually('the first dependent deleted', async () => watch.events.some((e) => e.type === 'DELETED'), 15_000, 5);
+      watch.close();
+      await ts.stop();
+
+      ts = await start(false);
+      const midway = (await ts.request('GET', `${base}?labelSelector=role%3Ddep`)).json.items.length;
+      assert.ok(midway > 0 && midway < dependents, `the cascade should have been cut off mid-way (${midway} of ${dependents} dependents left)`);
+      await ts.stop();
+
+      ts = await start(true);
+      try {
+        await eventually('every dependent of the deleted owner gone', async () => (await ts.request('GET', `${base}?labelSelector=role%3Ddep`)).json.items.length === 0, 30_000, 100);
+        await eventuallyGone(ts, `${base}/owner`);
+        const kept = await ts.request('GET', `${base}?labelSelector=role%3Dkept`);
+        assert.equal(kept.json.items.length, keepers);
+        assert.equal((await ts.request('GET', `${base}/keeper`)).status, 200);
+      } finally {
+        await ts.stop();
+      }
+    });
+  }
 });

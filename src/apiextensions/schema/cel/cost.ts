@@ -271,8 +271,15 @@ function walk(n: ASTNode, scope: Map<string, Sym>): Result {
       const [a, b] = n.args as [ASTNode, ASTNode];
       const ra = walk(a, scope);
       const rb = walk(b, scope);
-      const sized = isSized(ra.sym) || isSized(rb.sym);
-      const extra = sized ? traversal(Math.min(maxSize(ra.sym), maxSize(rb.sym))) : 0;
+      // Sides not derived from self/oldSelf are looked at first, so that `self.name != ''` (an empty literal bounds
+      // the traversal to 0 whatever the name) stays a value-independent cost.
+      const [first, second] = ra.sym.input ? [rb.sym, ra.sym] : [ra.sym, rb.sym];
+      const sized = isSized(first) || isSized(second);
+      let extra = 0;
+      if (sized) {
+        const firstSize = maxSize(first);
+        extra = traversal(firstSize === 0 ? 0 : Math.min(firstSize, maxSize(second)));
+      }
       const sym: Sym = n.op === '+' && sized ? { size: maxSize(ra.sym) + maxSize(rb.sym), elem: elementOf(ra.sym) } : unknownSym;
       return { cost: ra.cost + rb.cost + 1 + extra, sym };
     }

@@ -63,6 +63,7 @@ function celErrorText(e: unknown): string {
 /** Compiled rules for a whole schema tree, built once and reused for every object. */
 export class CelValidator {
   private readonly nodes = new Map<Structural, NodeRules>();
+  private readonly ruleProperties = new Map<Structural, [string, Structural][]>();
   /** The root as rules see it: at a resource root, apiVersion/kind/metadata are part of `self`. */
   private readonly valueRoot: Structural;
   readonly hasRules: boolean;
@@ -92,6 +93,16 @@ export class CelValidator {
     if (ap) this.index(ap, ap);
   }
 
+  /** The properties of `s` with rules at or below them (most of a schema has none), worked out once per node. */
+  private rulePropertiesOf(s: Structural): [string, Structural][] {
+    let props = this.ruleProperties.get(s);
+    if (!props) {
+      props = [...(s.properties ?? [])].filter(([, p]) => subtreeHas(p, hasValidationRules));
+      this.ruleProperties.set(s, props);
+    }
+    return props;
+  }
+
   /** The compiled rules of one schema node (for CRD validation reporting). */
   rulesOf(s: Structural): CompiledRule[] {
     return this.nodes.get(s)?.rules ?? [];
@@ -112,9 +123,8 @@ export class CelValidator {
   }
 
   private walk(s: Structural, v: unknown, old: unknown, hasOld: boolean, p: FieldPath, errs: FieldError[], budget: number): number {
+    // Callers only descend into subtrees that hold rules (the root is only walked when anything has rules).
     if (v === null || v === undefined || budget < 0) return budget;
-    // Most of an object has no rules at or below it: skip it without building paths.
-    if (!subtreeHas(s, hasValidationRules) && !(s === this.root && this.nodes.has(s))) return budget;
     budget = this.evaluateNode(s, v, old, hasOld, p, errs, budget);
     if (budget < 0) return budget;
     if (Array.isArray(v)) {
@@ -129,12 +139,10 @@ export class CelValidator {
     }
     if (!isObject(v)) return budget;
     const oldObj = hasOld && isObject(old) ? old : undefined;
-    if (s.properties) {
-      for (const [k, prop] of s.properties) {
-        if (budget < 0) break;
-        if (!(k in v) || !subtreeHas(prop, hasValidationRules)) continue;
-        budget = this.walk(prop, v[k], oldObj?.[k], oldObj !== undefined && k in oldObj, p.child(k), errs, budget);
-      }
+    for (const [k, prop] of this.rulePropertiesOf(s)) {
+      if (budget < 0) break;
+      if (!(k in v)) continue;
+      budget = this.walk(prop, v[k], oldObj?.[k], oldObj !== undefined && k in oldObj, p.child(k), errs, budget);
     }
     const ap = s.additionalProperties?.schema;
     if (ap && subtreeHas(ap, hasValidationRules)) {
@@ -152,20 +160,18 @@ export class CelValidator {
   private evaluateNode(s: Structural, raw: unknown, rawOld: unknown, hasOld: boolean, p: FieldPath, errs: FieldError[], budget: number): number {
     const node = this.nodes.get(s);
     if (!node) return budget;
-    const convert = (x: unknown): unknown =>
-      node.selfFields && isObject(x) ? toCelValueFields(x, node.valueSchema, node.selfFields) : toCelValue(x, node.valueSchema);
-    const self = convert(raw);
-    const old = hasOld ? convert(rawOld) : undefined;
+    const self = celValueFor(node, raw);
+    const old = hasOld ? celValueFor(node, rawOld) : undefined;
     const type = s.type;
-    node.rules.forEach((compiled, i) => {
-      if (budget < 0) return;
+    for (let i = 0; i < node.rules.length && budget >= 0; i++) {
+      const compiled = node.rules[i]!;
       const rule = compiled.rule;
       if (compiled.error || !compiled.program) {
         if (compiled.error) errs.push(invalid(p.toString(), type, `rule compile error: ${compiled.error.detail}`));
-        return;
+        continue;
       }
       const optionalOldSelf = rule.optionalOldSelf === true;
-      if (compiled.usesOldSelf && !hasOld && !optionalOldSelf) return;
+      if (compiled.usesOldSelf && !hasOld && !optionalOldSelf) continue;
       const oldSelfValue = optionalOldSelf ? (hasOld ? Optional.of(old) : Optional.none()) : hasOld ? old : null;
       const cost =
         compiled.runtimeCost ?? estimateCost(compiled.program.ast, { schema: s, known: true, value: self }, { schema: s, known: true, value: hasOld ? old : null });
@@ -178,12 +184,12 @@ export class CelValidator {
           ),
         );
         budget = -1;
-        return;
+        continue;
       }
       if (cost > budget) {
         errs.push(invalid(p.toString(), type, 'validation failed due to running out of cost budget, no further validation rules will be run'));
         budget = -1;
-        return;
+        continue;
       }
       budget -= cost;
       const activation = { self, oldSelf: oldSelfValue };
@@ -199,12 +205,12 @@ export class CelValidator {
         } else {
           errs.push(invalid(p.toString(), type, `${text} evaluating rule: ${trimmedRule(rule)}`));
         }
-        return;
+        continue;
       }
-      if (result === true) return;
+      if (result === true) continue;
       if (typeof result !== 'boolean') {
         errs.push(invalid(p.toString(), type, `'no such overload': call arguments did not match a supported operator, function or macro signature for rule: ${trimmedRule(rule)}`));
-        return;
+        continue;
       }
       const fieldPath = node.fieldPaths[i];
       const at = fieldPath ? p.child(fieldPath).toString() : p.toString();
@@ -214,16 +220,21 @@ export class CelValidator {
         if (msgCost > budget) {
           errs.push(invalid(at, type, 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run'));
           budget = -1;
-          return;
+          continue;
         }
         budget -= msgCost;
         const message = evaluateMessage(compiled, activation);
         if (message !== undefined) detail = message;
       }
       errs.push(errorForReason(at, type, detail, rule.reason));
-    });
+    }
     return budget;
   }
+}
+
+/** `self` (or `oldSelf`) of a node's rules: the CEL form of `raw`, only the fields the rules read when they are few. */
+function celValueFor(node: NodeRules, raw: unknown): unknown {
+  return node.selfFields && isObject(raw) ? toCelValueFields(raw, node.valueSchema, node.selfFields) : toCelValue(raw, node.valueSchema);
 }
 
 /** The messageExpression result, or undefined (fall back to message) when it fails or yields an unusable string. */
