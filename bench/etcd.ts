@@ -34,7 +34,7 @@ function payload1k(name: string): Buffer {
 }
 
 /** Raw etcd puts of 1 KB values through the etcd3 client atrium builds (same library, same options) at `concurrency`. */
-async function rawEtcdPuts(endpoints: string[], total: number, warmup: number): Promise<number> {
+async function rawEtcdPuts(endpoints: string[], total: number, warmup: number, onMeasureStart: () => void): Promise<number> {
   const client = createEtcdClient({ endpoints });
   const value = Buffer.alloc(1024, 'x');
   const burst = async (count: number, prefix: string) => {
@@ -55,6 +55,7 @@ async function rawEtcdPuts(endpoints: string[], total: number, warmup: number): 
     // Warmed up like the API side (its replica has served `warmup` creates first): a cold client runs its first
     // thousands of calls through the unoptimised JIT tiers at a fraction of its steady rate.
     await burst(warmup, 'warm');
+    onMeasureStart();
     return await burst(total, 'measured');
   } finally {
     client.close();
@@ -307,8 +308,7 @@ export async function runEtcdBenchmarks(): Promise<Figure[]> {
     await createBurst(client, '/api/v1/namespaces/bench/configmaps', createWarmup, (i) => `warm-${i}`);
     // The reference is measured right before and right after the API run and averaged, so drift in the
     // machine's load during the run (it is shared) affects both sides alike.
-    meter.begin();
-    const rawBefore = await rawEtcdPuts(etcd.endpoints, creates, createWarmup);
+    const rawBefore = await rawEtcdPuts(etcd.endpoints, creates, createWarmup, () => meter.begin());
     meter.end('raw etcd puts (before)', creates);
     meter.begin();
     const callsBefore = await etcdKvCalls(etcd.endpoints[0]!);
@@ -318,8 +318,7 @@ export async function runEtcdBenchmarks(): Promise<Figure[]> {
     // Both replicas' calls count (B's health probe, leases, controllers), so this is an upper bound per create.
     const perCreate = [...callsAfter].map(([method, n]) => [method, (n - (callsBefore.get(method) ?? 0)) / creates] as const).filter(([, n]) => n > 0);
     log(`etcd KV calls per API create (both replicas): ${perCreate.map(([m, n]) => `${m} ${n.toFixed(3)}`).join(', ')}`);
-    meter.begin();
-    const rawAfter = await rawEtcdPuts(etcd.endpoints, creates, createWarmup);
+    const rawAfter = await rawEtcdPuts(etcd.endpoints, creates, createWarmup, () => meter.begin());
     meter.end('raw etcd puts (after)', creates);
     const rawRate = (rawBefore + rawAfter) / 2;
     figures.push({

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startServer } from '../apiserver/server.js';
 import { logger } from '../logging/logger.js';
+import { addDemoCommand } from '../multicluster/demo/command.js';
 import { addPclusterCommand } from '../multicluster/pcluster/command.js';
 import { addSyncerCommand } from '../multicluster/syncer/command.js';
 import { multiclusterServerOptions } from '../multicluster/server-options.js';
@@ -131,6 +132,7 @@ export function main(argv: string[]): void {
     .option('--leader-elect-retry-period <duration>', 'with etcd: time between lease acquire/renew attempts (default 2s)', parseDurationMs)
     .action(start);
   addPclusterCommand(program);
+  addDemoCommand(program);
   addSyncerCommand(program);
   program.parseAsync(argv).catch((err) => {
     console.error(`error: ${(err as Error).message}`);

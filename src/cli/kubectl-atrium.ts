@@ -11,6 +11,7 @@ import { readKubeconfig } from '../apiserver/kubeconfig/kubeconfig.js';
 import { RestClient } from '../client/rest-client.js';
 import { workloadSync, workloadSyncDelete } from '../multicluster/cli/workload-sync.js';
 import { clusterFromServerURL } from '../multicluster/syncer/command.js';
+import { addSchedulingCommands } from '../multicluster/scheduling/cli.js';
 
 interface SyncFlags {
   kubeconfig?: string;
@@ -71,6 +72,7 @@ export function main(argv: string[]): void {
         process.exit(1);
       }),
     );
+  addSchedulingCommands(program, workload);
   program.parseAsync(['node', 'kubectl-atrium', ...argv]).catch((err) => {
     process.stderr.write(`Error: ${(err as Error).message}\n`);
     process.exit(1);

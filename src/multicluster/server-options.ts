@@ -11,13 +11,21 @@ import { logger } from '../logging/logger.js';
 import { multiclusterResources } from './api/resources.js';
 import { negotiationControllerInstaller } from './controllers/negotiation.js';
 import { syncTargetControllerInstaller, type SyncTargetControllerOptions } from './controllers/synctarget.js';
+import { schedulingControllerInstaller, type SchedulingControllerOptions } from './scheduling/controller.js';
+import { schedulingResources } from './scheduling/resources.js';
+import { splitterControllerInstaller, type SplitterControllerOptions } from './splitter/controller.js';
 
-export type MulticlusterOptions = SyncTargetControllerOptions;
+export type MulticlusterOptions = SyncTargetControllerOptions & {
+  /** Options of the scheduling controller (Locations, Placements, namespace assignment, failover). */
+  scheduling?: SchedulingControllerOptions;
+  /** Options of the deployment splitter. */
+  splitter?: SplitterControllerOptions;
+};
 
 /** Server options adding the multi-cluster resources and controllers. */
 export function multiclusterServerOptions(opts: MulticlusterOptions = {}): Pick<ServerOptions, 'extraResources' | 'controllers'> {
   return {
-    extraResources: multiclusterResources,
+    extraResources: [...multiclusterResources, ...schedulingResources],
     controllers: (server) => startMulticlusterControllers(server, opts),
   };
 }
@@ -27,7 +35,7 @@ export async function startMulticlusterControllers(server: RunningServer, opts: 
   const client = new RestClient({ url: server.url, ca: server.caPem, token: server.adminToken, userAgent: 'atrium-multicluster/v0.0.0' });
   const informers = new InformerFactory(client);
   const ctx: ControllerContext = { client, informers, caPem: server.caPem };
-  const running: RunningController[] = [negotiationControllerInstaller, syncTargetControllerInstaller(opts)].map((i) => i.install(ctx));
+  const running: RunningController[] = [negotiationControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter)].map((i) => i.install(ctx));
   informers.start();
   await informers.waitForSync();
   for (const c of running) await c.start();

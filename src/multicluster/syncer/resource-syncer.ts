@@ -14,14 +14,16 @@ import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.
 import { StatusError } from '../../apimachinery/status.js';
 import type { Informer } from '../../client/informer.js';
 import type { InformerFactory } from '../../client/informer-factory.js';
-import type { GroupVersionResource } from '../../client/resource.js';
+import { resourcePath, type GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { formatObjectKey, parseObjectKey } from '../../client/store.js';
 import { Controller } from '../../controllers/runtime/controller.js';
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { syncerFinalizer } from '../api/keys.js';
-import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION } from '../api/types.js';
+import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
+import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
+import { nextSyncCondition, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
 import { contentHash, downstreamHashOf, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
@@ -172,6 +174,8 @@ export class ResourceSyncer {
         }
         const next = deepCopy(stripClusterAnnotation(up));
         next.metadata!.finalizers = next.metadata!.finalizers!.filter((f) => f !== fin);
+        // The object left this cluster: its Synced condition for this target goes with the finalizer.
+        delete next.metadata!.annotations?.[syncedAnnotation(target.key)];
         await upstream.update(gvr, next, { cluster: upstreamCluster, namespace: k.namespace || undefined });
       }
       return;
@@ -185,33 +189,71 @@ export class ResourceSyncer {
     }
     let targetNs: string | undefined;
     if (k.namespace) targetNs = await this.deps.namespaces.ensureDownstream(k.namespace);
-    const desired = toDownstream(current, gvr.resource, targetNs, target.key);
+    // Fields a downstream controller owns (see downstream-owned.ts): mirrored up, and kept as they are downstream.
+    const owned = downstreamOwnedPaths(down);
+    if (down && owned.length > 0 && !assignedElsewhere(current, target.key)) {
+      const mirror = upstreamMirrorPatch(current, down, owned);
+      if (mirror) {
+        current = await upstream.patch(gvr, k.name, 'merge', mirror, { cluster: upstreamCluster, namespace: k.namespace || undefined, fieldManager: SYNCER_FIELD_MANAGER });
+        this.deps.onSynced?.('up', current);
+      }
+    }
+    const desired = toDownstream(withoutSyncConditions(current), gvr.resource, targetNs, target.key);
+    if (down && owned.length > 0) keepDownstreamOwned(desired, down, owned);
     let latestDown = down;
     try {
       if (!down) {
-        latestDown = await downstream.create(gvr, desired, { namespace: targetNs });
+        latestDown = await this.writeDown('POST', desired, targetNs);
         this.deps.onSynced?.('down', current);
       } else if (downstreamHashOf(down) !== downstreamHashOf(desired)) {
         keepDownstreamAllocations(gvr.resource, desired, down);
         desired.metadata!.resourceVersion = down.metadata?.resourceVersion;
-        latestDown = await downstream.update(gvr, desired, { namespace: targetNs });
+        latestDown = await this.writeDown('PUT', desired, targetNs);
         this.deps.onSynced?.('down', current);
       }
     } catch (err) {
       if (err instanceof StatusError && err.code === 409 && !down) {
         const existing = await downstream.get(gvr, k.name, { namespace: targetNs });
         if (existing.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] !== target.key) {
-          this.deps.recordWarning(current, 'SyncConflict', `${gvr.resource} ${targetNs ? targetNs + '/' : ''}${k.name} already exists in the physical cluster and was not created by this syncer; leaving it alone`);
+          const message = `${gvr.resource} ${targetNs ? targetNs + '/' : ''}${k.name} already exists in the physical cluster and was not created by this syncer; leaving it alone`;
+          this.deps.recordWarning(current, 'SyncConflict', message);
+          await this.setSyncCondition(current, 'False', 'SyncConflict', message);
           return;
         }
         throw err; // ours: the informer will catch up
       }
       if (err instanceof StatusError && (err.code === 422 || err.code === 400 || err.code === 403)) {
-        this.deps.recordWarning(current, 'SyncFailed', `the physical cluster refused the ${gvr.resource}: ${err.message}`);
+        const message = `the physical cluster refused the ${gvr.resource}: ${err.message}`;
+        this.deps.recordWarning(current, 'SyncFailed', message);
+        await this.setSyncCondition(current, 'False', 'SyncFailed', message);
       }
       throw err;
     }
+    current = await this.setSyncCondition(current, 'True', 'Synced');
     if (this.deps.hasStatus && latestDown && latestDown.status !== undefined) await this.syncStatusUp(key, current, latestDown);
+  }
+
+  /** Creates (POST) or replaces (PUT) a downstream object as field manager SYNCER_FIELD_MANAGER. */
+  private async writeDown(method: 'POST' | 'PUT', obj: KubeObject, namespace: string | undefined): Promise<KubeObject> {
+    const path = resourcePath(this.deps.gvr, { namespace, name: method === 'PUT' ? obj.metadata!.name! : undefined }) + `?fieldManager=${SYNCER_FIELD_MANAGER}`;
+    return (await this.deps.downstream.call(method, path, obj)) as KubeObject;
+  }
+
+  /** Records this target's Synced condition on the upstream object when it changed; returns the (new) object. */
+  private async setSyncCondition(up: KubeObject, status: 'True' | 'False', reason: string, message?: string): Promise<KubeObject> {
+    const key = this.deps.target.key;
+    const value = nextSyncCondition(up, key, { status, reason, message });
+    if (value === undefined) return up;
+    try {
+      return await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { annotations: { [syncedAnnotation(key)]: value } } }, {
+        cluster: this.deps.upstreamCluster,
+        namespace: up.metadata?.namespace || undefined,
+        fieldManager: SYNCER_FIELD_MANAGER,
+      });
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return up;
+      throw err;
+    }
   }
 
   private async syncStatusUp(key: string, up: KubeObject, down: KubeObject): Promise<void> {

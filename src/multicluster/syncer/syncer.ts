@@ -279,7 +279,8 @@ export class Syncer {
         {
           apiVersion: 'v1',
           kind: 'Event',
-          metadata: { generateName: `${obj.metadata?.name}.`, namespace: ns },
+          // Named as client-go's recorder names them (`<object>.<unique hex>`); a generateName ending in '.' is invalid.
+          metadata: { name: `${obj.metadata?.name}.${(Date.now() * 1000 + Math.floor(Math.random() * 1000)).toString(16)}`, namespace: ns },
           involvedObject: { apiVersion: gvr.group ? `${gvr.group}/${gvr.version}` : gvr.version, kind: obj.kind, name: obj.metadata?.name, namespace: obj.metadata?.namespace, uid: obj.metadata?.uid },
           reason,
           message: `${message} (SyncTarget ${this.opts.syncTargetName})`,

@@ -24,6 +24,10 @@ export function isAssigned(obj: KubeObject, ns: KubeObject | undefined, target: 
   const own = obj.metadata?.labels ?? {};
   if (own[stateLabel(target.key)] === 'Sync') return true;
   if (CLUSTER_LABEL in own) return own[CLUSTER_LABEL] === target.name;
+  // Skip rule for the deployment splitter (src/multicluster/splitter): in a namespace it splits, a scalable object
+  // (one with spec.replicas) that has no assignment of its own is a root replaced by per-cluster children
+  // `<name>--<target>` (each with its own CLUSTER_LABEL); the root itself must never run anywhere.
+  if (ns?.metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true' && typeof (obj.spec as { replicas?: unknown } | undefined)?.replicas === 'number') return false;
   const nsLabels = ns?.metadata?.labels ?? {};
   if (nsLabels[stateLabel(target.key)] === 'Sync') return true;
   return nsLabels[CLUSTER_LABEL] === target.name;

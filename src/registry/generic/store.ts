@@ -86,6 +86,12 @@ const bookmarkIntervalMs = 5_000;
 export class GenericStore {
   readonly gr: GroupResource;
   readonly apiVersion: string;
+  /**
+   * The last watch event decoded, for plain [0] and wildcard [1] watches. The watch cache hands one event object
+   * to every watcher of a resource in turn, so its JSON is parsed once per event instead of once per watcher.
+   * Watch sinks therefore receive shared objects and must not mutate them (none does: they serialise or read).
+   */
+  private readonly lastWatchDecode: [DecodedWatchEvent | undefined, DecodedWatchEvent | undefined] = [undefined, undefined];
 
   constructor(
     readonly def: ResourceDefinition,
@@ -667,10 +673,13 @@ export class GenericStore {
         lastRevision = Math.max(lastRevision, revision);
       },
     });
-    const timer = setInterval(() => {
-      if (opts.allowBookmarks && !stopped) sink.event('BOOKMARK', this.bookmark(lastRevision, false));
-    }, bookmarkIntervalMs);
-    timer.unref();
+    // Only watches that asked for bookmarks carry a timer: a server with thousands of plain watches need not wake for them.
+    const timer = opts.allowBookmarks
+      ? setInterval(() => {
+          if (!stopped) sink.event('BOOKMARK', this.bookmark(lastRevision, false));
+        }, bookmarkIntervalMs)
+      : undefined;
+    timer?.unref();
     const stopWatch = () => {
       if (stopped) return;
       stopped = true;
@@ -686,6 +695,16 @@ export class GenericStore {
     return { kind: this.def.kind, apiVersion: this.apiVersion, metadata };
   }
 
+  /** The event's object, decoded once for all watchers that receive this same event object (see lastWatchDecode). */
+  private decodeWatchEvent(ev: StorageWatchEvent, wildcard: boolean): DecodedWatchEvent {
+    const slot = wildcard ? 1 : 0;
+    const last = this.lastWatchDecode[slot];
+    if (last && last.event === ev) return last;
+    const decoded: DecodedWatchEvent = { event: ev, object: this.decode({ key: ev.key, value: ev.value, modRevision: ev.revision }, wildcard) };
+    this.lastWatchDecode[slot] = decoded;
+    return decoded;
+  }
+
   private toWatchEvent(
     ev: StorageWatchEvent,
     selection: Selection,
@@ -693,7 +712,8 @@ export class GenericStore {
     wildcard: boolean,
     extra?: (o: KubeObject) => Record<string, string>,
   ): { type: WatchEventType; object: KubeObject } | undefined {
-    const obj = this.decode({ key: ev.key, value: ev.value, modRevision: ev.revision }, wildcard);
+    const decoded = this.decodeWatchEvent(ev, wildcard);
+    const obj = decoded.object;
     if (ev.type === 'delete') {
       if (filtering && !selectionMatches(selection, obj, extra)) return undefined;
       return { type: 'DELETED', object: obj };
@@ -702,7 +722,7 @@ export class GenericStore {
     const nowMatches = selectionMatches(selection, obj, extra);
     let wasMatching = false;
     if (ev.type === 'update' && ev.prevValue !== undefined) {
-      const prev = this.decode({ key: ev.key, value: ev.prevValue, modRevision: ev.revision }, wildcard);
+      const prev = (decoded.previous ??= this.decode({ key: ev.key, value: ev.prevValue, modRevision: ev.revision }, wildcard));
       wasMatching = selectionMatches(selection, prev, extra);
     }
     if (nowMatches && wasMatching) return { type: 'MODIFIED', object: obj };
@@ -726,6 +746,13 @@ export class GenericStore {
   supportedFields(sample?: KubeObject): string[] {
     return Object.keys(objectFields(sample ?? { metadata: {} }, this.def.strategy.selectableFields));
   }
+}
+
+/** A storage watch event with its decoded object (and, once a filtering watcher needed it, its previous object). */
+interface DecodedWatchEvent {
+  event: StorageWatchEvent;
+  object: KubeObject;
+  previous?: KubeObject;
 }
 
 export function parseResourceVersion(rv: string, field: string): number {

@@ -1,0 +1,29 @@
+/**
+ * `kubectl atrium bind compute <location-workspace>`: makes a workspace's namespaces run on physical clusters by
+ * creating the default Placement there, so a plain Deployment needs no extra object. Idempotent: an existing
+ * Placement named `default` is left as it is and reported.
+ */
+import type { RestClient } from '../../client/rest-client.js';
+import { defaultPlacement } from './controller.js';
+import { DEFAULT_NAME, placementsGVR } from './types.js';
+import type { ClusterSpread } from '../decisions/types.js';
+
+export interface BindComputeOptions {
+  /** The workspace to bind (whose namespaces get placed). */
+  cluster: string;
+  /** The workspace holding the Locations and SyncTargets; atrium supports the bound workspace itself. */
+  locationWorkspace: string;
+  /** How many SyncTargets a namespace spreads over (default All). */
+  spread?: ClusterSpread;
+}
+
+/** Creates the default Placement; returns a one-line description of what happened. */
+export async function bindCompute(client: RestClient, opts: BindComputeOptions): Promise<string> {
+  try {
+    await client.create(placementsGVR, defaultPlacement(opts.locationWorkspace, opts.spread), { cluster: opts.cluster });
+    return `placement.scheduling.kcp.io/${DEFAULT_NAME} created (location workspace ${opts.locationWorkspace})`;
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+    return `placement.scheduling.kcp.io/${DEFAULT_NAME} already exists`;
+  }
+}

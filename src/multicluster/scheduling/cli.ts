@@ -1,0 +1,68 @@
+/**
+ * kubectl plugin commands for scheduling, added to `kubectl atrium`:
+ *   kubectl atrium bind compute <location-workspace> [--spread All|One|<n>]
+ *   kubectl atrium workload cordon|uncordon|drain <synctarget>
+ * The workspace acted on is the one the kubeconfig's server URL points into (`/clusters/<name>`), else root. Errors
+ * print `Error: <message>` and exit 1.
+ */
+import type { Command } from 'commander';
+import { RestClient } from '../../client/rest-client.js';
+import type { ClusterSpread } from '../decisions/types.js';
+import { clusterFromServerURL } from '../syncer/command.js';
+import { readKubeconfig } from '../../apiserver/kubeconfig/kubeconfig.js';
+import { bindCompute } from './bind-compute.js';
+import { cordonSyncTarget, type CordonAction } from './cordon.js';
+
+/** `All`, `One` or a positive count → a clusterSpread; anything else throws. */
+export function parseSpread(text: string): ClusterSpread {
+  if (text === 'All' || text === 'One') return { mode: text };
+  if (/^[1-9][0-9]*$/.test(text)) return { mode: 'Count', count: Number(text) };
+  throw new Error(`--spread must be All, One or a positive number of clusters, got "${text}"`);
+}
+
+async function withClient(kubeconfig: string | undefined, fn: (client: RestClient, cluster: string) => Promise<string>): Promise<void> {
+  const path = kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? `${process.env.HOME}/.kube/config`;
+  const kc = await readKubeconfig(path);
+  const cluster = clusterFromServerURL(new URL(kc.currentServer()).href) ?? 'root';
+  const client = await RestClient.fromKubeconfig(path, { userAgent: 'kubectl-atrium/v0.0.0' });
+  try {
+    process.stdout.write((await fn(client, cluster)) + '\n');
+  } finally {
+    client.close();
+  }
+}
+
+function fail(err: unknown): never {
+  process.stderr.write(`Error: ${(err as Error).message}\n`);
+  process.exit(1);
+}
+
+/** Adds `bind compute` to `program` and `cordon`, `uncordon`, `drain` to its `workload` command. */
+export function addSchedulingCommands(program: Command, workload: Command): void {
+  const bind = program.command('bind').description('bind APIs to the current workspace');
+  bind
+    .command('compute <location-workspace>')
+    .description('run the workspace\'s workloads on the SyncTargets of <location-workspace> (creates the default Placement)')
+    .option('--kubeconfig <file>', 'kubeconfig for atrium')
+    .option('--spread <n>', 'how many SyncTargets a namespace spreads over: All, One or a number', 'All')
+    .action((locationWorkspace: string, flags: { kubeconfig?: string; spread: string }) =>
+      withClient(flags.kubeconfig, async (client, cluster) => {
+        if (locationWorkspace !== cluster) {
+          process.stderr.write(`Warning: atrium schedules onto the SyncTargets of the bound workspace itself ("${cluster}"); "${locationWorkspace}" is recorded but not resolved\n`);
+        }
+        return bindCompute(client, { cluster, locationWorkspace, spread: parseSpread(flags.spread) });
+      }).catch(fail),
+    );
+  const verbs: [CordonAction, string][] = [
+    ['cordon', 'mark a SyncTarget unschedulable: no new work lands there, work already there stays'],
+    ['uncordon', 'make a cordoned or drained SyncTarget schedulable again'],
+    ['drain', 'cordon a SyncTarget and move its work to other SyncTargets'],
+  ];
+  for (const [action, description] of verbs) {
+    workload
+      .command(`${action} <synctarget>`)
+      .description(description)
+      .option('--kubeconfig <file>', 'kubeconfig for atrium')
+      .action((name: string, flags: { kubeconfig?: string }) => withClient(flags.kubeconfig, (client, cluster) => cordonSyncTarget(client, cluster, name, action)).catch(fail));
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Location and Placement (scheduling.kcp.io/v1alpha1) as built-in, cluster-scoped resources with a status subresource,
+ * served next to SyncTarget by servers started with the multicluster options. Their schemas are in the type catalog
+ * (apimachinery/schema/builtin/scheduling-v1alpha1.ts); kcp served them as CRDs, atrium serves them in every workspace
+ * without an installation step.
+ */
+import type { KubeObject } from '../../apimachinery/object.js';
+import { defineBuiltin, statusOnly } from '../../registry/builtin/define.js';
+import type { ResourceDefinition } from '../../registry/rest.js';
+
+function keepStatus(obj: KubeObject, old: KubeObject): void {
+  if (old.status === undefined) delete obj.status;
+  else obj.status = old.status;
+}
+
+function schedulingResource(resource: string, kind: string): ResourceDefinition {
+  return Object.assign(
+    defineBuiltin({
+      group: 'scheduling.kcp.io',
+      version: 'v1alpha1',
+      resource,
+      kind,
+      namespaced: false,
+      categories: ['kcp'],
+      definitionName: `io.kcp.scheduling.v1alpha1.${kind}`,
+      strategy: {
+        tracksGeneration: true,
+        prepareForCreate(o) {
+          o.status = {};
+          if (!o.spec || typeof o.spec !== 'object') o.spec = {};
+        },
+        prepareForUpdate: keepStatus,
+      },
+      subresources: [{ name: 'status', kind, verbs: ['get', 'patch', 'update'], strategy: statusOnly }],
+    }),
+    { strategicMergePatch: false },
+  );
+}
+
+/** Location: a named group of SyncTargets picked by spec.instanceSelector. */
+export const locations: ResourceDefinition = schedulingResource('locations', 'Location');
+/** Placement: which Location the namespaces it selects are scheduled to. */
+export const placements: ResourceDefinition = schedulingResource('placements', 'Placement');
+
+export const schedulingResources: ResourceDefinition[] = [locations, placements];

@@ -1,0 +1,36 @@
+/**
+ * The scheduling vocabulary atrium adds on top of the syncer protocol: the Location and Placement GVRs, the
+ * annotations the scheduler writes on namespaces, and the annotations and labels the splitter uses on Deployments.
+ */
+import type { GroupVersionResource } from '../../client/resource.js';
+
+export const locationsGVR: GroupVersionResource = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'locations' };
+export const placementsGVR: GroupVersionResource = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'placements' };
+export const deploymentsGVR: GroupVersionResource = { group: 'apps', version: 'v1', resource: 'deployments' };
+
+/** Namespace annotation written by the scheduler: the Placement the namespace is bound to (kcp's name). */
+export const PLACEMENT_ANNOTATION = 'scheduling.kcp.io/placement';
+/**
+ * Namespace annotation set by the user: the name of the Placement to use, overriding namespaceSelector matching.
+ * The value `none` opts the namespace out of scheduling altogether.
+ */
+export const PLACEMENT_OVERRIDE_ANNOTATION = 'scheduling.atrium.io/placement';
+/**
+ * Namespace annotation written together with the state labels: scalable workloads here (objects with spec.replicas
+ * and no own `workload.kcp.io/cluster` label) are divided by the splitter into per-cluster children, so the syncer
+ * never syncs the workload itself (see isAssigned in syncer/transform.ts).
+ */
+export const SPLIT_NAMESPACE_ANNOTATION = 'scheduling.atrium.io/split-workloads';
+/** Label on a split child Deployment: the name of its root Deployment. */
+export const SPLIT_FROM_LABEL = 'scheduling.atrium.io/split-from';
+/** Annotation on a split child: the root's metadata.generation the child's spec was derived from. */
+export const ROOT_GENERATION_ANNOTATION = 'scheduling.atrium.io/root-generation';
+/** The name of the Placement `kubectl atrium bind compute` creates, and of the Location created per workspace. */
+export const DEFAULT_NAME = 'default';
+/** Namespaces that hold cluster machinery and are never scheduled, whatever a Placement selects. */
+export const UNSCHEDULED_NAMESPACES = new Set(['kube-system', 'kube-public', 'kube-node-lease']);
+
+/** The name of the child Deployment of `root` for SyncTarget `target`: `<root>--<target>`. */
+export function childName(root: string, target: string): string {
+  return `${root}--${target}`;
+}

@@ -1,0 +1,172 @@
+/**
+ * The deployment splitter: in namespaces the scheduler placed (SPLIT_NAMESPACE_ANNOTATION), every root Deployment
+ * (no own cluster label, not itself a child) is divided over the namespace's SyncTargets by splitReplicas (Webster,
+ * static weights from the `scheduling.atrium.io/replica-weight` SyncTarget label, Steady: a scale or a lost cluster
+ * moves only what must move). Each share becomes a child Deployment `<root>--<target>` labelled to its target, which
+ * the syncer syncs like any other object; the root itself is never synced (skip rule in syncer/transform.ts). The
+ * children's statuses, synced up by the syncer, are folded onto the root's status (aggregateDeploymentStatus), so
+ * `kubectl rollout status` and `kubectl wait --for=condition=Available` on the root tell the truth.
+ *
+ * Failover: when the scheduler takes a SyncTarget off a namespace (evacuation, drain), its child is deleted and its
+ * share re-divided over the remaining targets. If that target is not Ready its syncer cannot release the child's
+ * syncer finalizer, so the splitter removes it: the copy on the unreachable cluster is left alone (never deleted on a
+ * guess) and is cleaned up by that cluster's syncer if it comes back.
+ *
+ * Deployments are a negotiated type (served once a syncer reported them), so they are listed per workspace on each
+ * pass instead of through a wildcard informer; the pass runs on namespace and SyncTarget events and every resyncMs.
+ */
+import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
+import type { Informer } from '../../client/informer.js';
+import { clusterOf } from '../../client/store.js';
+import { Controller } from '../../controllers/runtime/controller.js';
+import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
+import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
+import { syncerFinalizer, syncTargetKey } from '../api/keys.js';
+import { CLUSTER_LABEL, namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
+import { aggregateDeploymentStatus } from '../decisions/aggregate-status.js';
+import { isReady } from '../decisions/select-targets.js';
+import { splitReplicas, staticWeightOf } from '../decisions/split-replicas.js';
+import type { SyncTargetLike } from '../decisions/types.js';
+import { assignedKeys } from '../scheduling/namespace-assignment.js';
+import { deploymentsGVR, SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION } from '../scheduling/types.js';
+import { clusterStatuses, desiredChild, isSplitRoot, replicasOf, updatedChild } from './children.js';
+
+export interface SplitterControllerOptions {
+  /** How often every workspace with SyncTargets is re-examined (default 500 ms). */
+  resyncMs?: number;
+}
+
+export function splitterControllerInstaller(opts: SplitterControllerOptions = {}): ControllerInstaller {
+  return {
+    name: 'deployment-splitter',
+    install(ctx) {
+      const targets = ctx.informers.informerFor<SyncTarget>(syncTargetsGVR, { cluster: '*' });
+      const namespaces = ctx.informers.informerFor<KubeObject>(namespacesGVR, { cluster: '*' });
+      const controller = new Controller({ name: 'deployment-splitter', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, targets, namespaces, cluster) });
+      const byCluster = (o: KubeObject) => controller.enqueue(clusterOf(o));
+      for (const inf of [targets, namespaces] as Informer<KubeObject>[]) inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
+      return { name: 'deployment-splitter', start: () => controller.start(), stop: () => controller.stop() };
+    },
+  };
+}
+
+async function reconcileWorkspace(
+  ctx: ControllerContext,
+  opts: SplitterControllerOptions,
+  targetInformer: Informer<SyncTarget>,
+  namespaceInformer: Informer<KubeObject>,
+  cluster: string,
+): Promise<{ requeueAfterMs: number } | void> {
+  const targets = targetInformer.lister.list().filter((t) => clusterOf(t) === cluster) as (SyncTarget & SyncTargetLike)[];
+  if (targets.length === 0) return;
+  const resync = { requeueAfterMs: opts.resyncMs ?? 500 };
+  const scope = { cluster };
+  let deployments: KubeObject[];
+  try {
+    deployments = (await ctx.client.list(deploymentsGVR, scope)).items;
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return resync; // not negotiated yet
+    throw err;
+  }
+  const byName = new Map(targets.map((t) => [t.metadata!.name!, t]));
+  const nameOfKey = new Map(targets.map((t) => [syncTargetKey(cluster, t.metadata!.name!), t.metadata!.name!]));
+  const splitNamespaces = new Map(
+    namespaceInformer.lister
+      .list()
+      .filter((ns) => clusterOf(ns) === cluster && ns.metadata?.annotations?.[SPLIT_NAMESPACE_ANNOTATION] === 'true')
+      .map((ns) => [ns.metadata!.name!, ns]),
+  );
+  const rootKey = (ns: string | undefined, name: string) => `${ns}/${name}`;
+  const roots = new Map<string, KubeObject>();
+  const children = new Map<string, KubeObject[]>();
+  for (const d of deployments) {
+    const from = d.metadata?.labels?.[SPLIT_FROM_LABEL];
+    if (from !== undefined) {
+      const k = rootKey(d.metadata?.namespace, from);
+      children.set(k, [...(children.get(k) ?? []), d]);
+    } else if (splitNamespaces.has(d.metadata!.namespace!) && isSplitRoot(d)) {
+      roots.set(rootKey(d.metadata!.namespace, d.metadata!.name!), d);
+    }
+  }
+
+  for (const [k, kids] of children) {
+    // Children of a root that is gone or no longer split: remove them (the garbage collector would only catch the first).
+    if (!roots.has(k)) for (const kid of kids) await deleteChild(ctx, cluster, kid, byName);
+  }
+  for (const [k, root] of roots) {
+    const ns = splitNamespaces.get(root.metadata!.namespace!)!;
+    const assigned = assignedKeys(ns).map((key) => nameOfKey.get(key)).filter((n): n is string => n !== undefined);
+    await reconcileRoot(ctx, cluster, root, children.get(k) ?? [], assigned, byName);
+  }
+  return resync;
+}
+
+async function reconcileRoot(
+  ctx: ControllerContext,
+  cluster: string,
+  root: KubeObject,
+  kids: KubeObject[],
+  assigned: string[],
+  targets: Map<string, SyncTarget & SyncTargetLike>,
+): Promise<void> {
+  const scope = { cluster, namespace: root.metadata!.namespace };
+  const current: Record<string, number> = {};
+  for (const kid of kids) {
+    const t = kid.metadata?.labels?.[CLUSTER_LABEL];
+    if (t) current[t] = replicasOf(kid);
+  }
+  const split = splitReplicas({
+    replicas: replicasOf(root),
+    targets: assigned.map((name) => ({ name, weight: staticWeightOf(targets.get(name)!) })),
+    current: kids.length > 0 ? current : undefined,
+  });
+  const live: KubeObject[] = [];
+  for (const [target, replicas] of Object.entries(split.assignment)) {
+    const desired = desiredChild(root, target, replicas);
+    const existing = kids.find((k) => k.metadata?.labels?.[CLUSTER_LABEL] === target && k.metadata?.name === desired.metadata!.name);
+    if (!existing) {
+      live.push(await ctx.client.create(deploymentsGVR, desired, scope));
+      continue;
+    }
+    const next = updatedChild(existing, desired);
+    live.push(jsonEqual(next, existing) ? existing : await ctx.client.update(deploymentsGVR, stripClusterAnnotation(next), scope));
+  }
+  for (const kid of kids) if (!live.some((l) => l.metadata?.name === kid.metadata?.name)) await deleteChild(ctx, cluster, kid, targets);
+
+  const status = aggregateDeploymentStatus({
+    generation: root.metadata?.generation ?? 1,
+    replicas: replicasOf(root),
+    previousObservedGeneration: (root.status as { observedGeneration?: number } | undefined)?.observedGeneration,
+    clusters: clusterStatuses(live, Object.keys(split.assignment)),
+  });
+  if (jsonEqual(status, root.status)) return;
+  const next = deepCopy(root);
+  next.status = status as Record<string, unknown>;
+  await ctx.client.updateStatus(deploymentsGVR, stripClusterAnnotation(next), scope);
+}
+
+/**
+ * Deletes a child; when its SyncTarget is gone or not Ready, also drops that target's syncer finalizer, which a
+ * syncer that cannot run would otherwise hold forever.
+ */
+async function deleteChild(ctx: ControllerContext, cluster: string, kid: KubeObject, targets: Map<string, SyncTarget & SyncTargetLike>): Promise<void> {
+  const scope = { cluster, namespace: kid.metadata!.namespace };
+  const name = kid.metadata!.name!;
+  if (!kid.metadata?.deletionTimestamp) {
+    await ctx.client.delete(deploymentsGVR, name, scope).catch(ignoreNotFound);
+  }
+  const targetName = kid.metadata?.labels?.[CLUSTER_LABEL];
+  const target = targetName ? targets.get(targetName) : undefined;
+  if (target && isReady(target)) return;
+  const finalizer = targetName ? syncerFinalizer(syncTargetKey(cluster, targetName)) : undefined;
+  const latest = await ctx.client.get(deploymentsGVR, name, scope).catch(ignoreNotFound);
+  if (!latest || !finalizer || !latest.metadata?.finalizers?.includes(finalizer)) return;
+  const next = deepCopy(latest);
+  next.metadata!.finalizers = next.metadata!.finalizers!.filter((f) => f !== finalizer);
+  await ctx.client.update(deploymentsGVR, stripClusterAnnotation(next), scope).catch(ignoreNotFound);
+}
+
+function ignoreNotFound(err: unknown): undefined {
+  if ((err as { code?: number }).code === 404) return undefined;
+  throw err;
+}

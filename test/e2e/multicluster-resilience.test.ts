@@ -1,0 +1,253 @@
+/**
+ * Transparent multi-cluster survives crashes: one `atrium start` and three `atrium pcluster` processes, registered in
+ * the three modes (pc1 push: spec.kubeconfig, the syncer runs inside atrium; pc2 none: a separate `atrium syncer`
+ * with the admin kubeconfig; pc3 pull: `kubectl atrium workload sync` prints the manifest and an `atrium syncer`
+ * process runs with its ServiceAccount kubeconfig, as the in-cluster Deployment would). A Deployment, Service and
+ * ConfigMap per cluster are assigned by label; then atrium, the pc2 syncer and the pc1 cluster are each SIGKILLed
+ * and restarted (on the same port, same root dir), with upstream changes made while each is down. After each step
+ * the system must converge: every object exactly once downstream with the latest content, status back upstream, one
+ * downstream namespace per cluster, no downstream object without an upstream one, and finalizers only where due.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { RestClient } from '../../src/client/rest-client.js';
+import { locatorOf } from '../../src/multicluster/api/keys.js';
+import type { KubeObject } from '../../src/apimachinery/object.js';
+
+const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
+const servicesGVR = { group: '', version: 'v1', resource: 'services' };
+const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
+const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
+const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
+const DOWN_LABEL = 'internal.workload.kcp.io/cluster';
+const bin = join(process.cwd(), 'bin');
+
+/** A child process we can SIGKILL and start again with the same arguments. */
+class Proc {
+  child?: ChildProcess;
+  output = '';
+  constructor(
+    readonly name: string,
+    private args: () => string[],
+    private readyWhen: (out: string) => boolean,
+  ) {}
+
+  async start(): Promise<void> {
+    this.output = '';
+    const child = spawn(process.execPath, this.args(), { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    child.stdout!.on('data', (b) => (this.output += b));
+    child.stderr!.on('data', (b) => (this.output += b));
+    await eventually(`${this.name} to start`, async () => {
+      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output.slice(-2000)}`);
+      return this.readyWhen(this.output);
+    }, 30_000);
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const c = this.child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill(signal);
+    await exited;
+  }
+}
+
+async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+      last = undefined;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function portOf(kubeconfigPath: string): string {
+  const kc = YAML.parse(readFileSync(kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+  return new URL(kc.clusters[0]!.cluster.server).port;
+}
+
+function runNode(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (b) => (stdout += b));
+    p.stderr.on('data', (b) => (stderr += b));
+    p.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const labelled = (target: string) => ({ 'workload.kcp.io/cluster': target });
+const deployment = (name: string, target: string, replicas: number): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace: 'shop', labels: labelled(target) },
+  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } } },
+});
+
+describe('multicluster: kill and restart atrium, a syncer and a physical cluster in turn', () => {
+  const root = mkdtempSync(join(tmpdir(), 'atrium-mc-resilience-'));
+  const atriumDir = join(root, 'atrium');
+  const pcDir = (i: number) => join(root, `pc${i}`);
+  let atriumPort = '0';
+  const pcPorts = ['0', '0', '0'];
+  const atrium = new Proc('atrium', () => [join(bin, 'atrium'), 'start', '--root-dir', atriumDir, '--secure-port', atriumPort], (o) => o.includes('atrium is serving at'));
+  const pclusters = [1, 2, 3].map(
+    (i) => new Proc(`pc${i}`, () => [join(bin, 'atrium'), 'pcluster', '--name', `pc${i}`, '--root-dir', pcDir(i), '--secure-port', pcPorts[i - 1]!, '--ready-delay', '200ms'], (o) => o.includes('is serving at') && existsSync(join(pcDir(i), 'admin.kubeconfig'))),
+  );
+  const syncerArgs = (i: number, fromKubeconfig: string) => [join(bin, 'atrium'), 'syncer', '--from-kubeconfig', fromKubeconfig, '--to-kubeconfig', join(pcDir(i), 'admin.kubeconfig'), '--sync-target-name', `pc${i}`, '--heartbeat-interval', '1s', '--import-poll-interval', '2s'];
+  const syncer2 = new Proc('syncer pc2', () => syncerArgs(2, join(atriumDir, 'admin.kubeconfig')), (o) => o.includes('is running'));
+  const syncer3 = new Proc('syncer pc3', () => syncerArgs(3, join(root, 'pc3-upstream.kubeconfig')), (o) => o.includes('is running'));
+  let up: RestClient;
+  const down: RestClient[] = [];
+  /** Upstream content the system must converge to, per cluster: ConfigMap data and Deployment replicas. */
+  const want = [1, 2, 3].map(() => ({ data: { v: '1' } as Record<string, string>, replicas: 1, configMaps: ['cfg'] }));
+
+  const logs = () => [atrium, ...pclusters, syncer2, syncer3].map((p) => `--- ${p.name}\n${p.output.slice(-1500)}`).join('\n');
+
+  before(async () => {
+    await atrium.start();
+    atriumPort = portOf(join(atriumDir, 'admin.kubeconfig'));
+    for (const [i, pc] of pclusters.entries()) {
+      await pc.start();
+      pcPorts[i] = portOf(join(pcDir(i + 1), 'admin.kubeconfig'));
+    }
+    up = await RestClient.fromKubeconfig(join(atriumDir, 'admin.kubeconfig'));
+    for (let i = 1; i <= 3; i++) down.push(await RestClient.fromKubeconfig(join(pcDir(i), 'admin.kubeconfig')));
+  });
+
+  after(async () => {
+    up?.close();
+    for (const d of down) d.close();
+    for (const p of [syncer2, syncer3, atrium, ...pclusters]) await p.kill('SIGTERM');
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** The downstream namespaces cluster i holds for us (by our label). */
+  const ourNamespaces = async (i: number) => {
+    const key = (await up.get(syncTargetsGVR, `pc${i}`)).metadata!.labels!['internal.workload.kcp.io/key']!;
+    return { key, items: (await down[i - 1]!.list(namespacesGVR, {}, { labelSelector: `${DOWN_LABEL}=${key}` })).items };
+  };
+
+  /** Everything the issue asks of a converged system, for cluster i; returns a reason when not (yet) converged. */
+  async function divergence(i: number): Promise<string | undefined> {
+    const w = want[i - 1]!;
+    const { key, items: nss } = await ourNamespaces(i);
+    if (nss.length !== 1) return `pc${i}: ${nss.length} downstream namespaces`;
+    if (locatorOf(nss[0]!)?.namespace !== 'shop') return `pc${i}: namespace locator ${JSON.stringify(locatorOf(nss[0]!))}`;
+    const ns = nss[0]!.metadata!.name!;
+    const sel = { labelSelector: `${DOWN_LABEL}=${key}` };
+    const [deps, svcs, cms] = await Promise.all([deploymentsGVR, servicesGVR, configMapsGVR].map((g) => down[i - 1]!.list(g, {}, sel)));
+    const names = (l: { items: KubeObject[] }) => l.items.map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort();
+    if (names(deps!).join() !== `${ns}/web-pc${i}`) return `pc${i}: deployments ${names(deps!)}`;
+    if (names(svcs!).join() !== `${ns}/web-pc${i}`) return `pc${i}: services ${names(svcs!)}`;
+    if (names(cms!).join() !== w.configMaps.map((c) => `${ns}/${c}-pc${i}`).sort().join()) return `pc${i}: configmaps ${names(cms!)}`;
+    if (JSON.stringify(cms!.items.find((c) => c.metadata?.name === `cfg-pc${i}`)?.data) !== JSON.stringify(w.data)) return `pc${i}: configmap data ${JSON.stringify(cms!.items[0]?.data)}`;
+    if ((deps!.items[0]!.spec as { replicas?: number }).replicas !== w.replicas) return `pc${i}: downstream replicas ${(deps!.items[0]!.spec as { replicas?: number }).replicas}`;
+    const upDeploy = await up.get(deploymentsGVR, `web-pc${i}`, { namespace: 'shop' });
+    const st = upDeploy.status as { readyReplicas?: number; observedGeneration?: number } | undefined;
+    if (st?.readyReplicas !== w.replicas) return `pc${i}: upstream readyReplicas ${st?.readyReplicas}, want ${w.replicas}`;
+    // Finalizers: exactly this target's on its objects; none left on deleted ones (they would be stuck).
+    for (const [g, names] of [[deploymentsGVR, [`web-pc${i}`]], [servicesGVR, [`web-pc${i}`]], [configMapsGVR, w.configMaps.map((c) => `${c}-pc${i}`)]] as const) {
+      for (const n of names) {
+        const o = await up.get(g, n, { namespace: 'shop' });
+        const fins = (o.metadata?.finalizers ?? []).filter((f) => f.startsWith('workload.kcp.io/syncer-'));
+        if (fins.join() !== `workload.kcp.io/syncer-${key}`) return `pc${i}: ${g.resource}/${n} finalizers ${fins}`;
+      }
+    }
+    return undefined;
+  }
+
+  async function assertConverged(step: string): Promise<void> {
+    for (let i = 1; i <= 3; i++) {
+      let why: string | undefined;
+      await eventually(`${step}: pc${i} converged`, async () => (why = await divergence(i)) === undefined).catch((e) => {
+        throw new Error(`${e.message} (${why})\n${logs()}`);
+      });
+    }
+    // No upstream object is stuck deleting (a syncer finalizer that nobody will release).
+    const stuck = (await Promise.all([deploymentsGVR, servicesGVR, configMapsGVR].map((g) => up.list(g, { namespace: 'shop' })))).flatMap((l) => l.items).filter((o) => o.metadata?.deletionTimestamp);
+    assert.deepEqual(stuck.map((o) => o.metadata?.name), [], `${step}: upstream objects stuck deleting`);
+  }
+
+  it('registers clusters in push, none and pull mode and syncs a labelled Deployment, Service and ConfigMap to each', async () => {
+    await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: 'pc1' }, spec: { kubeconfig: readFileSync(join(pcDir(1), 'admin.kubeconfig'), 'utf8') } });
+    await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: 'pc2' } });
+    await syncer2.start();
+    const manifest = join(root, 'pc3-syncer.yaml');
+    const r = await runNode([join(bin, 'kubectl-atrium'), 'workload', 'sync', 'pc3', '--kubeconfig', join(atriumDir, 'admin.kubeconfig'), '-o', manifest]);
+    assert.equal(r.status, 0, r.stderr);
+    const secret = YAML.parseAllDocuments(readFileSync(manifest, 'utf8')).map((d) => d.toJSON()).find((d) => d.kind === 'Secret');
+    writeFileSync(join(root, 'pc3-upstream.kubeconfig'), secret.stringData.kubeconfig);
+    await syncer3.start();
+    for (let i = 1; i <= 3; i++) {
+      await eventually(`pc${i} Ready and deployments Accepted`, async () => {
+        const st = (await up.get(syncTargetsGVR, `pc${i}`)).status as { conditions?: { type: string; status: string }[]; syncedResources?: { resource: string; state: string }[] } | undefined;
+        return st?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && ['deployments', 'services', 'configmaps'].every((res) => st.syncedResources?.find((s) => s.resource === res)?.state === 'Accepted');
+      }).catch((e) => {
+        throw new Error(`${e.message}\n${logs()}`);
+      });
+    }
+    await up.create(namespacesGVR, { metadata: { name: 'shop' } });
+    for (let i = 1; i <= 3; i++) {
+      const t = `pc${i}`;
+      await eventually('deployments served', () => up.create(deploymentsGVR, deployment(`web-${t}`, t, 1)));
+      await up.create(servicesGVR, { apiVersion: 'v1', kind: 'Service', metadata: { name: `web-${t}`, namespace: 'shop', labels: labelled(t) }, spec: { selector: { app: `web-${t}` }, ports: [{ port: 80 }] } });
+      await up.create(configMapsGVR, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cfg-${t}`, namespace: 'shop', labels: labelled(t) }, data: { v: '1' } });
+    }
+    await assertConverged('initial sync');
+  });
+
+  it('converges after atrium is killed and restarted, with changes made right after', async () => {
+    await atrium.kill();
+    await atrium.start();
+    await eventually('atrium answering', () => up.get(namespacesGVR, 'shop'));
+    for (let i = 1; i <= 3; i++) {
+      await up.patch(configMapsGVR, `cfg-pc${i}`, 'merge', { data: { v: '2' } }, { namespace: 'shop' });
+      want[i - 1]!.data = { v: '2' };
+    }
+    await up.patch(deploymentsGVR, 'web-pc2', 'merge', { spec: { replicas: 2 } }, { namespace: 'shop' });
+    want[1]!.replicas = 2;
+    await assertConverged('after atrium restart');
+  });
+
+  it('converges after the pc2 syncer is killed, with creates, updates and deletes made while it was down', async () => {
+    await syncer2.kill();
+    await up.patch(configMapsGVR, 'cfg-pc2', 'merge', { data: { v: '3' } }, { namespace: 'shop' });
+    await up.create(configMapsGVR, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extra-pc2', namespace: 'shop', labels: labelled('pc2') }, data: { v: '3' } });
+    await up.patch(deploymentsGVR, 'web-pc2', 'merge', { spec: { replicas: 1 } }, { namespace: 'shop' });
+    want[1] = { data: { v: '3' }, replicas: 1, configMaps: ['cfg', 'extra'] };
+    await syncer2.start();
+    await assertConverged('after syncer restart (create, update)');
+    // A delete while the syncer is down: the upstream object waits on the syncer finalizer, then goes with its copy.
+    await syncer2.kill();
+    await up.delete(configMapsGVR, 'extra-pc2', { namespace: 'shop' });
+    await syncer2.start();
+    want[1]!.configMaps = ['cfg'];
+    await assertConverged('after syncer restart (delete)');
+    await eventually('extra-pc2 gone upstream', async () => !(await up.list(configMapsGVR, { namespace: 'shop' })).items.some((c) => c.metadata?.name === 'extra-pc2'));
+  });
+
+  it('converges after the pc1 cluster is killed and restarted, with changes made while it was down', async () => {
+    await pclusters[0]!.kill();
+    await up.patch(configMapsGVR, 'cfg-pc1', 'merge', { data: { v: '4' } }, { namespace: 'shop' });
+    await up.patch(deploymentsGVR, 'web-pc1', 'merge', { spec: { replicas: 2 } }, { namespace: 'shop' });
+    want[0] = { data: { v: '4' }, replicas: 2, configMaps: ['cfg'] };
+    await new Promise((r) => setTimeout(r, 1000));
+    await pclusters[0]!.start();
+    await assertConverged('after pcluster restart');
+  });
+});

@@ -1,0 +1,200 @@
+/**
+ * Placement, scheduling and splitting in process: one atrium with the multicluster options and two simulated
+ * physical clusters (st-a, st-b) in push mode. Covers the default Location and its status, the default Placement
+ * (`bind compute`) and its status, state labels on placed namespaces and the opt-out annotation, splitting a
+ * Deployment into per-cluster children (and never syncing the root), status aggregation onto the root, scaling,
+ * the per-object cluster label override, and cordon / drain / uncordon.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { startPcluster, type RunningPcluster } from '../../src/multicluster/pcluster/pcluster.js';
+import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
+import { RestClient } from '../../src/client/rest-client.js';
+import { syncTargetKey } from '../../src/multicluster/api/keys.js';
+import { bindCompute } from '../../src/multicluster/scheduling/bind-compute.js';
+import { cordonSyncTarget } from '../../src/multicluster/scheduling/cordon.js';
+import type { KubeObject } from '../../src/apimachinery/object.js';
+
+const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
+const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
+const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
+const locationsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'locations' };
+const placementsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'placements' };
+
+async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+      last = new Error(`last value ${JSON.stringify(v)}`);
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function deployment(name: string, replicas: number, labels: Record<string, string> = {}): KubeObject {
+  const app = { app: name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, labels: { ...app, ...labels } },
+    spec: { replicas, selector: { matchLabels: app }, template: { metadata: { labels: app }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  };
+}
+
+const stateLabel = (target: string) => `state.workload.kcp.io/${syncTargetKey('root', target)}`;
+const ready = (d: KubeObject | undefined) => (d?.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
+const replicas = (d: KubeObject | undefined) => (d?.spec as { replicas?: number } | undefined)?.replicas;
+
+describe('scheduling: Locations, Placements, namespace assignment and the deployment splitter', () => {
+  let atrium: TestServer;
+  let up: RestClient;
+  const pclusters: RunningPcluster[] = [];
+  const down: RestClient[] = [];
+  const dirs: string[] = [];
+
+  before(async () => {
+    atrium = await startTestServer({
+      server: multiclusterServerOptions({
+        heartbeatThresholdMs: 3000,
+        pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
+        scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 3, resyncMs: 300 },
+        splitter: { resyncMs: 300 },
+      }),
+    });
+    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
+    for (const name of ['st-a', 'st-b']) {
+      const rootDir = mkdtempSync(join(tmpdir(), `atrium-sched-${name}-`));
+      dirs.push(rootDir);
+      const pc = await startPcluster({ name, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100 });
+      pclusters.push(pc);
+      down.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
+      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
+    }
+    for (const ns of ['apps', 'optout']) {
+      await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, annotations: ns === 'optout' ? { 'scheduling.atrium.io/placement': 'none' } : {} } });
+    }
+  });
+
+  after(async () => {
+    up?.close();
+    for (const d of down) d.close();
+    await atrium?.stop();
+    for (const pc of pclusters) await pc.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('creates the default Location and counts its instances', async () => {
+    const loc = await eventually('default Location with 2 available instances', async () => {
+      const l = await up.get(locationsGVR, 'default');
+      const s = l.status as { instances?: number; availableInstances?: number };
+      return s.instances === 2 && s.availableInstances === 2 && l;
+    });
+    assert.deepEqual((loc.spec as { resource: unknown }).resource, { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' });
+  });
+
+  it('bind compute creates the default Placement once; it binds and reports its targets', async () => {
+    assert.equal(await bindCompute(up, { cluster: 'root', locationWorkspace: 'root' }), 'placement.scheduling.kcp.io/default created (location workspace root)');
+    assert.equal(await bindCompute(up, { cluster: 'root', locationWorkspace: 'root' }), 'placement.scheduling.kcp.io/default already exists');
+    const p = await eventually('Placement Bound and Scheduled', async () => {
+      const p = await up.get(placementsGVR, 'default');
+      const s = p.status as { phase?: string; conditions?: { type: string; status: string; message?: string }[] };
+      return s.phase === 'Bound' && s.conditions?.find((c) => c.type === 'Scheduled')?.status === 'True' && p;
+    });
+    const status = p.status as { selectedLocation: unknown; conditions: { type: string; status: string; reason?: string; message?: string }[] };
+    assert.deepEqual(status.selectedLocation, { path: 'root', locationName: 'default' });
+    assert.deepEqual(status.conditions.find((c) => c.type === 'Ready')?.status, 'True');
+    assert.equal(status.conditions.find((c) => c.type === 'Scheduled')?.message, 'Scheduled to SyncTargets "st-a", "st-b"');
+  });
+
+  it('writes state labels on placed namespaces and leaves opted-out ones alone', async () => {
+    const ns = await eventually('apps scheduled to both targets', async () => {
+      const ns = await up.get(namespacesGVR, 'apps');
+      const l = ns.metadata?.labels ?? {};
+      return l[stateLabel('st-a')] === 'Sync' && l[stateLabel('st-b')] === 'Sync' && ns;
+    });
+    assert.equal(ns.metadata?.annotations?.['scheduling.kcp.io/placement'], 'default');
+    assert.equal(ns.metadata?.annotations?.['scheduling.atrium.io/split-workloads'], 'true');
+    const optout = await up.get(namespacesGVR, 'optout');
+    assert.deepEqual(Object.keys(optout.metadata?.labels ?? {}).filter((k) => k.startsWith('state.workload.kcp.io/')), []);
+    assert.equal(optout.metadata?.annotations?.['scheduling.kcp.io/placement'], undefined);
+  });
+
+  it('splits a Deployment into per-cluster children, syncs only them, and aggregates their status onto the root', async () => {
+    await eventually('deployments negotiated', async () => (await up.list(deploymentsGVR, { namespace: 'apps' })) && true);
+    await up.create(deploymentsGVR, deployment('web', 10), { namespace: 'apps' });
+    const kids = await eventually('children 5/5', async () => {
+      const a = await up.get(deploymentsGVR, 'web--st-a', { namespace: 'apps' });
+      const b = await up.get(deploymentsGVR, 'web--st-b', { namespace: 'apps' });
+      return replicas(a) === 5 && replicas(b) === 5 && [a, b];
+    });
+    for (const [i, kid] of kids.entries()) {
+      const target = ['st-a', 'st-b'][i]!;
+      assert.equal(kid.metadata?.labels?.['workload.kcp.io/cluster'], target);
+      assert.equal(kid.metadata?.labels?.['scheduling.atrium.io/split-from'], 'web');
+      assert.equal(kid.metadata?.ownerReferences?.[0]?.name, 'web');
+      assert.equal(kid.metadata?.ownerReferences?.[0]?.controller, true);
+    }
+    const root = await eventually('root 10 ready and Available', async () => {
+      const r = await up.get(deploymentsGVR, 'web', { namespace: 'apps' });
+      const available = (r.status as { conditions?: { type: string; status: string }[] })?.conditions?.find((c) => c.type === 'Available');
+      return ready(r) === 10 && available?.status === 'True' && r;
+    });
+    assert.equal((root.status as { observedGeneration?: number }).observedGeneration, root.metadata?.generation);
+    for (const [i, client] of down.entries()) {
+      const names = (await client.list(deploymentsGVR)).items.map((d) => d.metadata?.name);
+      assert.deepEqual(names, [`web--${['st-a', 'st-b'][i]}`], 'only the child runs on each cluster, never the root');
+    }
+  });
+
+  it('re-divides on scale', async () => {
+    await up.patch(deploymentsGVR, 'web', 'merge', { spec: { replicas: 3 } }, { namespace: 'apps' });
+    await eventually('children 2 + 1 and root 3 ready', async () => {
+      const list = (await up.list(deploymentsGVR, { namespace: 'apps' })).items;
+      const by = new Map(list.map((d) => [d.metadata!.name!, d]));
+      const split = [replicas(by.get('web--st-a')), replicas(by.get('web--st-b'))];
+      return split.sort().join(',') === '1,2' && ready(by.get('web')) === 3;
+    });
+  });
+
+  it('does not split an object labelled to one cluster', async () => {
+    await up.create(deploymentsGVR, deployment('pinned', 2, { 'workload.kcp.io/cluster': 'st-a' }), { namespace: 'apps' });
+    await eventually('pinned runs on st-a with 2 replicas', async () => {
+      const d = (await down[0]!.list(deploymentsGVR)).items.find((x) => x.metadata?.name === 'pinned');
+      return replicas(d) === 2;
+    });
+    const names = (await up.list(deploymentsGVR, { namespace: 'apps' })).items.map((d) => d.metadata!.name!);
+    assert.ok(!names.some((n) => n.startsWith('pinned--')), `no children of pinned: ${names.join(', ')}`);
+    assert.ok(!(await down[1]!.list(deploymentsGVR)).items.some((d) => d.metadata?.name === 'pinned'));
+  });
+
+  it('cordon keeps work, drain moves it, uncordon makes the target schedulable again', async () => {
+    assert.equal(await cordonSyncTarget(up, 'root', 'st-b', 'cordon'), 'synctarget.workload.kcp.io/st-b cordoned');
+    await eventually('Location counts 1 available', async () => ((await up.get(locationsGVR, 'default')).status as { availableInstances?: number }).availableInstances === 1);
+    const ns = await up.get(namespacesGVR, 'apps');
+    assert.equal(ns.metadata?.labels?.[stateLabel('st-b')], 'Sync', 'a cordoned target keeps its namespaces');
+
+    assert.equal(await cordonSyncTarget(up, 'root', 'st-b', 'drain'), 'synctarget.workload.kcp.io/st-b drained');
+    await eventually('st-b drained: all 3 replicas on st-a', async () => {
+      const ns = await up.get(namespacesGVR, 'apps');
+      if (ns.metadata?.labels?.[stateLabel('st-b')] !== undefined) return false;
+      const list = (await up.list(deploymentsGVR, { namespace: 'apps' })).items;
+      const by = new Map(list.map((d) => [d.metadata!.name!, d]));
+      return !by.has('web--st-b') && replicas(by.get('web--st-a')) === 3 && ready(by.get('web')) === 3;
+    });
+
+    assert.equal(await cordonSyncTarget(up, 'root', 'st-b', 'uncordon'), 'synctarget.workload.kcp.io/st-b uncordoned');
+    await eventually('st-b scheduled again', async () => (await up.get(namespacesGVR, 'apps')).metadata?.labels?.[stateLabel('st-b')] === 'Sync');
+    const st = await up.get(syncTargetsGVR, 'st-b');
+    assert.deepEqual(st.spec?.['unschedulable' as never], undefined);
+  });
+});

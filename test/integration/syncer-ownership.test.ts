@@ -1,0 +1,141 @@
+/**
+ * Fields a downstream controller owns flow up, and the syncing state is visible on the objects: one atrium and one
+ * simulated physical cluster in push mode. An HPA stand-in scales the downstream Deployment with its own field
+ * manager; the new replicas reach upstream and survive later upstream spec changes (no fight). Every synced object
+ * carries a `synced.workload.kcp.io/<key>` condition, written once, flipped to False with the reason on a conflict,
+ * and removed with the finalizer when the object leaves the cluster.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { startPcluster, type RunningPcluster } from '../../src/multicluster/pcluster/pcluster.js';
+import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
+import { RestClient } from '../../src/client/rest-client.js';
+import { locatorOf } from '../../src/multicluster/api/keys.js';
+import type { KubeObject } from '../../src/apimachinery/object.js';
+
+const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
+const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
+const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
+const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
+
+async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+      last = undefined;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('syncer: downstream-owned fields and Synced conditions', () => {
+  let atrium: TestServer;
+  let pc: RunningPcluster;
+  let up: RestClient;
+  let down: RestClient;
+  let key = '';
+  let ns = '';
+  const dir = mkdtempSync(join(tmpdir(), 'atrium-syncer-own-'));
+  const condition = (o: KubeObject) => {
+    const t = o.metadata?.annotations?.[`synced.workload.kcp.io/${key}`];
+    return t ? (JSON.parse(t) as { status: string; reason: string; message?: string; lastTransitionTime: string }) : undefined;
+  };
+
+  before(async () => {
+    atrium = await startTestServer({ server: multiclusterServerOptions({ heartbeatThresholdMs: 5000, pushSyncer: { heartbeatIntervalMs: 500, importPollIntervalMs: 500 } }) });
+    pc = await startPcluster({ name: 'own', rootDir: join(dir, 'pc'), bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 50 });
+    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
+    down = new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken });
+    await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: 'own' }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
+    key = await eventually('key label', async () => (await up.get(syncTargetsGVR, 'own')).metadata?.labels?.['internal.workload.kcp.io/key']);
+    await eventually('deployments Accepted', async () => ((await up.get(syncTargetsGVR, 'own')).status as any)?.syncedResources?.find((r: any) => r.resource === 'deployments')?.state === 'Accepted');
+    await up.create(namespacesGVR, { metadata: { name: 'app', labels: { 'workload.kcp.io/cluster': 'own' } } });
+    await eventually('deployments served', () =>
+      up.create(deploymentsGVR, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'app' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.26' }] } } } }),
+    );
+    ns = await eventually('downstream namespace', async () => (await down.list(namespacesGVR)).items.find((n) => locatorOf(n)?.namespace === 'app')?.metadata?.name);
+    await eventually('deployment downstream', () => down.get(deploymentsGVR, 'web', { namespace: ns }));
+  });
+
+  after(async () => {
+    up?.close();
+    down?.close();
+    await atrium?.stop();
+    await pc?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records Synced=True once and does not rewrite it while nothing changes', async () => {
+    const synced = await eventually('Synced condition', async () => {
+      const o = await up.get(deploymentsGVR, 'web', { namespace: 'app' });
+      return condition(o)?.status === 'True' && (o.status as any)?.readyReplicas === 1 && o;
+    });
+    assert.equal(condition(synced)!.reason, 'Synced');
+    await new Promise((r) => setTimeout(r, 1500));
+    const later = await up.get(deploymentsGVR, 'web', { namespace: 'app' });
+    assert.equal(later.metadata?.annotations?.[`synced.workload.kcp.io/${key}`], synced.metadata?.annotations?.[`synced.workload.kcp.io/${key}`]);
+    assert.equal(later.metadata?.resourceVersion, synced.metadata?.resourceVersion, 'steady state writes nothing upstream');
+    const d = await down.get(deploymentsGVR, 'web', { namespace: ns });
+    assert.equal(d.metadata?.annotations?.[`synced.workload.kcp.io/${key}`], undefined, 'the condition stays upstream');
+    assert.deepEqual(d.metadata?.managedFields?.map((m: any) => m.manager).filter((m: string) => m === 'syncer'), ['syncer']);
+  });
+
+  it('reflects replicas an HPA stand-in sets downstream, and keeps them when upstream spec changes', async () => {
+    await down.patch(deploymentsGVR, 'web', 'merge', { spec: { replicas: 3 } }, { namespace: ns, fieldManager: 'hpa-standin' });
+    await eventually('replicas 3 upstream, status too', async () => {
+      const o = await up.get(deploymentsGVR, 'web', { namespace: 'app' });
+      return (o.spec as any).replicas === 3 && (o.status as any)?.readyReplicas === 3;
+    });
+    // An upstream change of another field flows down; replicas stay what the downstream owner set.
+    await up.patch(deploymentsGVR, 'web', 'merge', { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } } } }, { namespace: 'app' });
+    const d = await eventually('image down', async () => {
+      const o = await down.get(deploymentsGVR, 'web', { namespace: ns });
+      return (o.spec as any).template.spec.containers[0].image === 'nginx:1.27' && o;
+    });
+    assert.equal((d.spec as any).replicas, 3);
+    const owners = (d.metadata?.managedFields ?? []).filter((m: any) => m.fieldsV1?.['f:spec']?.['f:replicas']).map((m: any) => m.manager);
+    assert.deepEqual(owners, ['hpa-standin'], 'the syncer did not take replicas back');
+    // No fight: after settling, neither side keeps changing.
+    await new Promise((r) => setTimeout(r, 1000));
+    const [u1, d1] = [await up.get(deploymentsGVR, 'web', { namespace: 'app' }), await down.get(deploymentsGVR, 'web', { namespace: ns })];
+    await new Promise((r) => setTimeout(r, 1000));
+    const [u2, d2] = [await up.get(deploymentsGVR, 'web', { namespace: 'app' }), await down.get(deploymentsGVR, 'web', { namespace: ns })];
+    assert.equal(u2.metadata?.resourceVersion, u1.metadata?.resourceVersion);
+    assert.equal(d2.metadata?.resourceVersion, d1.metadata?.resourceVersion);
+    assert.equal((u2.spec as any).replicas, 3);
+    // The HPA scales again: the new value wins upstream too.
+    await down.patch(deploymentsGVR, 'web', 'merge', { spec: { replicas: 2 } }, { namespace: ns, fieldManager: 'hpa-standin' });
+    await eventually('replicas 2 upstream', async () => ((await up.get(deploymentsGVR, 'web', { namespace: 'app' })).spec as any).replicas === 2);
+  });
+
+  it('records Synced=False with the reason on a conflict, and drops the condition with the finalizer when unassigned', async () => {
+    await down.create(configMapsGVR, { metadata: { name: 'taken', namespace: ns }, data: { owner: 'someone-else' } });
+    await up.create(configMapsGVR, { metadata: { name: 'taken', namespace: 'app' }, data: { a: '1' } });
+    const c = await eventually('Synced=False', async () => condition(await up.get(configMapsGVR, 'taken', { namespace: 'app' }))?.status === 'False' && condition(await up.get(configMapsGVR, 'taken', { namespace: 'app' })));
+    assert.equal(c.reason, 'SyncConflict');
+    assert.match(c.message!, /already exists in the physical cluster and was not created by this syncer/);
+    assert.deepEqual((await down.get(configMapsGVR, 'taken', { namespace: ns })).data, { owner: 'someone-else' });
+    const ev = await eventually('SyncConflict event', async () => (await up.list({ group: '', version: 'v1', resource: 'events' }, { namespace: 'app' })).items.find((e: any) => e.reason === 'SyncConflict' && e.involvedObject?.name === 'taken'));
+    assert.equal((ev as any).type, 'Warning');
+
+    await up.create(configMapsGVR, { metadata: { name: 'moving', namespace: 'app' }, data: { a: '1' } });
+    await eventually('moving Synced', async () => condition(await up.get(configMapsGVR, 'moving', { namespace: 'app' }))?.status === 'True');
+    await up.patch(configMapsGVR, 'moving', 'merge', { metadata: { labels: { 'workload.kcp.io/cluster': 'elsewhere' } } }, { namespace: 'app' });
+    const gone = await eventually('condition and finalizer gone', async () => {
+      const o = await up.get(configMapsGVR, 'moving', { namespace: 'app' });
+      return !condition(o) && !(o.metadata?.finalizers ?? []).some((f) => f.startsWith('workload.kcp.io/syncer-')) && o;
+    });
+    assert.ok(gone);
+    await eventually('moving gone downstream', async () => !(await down.list(configMapsGVR, { namespace: ns })).items.some((o) => o.metadata?.name === 'moving'));
+  });
+});
