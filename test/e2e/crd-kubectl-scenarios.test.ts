@@ -93,10 +93,8 @@ test('label and annotate --all', async () => {
 test('apply a List holding two custom kinds, then update it', async () => {
   const list = (fooExtra: Record<string, unknown>, barExtra: Record<string, unknown>) =>
     yamlOf({ apiVersion: 'v1', kind: 'List', items: [foo('test-list', fooExtra), bar('test-list', barExtra)] });
-  // kubectl validates a List against /openapi/v2 in protobuf; the server currently answers that with the Content-Type
-  // `…spec.v2@v1.0+protobuf`, which Go's mime parser rejects (upstream answers `…spec.v2.v1.0+protobuf`), so client
-  // validation is off here until src/apiserver/openapi/service.ts is fixed.
-  const apply = ['apply', '-n', ns, '--validate=false', '-f', '-'];
+  // kubectl validates a List against /openapi/v2 in protobuf (with kubectl's default --validate=strict).
+  const apply = ['apply', '-n', ns, '-f', '-'];
   const created = await kubectlOk(t, apply, { input: list({}, {}) });
   assert.match(created, /foo\.company\.com\/test-list created/);
   assert.match(created, /bar\.company\.com\/test-list created/);

@@ -45,14 +45,19 @@ function build(input: CRSchemaInput, version: 'v2' | 'v3'): Record<string, Schem
   const base: Schema = input.schema ? (structuredClone(input.schema) as Schema) : { type: 'object' };
   const kindSchema = version === 'v2' ? toV2(base) : base;
   const props = ((kindSchema.properties as Record<string, Schema> | undefined) ?? {});
+  // A v2 root that preserves unknown fields stays free of properties, type meta included, or kubectl's validator would
+  // reject every field it does not list.
+  const openRoot = version === 'v2' && !!kindSchema['x-kubernetes-preserve-unknown-fields'];
   const metaRef = version === 'v3' ? { description: metadataDescription, allOf: [{ $ref: ref(version, OBJECT_META) }] } : { description: metadataDescription, $ref: ref(version, OBJECT_META) };
   kindSchema.type ??= 'object';
-  kindSchema.properties = {
-    ...props,
-    apiVersion: { description: apiVersionDescription, type: 'string', ...(props.apiVersion ?? {}) },
-    kind: { description: kindDescription, type: 'string', ...(props.kind ?? {}) },
-    metadata: metaRef,
-  };
+  if (!openRoot) {
+    kindSchema.properties = {
+      ...props,
+      apiVersion: { description: apiVersionDescription, type: 'string', ...(props.apiVersion ?? {}) },
+      kind: { description: kindDescription, type: 'string', ...(props.kind ?? {}) },
+      metadata: metaRef,
+    };
+  }
   kindSchema['x-kubernetes-group-version-kind'] = [{ group: input.group, kind: input.kind, version: input.version }];
   const listMeta = version === 'v3' ? { description: listMetadataDescription, allOf: [{ $ref: ref(version, LIST_META) }] } : { description: listMetadataDescription, $ref: ref(version, LIST_META) };
   const listSchema: Schema = {
@@ -71,22 +76,42 @@ function build(input: CRSchemaInput, version: 'v2' | 'v3'): Record<string, Schem
 }
 
 /**
- * Swagger 2.0 cannot say what OpenAPI 3 can: drop nullable and the logic junctors, and leave int-or-string untyped
- * (upstream's ToStructuralOpenAPIV2 does the same).
+ * Swagger 2.0 cannot say what OpenAPI 3 can, and kubectl's v2 validator rejects what it does not expect, so (as upstream's
+ * ToStructuralOpenAPIV2 does): drop the logic junctors; a nullable value loses its type, items and properties; a value
+ * that preserves unknown fields loses its items and properties (kubectl would otherwise call the unknown ones errors);
+ * an array left without items loses its type; nullable properties are no longer required.
  */
 function toV2(s: Schema): Schema {
-  delete s.nullable;
   delete s.oneOf;
   delete s.anyOf;
   delete s.not;
   delete s.allOf;
   delete s['x-kubernetes-validations'];
   if (s['x-kubernetes-int-or-string']) delete s.type;
+  if (s.nullable) {
+    delete s.type;
+    delete s.items;
+    delete s.properties;
+  }
+  delete s.nullable;
+  if (s['x-kubernetes-preserve-unknown-fields']) {
+    delete s.items;
+    delete s.properties;
+  }
+  if (s.type === 'array' && s.items === undefined) delete s.type;
+  const props = s.properties as Record<string, Schema> | undefined;
+  if (props && Array.isArray(s.required)) {
+    const required = (s.required as string[]).filter((f) => !props[f]?.nullable);
+    if (required.length) s.required = required;
+    else delete s.required;
+  }
+  const ap = s.additionalProperties as Schema | undefined;
+  if (ap && typeof ap === 'object' && ap.nullable) delete s.required;
   for (const key of ['properties', 'patternProperties', 'definitions']) {
     const m = s[key] as Record<string, Schema> | undefined;
     if (m) for (const k of Object.keys(m)) toV2(m[k]!);
   }
   if (s.items && typeof s.items === 'object' && !Array.isArray(s.items)) toV2(s.items as Schema);
-  if (s.additionalProperties && typeof s.additionalProperties === 'object') toV2(s.additionalProperties as Schema);
+  if (ap && typeof ap === 'object') toV2(ap);
   return s;
 }

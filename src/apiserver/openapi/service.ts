@@ -113,7 +113,9 @@ export class OpenAPIService {
     }
     for (const r of ranges.length ? ranges : [{ type: 'application/json', params: {} }]) {
       if (r.type === protobufV2 || r.type === protobufV2Alt) {
-        writeRaw(res, 200, doc.proto!, protobufV2, headers);
+        // kube-apiserver names the type with a dot before the version (a media type may not contain '@'), and kubectl's
+        // validation rejects the '@' spelling in a response.
+        writeRaw(res, 200, doc.proto!, protobufV2Alt, headers);
         return;
       }
       if (r.type === 'application/json' || r.type === '*/*' || r.type === 'application/*') {
