@@ -5,12 +5,15 @@
 import { runCoreApiBenchmarks } from './core-api.js';
 import { runEtcdBenchmarks } from './etcd.js';
 import { runCrdBenchmarks } from './crd-api.js';
+import { runGcBenchmarks } from './gc.js';
 import { type Figure, printFigure } from './lib.js';
 import { runMulticlusterBenchmarks } from './multicluster.js';
+import { runSchedulingBenchmarks } from './scheduling.js';
 import { runSsaBenchmarks } from './ssa.js';
+import { runSyncerBenchmarks } from './syncer.js';
 import { runWorkspaceBenchmarks } from './workspaces.js';
 
-const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks]];
+const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['syncer', runSyncerBenchmarks]];
 let failed = false;
 for (const [name, run] of suites) {
   console.log(`# ${name}`);

@@ -108,9 +108,9 @@ export const errors = {
   /** 422 with every field error, kind being the object's Kind (e.g. "ConfigMap"). */
   invalid(group: string, kind: string, name: string, errs: FieldError[]): StatusError {
     const causes = errs.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field }));
-    let msg: string;
-    if (errs.length === 1) msg = errorString(errs[0]!);
-    else msg = `[${errs.map(errorString).join(', ')}]`;
+    // The message lists each distinct error once (field.ErrorList.ToAggregate); causes keep every entry.
+    const distinct = [...new Set(errs.map(errorString))];
+    const msg = distinct.length === 1 ? distinct[0]! : `[${distinct.join(', ')}]`;
     const what = group ? `${kind}.${group}` : kind;
     return failure(422, 'Invalid', `${what} "${name}" is invalid: ${msg}`, { name, group, kind, causes });
   },

@@ -5,7 +5,7 @@ import { logger } from '../logging/logger.js';
 import { addDemoCommand } from '../multicluster/demo/command.js';
 import { addPclusterCommand } from '../multicluster/pcluster/command.js';
 import { addSyncerCommand } from '../multicluster/syncer/command.js';
-import { multiclusterServerOptions } from '../multicluster/server-options.js';
+import { type MulticlusterFlags, multiclusterOptionsFromFlags, multiclusterServerOptions } from '../multicluster/server-options.js';
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -63,13 +63,13 @@ interface AuthFlags {
 }
 
 /** `atrium start`: serve the API until SIGINT/SIGTERM, then shut down gracefully. */
-async function start(opts: { rootDir: string; bindAddress: string; securePort: number } & EtcdFlags & AuthFlags): Promise<void> {
+async function start(opts: { rootDir: string; bindAddress: string; securePort: number } & EtcdFlags & AuthFlags & MulticlusterFlags): Promise<void> {
   const rootDir = resolve(opts.rootDir);
   let server;
   try {
     server = await startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort, etcd: etcdOptions(opts),
       // SyncTargets, type negotiation and push-mode syncers (src/multicluster).
-      ...multiclusterServerOptions(),
+      ...multiclusterServerOptions(multiclusterOptionsFromFlags(opts)),
       tokenAuthFile: opts.tokenAuthFile === undefined ? undefined : resolve(opts.tokenAuthFile),
       anonymous: opts.anonymousAuth ?? false,
       maxObjectsPerWorkspace: opts.maxObjectsPerWorkspace,
@@ -130,6 +130,9 @@ export function main(argv: string[]): void {
     .option('--leader-elect-lease-duration <duration>', 'with etcd: how long a controller leader lease lasts without renewal (default 15s)', parseDurationMs)
     .option('--leader-elect-renew-deadline <duration>', 'with etcd: how long the leader retries renewing before it stops its controllers (default 10s)', parseDurationMs)
     .option('--leader-elect-retry-period <duration>', 'with etcd: time between lease acquire/renew attempts (default 2s)', parseDurationMs)
+    .option('--sync-target-heartbeat-threshold <duration>', 'a SyncTarget whose syncer was silent this long is not Ready (default 60s)', parseDurationMs)
+    .option('--sync-target-eviction-toleration <duration>', 'how long a not-Ready SyncTarget keeps its work before it moves (default 60s)', parseDurationMs)
+    .option('--unschedulable-grace <duration>', 'how long replicas may stay unready on a Ready cluster before they move elsewhere (default 30s)', parseDurationMs)
     .action(start);
   addPclusterCommand(program);
   addDemoCommand(program);

@@ -7,7 +7,9 @@ import type { RunningServer, ServerOptions } from '../apiserver/server.js';
 import { InformerFactory } from '../client/informer-factory.js';
 import { RestClient } from '../client/rest-client.js';
 import type { ControllerContext, RunningController } from '../controllers/runtime/context.js';
+import { registerNegotiatedPrinter } from '../apiextensions/serving/negotiated-printers.js';
 import { logger } from '../logging/logger.js';
+import { deploymentPrinter, podPrinter, replicaSetPrinter, servicePrinter } from './pcluster/api/printers.js';
 import { multiclusterResources } from './api/resources.js';
 import { negotiationControllerInstaller } from './controllers/negotiation.js';
 import { syncTargetControllerInstaller, type SyncTargetControllerOptions } from './controllers/synctarget.js';
@@ -22,8 +24,47 @@ export type MulticlusterOptions = SyncTargetControllerOptions & {
   splitter?: SplitterControllerOptions;
 };
 
+/**
+ * Makes negotiated CRDs of the workload kinds print as kube-apiserver prints the built-ins (Deployment READY "15/15",
+ * not CRD columns). Idempotent; called by multiclusterServerOptions so every server with multicluster has it.
+ */
+export function registerWorkloadPrinters(): void {
+  registerNegotiatedPrinter('apps', 'Deployment', deploymentPrinter);
+  registerNegotiatedPrinter('apps', 'ReplicaSet', replicaSetPrinter);
+  registerNegotiatedPrinter('', 'Pod', podPrinter);
+  registerNegotiatedPrinter('', 'Service', servicePrinter);
+}
+
+/** The `atrium start` flags that tune failover and scheduling (durations in milliseconds). */
+export interface MulticlusterFlags {
+  /** --sync-target-heartbeat-threshold: a SyncTarget whose syncer was silent this long is not Ready (default 60 s). */
+  syncTargetHeartbeatThreshold?: number;
+  /** --sync-target-eviction-toleration: how long a not-Ready SyncTarget keeps its work (default 60 s). */
+  syncTargetEvictionToleration?: number;
+  /** --unschedulable-grace: how long replicas may stay unready on a Ready cluster before they move (default 30 s). */
+  unschedulableGrace?: number;
+}
+
+/**
+ * The MulticlusterOptions for `atrium start` flags. Push-mode syncers heartbeat three times per threshold (at most
+ * every 20 s, the syncer default), so one lost heartbeat never marks a healthy target not Ready.
+ */
+export function multiclusterOptionsFromFlags(flags: MulticlusterFlags): MulticlusterOptions {
+  const threshold = flags.syncTargetHeartbeatThreshold;
+  const opts: MulticlusterOptions = { scheduling: {}, splitter: {} };
+  if (threshold !== undefined) {
+    opts.heartbeatThresholdMs = threshold;
+    opts.pushSyncer = { heartbeatIntervalMs: Math.max(100, Math.min(20_000, Math.floor(threshold / 3))) };
+    opts.scheduling!.heartbeatThresholdSeconds = threshold / 1000;
+  }
+  if (flags.syncTargetEvictionToleration !== undefined) opts.scheduling!.tolerationSeconds = flags.syncTargetEvictionToleration / 1000;
+  if (flags.unschedulableGrace !== undefined) opts.splitter!.unschedulableGraceMs = flags.unschedulableGrace;
+  return opts;
+}
+
 /** Server options adding the multi-cluster resources and controllers. */
 export function multiclusterServerOptions(opts: MulticlusterOptions = {}): Pick<ServerOptions, 'extraResources' | 'controllers'> {
+  registerWorkloadPrinters();
   return {
     extraResources: [...multiclusterResources, ...schedulingResources],
     controllers: (server) => startMulticlusterControllers(server, opts),

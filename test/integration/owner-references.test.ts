@@ -89,7 +89,7 @@ describe('ownerReferences validation', () => {
   // Upstream's ConfigMap update validation checks the new metadata twice (ValidateObjectMetaUpdate, then
   // ValidateConfigMap), so the cause is listed twice while the message names it once. atrium lists it twice in the
   // message as well until errors.invalid (src/apimachinery/status.ts) drops repeated messages as ToAggregate does.
-  it('update and merge patch are validated the same way', { todo: 'status.ts errors.invalid must de-duplicate messages' }, async () => {
+  it('update and merge patch are validated the same way', async () => {
     const created = await ts.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'target' } });
     assert.equal(created.status, 201, created.text);
     const refs = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: '' }];

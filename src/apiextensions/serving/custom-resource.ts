@@ -16,6 +16,7 @@ import { type CompiledSchema, compileSchema } from '../schema/compile.js';
 import { type CRDVersion, type CustomResourceDefinition, isConditionTrue, storageVersionOf } from '../crd/types.js';
 import { compileJSONPath } from './jsonpath.js';
 import { crDefinitionName, crOpenAPISchemas } from './openapi.js';
+import { negotiatedPrinterFor } from './negotiated-printers.js';
 import { printerForColumns } from './printer-columns.js';
 import { scaleSubresource, validateScaleStatus } from './scale.js';
 
@@ -183,7 +184,7 @@ function buildVersion(
       // The store stamps the endpoint's apiVersion on the way out.
       fromStorage: (obj: KubeObject): KubeObject => obj,
     },
-    tableConvertor: printerForColumns(v.additionalPrinterColumns),
+    tableConvertor: negotiatedPrinterFor(crd, kind) ?? printerForColumns(v.additionalPrinterColumns),
     openAPISchemas: crOpenAPISchemas({ group, version: v.name, kind, listKind, schema: v.schema?.openAPIV3Schema }),
     schemaVersion: `${crd.metadata?.uid ?? ''}@${crd.metadata?.resourceVersion ?? ''}`,
     crdUID: crd.metadata?.uid ?? '',

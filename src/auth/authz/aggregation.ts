@@ -29,6 +29,11 @@ export function aggregatedRules(role: KubeObject, all: readonly KubeObject[]): P
   return out;
 }
 
+/** Whether some aggregating role among `roles` (all ClusterRoles of one cluster) lacks its aggregated rules. */
+export function needsAggregation(roles: readonly KubeObject[]): boolean {
+  return roles.some((role) => role.aggregationRule !== undefined && !jsonEqual(role.rules ?? [], aggregatedRules(role, roles)));
+}
+
 /** Brings every aggregating ClusterRole of one cluster up to date; writes only roles whose rules changed. */
 export async function aggregateClusterRoles(registry: ResourceRegistry, cluster: string): Promise<void> {
   const store = registry.lookup(cluster, RBAC_GROUP, 'v1', 'clusterroles');
@@ -57,7 +62,7 @@ export class ClusterRoleAggregator {
 
   constructor(
     private readonly registry: ResourceRegistry,
-    index: RbacIndex,
+    private readonly index: RbacIndex,
   ) {
     index.onChange((cluster, resource) => {
       if (resource !== 'clusterroles') return;
@@ -73,6 +78,9 @@ export class ClusterRoleAggregator {
       while (this.pending.size > 0) {
         const cluster = this.pending.values().next().value as string;
         this.pending.delete(cluster);
+        // Decided from the index first (no storage read): new workspaces get their aggregating roles created
+        // already aggregated, so the common case costs a few comparisons of shared rule lists.
+        if (!needsAggregation([...this.index.policy(cluster).clusterroles.values()])) continue;
         try {
           await aggregateClusterRoles(this.registry, cluster);
         } catch (err) {

@@ -5,7 +5,8 @@
  * for the very next request.
  *
  * Memory: every workspace starts with the same bootstrap roles and bindings, so the index keeps a compact copy of
- * each object (name, namespace, rules, subjects, roleRef: all that authorization reads) whose parts are shared
+ * each object (name, namespace, labels, rules, subjects, roleRef, aggregationRule: all that authorization and
+ * aggregation read) whose parts are shared
  * between identical objects across clusters (reference-counted interning). 10,000 workspaces then cost 10,000
  * small records per role rather than 10,000 parsed copies of it.
  */
@@ -143,8 +144,10 @@ export class RbacIndex {
     };
     const metadata: KubeObject['metadata'] = { name: take(o.metadata?.name ?? '') };
     if (o.metadata?.namespace) metadata.namespace = take(o.metadata.namespace);
+    // Labels and aggregationRule let the ClusterRole aggregator decide from the index whether a cluster needs work.
+    if (o.metadata?.labels) metadata.labels = take(o.metadata.labels);
     const out: CompactObject = { metadata };
-    for (const field of ['rules', 'subjects', 'roleRef'] as const) if (o[field] !== undefined) out[field] = take(o[field]);
+    for (const field of ['rules', 'subjects', 'roleRef', 'aggregationRule'] as const) if (o[field] !== undefined) out[field] = take(o[field]);
     Object.defineProperty(out, internedKeys, { value: keys, enumerable: false });
     return out;
   }

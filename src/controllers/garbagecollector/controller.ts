@@ -184,6 +184,7 @@ class GarbageCollector {
     }
     // Kinds only served in a non-preferred version still resolve.
     for (const r of found.resources) if (!kinds.has(`${r.group}/${r.kind}`)) kinds.set(`${r.group}/${r.kind}`, r);
+    const newKinds = [...kinds.keys()].filter((k) => !this.kinds.has(k));
     this.kinds = kinds;
     this.versionedKinds = versionedKinds;
     for (const [gr, r] of wanted) {
@@ -193,6 +194,7 @@ class GarbageCollector {
       this.monitor(gr, r);
     }
     for (const [gr, m] of this.monitors) if (!wanted.has(gr)) await this.unmonitor(gr, m);
+    this.enqueueReferencing(new Set(newKinds));
     // A resource root now serves is watched everywhere by its wildcard monitor: per-cluster ones are redundant.
     for (const [key, m] of this.clusterMonitors) {
       const gr = key.slice(key.indexOf('|') + 1);
@@ -266,6 +268,7 @@ class GarbageCollector {
       }
     }
     for (const key of [...this.clusterKinds.keys()]) if (key.startsWith(`${cluster}|`) && !kinds.has(key)) this.clusterKinds.delete(key);
+    const newKinds = new Set([...kinds.keys()].filter((k) => !this.clusterKinds.has(k)).map((k) => k.slice(k.indexOf('|') + 1)));
     for (const [k, r] of kinds) this.clusterKinds.set(k, r);
     for (const [key, r] of wanted) {
       const existing = this.clusterMonitors.get(key);
@@ -276,6 +279,7 @@ class GarbageCollector {
     for (const [key, m] of this.clusterMonitors) {
       if (key.startsWith(`${cluster}|`) && !wanted.has(key)) await this.unmonitorCluster(key, m, true);
     }
+    this.enqueueReferencing(newKinds, cluster);
   }
 
   private async unmonitorCluster(key: string, m: Monitor, forgetObjects: boolean): Promise<void> {
@@ -325,6 +329,22 @@ class GarbageCollector {
     });
     if (cluster) this.clusterMonitors.set(key, { resource: r, informer });
     else this.monitors.set(key, { resource: r, informer });
+  }
+
+  /**
+   * Queues every cached object naming an owner of one of `groupKinds` (`<group>/<Kind>`), optionally only in one
+   * cluster. A dependent judged while its owner's kind was not served yet was left alone ("unresolvable") and has no
+   * event of its own to bring it back once discovery learns the kind. Runs only when discovery found new kinds.
+   */
+  private enqueueReferencing(groupKinds: Set<string>, cluster?: string): void {
+    if (groupKinds.size === 0) return;
+    for (const m of this.allMonitors()) {
+      for (const obj of m.informer.lister.list()) {
+        if (cluster && clusterOf(obj) !== cluster) continue;
+        const refs = ownerReferencesOf(obj);
+        if (refs.some((ref) => groupKinds.has(`${parseApiVersion(ref.apiVersion ?? '').group}/${ref.kind}`))) this.controller.enqueue(nodeId(m.resource, obj));
+      }
+    }
   }
 
   /** The monitor holding objects of group/resource in `cluster`. */
@@ -384,6 +404,9 @@ class GarbageCollector {
   }
 
   private async reconcile(id: string): Promise<ReconcileResult | void> {
+    // Stopping drains the queue through reconcile: skip the work instead (everything is re-derived from the API on
+    // the next start), so a shutdown in the middle of a large cascade is not held up by it.
+    if (this.stopped) return;
     const { group, resource, key } = parseNodeId(id);
     const monitor = this.monitorFor(group, resource, key.slice(0, key.indexOf('|')));
     const obj = this.objectOf(id);

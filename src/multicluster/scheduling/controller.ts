@@ -22,11 +22,12 @@ import { Controller } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { syncTargetKey } from '../api/keys.js';
 import { namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
+import { estimateAvailableReplicas } from '../decisions/capacity-estimate.js';
 import { decideEvacuations } from '../decisions/failover.js';
 import { locationStatus } from '../decisions/location-status.js';
 import { placementStatus } from '../decisions/placement-status.js';
-import { selectTargets } from '../decisions/select-targets.js';
-import { SYNC_TARGET_RESOURCE, type LocationLike, type PlacementLike, type SyncTargetLike } from '../decisions/types.js';
+import { isReady, selectTargets } from '../decisions/select-targets.js';
+import { SYNC_TARGET_RESOURCE, type GroupResource, type LocationLike, type PlacementLike, type SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys, placementForNamespace, scheduledNamespaceMetadata } from './namespace-assignment.js';
 import { DEFAULT_NAME, locationsGVR, PLACEMENT_ANNOTATION, placementsGVR } from './types.js';
 
@@ -113,7 +114,17 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
     const name = placement.metadata!.name!;
     const members = bound.get(name) ?? [];
     const current = [...new Set(members.flatMap((ns) => assignedKeys(ns).map((k) => nameOfKey.get(k)).filter((n): n is string => !!n)))];
-    const selection = selectTargets({ placement, locations, syncTargets: targets, locationWorkspace: cluster, current, evacuating: health.evacuate, now });
+    const selection = selectTargets({
+      placement,
+      locations,
+      syncTargets: targets,
+      locationWorkspace: cluster,
+      current,
+      evacuating: health.evacuate,
+      requiredResources: requiredResourcesOf(targets),
+      availableReplicas: podRoomOf(targets),
+      now,
+    });
     chosenFor.set(name, selection.targets);
     const next = deepCopy(placement);
     next.status = { ...(next.status ?? {}), ...placementStatus({ selection, boundNamespaces: members.length, previousConditions: placement.status?.conditions, now }) };
@@ -135,6 +146,36 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
   }
   if (health.nextCheckAt) resync.requeueAfterMs = Math.min(resync.requeueAfterMs, Math.max(50, Date.parse(health.nextCheckAt) - Date.now() + 50));
   return resync;
+}
+
+/** The workload resources the splitter places: required once any SyncTarget of the workspace reported them. */
+const splitResources: GroupResource[] = [{ group: 'apps', resource: 'deployments' }];
+
+/**
+ * The resources a target must serve to be chosen: Deployments, once every Ready SyncTarget reported them Accepted or
+ * Incompatible in status.syncedResources. Before that negotiation is still under way, and requiring them would keep a
+ * slower target out of a first binding. From then on a target reporting them Incompatible loses its work and takes
+ * no new work.
+ */
+export function requiredResourcesOf(targets: readonly SyncTargetLike[]): GroupResource[] {
+  const reported = (t: SyncTargetLike, gr: GroupResource) =>
+    (t.status?.syncedResources ?? []).some((r) => (r.group ?? '') === gr.group && r.resource === gr.resource && (r.state === 'Accepted' || r.state === 'Incompatible'));
+  const ready = targets.filter((t) => isReady(t));
+  return splitResources.filter((gr) => ready.length > 0 && ready.every((t) => reported(t, gr)));
+}
+
+/**
+ * Room for new work per target, from status.allocatable: the pod slots it reports (a target reporting 0 allocatable
+ * pods takes no new work). Targets reporting nothing are left out (unbounded). The per-workload estimate, which also
+ * counts cpu and memory requests, is made by the splitter when it divides replicas.
+ */
+export function podRoomOf(targets: readonly (SyncTarget & SyncTargetLike)[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of targets) {
+    const room = estimateAvailableReplicas(t.status?.allocatable, { cpuMilli: 0, memory: 0 }, []);
+    if (room !== undefined) out[t.metadata!.name!] = room;
+  }
+  return out;
 }
 
 /** The Location kcp created per workspace: every SyncTarget of the workspace. */

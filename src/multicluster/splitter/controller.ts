@@ -7,10 +7,17 @@
  * children's statuses, synced up by the syncer, are folded onto the root's status (aggregateDeploymentStatus), so
  * `kubectl rollout status` and `kubectl wait --for=condition=Available` on the root tell the truth.
  *
- * Failover: when the scheduler takes a SyncTarget off a namespace (evacuation, drain), its child is deleted and its
- * share re-divided over the remaining targets. If that target is not Ready its syncer cannot release the child's
- * syncer finalizer, so the splitter removes it: the copy on the unreachable cluster is left alone (never deleted on a
- * guess) and is cleaned up by that cluster's syncer if it comes back.
+ * Failover: when the scheduler takes a SyncTarget off a namespace (evacuation, drain, a smaller spread), its share is
+ * re-divided over the remaining targets, gradually (planMoves): the replacements are requested first, at most
+ * `maxSurge` not-yet-ready replacements at a time, and the leaving child is scaled down only as replacements become
+ * ready; it is deleted once it holds 0. While it still holds replicas its (possibly stale, if the cluster is gone)
+ * status counts towards the root's, clipped to what it still holds. If its target is not Ready its syncer cannot
+ * release the child's syncer finalizer, so the splitter removes it: the copy on the unreachable cluster is left alone
+ * (never deleted on a guess) and is cleaned up by that cluster's syncer if it comes back.
+ *
+ * Capacity: each target's share is capped by estimateAvailableReplicas (SyncTarget status.allocatable minus what the
+ * other split children there request), and replicas that stay unready on a Ready target past `unschedulableGraceMs`
+ * (UnschedulableTracker) are taken off it and placed elsewhere.
  *
  * Deployments are a negotiated type (served once a syncer reported them), so they are listed per workspace on each
  * pass instead of through a wildcard informer; the pass runs on namespace and SyncTarget events and every resyncMs.
@@ -24,16 +31,26 @@ import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { syncerFinalizer, syncTargetKey } from '../api/keys.js';
 import { CLUSTER_LABEL, namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
 import { aggregateDeploymentStatus } from '../decisions/aggregate-status.js';
+import { estimateAvailableReplicas, podRequestsOf } from '../decisions/capacity-estimate.js';
+import { planMoves } from '../decisions/failover.js';
 import { isReady } from '../decisions/select-targets.js';
-import { splitReplicas, staticWeightOf } from '../decisions/split-replicas.js';
+import { splitReplicas, staticWeightOf, type SplitTarget } from '../decisions/split-replicas.js';
 import type { SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys } from '../scheduling/namespace-assignment.js';
 import { deploymentsGVR, SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION } from '../scheduling/types.js';
 import { clusterStatuses, desiredChild, isSplitRoot, replicasOf, updatedChild } from './children.js';
+import { UnschedulableTracker } from './unschedulable.js';
 
 export interface SplitterControllerOptions {
   /** How often every workspace with SyncTargets is re-examined (default 500 ms). */
   resyncMs?: number;
+  /**
+   * During a move off a SyncTarget, at most this many replacement replicas may be requested and not yet ready
+   * (default: 25% of the Deployment's replicas, rounded up, at least 1 — Deployment's default maxSurge).
+   */
+  maxSurge?: number;
+  /** How long a child may stay short of ready replicas on a Ready target before they move elsewhere (default 30 s). */
+  unschedulableGraceMs?: number;
 }
 
 export function splitterControllerInstaller(opts: SplitterControllerOptions = {}): ControllerInstaller {
@@ -42,7 +59,8 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
     install(ctx) {
       const targets = ctx.informers.informerFor<SyncTarget>(syncTargetsGVR, { cluster: '*' });
       const namespaces = ctx.informers.informerFor<KubeObject>(namespacesGVR, { cluster: '*' });
-      const controller = new Controller({ name: 'deployment-splitter', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, targets, namespaces, cluster) });
+      const tracker = new UnschedulableTracker(opts.unschedulableGraceMs ?? 30_000);
+      const controller = new Controller({ name: 'deployment-splitter', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, targets, namespaces, cluster, tracker) });
       const byCluster = (o: KubeObject) => controller.enqueue(clusterOf(o));
       for (const inf of [targets, namespaces] as Informer<KubeObject>[]) inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
       return { name: 'deployment-splitter', start: () => controller.start(), stop: () => controller.stop() };
@@ -56,6 +74,7 @@ async function reconcileWorkspace(
   targetInformer: Informer<SyncTarget>,
   namespaceInformer: Informer<KubeObject>,
   cluster: string,
+  tracker: UnschedulableTracker,
 ): Promise<{ requeueAfterMs: number } | void> {
   const targets = targetInformer.lister.list().filter((t) => clusterOf(t) === cluster) as (SyncTarget & SyncTargetLike)[];
   if (targets.length === 0) return;
@@ -96,32 +115,51 @@ async function reconcileWorkspace(
   for (const [k, root] of roots) {
     const ns = splitNamespaces.get(root.metadata!.namespace!)!;
     const assigned = assignedKeys(ns).map((key) => nameOfKey.get(key)).filter((n): n is string => n !== undefined);
-    await reconcileRoot(ctx, cluster, root, children.get(k) ?? [], assigned, byName);
+    const others = [...children].filter(([ck]) => ck !== k).flatMap(([, kids]) => kids);
+    await reconcileRoot(ctx, opts, cluster, root, children.get(k) ?? [], others, assigned, byName, tracker);
   }
+  tracker.retain([...children.values()].flat());
   return resync;
 }
 
 async function reconcileRoot(
   ctx: ControllerContext,
+  opts: SplitterControllerOptions,
   cluster: string,
   root: KubeObject,
   kids: KubeObject[],
+  otherChildren: KubeObject[],
   assigned: string[],
   targets: Map<string, SyncTarget & SyncTargetLike>,
+  tracker: UnschedulableTracker,
 ): Promise<void> {
   const scope = { cluster, namespace: root.metadata!.namespace };
   const current: Record<string, number> = {};
+  const ready: Record<string, number> = {};
   for (const kid of kids) {
     const t = kid.metadata?.labels?.[CLUSTER_LABEL];
-    if (t) current[t] = replicasOf(kid);
+    if (!t) continue;
+    current[t] = replicasOf(kid);
+    ready[t] = (kid.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
   }
+  const total = replicasOf(root);
   const split = splitReplicas({
-    replicas: replicasOf(root),
-    targets: assigned.map((name) => ({ name, weight: staticWeightOf(targets.get(name)!) })),
+    replicas: total,
+    targets: assigned.map((name) => splitTarget(name, root, kids, otherChildren, targets.get(name)!, current[name] ?? 0, tracker)),
     current: kids.length > 0 ? current : undefined,
   });
+  const evacuating = Object.keys(current).filter((t) => !assigned.includes(t));
+  const plan = planMoves({
+    current,
+    desired: split.assignment,
+    ready,
+    evacuating,
+    unreachable: evacuating.filter((t) => !targets.has(t) || !isReady(targets.get(t)!)),
+    maxInFlight: opts.maxSurge ?? Math.max(1, Math.ceil(total * 0.25)),
+  });
   const live: KubeObject[] = [];
-  for (const [target, replicas] of Object.entries(split.assignment)) {
+  for (const [target, replicas] of Object.entries(plan.replicas)) {
+    if (evacuating.includes(target) && replicas === 0) continue;
     const desired = desiredChild(root, target, replicas);
     const existing = kids.find((k) => k.metadata?.labels?.[CLUSTER_LABEL] === target && k.metadata?.name === desired.metadata!.name);
     if (!existing) {
@@ -135,14 +173,51 @@ async function reconcileRoot(
 
   const status = aggregateDeploymentStatus({
     generation: root.metadata?.generation ?? 1,
-    replicas: replicasOf(root),
+    replicas: total,
     previousObservedGeneration: (root.status as { observedGeneration?: number } | undefined)?.observedGeneration,
-    clusters: clusterStatuses(live, Object.keys(split.assignment)),
+    clusters: clusterStatuses(live.map((kid) => clippedToSpec(kid)), Object.keys(plan.replicas)),
   });
   if (jsonEqual(status, root.status)) return;
   const next = deepCopy(root);
   next.status = status as Record<string, unknown>;
   await ctx.client.updateStatus(deploymentsGVR, stripClusterAnnotation(next), scope);
+}
+
+/** What bounds `name`'s share of `root`: its weight, the capacity estimate, and replicas stuck unready there. */
+function splitTarget(
+  name: string,
+  root: KubeObject,
+  kids: readonly KubeObject[],
+  otherChildren: readonly KubeObject[],
+  target: SyncTarget & SyncTargetLike,
+  held: number,
+  tracker: UnschedulableTracker,
+): SplitTarget {
+  const out: SplitTarget = { name, weight: staticWeightOf(target) };
+  const others = otherChildren
+    .filter((c) => c.metadata?.labels?.[CLUSTER_LABEL] === name && !c.metadata?.deletionTimestamp)
+    .map((c) => ({ requests: podRequestsOf((c.spec as { template?: unknown } | undefined)?.template), replicas: replicasOf(c) }));
+  const fit = estimateAvailableReplicas(target.status?.allocatable, podRequestsOf((root.spec as { template?: unknown } | undefined)?.template), others);
+  if (fit !== undefined) out.availableReplicas = Math.max(0, fit - held);
+  const kid = kids.find((k) => k.metadata?.labels?.[CLUSTER_LABEL] === name);
+  const stuck = kid ? tracker.observe(kid, isReady(target), Date.now()) : 0;
+  if (stuck > 0) out.unschedulableReplicas = stuck;
+  return out;
+}
+
+/**
+ * A child whose status counters are capped at its spec.replicas: a child being scaled down off a lost cluster keeps
+ * its last reported status, which must not count more replicas than it still holds.
+ */
+function clippedToSpec(kid: KubeObject): KubeObject {
+  const status = kid.status as Record<string, unknown> | undefined;
+  if (!status) return kid;
+  const cap = replicasOf(kid);
+  const clipped: Record<string, unknown> = { ...status };
+  for (const f of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas']) {
+    if (typeof clipped[f] === 'number') clipped[f] = Math.min(clipped[f] as number, cap);
+  }
+  return { ...kid, status: clipped };
 }
 
 /**

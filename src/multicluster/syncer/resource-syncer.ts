@@ -1,10 +1,14 @@
 /**
  * Syncs one resource between the SyncTarget's workspace (upstream) and the physical cluster (downstream):
  *
- * - spec down: an assigned upstream object gets the syncer finalizer, then a downstream copy (toDownstream) in the
- *   mapped namespace, created or rewritten only when its content hash changed;
+ * - spec down: an assigned upstream object gets a downstream copy (toDownstream) in the mapped namespace, created or
+ *   rewritten only when its content hash changed, then the syncer finalizer and its Synced condition (one write);
+ * - fields a downstream controller owns are kept downstream and mirrored up (downstream-owned.ts);
  * - status up: the downstream status, when it differs from what was last written, replaces the upstream status;
- * - unassigned or deleted upstream objects: the downstream copy is deleted, then the finalizer is released.
+ * - syncing state: a per-target Synced condition annotation on the upstream object (sync-condition.ts), plus Events
+ *   for failures;
+ * - unassigned or deleted upstream objects: the downstream copy is deleted, then the finalizer (and the condition)
+ *   released.
  *
  * Only downstream objects carrying this target's DOWNSTREAM_CLUSTER_LABEL are ever read or written. One queue key
  * per upstream object (`<cluster>|<ns>/<name>`); downstream events map back to it through the namespace locator.
@@ -182,11 +186,6 @@ export class ResourceSyncer {
     }
 
     let current = up!;
-    if (!current.metadata?.finalizers?.includes(fin)) {
-      const next = deepCopy(stripClusterAnnotation(current));
-      next.metadata!.finalizers = [...(next.metadata!.finalizers ?? []), fin];
-      current = await upstream.update(gvr, next, { cluster: upstreamCluster, namespace: k.namespace || undefined });
-    }
     let targetNs: string | undefined;
     if (k.namespace) targetNs = await this.deps.namespaces.ensureDownstream(k.namespace);
     // Fields a downstream controller owns (see downstream-owned.ts): mirrored up, and kept as they are downstream.
@@ -229,7 +228,17 @@ export class ResourceSyncer {
       }
       throw err;
     }
-    current = await this.setSyncCondition(current, 'True', 'Synced');
+    // The finalizer is added after the downstream write, together with the Synced condition: one upstream write per
+    // new object, off the spec-down path. Nothing can be orphaned in between: a downstream object carrying our label
+    // whose upstream object is gone is deleted by the same reconcile (its delete event, or the re-list on restart,
+    // brings us here with no upstream object).
+    if (!current.metadata?.finalizers?.includes(fin)) {
+      const next = deepCopy(stripClusterAnnotation(current));
+      next.metadata!.finalizers = [...(next.metadata!.finalizers ?? []), fin];
+      const condition = nextSyncCondition(current, target.key, { status: 'True', reason: 'Synced' });
+      if (condition !== undefined) next.metadata!.annotations = { ...(next.metadata!.annotations ?? {}), [syncedAnnotation(target.key)]: condition };
+      current = await upstream.update(gvr, next, { cluster: upstreamCluster, namespace: k.namespace || undefined });
+    } else current = await this.setSyncCondition(current, 'True', 'Synced');
     if (this.deps.hasStatus && latestDown && latestDown.status !== undefined) await this.syncStatusUp(key, current, latestDown);
   }
 

@@ -1,6 +1,8 @@
 /**
  * The garbage collector over a real server: Background, Foreground (with blockOwnerDeletion, a 3-level chain) and
- * Orphan propagation, owner identity by uid, scope rules, and resuming a cascade after a restart.
+ * Orphan propagation, owner identity by uid, scope rules and their OwnerRefInvalidNamespace Events, custom resources
+ * of a CRD created while running, and resuming cascades after a restart, including cascades over many dependents
+ * cut off by a crash (SIGKILL) mid-way.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,10 +10,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harnessFor, startTestServer, type TestServer } from '../../helpers/harness.js';
-import { startServer } from '../../../src/apiserver/server.js';
+import { startServer, type RunningServer } from '../../../src/apiserver/server.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { cronTabCRD } from '../crd-fixtures.js';
+import { installCRD } from '../crd-support.js';
 import { createNamespace, openWatch, uniqueName } from '../support.js';
 import { eventually, eventuallyGone, ownerRef, staysPresent } from './support.js';
 
+const atriumBin = fileURLToPath(new URL('../../../../bin/atrium', import.meta.url));
 const mergePatchHeaders = { headers: { 'Content-Type': 'application/merge-patch+json' } };
 
 describe('garbage collector', () => {
@@ -169,6 +176,23 @@ describe('garbage collector', () => {
     await staysPresent(ts, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${virtualName}`, 800);
   });
 
+  it('custom resources of a CRD created in root while running are collected at once (CRD events, not the periodic discovery)', async () => {
+    const group = 'gc-root.example.com';
+    await installCRD(ts, cronTabCRD({ group }));
+    const crontabs = `/apis/${group}/v1/namespaces/${ns}/crontabs`;
+    const owner = await cm('crd-era-owner');
+    const dep = await ts.request('POST', crontabs, { apiVersion: `${group}/v1`, kind: 'CronTab', metadata: { name: 'dep', ownerReferences: [ownerRef(owner)] }, spec: { cronSpec: '* * * * *' } });
+    assert.equal(dep.status, 201, dep.text);
+    const crOwner = await ts.request('POST', crontabs, { apiVersion: `${group}/v1`, kind: 'CronTab', metadata: { name: 'cr-owner' }, spec: { cronSpec: '* * * * *' } });
+    assert.equal(crOwner.status, 201, crOwner.text);
+    await cm('owned-by-cr', { ownerReferences: [ownerRef({ apiVersion: `${group}/v1`, ...crOwner.json })] });
+    assert.equal((await del(cmPath('crd-era-owner'))).status, 200);
+    assert.equal((await del(`${crontabs}/cr-owner`)).status, 200);
+    // Well inside the 60 s rediscovery period.
+    await eventuallyGone(ts, `${crontabs}/dep`, 10_000);
+    await eventuallyGone(ts, cmPath('owned-by-cr'), 10_000);
+  });
+
   it('invalid namespace references get a Warning Event OwnerRefInvalidNamespace on the dependent, worded as upstream', async () => {
     const ns2 = await createNamespace(ts, 'gc-elsewhere');
     const foreignOwner = await cm('elsewhere-owner', {}, ns2);
@@ -267,9 +291,28 @@ describe('garbage collector across a restart', () => {
       await ts.stop();
     }
   });
-  // A cascade over many dependents, cut off by a shutdown after the first dependent went (as a crash would cut it),
-  // must finish after the restart with nothing lost (no object of an unrelated owner deleted) or leaked (no
-  // dependent of the deleted owner left, and in the foreground the owner itself gone last).
+  /** Runs `atrium start` on rootDir as a child process; resolves once it serves. */
+  function spawnAtrium(): Promise<{ child: ChildProcess; ts: TestServer; exited: Promise<unknown> }> {
+    const child = spawn(process.execPath, [atriumBin, 'start', '--root-dir', rootDir, '--secure-port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ATRIUM_LOG_LEVEL: 'warn' },
+    });
+    const exited = new Promise((r) => child.once('exit', r));
+    let out = '';
+    return new Promise((resolveStart, reject) => {
+      child.stderr!.on('data', (d) => (out += d));
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const m = /atrium is serving at (https:\/\/\S+);/.exec(out);
+        if (m) resolveStart({ child, exited, ts: harnessFor({ url: m[1]! } as RunningServer, rootDir, async () => undefined) });
+      });
+      void exited.then(() => reject(new Error(`atrium exited before serving: ${out}`)));
+    });
+  }
+
+  // A cascade over many dependents, cut off by a crash (SIGKILL of the server process) right after its first
+  // dependent went, must finish after the restart with nothing lost (no object of an unrelated owner deleted) or
+  // leaked (no dependent of the deleted owner left, and in the foreground the owner itself gone last).
   for (const policy of ['Background', 'Foreground'] as const) {
     it(`finishes a ${policy} cascade over many dependents cut off mid-way, without losing or leaking objects`, async () => {
       const ns = `restart-gc-many-${policy.toLowerCase()}`;
@@ -292,14 +335,18 @@ describe('garbage collector across a restart', () => {
       await batch(keepers, (i) => make(`kept-${i}`, { labels: { role: 'kept' }, ownerReferences: [ownerRef(keeper, { blockOwnerDeletion: true })] }));
       await ts.stop();
 
-      ts = await start(true);
-      const listed = await ts.request('GET', `${base}?labelSelector=role%3Ddep`);
-      const watch = await openWatch(ts, `${base}?watch=true&labelSelector=role%3Ddep&resourceVersion=${listed.json.metadata.resourceVersion}`);
-      assert.equal((await ts.request('DELETE', `${base}/owner`, { propagationPolicy: policy })).status, 200);
-      // Cut off as soon as the cascade is under way.
-      await eventually('the first dependent deleted', async () => watch.events.some((e) => e.type === 'DELETED'), 15_000, 5);
-      watch.close();
-      await ts.stop();
+      const crashing = await spawnAtrium();
+      try {
+        const listed = await crashing.ts.request('GET', `${base}?labelSelector=role%3Ddep`);
+        const watch = await openWatch(crashing.ts, `${base}?watch=true&labelSelector=role%3Ddep&resourceVersion=${listed.json.metadata.resourceVersion}`);
+        assert.equal((await crashing.ts.request('DELETE', `${base}/owner`, { propagationPolicy: policy })).status, 200);
+        await watch.next(15_000);
+        watch.close();
+      } finally {
+        crashing.child.kill('SIGKILL');
+        await crashing.exited;
+        await crashing.ts.stop();
+      }
 
       ts = await start(false);
       const midway = (await ts.request('GET', `${base}?labelSelector=role%3Ddep`)).json.items.length;

@@ -33,8 +33,9 @@ test('identical roles across clusters share their rules; updates and deletes are
     const r3 = index.policy('c3').clusterroles.get('reader')!;
     assert.equal(r1.rules, r2.rules, 'identical rules are one shared value');
     assert.notEqual(r1.rules, r3.rules);
-    assert.deepEqual(r1, { metadata: { name: 'reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] });
+    assert.deepEqual(r1, { metadata: { name: 'reader', labels: { a: 'b' } }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] });
     assert.ok(Object.isFrozen(r1.rules));
+    assert.equal(r1.metadata!.labels, r2.metadata!.labels, 'labels are shared too');
 
     const cur = await storage.get(key('c2', 'reader'));
     await storage.update(key('c2', 'reader'), role('reader', ['get', 'list']), cur!.modRevision);

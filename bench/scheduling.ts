@@ -1,0 +1,154 @@
+/**
+ * Scheduling benchmarks (issue 8), in this process:
+ *
+ * 1. Placement latency: atrium plus 3 simulated clusters (push-mode SyncTargets, `bind compute`, spread All). A
+ *    Deployment of 9 replicas is created in atrium and timed until its aggregated root reads 9 ready; the reference is
+ *    the same Deployment created directly on one simulated cluster until it reads 9 ready (the clusters' own ready
+ *    delay). Target: atrium adds under 1 s at p99 (ATRIUM_BENCH_SCHED_ROUNDS rounds, default 10).
+ * 2. Scale: ATRIUM_BENCH_PCLUSTERS simulated clusters (default 100) started in this process, each on its own port,
+ *    registered to one atrium in this process; timed until every SyncTarget is Ready, with the process RSS and CPU
+ *    time. Target: all Ready.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeObject } from '../src/apimachinery/object.js';
+import { startServer, type RunningServer } from '../src/apiserver/server.js';
+import { RestClient } from '../src/client/rest-client.js';
+import { logger } from '../src/logging/logger.js';
+import { syncTargetsGVR } from '../src/multicluster/api/types.js';
+import { startPcluster, type RunningPcluster } from '../src/multicluster/pcluster/pcluster.js';
+import { bindCompute } from '../src/multicluster/scheduling/bind-compute.js';
+import { deploymentsGVR } from '../src/multicluster/scheduling/types.js';
+import { multiclusterServerOptions } from '../src/multicluster/server-options.js';
+import type { Figure } from './lib.js';
+
+const READY_DELAY_MS = 200;
+
+function deployment(name: string, replicas: number): KubeObject {
+  const labels = { app: name };
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, labels }, spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } } } };
+}
+
+async function until(what: string, timeoutMs: number, check: () => Promise<boolean>, pollMs = 10): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+const readyOf = async (c: RestClient, name: string) => ((await c.get(deploymentsGVR, name, { namespace: 'default' })).status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
+const isReadyTarget = (t: KubeObject) => ((t.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+async function startAtrium(dir: string): Promise<{ atrium: RunningServer; up: RestClient }> {
+  const atrium = await startServer({
+    rootDir: join(dir, 'atrium'),
+    bindAddress: '127.0.0.1',
+    securePort: 0,
+    ...multiclusterServerOptions({ pushSyncer: { heartbeatIntervalMs: 5000, importPollIntervalMs: 1000 }, scheduling: { resyncMs: 1000 }, splitter: { resyncMs: 1000 } }),
+  });
+  return { atrium, up: new RestClient({ url: atrium.url, ca: atrium.caPem, token: atrium.adminToken, userAgent: 'atrium-bench/v0.0.0' }) };
+}
+
+async function register(up: RestClient, pc: RunningPcluster): Promise<void> {
+  await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: pc.name }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
+}
+
+async function placementLatency(rounds: number): Promise<Figure> {
+  const dir = mkdtempSync(join(tmpdir(), 'atrium-bench-sched-'));
+  const clusters: RunningPcluster[] = [];
+  const { atrium, up } = await startAtrium(dir);
+  const downs: RestClient[] = [];
+  try {
+    for (let i = 1; i <= 3; i++) {
+      const pc = await startPcluster({ name: `c${i}`, rootDir: join(dir, `c${i}`), bindAddress: '127.0.0.1', securePort: 0, nodes: 2, readyDelayMs: READY_DELAY_MS });
+      clusters.push(pc);
+      downs.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
+      await register(up, pc);
+    }
+    await bindCompute(up, { cluster: 'root', locationWorkspace: 'root' });
+    await until('3 Ready SyncTargets and the Deployment API', 60_000, async () => (await up.list(syncTargetsGVR)).items.filter(isReadyTarget).length === 3 && !!(await up.list(deploymentsGVR, { namespace: 'default' })), 50);
+    const viaAtrium: number[] = [];
+    const direct: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const name = `d${r}`;
+      let t0 = Date.now();
+      await downs[0]!.create(deploymentsGVR, deployment(name, 9), { namespace: 'default' });
+      await until(`${name} ready directly`, 60_000, async () => (await readyOf(downs[0]!, name)) === 9);
+      direct.push(Date.now() - t0);
+      await downs[0]!.delete(deploymentsGVR, name, { namespace: 'default' });
+      t0 = Date.now();
+      await up.create(deploymentsGVR, deployment(`a${r}`, 9), { namespace: 'default' });
+      await until(`a${r} ready through atrium`, 60_000, async () => (await readyOf(up, `a${r}`)) === 9);
+      viaAtrium.push(Date.now() - t0);
+      await up.delete(deploymentsGVR, `a${r}`, { namespace: 'default' });
+    }
+    const p99 = percentile(viaAtrium, 99);
+    const ref = percentile(direct, 99);
+    const added = (p99 - ref) / 1000;
+    return { benchmark: 'scheduling: Deployment (9 replicas) created → all ready over 3 clusters', metric: 'p99 added latency', value: added, unit: 's', reference: `one cluster directly, p99 ${ref} ms (atrium p99 ${p99} ms, p50 ${percentile(viaAtrium, 50)} ms, ${rounds} rounds)`, referenceValue: ref / 1000, ratio: p99 / ref, target: '< 1 s', pass: added < 1 };
+  } finally {
+    up.close();
+    for (const d of downs) d.close();
+    await atrium.stop().catch(() => undefined);
+    for (const pc of clusters) await pc.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function manyClusters(count: number): Promise<Figure> {
+  const dir = mkdtempSync(join(tmpdir(), 'atrium-bench-sched-many-'));
+  const clusters: RunningPcluster[] = [];
+  const { atrium, up } = await startAtrium(dir);
+  const cpu0 = process.cpuUsage();
+  const t0 = Date.now();
+  try {
+    for (let i = 1; i <= count; i++) {
+      const pc = await startPcluster({ name: `m${i}`, rootDir: join(dir, `m${i}`), bindAddress: '127.0.0.1', securePort: 0, nodes: 1, readyDelayMs: READY_DELAY_MS });
+      clusters.push(pc);
+      await register(up, pc);
+    }
+    let ready = 0;
+    await until(`${count} Ready SyncTargets`, 600_000, async () => (ready = (await up.list(syncTargetsGVR)).items.filter(isReadyTarget).length) === count, 500);
+    const seconds = (Date.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const rssMiB = Math.round(process.memoryUsage().rss / 2 ** 20);
+    return {
+      benchmark: `scheduling: ${count} simulated clusters registered to one atrium, one process`,
+      metric: 'seconds until all Ready',
+      value: seconds,
+      unit: 's',
+      reference: `RSS ${rssMiB} MiB, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s over ${seconds.toFixed(1)} s, ${ready}/${count} Ready`,
+      referenceValue: rssMiB,
+      ratio: 1,
+      target: `${count}/${count} Ready`,
+      pass: ready === count,
+    };
+  } finally {
+    up.close();
+    await atrium.stop().catch(() => undefined);
+    for (const pc of clusters) await pc.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runSchedulingBenchmarks(): Promise<Figure[]> {
+  logger.setLevel('error');
+  return [await placementLatency(Number(process.env.ATRIUM_BENCH_SCHED_ROUNDS ?? 10)), await manyClusters(Number(process.env.ATRIUM_BENCH_PCLUSTERS ?? 100))];
+}
+
+if (process.argv[1]?.endsWith('scheduling.js')) {
+  const { printFigure } = await import('./lib.js');
+  logger.setLevel('error');
+  // Standalone: print each figure as soon as it is measured (the scale run is long).
+  printFigure(await placementLatency(Number(process.env.ATRIUM_BENCH_SCHED_ROUNDS ?? 10)));
+  printFigure(await manyClusters(Number(process.env.ATRIUM_BENCH_PCLUSTERS ?? 100)));
+  process.exit(0);
+}

@@ -1,0 +1,212 @@
+/**
+ * Placement, splitting and failover end to end, as separate processes: one `atrium start` (fast failover flags) and
+ * three `atrium pcluster`s registered as push-mode SyncTargets. pc3 has two small nodes (1 cpu each) so that the
+ * capacity estimate (2000m summed) lets it take 3 replicas of 600m while only 2 fit: the third stays Pending
+ * Unschedulable and must move elsewhere. Checked with the real kubectl: `kubectl atrium bind compute`, the
+ * `kubectl get deployments` table (built-in columns on the negotiated CRD), rollout status and wait on the
+ * aggregated root, scale up and down, pc1 killed (its share replaced gradually) and restarted, cordon and drain.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { RestClient } from '../../src/client/rest-client.js';
+import type { KubeObject } from '../../src/apimachinery/object.js';
+import { runKubectl } from '../helpers/harness.js';
+import { tableRows } from './support/kubectl-run.js';
+
+const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
+const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
+const bin = join(process.cwd(), 'bin');
+
+class Proc {
+  child?: ChildProcess;
+  output = '';
+  constructor(
+    readonly name: string,
+    private args: () => string[],
+    private readyWhen: (out: string) => boolean,
+  ) {}
+  async start(): Promise<void> {
+    this.output = '';
+    const child = spawn(process.execPath, this.args(), { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    child.stdout!.on('data', (b) => (this.output += b));
+    child.stderr!.on('data', (b) => (this.output += b));
+    await eventually(`${this.name} to start`, async () => {
+      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output.slice(-2000)}`);
+      return this.readyWhen(this.output);
+    }, 30_000);
+  }
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const c = this.child;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill(signal);
+    await exited;
+  }
+}
+
+async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v as T;
+      last = undefined;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function portOf(kubeconfigPath: string): string {
+  const kc = YAML.parse(readFileSync(kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+  return new URL(kc.clusters[0]!.cluster.server).port;
+}
+
+const web = (replicas: number): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'default' },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: 'web' } },
+    template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.27', resources: { requests: { cpu: '600m' } } }] } },
+  },
+});
+
+describe('scheduling: placement, splitting and failover over three simulated clusters', { timeout: 400_000 }, () => {
+  const root = mkdtempSync(join(tmpdir(), 'atrium-e2e-sched-'));
+  const atriumDir = join(root, 'atrium');
+  const pcDir = (i: number) => join(root, `pc${i}`);
+  const pcPorts = ['0', '0', '0'];
+  const atrium = new Proc(
+    'atrium',
+    () => [join(bin, 'atrium'), 'start', '--root-dir', atriumDir, '--secure-port', '0', '--sync-target-heartbeat-threshold', '3s', '--sync-target-eviction-toleration', '1s', '--unschedulable-grace', '3s'],
+    (o) => o.includes('atrium is serving at'),
+  );
+  const pclusters = [1, 2, 3].map(
+    (i) =>
+      new Proc(
+        `pc${i}`,
+        () => [join(bin, 'atrium'), 'pcluster', '--name', `pc${i}`, '--root-dir', pcDir(i), '--secure-port', pcPorts[i - 1]!, '--ready-delay', '200ms', ...(i === 3 ? ['--nodes', '2', '--node-capacity', 'cpu=1,memory=16Gi,pods=110'] : ['--nodes', '2'])],
+        (o) => o.includes('is serving at') && existsSync(join(pcDir(i), 'admin.kubeconfig')),
+      ),
+  );
+  const kubeconfig = join(atriumDir, 'admin.kubeconfig');
+  const kubectl = (args: string[]) => runKubectl(kubeconfig, args);
+  const kubectlOk = async (args: string[]) => {
+    const r = await kubectl(args);
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  };
+  const plugin = (args: string[]) =>
+    new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [join(bin, 'kubectl-atrium'), ...args], { env: { ...process.env, KUBECONFIG: kubeconfig } }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+    );
+  let up: RestClient;
+  const logs = () => [atrium, ...pclusters].map((p) => `--- ${p.name}\n${p.output.slice(-1500)}`).join('\n');
+
+  /** READY per row of `kubectl get deployments`, as kubectl prints it. */
+  const readyColumn = async (): Promise<Record<string, string>> => {
+    const rows = tableRows(await kubectlOk(['get', 'deployments', '-n', 'default']));
+    return Object.fromEntries(rows.slice(1).map((r) => [r[0]!, r[1]!]));
+  };
+  const children = async () => {
+    const list = await up.list(deploymentsGVR, { namespace: 'default' });
+    return Object.fromEntries(list.items.filter((d) => d.metadata!.name !== 'web').map((d) => [d.metadata!.name!, (d.spec as { replicas: number }).replicas]));
+  };
+  const rootReady = async () => ((await up.get(deploymentsGVR, 'web', { namespace: 'default' })).status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
+  const targetReady = async (name: string) =>
+    (((await up.get(syncTargetsGVR, name)).status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+  before(async () => {
+    await atrium.start();
+    for (const pc of pclusters) await pc.start();
+    for (let i = 1; i <= 3; i++) pcPorts[i - 1] = portOf(join(pcDir(i), 'admin.kubeconfig'));
+    const kc = YAML.parse(readFileSync(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[]; users: { user: { token: string } }[] };
+    up = new RestClient({ url: kc.clusters[0]!.cluster.server, ca: Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString(), token: kc.users[0]!.user.token });
+    for (let i = 1; i <= 3; i++) {
+      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: `pc${i}` }, spec: { kubeconfig: readFileSync(join(pcDir(i), 'admin.kubeconfig'), 'utf8') } });
+    }
+  });
+
+  after(async () => {
+    up?.close();
+    for (const p of [atrium, ...pclusters]) await p.kill('SIGTERM').catch(() => undefined);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('binds compute and splits a Deployment over the three clusters; kubectl shows the built-in table', async () => {
+    assert.equal(await plugin(['bind', 'compute', 'root']), 'placement.scheduling.kcp.io/default created (location workspace root)\n');
+    await eventually('three Ready SyncTargets and a negotiated Deployment API', async () => (await targetReady('pc1')) && (await targetReady('pc2')) && (await targetReady('pc3')) && (await up.list(deploymentsGVR, { namespace: 'default' })));
+    await up.create(deploymentsGVR, web(9), { namespace: 'default' });
+    await eventually('web 9/9 over three clusters', async () => (await rootReady()) === 9 && Object.keys(await children()).length === 3, 90_000).catch((e) => {
+      throw new Error(`${(e as Error).message}\n${logs()}`);
+    });
+    const out = await kubectlOk(['get', 'deployments', '-n', 'default']);
+    const rows = tableRows(out);
+    assert.deepEqual(rows[0], ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
+    assert.deepEqual(rows.find((r) => r[0] === 'web')?.slice(1, 4), ['9/9', '9', '9']);
+    assert.deepEqual(rows.map((r) => r[0]).sort(), ['NAME', 'web', 'web--pc1', 'web--pc2', 'web--pc3'].sort());
+  });
+
+  it('moves the share pc3 cannot schedule elsewhere', async () => {
+    // 9 over three equal weights is 3 each; pc3's two 1-cpu nodes fit only two 600m pods.
+    const split = await eventually('pc3 left with the 2 replicas that fit', async () => {
+      const c = await children();
+      return c['web--pc3'] === 2 && (await rootReady()) === 9 && c;
+    });
+    assert.equal(split['web--pc1']! + split['web--pc2']!, 7);
+    const ready = await readyColumn();
+    assert.equal(ready['web--pc3'], '2/2');
+  });
+
+  it('answers kubectl rollout status and kubectl wait on the aggregated root', async () => {
+    assert.match(await kubectlOk(['rollout', 'status', 'deployment/web', '-n', 'default', '--timeout=60s']), /successfully rolled out/);
+    assert.match(await kubectlOk(['wait', '--for=condition=Available', 'deployment/web', '-n', 'default', '--timeout=60s']), /deployment.apps\/web condition met/);
+  });
+
+  it('scales up and down', async () => {
+    await kubectlOk(['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":12}}']);
+    await eventually('web 12/12', async () => (await readyColumn()).web === '12/12');
+    assert.ok(((await children())['web--pc3'] ?? 0) <= 2, 'pc3 never gets more than fits');
+    await kubectlOk(['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":6}}']);
+    const c = await eventually('web 6/6', async () => (await readyColumn()).web === '6/6' && (await children()));
+    assert.equal(Object.values(c).reduce((a, b) => a + b, 0), 6);
+  });
+
+  it('replaces a killed cluster gradually, then takes it back after a restart', async () => {
+    const before = await children();
+    assert.ok((before['web--pc1'] ?? 0) > 0, `pc1 holds replicas: ${JSON.stringify(before)}`);
+    await pclusters[0]!.kill();
+    let minReady = Infinity;
+    await eventually('pc1 evacuated with web back to 6/6', async () => {
+      minReady = Math.min(minReady, await rootReady());
+      const c = await children();
+      return !('web--pc1' in c) && (await rootReady()) === 6 && c['web--pc2']! + c['web--pc3']! === 6;
+    });
+    // The lost share is kept counted until its replacements are ready: the root never shows the 9/15-style dip.
+    assert.ok(minReady >= 4, `root readyReplicas dipped to ${minReady}`);
+    await pclusters[0]!.start();
+    await eventually('pc1 Ready again', () => targetReady('pc1'));
+    await eventually('still 6/6', async () => (await readyColumn()).web === '6/6');
+  });
+
+  it('cordon keeps work in place; drain moves it off', async () => {
+    const before = await children();
+    assert.equal(await plugin(['workload', 'cordon', 'pc2']), 'synctarget.workload.kcp.io/pc2 cordoned\n');
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual(await children(), before);
+    assert.equal(await plugin(['workload', 'drain', 'pc2']), 'synctarget.workload.kcp.io/pc2 drained\n');
+    await eventually('pc2 drained, web 6/6 elsewhere', async () => !('web--pc2' in (await children())) && (await readyColumn()).web === '6/6');
+    assert.equal(await plugin(['workload', 'uncordon', 'pc2']), 'synctarget.workload.kcp.io/pc2 uncordoned\n');
+  });
+});
