@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: runs every benchmark of the project and prints each figure beside the reference measured in the same
- * run, and their ratio. Exits non-zero when a figure misses its target.
+ * run, and their ratio. Exits non-zero when a figure misses its target. Suite names given as arguments select suites.
  */
 import { runCoreApiBenchmarks } from './core-api.js';
 import { runEtcdBenchmarks } from './etcd.js';
@@ -14,8 +14,11 @@ import { runSyncerBenchmarks } from './syncer.js';
 import { runWorkspaceBenchmarks } from './workspaces.js';
 
 const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['syncer', runSyncerBenchmarks]];
+// `npm run bench -- core-api crd` runs only the named suites.
+const only = process.argv.slice(2);
 let failed = false;
 for (const [name, run] of suites) {
+  if (only.length && !only.includes(name)) continue;
   console.log(`# ${name}`);
   for (const f of await run()) {
     printFigure(f);
