@@ -65,7 +65,7 @@ export class ResourceSyncer {
     const { gvr, upstreamCluster, upstreamInformers, downstreamInformers, target } = deps;
     this.upstreamInformer = upstreamInformers.informerFor(gvr, { cluster: upstreamCluster });
     this.downstreamInformer = downstreamInformers.informerFor(gvr, { labelSelector: `${DOWNSTREAM_CLUSTER_LABEL}=${target.key}` });
-    this.controller = new Controller({ name: `syncer-${gvr.resource}`, workers: deps.workers ?? 4, reconcile: (key) => this.reconcile(key) });
+    this.controller = new Controller({ name: `syncer-${gvr.resource}`, workers: deps.workers ?? 16, reconcile: (key) => this.reconcile(key) });
     const enqueueUp = (o: KubeObject) => this.controller.enqueue(this.upstreamKey(o));
     this.upstreamInformer.addEventHandler({ add: enqueueUp, update: (_o, n) => enqueueUp(n), delete: enqueueUp });
     const enqueueDown = (o: KubeObject) => {

@@ -41,6 +41,11 @@ export interface SyncerOptions {
   heartbeatIntervalMs?: number;
   /** How often the cluster's schemas are re-read (default 30 s). */
   importPollIntervalMs?: number;
+  /**
+   * Concurrent reconciles per synced resource (default 16). Each one mostly waits on two API servers, so a deep
+   * pool is what keeps a burst of writes from queueing (measured by bench/syncer.ts: 4 workers left a 1,000-object
+   * burst's p99 in the tens of seconds).
+   */
   workersPerResource?: number;
   /** Observes successful writes (benchmarks). */
   onSynced?(direction: 'down' | 'up', gvr: GroupVersionResource, upstream: KubeObject): void;
