@@ -28,6 +28,8 @@ import { parseRequestInfo } from './request-info.js';
 import { setWatchBufferLimit } from './handlers/watch.js';
 import { route } from './router.js';
 import { writeError } from './http/response.js';
+import { negotiateObjectOutput } from './http/negotiation.js';
+import { writeObject } from './handlers/render.js';
 import { ensureCertificates } from './certs/certificates.js';
 import { writeAdminKubeconfig } from './kubeconfig/kubeconfig.js';
 import { OpenAPIService } from './openapi/service.js';
@@ -151,6 +153,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const url = new URL(req.url ?? '/', 'https://atrium');
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       const user = await auth.authenticate(req);
+      // `GET workspaces/~` in root is answered with the caller's home workspace; `/clusters/~` is served from it.
+      const home = await tenancy.interceptHome(info, user);
+      if (home) {
+        const output = negotiateObjectOutput(req.headers.accept, url.searchParams.get('includeObject'), true);
+        writeObject(res, 200, home, output, registry.lookup('root', 'tenancy.kcp.io', 'v1alpha1', 'workspaces')!.def);
+        return;
+      }
       info.cluster = tenancy.resolveRequestCluster(info, user);
       // Credential scope, impersonation, rate limit, authorization, object quota: all before any object is read.
       ctx = { cluster: info.cluster, user: await auth.authorize(req, info, user) };

@@ -1,7 +1,7 @@
 /**
  * The `kubectl ws` plugin (executable `kubectl-ws`) and `kubectl create workspace` (executable
  * `kubectl-create-workspace`), with kcp's command shape:
- *   kubectl ws [<workspace>|..|.|-|:|:root:a:b|a:b] [--short]
+ *   kubectl ws [<workspace>|..|.|-|:|~|~:a|:root:a:b|a:b] [--short]     (no argument: go home, like `cd`)
  *   kubectl ws use|cd <workspace>     kubectl ws current [--short]     kubectl ws tree [--full]
  *   kubectl ws create <name> [--type=<path:name>] [--enter] [--ignore-existing]   (deprecated spelling)
  *   kubectl create workspace <name> [--type=<path:name>] [--enter] [--ignore-existing]

@@ -17,6 +17,7 @@ import type { GenericStore, WatchEventType } from '../registry/generic/store.js'
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { UserInfo } from '../registry/rest.js';
 import type { WatchHandle } from '../storage/interface.js';
+import { HomeWorkspaces, homeCreatorPolicy } from './home-workspaces.js';
 import { ROOT_CLUSTER } from './paths.js';
 import { resolveRequestCluster } from './request-cluster.js';
 import { WorkspaceAdmission } from './workspace-admission.js';
@@ -34,6 +35,8 @@ export class Tenancy {
   readonly index = new WorkspaceIndex();
   readonly types: WorkspaceTypeResolver;
   readonly admission: WorkspaceAdmission;
+  /** `~`: each user's home workspace, created on first use (see home-workspaces.ts). */
+  readonly homes: HomeWorkspaces;
   private lifecycle: WorkspaceLifecycle | undefined;
   private readonly pendingInitializers: WorkspaceInitializer[] = [];
   private readonly watches: WatchHandle[] = [];
@@ -56,6 +59,7 @@ export class Tenancy {
     this.logicalClusters = lc;
     this.types = new WorkspaceTypeResolver(this.index, registry);
     this.admission = new WorkspaceAdmission(this.index, this.types, registry, opts.authorizer);
+    this.homes = new HomeWorkspaces(this.index, ws, opts.authorizer);
     // root always exists, so requests to it resolve even before start() has loaded the rest of the tree.
     this.index.upsertCluster({ name: ROOT_CLUSTER, path: ROOT_CLUSTER, type: 'root:root', phase: 'Ready' });
   }
@@ -95,6 +99,14 @@ export class Tenancy {
   /** Resolves once the controller has nothing queued (tests and benchmarks wait on it). */
   idle(): Promise<void> {
     return this.lifecycle?.idle() ?? Promise.resolve();
+  }
+
+  /**
+   * Home workspace requests (`/clusters/~...`, `GET workspaces/~` in root), before resolveRequestCluster: rewrites
+   * info.cluster to the caller's home, or returns the home Workspace to answer with (see home-workspaces.ts).
+   */
+  interceptHome(info: RequestInfo, user: UserInfo): Promise<KubeObject | undefined> {
+    return this.homes.intercept(info, user);
   }
 
   /** The logical cluster a request addresses; throws the 400/403/404 to answer otherwise (see request-cluster.ts). */
@@ -164,9 +176,10 @@ export class Tenancy {
     const roles = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterroles');
     const bindings = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings');
     if (roles && bindings) {
-      const { role, binding } = workspaceTypeUsePolicy();
-      await createIfMissing(roles, ctx, role);
-      await createIfMissing(bindings, ctx, binding);
+      for (const { role, binding } of [workspaceTypeUsePolicy(), homeCreatorPolicy()]) {
+        await createIfMissing(roles, ctx, role);
+        await createIfMissing(bindings, ctx, binding);
+      }
     }
   }
 }

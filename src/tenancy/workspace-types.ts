@@ -1,6 +1,6 @@
 /**
  * WorkspaceTypes: the built-in ones (root, universal, organization, team, as kcp's config/root with the
- * workspace-types battery), resolving a type reference the way kcp's workspacetypeexists admission does (walk up the
+ * workspace-types battery, plus homeroot, homebucket and home for home workspaces), resolving a type reference the way kcp's workspacetypeexists admission does (walk up the
  * workspace path, root last), the transitive `extend.with` aliases, and the allowed parent/child checks with kcp's
  * exact messages.
  */
@@ -67,6 +67,30 @@ export function builtinWorkspaceTypes(): KubeObject[] {
           { name: 'team', path: ROOT_CLUSTER },
         ],
       },
+    }),
+    // Home workspaces (home-workspaces.ts): root:users (homeroot) → two bucket levels (homebucket) → home.
+    make('homeroot', {
+      limitAllowedChildren: { types: [{ name: 'homebucket', path: ROOT_CLUSTER }] },
+      limitAllowedParents: { types: [{ name: 'root', path: ROOT_CLUSTER }] },
+    }),
+    make('homebucket', {
+      limitAllowedChildren: {
+        types: [
+          { name: 'homebucket', path: ROOT_CLUSTER },
+          { name: 'home', path: ROOT_CLUSTER },
+        ],
+      },
+      limitAllowedParents: {
+        types: [
+          { name: 'homeroot', path: ROOT_CLUSTER },
+          { name: 'homebucket', path: ROOT_CLUSTER },
+        ],
+      },
+    }),
+    make('home', {
+      extend: { with: [universalRef] },
+      defaultChildWorkspaceType: universalRef,
+      limitAllowedParents: { types: [{ name: 'homebucket', path: ROOT_CLUSTER }] },
     }),
   ];
 }

@@ -5,11 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
 import { kubectlPath, startTestServer, type TestServer } from '../helpers/harness.js';
+import { homeWorkspacePath } from '../../src/tenancy/home-workspaces.js';
 
 const binDir = resolve(import.meta.dirname, '..', '..', '..', 'bin');
 
@@ -23,10 +25,10 @@ interface Result {
 }
 
 /** Runs kubectl the way a user does: KUBECONFIG in the environment, the plugins on PATH. */
-function kubectl(args: string[]): Promise<Result> {
+function kubectl(args: string[], config = kubeconfig): Promise<Result> {
   return new Promise((res, rej) => {
     const child = spawn(kubectlPath(), args, {
-      env: { ...process.env, KUBECONFIG: kubeconfig, PATH: `${binDir}:${process.env.PATH}`, HOME: join(ts.rootDir, 'home') },
+      env: { ...process.env, KUBECONFIG: config, PATH: `${binDir}:${process.env.PATH}`, HOME: join(ts.rootDir, 'home') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -38,27 +40,29 @@ function kubectl(args: string[]): Promise<Result> {
   });
 }
 
-async function ok(args: string[]): Promise<string> {
-  const r = await kubectl(args);
+async function ok(args: string[], config = kubeconfig): Promise<string> {
+  const r = await kubectl(args, config);
   assert.equal(r.code, 0, `kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   return r.stdout;
 }
 
-async function fails(args: string[], stderr: string): Promise<void> {
-  const r = await kubectl(args);
+async function fails(args: string[], stderr: string, config = kubeconfig): Promise<void> {
+  const r = await kubectl(args, config);
   assert.equal(r.code, 1, `kubectl ${args.join(' ')} should fail\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   assert.equal(r.stderr.trim(), stderr);
 }
 
-function currentServer(): string {
-  const kc = YAML.parse(readFileSync(kubeconfig, 'utf8'));
+function currentServer(config = kubeconfig): string {
+  const kc = YAML.parse(readFileSync(config, 'utf8'));
   const ctx = kc.contexts.find((c: any) => c.name === kc['current-context']).context;
   return kc.clusters.find((c: any) => c.name === ctx.cluster).cluster.server;
 }
 
 describe('kubectl ws plugin', () => {
   before(async () => {
-    ts = await startTestServer();
+    const tokens = join(mkdtempSync(join(tmpdir(), 'atrium-ws-')), 'tokens.csv');
+    writeFileSync(tokens, 'alice-token,alice,uid-alice\nbob-token,bob,uid-bob\n');
+    ts = await startTestServer({ server: { tokenAuthFile: tokens } });
     kubeconfig = join(ts.rootDir, 'user.kubeconfig');
     copyFileSync(ts.kubeconfig, kubeconfig);
   });
@@ -132,10 +136,6 @@ describe('kubectl ws plugin', () => {
     );
     // Nothing changed the current workspace.
     assert.equal(await ok(['ws', '.']), "Current workspace is 'root:org'.\n");
-    // A bare `kubectl ws` prints the current workspace (atrium has no home workspaces; kcp would go to `~`).
-    assert.equal(await ok(['ws']), "Current workspace is 'root:org'.\n");
-    assert.equal(await ok(['ws', '--short']), 'root:org\n');
-    await fails(['ws', '~'], 'Error: workspaces.tenancy.kcp.io "~" not found');
   });
 
   it('keeps a CRD-free resource (configmaps) of one workspace out of its sibling, and deletes a subtree', async () => {
@@ -150,5 +150,45 @@ describe('kubectl ws plugin', () => {
     await ok(['delete', 'workspace', 'org', '--wait=true']);
     await fails(['ws', ':root:org:team'], 'Error: workspace "root:org:team" not found');
     assert.equal(await ok(['ws', 'tree']), '.\n└── root\n    └── sibling\n\n');
+  });
+
+  it('goes home with a bare `kubectl ws` and with `~`, for the admin and for a token user', async () => {
+    const note = "Note: 'kubectl ws' now matches 'cd' semantics: go to home workspace. 'kubectl ws -' to go back. 'kubectl ws .' to print current workspace.";
+    const adminHome = homeWorkspacePath('admin');
+    await ok(['ws', ':root:sibling']);
+    const bare = await kubectl(['ws']);
+    assert.equal(bare.code, 0, bare.stderr);
+    // The admin may read the Workspace in its bucket, so the type is known; a non-admin sees the path only (as in kcp).
+    assert.equal(bare.stdout, `Current workspace is '${adminHome}' (type root:home).\n`);
+    assert.equal(bare.stderr.trim(), note);
+    assert.ok(currentServer().endsWith(`/clusters/${adminHome}`));
+    assert.equal(await ok(['ws', '-']), "Current workspace is 'root:sibling'.\n");
+    assert.equal(await ok(['ws', '~']), `Current workspace is '${adminHome}' (type root:home).\n`);
+    assert.equal(await ok(['ws', '--short']), `${adminHome}\n`);
+    await ok(['create', 'workspace', 'lab']);
+    assert.equal(await ok(['ws', ':root']), "Current workspace is 'root' (type root).\n");
+    assert.equal(await ok(['ws', '~:lab']), `Current workspace is '${adminHome}:lab' (type root:universal).\n`);
+
+    // A user from --token-auth-file: their own home, created on first use, where they are cluster-admin.
+    const aliceConfig = join(ts.rootDir, 'alice.kubeconfig');
+    const kc = YAML.parse(readFileSync(ts.kubeconfig, 'utf8'));
+    kc.users = [{ name: 'alice', user: { token: 'alice-token' } }];
+    kc.contexts = kc.contexts.map((c: any) => ({ ...c, context: { ...c.context, user: 'alice' } }));
+    writeFileSync(aliceConfig, YAML.stringify(kc));
+    const aliceHome = homeWorkspacePath('alice');
+    const home = await kubectl(['ws'], aliceConfig);
+    assert.equal(home.code, 0, home.stderr);
+    assert.equal(home.stdout, `Current workspace is '${aliceHome}'.\n`);
+    assert.equal(home.stderr.trim(), note);
+    await ok(['create', 'configmap', 'notes', '--from-literal=k=v'], aliceConfig);
+    assert.equal((await ok(['get', 'configmap', 'notes', '-o', 'jsonpath={.data.k}'], aliceConfig)), 'v');
+    assert.equal(await ok(['ws', '~'], aliceConfig), `Current workspace is '${aliceHome}'.\n`);
+    // Somebody else's home is out of reach, and the admin's home is not hers.
+    await fails(['ws', `:${adminHome}`], `Error: access to workspace "${adminHome}" denied`, aliceConfig);
+    const bobConfig = join(ts.rootDir, 'bob.kubeconfig');
+    kc.users = [{ name: 'alice', user: { token: 'bob-token' } }];
+    writeFileSync(bobConfig, YAML.stringify(kc));
+    await fails(['ws', `:${aliceHome}`], `Error: access to workspace "${aliceHome}" denied`, bobConfig);
+    assert.equal(await ok(['ws', '~', '--short'], bobConfig), `${homeWorkspacePath('bob')}\n`);
   });
 });

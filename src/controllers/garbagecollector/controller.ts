@@ -19,8 +19,8 @@
  * uid is never reused) or waiting in the foreground, and the delete carries a uid precondition. State is derived
  * from the API alone, so a restart resumes any cascade where it stopped.
  *
- * Throughput: dependents are processed by many workers at once (upstream runs 20 GC workers), which lets the storage
- * commit their deletes in groups; one deleted owner costs no GET per dependent (absent cache), and a foreground owner
+ * Throughput: dependents are processed by 64 workers at once (upstream runs 20; ours are cheap awaits, not threads), so the storage
+ * commits their deletes in groups; one deleted owner costs no GET per dependent (absent cache), and a foreground owner
  * checks "still blocked?" on an index of blocking references instead of scanning its dependents.
  *
  * Invalid references: a namespaced dependent naming an owner that lives in another namespace is treated as having
@@ -56,7 +56,7 @@ import {
  */
 const rediscoveryIntervalMs = 60_000;
 /** Parallel reconciles (upstream's ConcurrentGCSyncs default). */
-const workers = 20;
+const workers = 64;
 /** A foreground owner re-queues its dependents at most this often (they are queued on their own events otherwise). */
 const foregroundKickIntervalMs = 10_000;
 /** CRD changes in one cluster within this window share one discovery of that cluster. */

@@ -15,6 +15,10 @@ const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 
 export class PluginError extends Error {}
 
+/** What kcp prints on stderr after a bare `kubectl ws` went home. */
+export const HOME_NOTE =
+  "Note: 'kubectl ws' now matches 'cd' semantics: go to home workspace. 'kubectl ws -' to go back. 'kubectl ws .' to print current workspace.\n";
+
 export interface Output {
   out(text: string): void;
   err(text: string): void;
@@ -87,18 +91,17 @@ export class WorkspaceCommands {
   /** `kubectl ws <name>`: every form of the argument (relative, :absolute, :, .., -, ., root:legacy). */
   async use(rawName: string, short: boolean): Promise<void> {
     let name = rawName.replaceAll('/', ':');
+    let goingHome = false;
     if (name === 'root' || (name.startsWith('root:') && !short)) {
       name = `:${name}`;
       this.io.err("Note: Using 'root:' to define an absolute path is no longer supported. Instead, use ':root' to specify an absolute path.\n");
     }
-    // Deliberate difference from kcp: a bare `kubectl ws` goes to the user's home workspace there (`~`, created on
-    // first use under root:users:<bucket>:<user>). atrium has no home workspaces (no `root:home` type, no per-user
-    // buckets), so rather than fail the way `~` does, a bare `kubectl ws` prints the current workspace, exactly as
-    // `kubectl ws .` does (see the README's workspaces section).
-    if (name === '') return this.current(short);
-    if (name === '~' || name.startsWith('~:')) {
-      throw new PluginError('workspaces.tenancy.kcp.io "~" not found');
+    // A bare `kubectl ws` goes home, like `cd` (kcp's note says so on stderr unless --short).
+    if (name === '') {
+      name = '~';
+      if (!short) goingHome = true;
     }
+    if (name === '~' || name.startsWith('~:')) name = `:${await this.homePath()}${name.slice(1)}`;
     if (name === '-') return this.swap(short);
     if (name === '.') return this.current(short);
     const { base, path: current } = this.currentURL();
@@ -125,7 +128,22 @@ export class WorkspaceCommands {
     }
     if (denied && notFound) throw new PluginError(`workspace ${JSON.stringify(path)} not found`);
     if (denied) throw new PluginError(`access to workspace ${JSON.stringify(path)} denied`);
-    return this.commit(workspaceURL(base, path), short, type);
+    await this.commit(workspaceURL(base, path), short, type);
+    if (goingHome) this.io.err(HOME_NOTE);
+  }
+
+  /**
+   * The path of the caller's home workspace: `GET workspaces/~` in root (which creates it on first use) and the
+   * path of the returned spec.URL (kcp's homePath).
+   */
+  private async homePath(): Promise<string> {
+    const { base } = this.currentURL();
+    const r = await this.client.send('GET', base, 'root', `${WS}/~`);
+    if (r.status !== 200) throw new PluginError(apiErrorMessage(r));
+    const url = String(r.json?.spec?.URL ?? '');
+    const parsed = parseClusterURL(url);
+    if (!parsed || !url) throw new PluginError(`invalid home workspace URL ${JSON.stringify(url)}`);
+    return parsed.path;
   }
 
   /** Points the `workspace.kcp.io/current` context at `url`, saving the current one as previous (kcp's commitConfig). */
