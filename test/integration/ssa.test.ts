@@ -51,6 +51,25 @@ describe('server-side apply', () => {
     assert.equal(again.json.metadata.resourceVersion, r.json.metadata.resourceVersion, 'an unchanged apply writes nothing');
   });
 
+  it('re-applying an unchanged configuration answers the stored object as GET does, also for dry-run and force', async () => {
+    const name = uniqueName('steady');
+    const config = cm(name, { a: '1' }, { labels: { l: 'v' } });
+    assert.equal((await apply(name, config, '?fieldManager=mgr')).status, 201);
+    assert.equal((await ts.request('PATCH', cmPath(name, '?fieldManager=labeler'), { metadata: { labels: { x: 'y' } } }, { headers: { 'Content-Type': 'application/merge-patch+json' } })).status, 200);
+    const stored = (await ts.request('GET', cmPath(name))).json;
+    for (const query of ['?fieldManager=mgr', '?fieldManager=mgr&dryRun=All', '?fieldManager=mgr&force=true&fieldValidation=Strict']) {
+      const r = await apply(name, config, query);
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.json, stored, query);
+    }
+    assert.deepEqual((await ts.request('GET', cmPath(name))).json, stored, 'nothing was written');
+    // A changed value after the no-ops still goes through the write path.
+    const changed = await apply(name, cm(name, { a: '2' }, { labels: { l: 'v' } }), '?fieldManager=mgr');
+    assert.equal(changed.status, 200, changed.text);
+    assert.notEqual(changed.json.metadata.resourceVersion, stored.metadata.resourceVersion);
+    assert.deepEqual(managers(changed.json).sort(), ['labeler/Update', 'mgr/Apply']);
+  });
+
   it('accepts YAML bodies', async () => {
     const name = uniqueName('yaml');
     const r = await apply(name, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n`, '?fieldManager=mgr');

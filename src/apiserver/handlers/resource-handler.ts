@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type KubeObject, isPlainObject, metaOf } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
-import type { GenericStore, DeleteOptions } from '../../registry/generic/store.js';
+import { type GenericStore, type DeleteOptions, NO_CHANGE } from '../../registry/generic/store.js';
 import type { ComputedCreate, RequestContext } from '../../registry/rest.js';
 import { applyPatch, patchTypeFromContentType } from '../../patch/apply-patch.js';
 import type { RequestInfo } from '../request-info.js';
@@ -329,6 +329,8 @@ async function handleApply(r: ResourceRequest): Promise<void> {
     async (current) => {
       const applied = manager.apply(current, config, fieldManager, force);
       checkAppliedName(applied, r.info.name, namespaceOf(r));
+      // The field manager hands back the live object itself when the apply changes nothing.
+      const unchanged = applied === current;
       await r.admission.admit({
         operation: current ? 'UPDATE' : 'CREATE',
         ctx: r.ctx,
@@ -339,7 +341,7 @@ async function handleApply(r: ResourceRequest): Promise<void> {
         oldObject: current ?? undefined,
         subresource: r.info.subresource,
       });
-      return applied;
+      return unchanged ? NO_CHANGE : applied;
     },
     { dryRun },
     r.info.subresource,

@@ -3,7 +3,7 @@
  * (create, update, non-apply patch) take ownership of what they change, and Apply merges a configuration over the
  * live object, prunes what the applier dropped, and refuses to change fields other managers own unless forced.
  */
-import { type KubeObject, deepCopy, nowRFC3339 } from '../../apimachinery/object.js';
+import { type KubeObject, deepCopy, jsonEqual, nowRFC3339 } from '../../apimachinery/object.js';
 import { compareObjects, type Comparison } from './compare.js';
 import { applyConflictError, type ManagerConflict } from './conflicts.js';
 import { FieldSet } from './field-set.js';
@@ -17,7 +17,7 @@ import {
 } from './managed-fields.js';
 import { mergeValues, removeMembers } from './merge.js';
 import { fieldSetOf, withNamedFieldsAsMembers } from './object-fields.js';
-import type { SsaType } from './schema.js';
+import { isObjectValue, type SsaType } from './schema.js';
 
 /** The manager that owns everything an object held before its first apply when it had no managedFields. */
 export const BEFORE_FIRST_APPLY = 'before-first-apply';
@@ -49,6 +49,7 @@ export interface FieldManagerOptions {
 
 export class FieldManager {
   private readonly ignored = new FieldSet();
+  private readonly revisions = new Map<string, DecodedRevision>();
   private readonly now: () => string;
 
   constructor(private readonly opts: FieldManagerOptions) {
@@ -80,11 +81,14 @@ export class FieldManager {
   /**
    * Applies `config` by `manager` over `live` (null when the object does not exist yet) and returns the new object
    * with managedFields. Throws the 409 apply conflict when the change would modify fields other managers own and
-   * `force` is false. Callers check the configuration's apiVersion/kind/managedFields first.
+   * `force` is false. Callers check the configuration's apiVersion/kind/managedFields first. When the apply changes
+   * nothing at all (object and managedFields alike) the result is `live` itself, so callers can recognise the no-op
+   * by identity and skip the write path; otherwise it is a new object the caller may mutate.
    */
   apply(live: KubeObject | null, config: KubeObject, manager: string, force: boolean): KubeObject {
     const liveObj: KubeObject = live ? withoutManagedFields(live) : {};
-    let entries = decodeManagedFields(live?.metadata?.managedFields) ?? [];
+    const decoded = live ? this.decodedRevision(live) : undefined;
+    let entries = decoded ? decoded.entries.map((e) => ({ ...e })) : (decodeManagedFields(live?.metadata?.managedFields) ?? []);
     if (live !== null && entries.length === 0) {
       entries = this.recordUpdate([], {}, liveObj, BEFORE_FIRST_APPLY);
     }
@@ -93,9 +97,16 @@ export class FieldManager {
     const previous = entries.find((e) => entryIdentity(e) === selfId);
     const others = entries.filter((e) => e !== previous).map((e) => ({ ...e }));
     const applied = this.owned(fieldSetOf(config, this.opts.root));
+    const sameSet = previous !== undefined && previous.apiVersion === this.opts.apiVersion && previous.fields.equals(applied);
 
     let merged = mergeValues(liveObj, withoutManagedFields(config), this.opts.root) as KubeObject;
-    if (previous && !previous.fields.isEmpty()) merged = this.prune(merged, previous.fields, applied, others);
+    // The steady state of re-applying a configuration: the applier's set is unchanged (so nothing is pruned) and the
+    // merge reproduces the live object, so there is nothing to conflict on and no entry moves. kubectl is excluded
+    // because its last-applied annotation is synced below.
+    if (sameSet && manager !== 'kubectl' && live !== null && jsonEqual(merged, liveObj) && (decoded?.canonical ?? this.managedFieldsCanonical(live, entries))) {
+      return live;
+    }
+    if (previous && !previous.fields.isEmpty() && !sameSet) merged = this.prune(merged, previous.fields, applied, others);
 
     const cmp = this.compare(liveObj, merged);
     const changed = cmp.modified.union(cmp.added);
@@ -117,13 +128,50 @@ export class FieldManager {
     conflicts = [];
 
     const objectChanged = !cmp.added.isEmpty() || !cmp.modified.isEmpty() || !cmp.removed.isEmpty();
-    const setChanged = !previous || !previous.fields.equals(applied) || previous.apiVersion !== this.opts.apiVersion;
+    const setChanged = !sameSet;
     const entry: ManagedEntry = { ...self, fields: applied, time: objectChanged || setChanged ? this.now() : previous?.time };
     // The merge shares subtrees with the configuration and the live object; callers may mutate what they get.
     const copy = deepCopy(merged);
     const result = manager === 'kubectl' ? syncLastApplied(copy, config) : copy;
     setManagedFields(result, encodeManagedFields(capUpdateManagers([...others, entry])));
     return result;
+  }
+
+  /**
+   * The decoded managedFields of a stored revision (and whether they are canonical), cached by uid and
+   * resourceVersion: a revision's content never changes, and re-applying the same configuration is the common case.
+   * Undefined for objects that are not stored revisions or whose managedFields do not decode. The cached entries are
+   * shared: callers copy an entry before reassigning its fields (FieldSets themselves are never mutated here).
+   */
+  private decodedRevision(live: KubeObject): DecodedRevision | undefined {
+    const meta = live.metadata;
+    const raw = meta?.managedFields;
+    if (!meta?.uid || !meta.resourceVersion || !Array.isArray(raw) || raw.length === 0) return undefined;
+    const key = `${meta.uid}/${meta.resourceVersion}`;
+    const hit = this.revisions.get(key);
+    // A cheap guard against objects that merely reuse a uid and resourceVersion (hand-built ones in tests).
+    if (hit && hit.raw.length === raw.length && hit.raw.every((r, i) => sameEntryHeader(r, raw[i]))) {
+      this.revisions.delete(key); // refresh its place in the LRU order
+      this.revisions.set(key, hit);
+      return hit;
+    }
+    const entries = decodeManagedFields(raw);
+    if (!entries) return undefined;
+    const rev: DecodedRevision = { raw, entries, canonical: this.managedFieldsCanonical(live, entries) };
+    this.revisions.set(key, rev);
+    if (this.revisions.size > REVISION_CACHE_SIZE) this.revisions.delete(this.revisions.keys().next().value!);
+    return rev;
+  }
+
+  /**
+   * Whether the live managedFields are exactly what re-encoding their decoded `entries` yields (order, dropped empty
+   * sets, the cap on Update managers), so that an apply that changes nothing may hand back the live object as is.
+   */
+  private managedFieldsCanonical(live: KubeObject, entries: ManagedEntry[]): boolean {
+    const raw = live.metadata?.managedFields;
+    if (raw === undefined) return false; // a first apply over an untracked object records before-first-apply
+    // Copies: capping folds entries into an ancient-changes bucket in place.
+    return jsonEqual(encodeManagedFields(capUpdateManagers(entries.map((e) => ({ ...e })))), raw);
   }
 
   /** The manager's Update entry grows by what changed; everyone loses what changed or went away. */
@@ -169,8 +217,26 @@ export class FieldManager {
 
   /** A set without the server-controlled fields and what this endpoint resets. */
   private owned(set: FieldSet): FieldSet {
-    return set.difference(STRIPPED).recursiveDifference(this.ignored);
+    const kept = set.difference(STRIPPED);
+    return this.ignored.isEmpty() ? kept : kept.recursiveDifference(this.ignored);
   }
+}
+
+/** Revisions whose decoded managedFields a FieldManager keeps. */
+const REVISION_CACHE_SIZE = 1024;
+
+interface DecodedRevision {
+  /** The managedFields as stored, for the guard in decodedRevision. */
+  raw: unknown[];
+  entries: ManagedEntry[];
+  /** Whether re-encoding the entries reproduces `raw` exactly. */
+  canonical: boolean;
+}
+
+/** Whether two wire entries agree on everything but their field sets. */
+function sameEntryHeader(a: unknown, b: unknown): boolean {
+  if (!isObjectValue(a) || !isObjectValue(b)) return false;
+  return a.manager === b.manager && a.operation === b.operation && a.apiVersion === b.apiVersion && a.time === b.time && a.subresource === b.subresource && a.fieldsType === b.fieldsType;
 }
 
 function withoutManagedFields(obj: KubeObject): KubeObject {

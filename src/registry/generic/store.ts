@@ -70,6 +70,12 @@ export interface WatchOptions {
   allowBookmarks: boolean;
 }
 
+/**
+ * What a guaranteedUpdate tryUpdate returns when the update leaves the current object exactly as it is (e.g. a
+ * server-side apply of an unchanged configuration): the store then answers with the current object untouched.
+ */
+export const NO_CHANGE: unique symbol = Symbol('no change');
+
 /** Name used to identify a not-yet-named object in errors. */
 function displayName(obj: KubeObject): string {
   return obj.metadata?.name || obj.metadata?.generateName || '';
@@ -370,13 +376,14 @@ export class GenericStore {
   /**
    * Read-modify-write with optimistic concurrency, retried on storage conflicts (storage.GuaranteedUpdate).
    * tryUpdate receives a private copy of the current object (null if absent and creation is allowed) and returns the
-   * desired object; throwing aborts. Subresource writes only change what the subresource strategy copies over.
+   * desired object, or NO_CHANGE when it knows the current object is the result and left its copy untouched (no
+   * validation, no write, that copy is returned); throwing aborts. Subresource writes only change what the subresource strategy copies over.
    */
   async guaranteedUpdate(
     ctx: RequestContext,
     namespace: string,
     name: string,
-    tryUpdate: (current: KubeObject | null) => KubeObject | Promise<KubeObject>,
+    tryUpdate: (current: KubeObject | null) => KubeObject | typeof NO_CHANGE | Promise<KubeObject | typeof NO_CHANGE>,
     opts: WriteOptions,
     subresource = '',
     allowCreate = false,
@@ -392,6 +399,7 @@ export class GenericStore {
       if (!kv) {
         if (!allowCreate) throw errors.notFound(this.gr, name);
         const desired = await tryUpdate(null);
+        if (desired === NO_CHANGE) throw errors.internal('an update of a missing object reported no change');
         this.checkIdentity(desired, namespace, name);
         try {
           return { object: await this.create(ctx, namespace, desired, opts), created: true };
@@ -400,8 +408,15 @@ export class GenericStore {
           throw err;
         }
       }
+      const given = this.decode(kv);
+      const proposed = await tryUpdate(given);
+      // The caller vouches that the current object stands as is (and that it left its copy untouched): the stored
+      // revision was validated when it was written, so there is nothing to validate or write, unless it is only
+      // waiting to be removed.
+      if (proposed === NO_CHANGE && !this.readyToRemove(given)) return { object: given, created: false };
+      // A second decode is the pristine current object: cheaper than a deep copy made before tryUpdate.
       const current = this.decode(kv);
-      let desired = await tryUpdate(deepCopy(current));
+      let desired = proposed === NO_CHANGE ? this.decode(kv) : proposed;
       this.checkIdentity(desired, namespace, name);
       if (!subresource) desired = this.trackMainUpdate(current, desired, opts);
       let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);

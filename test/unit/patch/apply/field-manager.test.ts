@@ -134,6 +134,47 @@ describe('FieldManager.apply', () => {
     assert.deepEqual(again.metadata!.managedFields, live.metadata!.managedFields);
   });
 
+  describe('an apply that changes nothing hands back the live object itself', () => {
+    const stored = (extra: Record<string, unknown> = {}) => ({ ...fm.apply(null, cm({ a: '1' }, { labels: { l: 'v' } }), 'mgr', false), ...extra });
+    const withMeta = (obj: KubeObject, meta: Record<string, unknown>) => ({ ...obj, metadata: { ...obj.metadata, ...meta } });
+    const cases: { name: string; live: () => KubeObject; config: KubeObject; manager?: string; same: boolean }[] = [
+      { name: 'same configuration', live: () => stored(), config: cm({ a: '1' }, { labels: { l: 'v' } }), same: true },
+      { name: 'same configuration of a stored revision', live: () => withMeta(stored(), { uid: 'u1', resourceVersion: '7' }), config: cm({ a: '1' }, { labels: { l: 'v' } }), same: true },
+      { name: 'a changed value', live: () => stored(), config: cm({ a: '2' }, { labels: { l: 'v' } }), same: false },
+      { name: 'a field dropped (pruned)', live: () => stored(), config: cm({ a: '1' }), same: false },
+      { name: 'a field added', live: () => stored(), config: cm({ a: '1', b: '2' }, { labels: { l: 'v' } }), same: false },
+      { name: 'another manager', live: () => stored(), config: cm({ a: '1' }, { labels: { l: 'v' } }), manager: 'other', same: false },
+      { name: 'kubectl (its last-applied annotation is synced)', live: () => fm.apply(null, cm({ a: '1' }), 'kubectl', false), config: cm({ a: '1' }), manager: 'kubectl', same: false },
+      {
+        name: 'managedFields not in canonical order',
+        live: () => {
+          const two = fm.update(stored(), { ...stored(), data: { a: '1', z: '9' } }, 'editor');
+          return withMeta(two, { managedFields: [...two.metadata!.managedFields!].reverse() });
+        },
+        config: cm({ a: '1' }, { labels: { l: 'v' } }),
+        same: false,
+      },
+    ];
+    for (const c of cases) {
+      it(c.name, () => {
+        const live = c.live();
+        const before = JSON.stringify(live);
+        const out = fm.apply(live, c.config, c.manager ?? 'mgr', false);
+        assert.equal(out === live, c.same);
+        assert.equal(JSON.stringify(live), before, 'the live object is not mutated');
+      });
+    }
+
+    it('a cached revision is not trusted for an object that only reuses its uid and resourceVersion', () => {
+      const first = withMeta(stored(), { uid: 'u2', resourceVersion: '3' });
+      assert.equal(fm.apply(first, cm({ a: '1' }, { labels: { l: 'v' } }), 'mgr', false), first);
+      const other = withMeta(fm.update(stored(), { ...stored(), data: { a: '1', z: '9' } }, 'editor'), { uid: 'u2', resourceVersion: '3' });
+      const out = fm.apply(other, cm({ a: '1' }, { labels: { l: 'v' } }), 'mgr', false);
+      assert.deepEqual(Object.keys(owners(out)).sort(), ['editor/Update', 'mgr/Apply']);
+      assert.equal((out.data as Record<string, string>).z, '9');
+    });
+  });
+
   it('an object without managedFields is owned by before-first-apply', () => {
     const err = conflictOf(() => fm.apply(cm({ a: '1' }), cm({ a: '2' }), 'mgr', false));
     assert.equal(err.status.message, 'Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.a');
