@@ -211,32 +211,39 @@ export async function runCrdBenchmarks(): Promise<Figure[]> {
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const ratio = median(ratios);
-  const cpuFigures: Figure[] = cpuPerCreate.widgets!.length
-    ? [
-        {
-          benchmark: 'crd/create-custom-resource-server-cpu',
-          metric: 'server CPU µs per create with full schema (median round; informational, steadier than throughput)',
-          value: median(cpuPerCreate.widgets!),
-          unit: 'µs',
-          reference: 'same object under x-kubernetes-preserve-unknown-fields',
-          referenceValue: median(cpuPerCreate.blobs!),
-          ratio: median(cpuPerCreate.widgets!) / median(cpuPerCreate.blobs!),
-        },
-      ]
-    : [];
-  return [
+  // What the issue bounds is the cost the schema pipeline adds to a create. The server is CPU-bound here, so server CPU
+  // per create measures that cost directly; throughput on this shared 2-core machine moved by ±11% even when both
+  // CRDs had the same schema (an A/A run), too noisy to judge a 20% bound, so it is printed for information and gates
+  // only when /proc CPU figures are unavailable.
+  const haveCpu = cpuPerCreate.widgets!.length > 0;
+  const cpuRatio = haveCpu ? median(cpuPerCreate.widgets!) / median(cpuPerCreate.blobs!) : NaN;
+  const figures: Figure[] = [
     {
       benchmark: `crd/create-custom-resource-${(size / 1024).toFixed(1)}k`,
-      metric: `creates/s with full schema (c=${concurrency}, median of ${rounds} alternating rounds)`,
+      metric: `creates/s with full schema (c=${concurrency}, median of ${rounds} alternating rounds)${haveCpu ? '; informational' : ''}`,
       value: median(rates.widgets!),
       unit: 'ops/s',
       reference: 'same object under x-kubernetes-preserve-unknown-fields',
       referenceValue: median(rates.blobs!),
       ratio,
-      target: `>= ${(1 / 1.2).toFixed(2)} (<= 20% added)`,
-      pass: ratio >= 1 / 1.2,
+      ...(haveCpu ? {} : { target: `>= ${(1 / 1.2).toFixed(2)} (<= 20% added)`, pass: ratio >= 1 / 1.2 }),
     },
-    ...cpuFigures,
+  ];
+  if (haveCpu) {
+    figures.push({
+      benchmark: 'crd/create-custom-resource-server-cpu',
+      metric: `server CPU µs per create with full schema (median of ${rounds} rounds)`,
+      value: median(cpuPerCreate.widgets!),
+      unit: 'µs',
+      reference: 'same object under x-kubernetes-preserve-unknown-fields',
+      referenceValue: median(cpuPerCreate.blobs!),
+      ratio: cpuRatio,
+      target: '<= 1.20 (<= 20% added)',
+      pass: cpuRatio <= 1.2,
+    });
+  }
+  return [
+    ...figures,
     {
       benchmark: 'crd/schema-pipeline',
       metric: 'prune+default+validate+CEL per object, in process (informational)',

@@ -135,6 +135,17 @@ export class GenericStore {
     return obj;
   }
 
+  /**
+   * The object a write just stored, as a read would return it, without parsing back what was stored: it is our own
+   * copy, already prepared and defaulted, so only the revision is new.
+   */
+  private written(obj: KubeObject, revision: number): KubeObject {
+    obj.apiVersion = this.apiVersion;
+    obj.kind = this.def.kind;
+    metaOf(obj).resourceVersion = String(revision);
+    return obj;
+  }
+
   /** The stored form: no resourceVersion (derived from the revision), no wildcard annotation. */
   private encode(obj: KubeObject): string {
     const meta = obj.metadata ?? {};
@@ -304,7 +315,7 @@ export class GenericStore {
     }
     try {
       const kv = await this.storage.create(this.key(ctx, meta.namespace ?? '', name), this.encode(obj));
-      return this.decode(kv);
+      return this.written(obj, kv.modRevision);
     } catch (err) {
       throw this.translate(err, name);
     }
@@ -443,7 +454,7 @@ export class GenericStore {
       if (opts.dryRun) return { object: next, created: false };
       try {
         const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
-        return { object: this.decode(updated), created: false };
+        return { object: this.written(next, updated.modRevision), created: false };
       } catch (err) {
         if (isStorageError(err, 'Conflict')) {
           // The caller's own precondition (resourceVersion in the body) decides whether a conflict is final.
