@@ -6,7 +6,8 @@
  * - one CA, serving certificate and service-account key for every cluster (the first cluster's pki/ is copied into
  *   the others' root dirs, so ensureCertificates() finds them and generates nothing);
  * - in-memory SQLite per cluster (`storage: SqliteStore.open(':memory:')`), no database file and no fsyncs;
- * - the syncer's per-resource syncers start only once the SyncTarget accepts a resource, with few workers.
+ * - the syncer's per-resource syncers start only once the SyncTarget accepts a resource, with 2 workers each (an idle
+ *   cluster has nothing to reconcile; the default 16 are for bursts), heartbeating every 20 s (the syncer default).
  *
  * argv: <rootDir> <first index> <count>; env ATRIUM_FLEET_UPSTREAM = JSON {url, ca, token}. Messages to the parent
  * (IPC): {kind: 'started', name, kubeconfig} per cluster once its server and controllers run; {kind: 'usage', rss,
@@ -27,7 +28,7 @@ const count = Number(countArg);
 const upstreamCfg = process.env.ATRIUM_FLEET_UPSTREAM ? (JSON.parse(process.env.ATRIUM_FLEET_UPSTREAM) as { url: string; ca: string; token: string }) : undefined;
 const sharedPki = join(rootDir!, 'shared-pki');
 const readyDelayMs = Number(process.env.ATRIUM_FLEET_READY_DELAY_MS ?? 200);
-const heartbeatIntervalMs = Number(process.env.ATRIUM_FLEET_HEARTBEAT_MS ?? 5000);
+const heartbeatIntervalMs = Number(process.env.ATRIUM_FLEET_HEARTBEAT_MS ?? 20_000);
 
 const clusters: RunningPcluster[] = [];
 const stores: SqliteStore[] = [];
