@@ -10,7 +10,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import YAML from 'yaml';
 import { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf } from '../../src/multicluster/api/keys.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
+import { Proc, eventually, portOf } from './support/processes.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const servicesGVR = { group: '', version: 'v1', resource: 'services' };
@@ -27,57 +28,6 @@ const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource
 const DOWN_LABEL = 'internal.workload.kcp.io/cluster';
 const bin = join(process.cwd(), 'bin');
 
-/** A child process we can SIGKILL and start again with the same arguments. */
-class Proc {
-  child?: ChildProcess;
-  output = '';
-  constructor(
-    readonly name: string,
-    private args: () => string[],
-    private readyWhen: (out: string) => boolean,
-  ) {}
-
-  async start(): Promise<void> {
-    this.output = '';
-    const child = spawn(process.execPath, this.args(), { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    child.stdout!.on('data', (b) => (this.output += b));
-    child.stderr!.on('data', (b) => (this.output += b));
-    await eventually(`${this.name} to start`, async () => {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output.slice(-2000)}`);
-      return this.readyWhen(this.output);
-    }, 30_000);
-  }
-
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const c = this.child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill(signal);
-    await exited;
-  }
-}
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-      last = undefined;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function portOf(kubeconfigPath: string): string {
-  const kc = YAML.parse(readFileSync(kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string } }[] };
-  return new URL(kc.clusters[0]!.cluster.server).port;
-}
 
 function runNode(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

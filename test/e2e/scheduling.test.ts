@@ -8,7 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,59 +17,12 @@ import { RestClient } from '../../src/client/rest-client.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
 import { runKubectl } from '../helpers/harness.js';
 import { tableRows } from './support/kubectl-run.js';
+import { Proc, eventually, portOf } from './support/processes.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
 const bin = join(process.cwd(), 'bin');
 
-class Proc {
-  child?: ChildProcess;
-  output = '';
-  constructor(
-    readonly name: string,
-    private args: () => string[],
-    private readyWhen: (out: string) => boolean,
-  ) {}
-  async start(): Promise<void> {
-    this.output = '';
-    const child = spawn(process.execPath, this.args(), { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    child.stdout!.on('data', (b) => (this.output += b));
-    child.stderr!.on('data', (b) => (this.output += b));
-    await eventually(`${this.name} to start`, async () => {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output.slice(-2000)}`);
-      return this.readyWhen(this.output);
-    }, 30_000);
-  }
-  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const c = this.child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill(signal);
-    await exited;
-  }
-}
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-      last = undefined;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-function portOf(kubeconfigPath: string): string {
-  const kc = YAML.parse(readFileSync(kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string } }[] };
-  return new URL(kc.clusters[0]!.cluster.server).port;
-}
 
 const web = (replicas: number): KubeObject => ({
   apiVersion: 'apps/v1',
