@@ -25,6 +25,15 @@ import { readDownstreamImports, reconcileImports } from './api-importer.js';
 import { sumNodeResources } from './capacity.js';
 import { NamespaceMapper } from './namespace-mapper.js';
 import { ResourceSyncer } from './resource-syncer.js';
+import { contentHash } from './transform.js';
+
+/**
+ * Every how many import polls the upstream APIResourceImports are re-listed even though the cluster's schemas did
+ * not change (repairs an import someone deleted or edited upstream). In between, an unchanged poll costs atrium
+ * nothing: with 100 syncers, listing every import of the workspace (each carrying a full schema) every 30 s was
+ * about a third of atrium's idle CPU (bench/scheduling.ts, scale part).
+ */
+const IMPORT_FULL_RECONCILE_EVERY = 10;
 
 /** Set by the syncer on its SyncTarget once a drain finished. */
 export const CLEANUP_DONE_ANNOTATION = 'workload.kcp.io/syncer-cleanup-done';
@@ -62,6 +71,9 @@ export class Syncer {
   private readonly targetLoop: Controller;
   private stopped = false;
   private readonly warned = new Set<string>();
+  /** Hash of the import specs last reconciled upstream successfully, and polls since the last full reconcile. */
+  private lastImportHash = '';
+  private importPollsSinceFull = 0;
 
   constructor(readonly opts: SyncerOptions) {
     this.upstreamInformers = new InformerFactory(opts.upstream);
@@ -178,7 +190,12 @@ export class Syncer {
     const st = this.target();
     if (!st || st.metadata?.deletionTimestamp) return;
     const specs = await readDownstreamImports(this.opts.downstream, this.opts.syncTargetName, resourcesOf(st));
+    const hash = contentHash([st.metadata?.uid, specs]);
+    if (hash === this.lastImportHash && ++this.importPollsSinceFull < IMPORT_FULL_RECONCILE_EVERY) return;
+    this.lastImportHash = '';
     await reconcileImports({ upstream: this.opts.upstream, upstreamCluster: this.opts.upstreamCluster, downstream: this.opts.downstream, syncTargetName: this.opts.syncTargetName, syncTargetUID: this.uid }, specs);
+    this.lastImportHash = hash;
+    this.importPollsSinceFull = 0;
   }
 
   private async reconcileTarget(): Promise<{ requeueAfterMs: number } | void> {
