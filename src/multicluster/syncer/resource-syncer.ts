@@ -85,8 +85,10 @@ export class ResourceSyncer {
     this.controller.start();
   }
 
+  /** Stops the workers and closes this resource's two watches (they belong to this syncer alone). */
   async stop(): Promise<void> {
     await this.controller.stop();
+    await Promise.all([this.deps.upstreamInformers.drop(this.upstreamInformer), this.deps.downstreamInformers.drop(this.downstreamInformer)]);
   }
 
   async waitForSync(): Promise<void> {
