@@ -18,6 +18,7 @@ import { syncTargetKey } from '../../src/multicluster/api/keys.js';
 import { bindCompute } from '../../src/multicluster/scheduling/bind-compute.js';
 import { cordonSyncTarget } from '../../src/multicluster/scheduling/cordon.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
+import { eventually as eventuallyPoll } from '../helpers/eventually.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
@@ -25,21 +26,7 @@ const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource
 const locationsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'locations' };
 const placementsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'placements' };
 
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-      last = new Error(`last value ${JSON.stringify(v)}`);
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> => eventuallyPoll(what, probe, timeoutMs, 100);
 
 function deployment(name: string, replicas: number, labels: Record<string, string> = {}): KubeObject {
   const app = { app: name };

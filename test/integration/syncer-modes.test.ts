@@ -15,6 +15,7 @@ import { startPcluster, type RunningPcluster } from '../../src/multicluster/pclu
 import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
 import { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf } from '../../src/multicluster/api/keys.js';
+import { eventually as eventuallyPoll } from '../helpers/eventually.js';
 
 const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
@@ -30,19 +31,7 @@ function runNode(args: string[]): Promise<{ status: number | null; stdout: strin
   });
 }
 
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-    } catch {
-      // retry
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => eventuallyPoll(what, probe, timeoutMs, 100);
 
 describe('syncer: registered with kubectl atrium workload sync, run as a separate process', () => {
   let atrium: TestServer;

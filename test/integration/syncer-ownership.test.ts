@@ -16,27 +16,14 @@ import { multiclusterServerOptions } from '../../src/multicluster/server-options
 import { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf } from '../../src/multicluster/api/keys.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
+import { eventually as eventuallyPoll } from '../helpers/eventually.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
 
-async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-      last = undefined;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => eventuallyPoll(what, probe, timeoutMs, 100);
 
 describe('syncer: downstream-owned fields and Synced conditions', () => {
   let atrium: TestServer;

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
+import { eventually as eventuallyPoll } from '../../helpers/eventually.js';
 
 /** A child process (node + args) that is ready once its output satisfies readyWhen; restartable. */
 export class Proc {
@@ -38,21 +39,9 @@ export class Proc {
   }
 }
 
-/** Polls fn until it returns a value other than undefined/false; errors count as "not yet" until the deadline. */
-export async function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-      last = undefined;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** Polls fn until it holds (see test/helpers/eventually.ts); multi-process suites wait up to a minute by default. */
+export function eventually<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  return eventuallyPoll(what, fn, timeoutMs, 200);
 }
 
 /** The port of the server the kubeconfig's first cluster points at. */
