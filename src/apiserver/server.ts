@@ -21,8 +21,10 @@ import { CRDController } from '../apiextensions/controller/crd-controller.js';
 import type { RequestContext, ResourceDefinition } from '../registry/rest.js';
 import { Admission } from './admission/admission.js';
 import { NamespaceLifecycle } from './admission/namespace-lifecycle.js';
+import { ReservedCRDAnnotations } from '../apiextensions/admission/reserved-crd-annotations.js';
 import type { TokenTable } from '../auth/authn/authenticator.js';
 import { AuthSystem } from '../auth/auth-system.js';
+import { refusePrivilegedImpersonation } from '../auth/authn/impersonation-gatekeeper.js';
 import { bootstrapRbac } from '../auth/authz/bootstrap-policy.js';
 import { parseRequestInfo } from './request-info.js';
 import { setWatchBufferLimit } from './handlers/watch.js';
@@ -140,7 +142,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const crdController = new CRDController(registry, customResources);
   const namespaces = registry.lookup('root', '', 'v1', 'namespaces')!;
   const namespaceLifecycle = new NamespaceLifecycle(namespaces);
-  const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission]);
+  // ReservedCRDAnnotations: only system:masters (the negotiation controller) may write negotiated CRDs.
+  const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission, new ReservedCRDAnnotations(registry)]);
   const openapi = new OpenAPIService();
   let ready = false;
 
@@ -153,6 +156,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const url = new URL(req.url ?? '/', 'https://atrium');
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       const user = await auth.authenticate(req);
+      refusePrivilegedImpersonation(req, user);
       // `GET workspaces/~` in root is answered with the caller's home workspace; `/clusters/~` is served from it.
       const home = await tenancy.interceptHome(info, user);
       if (home) {

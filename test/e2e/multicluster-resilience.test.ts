@@ -3,8 +3,9 @@
  * the three modes (pc1 push: spec.kubeconfig, the syncer runs inside atrium; pc2 none: a separate `atrium syncer`
  * with the admin kubeconfig; pc3 pull: `kubectl atrium workload sync` prints the manifest and an `atrium syncer`
  * process runs with its ServiceAccount kubeconfig, as the in-cluster Deployment would). A Deployment, Service and
- * ConfigMap per cluster are assigned by label; then atrium, the pc2 syncer and the pc1 cluster are each SIGKILLed
- * and restarted (on the same port, same root dir), with upstream changes made while each is down. After each step
+ * ConfigMap per cluster are assigned by label; then atrium, the pc2 syncer, the pc3 pull-mode syncer and the pc1
+ * cluster are each SIGKILLed and restarted (on the same port, same root dir, same credentials), with upstream changes
+ * made while each is down. After each step
  * the system must converge: every object exactly once downstream with the latest content, status back upstream, one
  * downstream namespace per cluster, no downstream object without an upstream one, and finalizers only where due.
  */
@@ -189,6 +190,32 @@ describe('multicluster: kill and restart atrium, a syncer and a physical cluster
     want[1]!.configMaps = ['cfg'];
     await assertConverged('after syncer restart (delete)');
     await eventually('extra-pc2 gone upstream', async () => !(await up.list(configMapsGVR, { namespace: 'shop' })).items.some((c) => c.metadata?.name === 'extra-pc2'));
+  });
+
+  it('converges after the pc3 pull-mode syncer is killed and restarted with its ServiceAccount kubeconfig, with creates, updates and deletes made while it was down', async () => {
+    // An object synced before the kill, to be deleted while the syncer is down.
+    await up.create(configMapsGVR, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'old-pc3', namespace: 'shop', labels: labelled('pc3') }, data: { v: '1' } });
+    want[2]!.configMaps = ['cfg', 'old'];
+    await assertConverged('pc3 before its syncer is killed');
+    const heartbeat = async () => Date.parse(((await up.get(syncTargetsGVR, 'pc3')).status as { lastSyncerHeartbeatTime?: string } | undefined)?.lastSyncerHeartbeatTime ?? '');
+    await syncer3.kill();
+    const killedAt = Date.now();
+    await up.patch(configMapsGVR, 'cfg-pc3', 'merge', { data: { v: '5' } }, { namespace: 'shop' });
+    await up.create(configMapsGVR, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extra-pc3', namespace: 'shop', labels: labelled('pc3') }, data: { v: '5' } });
+    await up.delete(configMapsGVR, 'old-pc3', { namespace: 'shop' });
+    await up.patch(deploymentsGVR, 'web-pc3', 'merge', { spec: { replicas: 2 } }, { namespace: 'shop' });
+    want[2] = { data: { v: '5' }, replicas: 2, configMaps: ['cfg', 'extra'] };
+    // Nothing else serves pc3: with its syncer down the cluster keeps the old content and the delete waits on the
+    // syncer's finalizer, so what converges below is the restarted syncer's work.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.match((await divergence(3)) ?? 'converged', /^pc3: configmaps /, 'pc3 must not change while its syncer is down');
+    const waiting = await up.get(configMapsGVR, 'old-pc3', { namespace: 'shop' });
+    assert.ok(waiting.metadata?.deletionTimestamp && waiting.metadata.finalizers?.some((f) => f.startsWith('workload.kcp.io/syncer-')), 'old-pc3 waits on the syncer finalizer');
+    await syncer3.start();
+    await assertConverged('after pull-mode syncer restart');
+    await eventually('old-pc3 gone upstream', async () => !(await up.list(configMapsGVR, { namespace: 'shop' })).items.some((c) => c.metadata?.name === 'old-pc3'));
+    // The restarted process heartbeats again with the ServiceAccount token (a heartbeat stamped after the kill).
+    await eventually('pc3 heartbeat after the restart', async () => (await heartbeat()) > killedAt);
   });
 
   it('converges after the pc1 cluster is killed and restarted, with changes made while it was down', async () => {
