@@ -160,13 +160,20 @@ class Fleet {
   }
 }
 
+/** Every resource the SyncTarget syncs is negotiated and Accepted: the cluster can take work of every type. */
+const allAccepted = (t: KubeObject) => {
+  const synced = (t.status as { syncedResources?: { state: string }[] } | undefined)?.syncedResources ?? [];
+  return synced.length > 0 && synced.every((r) => r.state === 'Accepted');
+};
+
 const conditionTrue = (t: KubeObject, type: string) => ((t.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
 
 /**
  * Scale: `count` simulated clusters in `processes` child processes (each cluster a full pcluster API server with its
  * controllers, in-memory SQLite, one shared CA/serving certificate/service-account key), each with a none-mode syncer
  * in the same child (separate from atrium, as `atrium syncer` runs), all registered to one atrium in this process.
- * Measured: time from the first cluster start until every SyncTarget is Ready with HeartbeatHealthy, the summed RSS
+ * Measured: time from the first cluster start until every SyncTarget is Ready with HeartbeatHealthy and every one of
+ * its resources negotiated and Accepted (the cluster can take work of every type), the summed RSS
  * of all processes, and their CPU over an idle window afterwards.
  */
 async function manyClusters(count: number, processes: number, idleWindowMs: number, settleMs: number): Promise<Figure> {
@@ -190,7 +197,7 @@ async function manyClusters(count: number, processes: number, idleWindowMs: numb
     const startedSeconds = (Date.now() - t0) / 1000;
     await Promise.all(registrations);
     let ready = 0;
-    await until(`${count} Ready SyncTargets`, 600_000, async () => (ready = (await up.list(syncTargetsGVR)).items.filter((t) => conditionTrue(t, 'Ready') && conditionTrue(t, 'HeartbeatHealthy')).length) === count, 500);
+    await until(`${count} Ready SyncTargets`, 600_000, async () => (ready = (await up.list(syncTargetsGVR)).items.filter((t) => conditionTrue(t, 'Ready') && conditionTrue(t, 'HeartbeatHealthy') && allAccepted(t)).length) === count, 500);
     const seconds = (Date.now() - t0) / 1000;
     // Idle: nothing to sync, only heartbeats, resyncs and controllers' own timers.
     const sample = async () => {
@@ -203,12 +210,12 @@ async function manyClusters(count: number, processes: number, idleWindowMs: numb
     const before = await sample();
     await new Promise((r) => setTimeout(r, idleWindowMs));
     const after = await sample();
-    const stillReady = (await up.list(syncTargetsGVR)).items.filter((t) => conditionTrue(t, 'Ready') && conditionTrue(t, 'HeartbeatHealthy')).length;
+    const stillReady = (await up.list(syncTargetsGVR)).items.filter((t) => conditionTrue(t, 'Ready') && conditionTrue(t, 'HeartbeatHealthy') && allAccepted(t)).length;
     const pct = (micros: number) => ((micros / 1000 / idleWindowMs) * 100).toFixed(1);
     const mib = (b: number) => Math.round(b / 2 ** 20);
     return {
       benchmark: `scheduling: ${count} simulated clusters (${fleets.length} child processes, in-memory SQLite, shared certs, none-mode syncers beside them) registered to one atrium`,
-      metric: 'seconds until all Ready + HeartbeatHealthy',
+      metric: 'seconds until all Ready + HeartbeatHealthy + every resource Accepted',
       value: seconds,
       unit: 's',
       reference: `all servers up after ${startedSeconds.toFixed(1)} s; total RSS ${mib(after.rss)} MiB (atrium process ${mib(after.atriumRss)} MiB); idle CPU ${pct(after.cpu - before.cpu)}% of one core (atrium ${pct(after.atriumCpu - before.atriumCpu)}%) over ${idleWindowMs / 1000} s from ${settleMs / 1000} s after all Ready; ${stillReady}/${count} still Ready after it`,
@@ -234,7 +241,7 @@ export async function runSchedulingBenchmarks(): Promise<Figure[]> {
 
 if (process.argv[1]?.endsWith('scheduling.js')) {
   const { printFigure } = await import('./lib.js');
-  logger.setLevel('error');
+  logger.setLevel(process.env.ATRIUM_BENCH_LOG_LEVEL === 'debug' ? 'debug' : 'error');
   // Standalone: print each figure as soon as it is measured (the scale run is long).
   const only = process.env.ATRIUM_BENCH_SCHED_ONLY; // 'latency' or 'scale'
   if (only !== 'scale') printFigure(await placementLatency(Number(process.env.ATRIUM_BENCH_SCHED_ROUNDS ?? 10)));

@@ -19,8 +19,9 @@
  * other split children there request), and replicas that stay unready on a Ready target past `unschedulableGraceMs`
  * (UnschedulableTracker) are taken off it and placed elsewhere.
  *
- * Deployments are a negotiated type (served once a syncer reported them), so they are listed per workspace on each
- * pass instead of through a wildcard informer; the pass runs on namespace and SyncTarget events and every resyncMs.
+ * Deployments are a negotiated type (served once a syncer reported them), so each workspace gets its own Deployment
+ * informer once the type is served there (a LIST answers until then); a pass runs on Deployment, namespace and
+ * SyncTarget events, when a shortfall's grace period ends, and every resyncMs.
  */
 import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
 import type { Informer } from '../../client/informer.js';
@@ -42,7 +43,10 @@ import { clusterStatuses, desiredChild, isSplitRoot, replicasOf, updatedChild } 
 import { UnschedulableTracker } from './unschedulable.js';
 
 export interface SplitterControllerOptions {
-  /** How often every workspace with SyncTargets is re-examined (default 500 ms). */
+  /**
+   * How often every workspace with SyncTargets is re-examined without an event (default 5 s); a child short of ready
+   * replicas is looked at again as soon as its grace period ends, whatever this is.
+   */
   resyncMs?: number;
   /**
    * During a move off a SyncTarget, at most this many replacement replicas may be requested and not yet ready
@@ -60,16 +64,20 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
       const targets = ctx.informers.informerFor<SyncTarget>(syncTargetsGVR, { cluster: '*' });
       const namespaces = ctx.informers.informerFor<KubeObject>(namespacesGVR, { cluster: '*' });
       const tracker = new UnschedulableTracker(opts.unschedulableGraceMs ?? 30_000);
-      const controller = new Controller({ name: 'deployment-splitter', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, targets, namespaces, cluster, tracker, watchDeployments) });
+      const controller = new Controller({ name: 'deployment-splitter', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, targets, namespaces, cluster, tracker, watchDeployments, watched) });
       const byCluster = (o: KubeObject) => controller.enqueue(clusterOf(o));
       for (const inf of [targets, namespaces] as Informer<KubeObject>[]) inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
       // Once a workspace serves Deployments, their events (a new root, a child's status synced up) start a pass at
       // once instead of at the next resync: that wait was most of what splitting added to a Deployment's ready time.
-      const watched = new Set<string>();
-      const watchDeployments = (cluster: string) => {
-        if (watched.has(cluster)) return;
-        watched.add(cluster);
-        ctx.informers.informerFor<KubeObject>(deploymentsGVR, { cluster }).addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
+      const watched = new Map<string, Informer<KubeObject>>();
+      const watchDeployments = (cluster: string): Informer<KubeObject> => {
+        let inf = watched.get(cluster);
+        if (!inf) {
+          inf = ctx.informers.informerFor<KubeObject>(deploymentsGVR, { cluster });
+          inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
+          watched.set(cluster, inf);
+        }
+        return inf;
       };
       return { name: 'deployment-splitter', start: () => controller.start(), stop: () => controller.stop() };
     },
@@ -83,20 +91,28 @@ async function reconcileWorkspace(
   namespaceInformer: Informer<KubeObject>,
   cluster: string,
   tracker: UnschedulableTracker,
-  watchDeployments: (cluster: string) => void = () => undefined,
+  watchDeployments?: (cluster: string) => Informer<KubeObject>,
+  watched?: ReadonlyMap<string, Informer<KubeObject>>,
 ): Promise<{ requeueAfterMs: number } | void> {
   const targets = targetInformer.lister.list().filter((t) => clusterOf(t) === cluster) as (SyncTarget & SyncTargetLike)[];
   if (targets.length === 0) return;
-  const resync = { requeueAfterMs: opts.resyncMs ?? 500 };
+  const resyncMs = opts.resyncMs ?? 5000;
   const scope = { cluster };
-  let deployments: KubeObject[];
-  try {
-    deployments = (await ctx.client.list(deploymentsGVR, scope)).items;
-  } catch (err) {
-    if ((err as { code?: number }).code === 404) return resync; // not negotiated yet
-    throw err;
+  // The workspace's Deployments come from its informer once that has synced: a LIST per pass cost the server a full
+  // encode of every Deployment on every event (a burst of 1,000 creates meant hundreds of such LISTs). Until the type
+  // is served (404: not negotiated yet) and the informer has synced, one LIST per pass answers instead.
+  const informer = watched?.get(cluster);
+  let deployments: readonly KubeObject[];
+  if (informer?.hasSynced()) deployments = informer.lister.list();
+  else {
+    try {
+      deployments = (await ctx.client.list(deploymentsGVR, scope)).items;
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return { requeueAfterMs: Math.min(resyncMs, 1000) }; // not negotiated yet
+      throw err;
+    }
+    watchDeployments?.(cluster);
   }
-  watchDeployments(cluster);
   const byName = new Map(targets.map((t) => [t.metadata!.name!, t]));
   const nameOfKey = new Map(targets.map((t) => [syncTargetKey(cluster, t.metadata!.name!), t.metadata!.name!]));
   const splitNamespaces = new Map(
@@ -129,7 +145,9 @@ async function reconcileWorkspace(
     await reconcileRoot(ctx, opts, cluster, root, children.get(k) ?? [], others, assigned, byName, tracker);
   }
   tracker.retain([...children.values()].flat());
-  return resync;
+  // Events drive every pass; the timer is for what changes with time alone: a shortfall passing its grace period.
+  const due = tracker.nextDeadline(Date.now());
+  return { requeueAfterMs: due === undefined ? resyncMs : Math.max(50, Math.min(resyncMs, due)) };
 }
 
 async function reconcileRoot(

@@ -41,6 +41,16 @@ export class UnschedulableTracker {
     return nowMs - seen.sinceMs >= this.graceMs ? short : 0;
   }
 
+  /** Milliseconds from `nowMs` until the earliest shortfall still within its grace period ends; undefined if none. */
+  nextDeadline(nowMs: number): number | undefined {
+    let next: number | undefined;
+    for (const { sinceMs } of this.shortSince.values()) {
+      const left = sinceMs + this.graceMs - nowMs;
+      if (left > 0 && (next === undefined || left < next)) next = left;
+    }
+    return next;
+  }
+
   /** Forgets children not in `live` (deleted ones), so the map does not grow without bound. */
   retain(live: Iterable<KubeObject>): void {
     const keep = new Set([...live].map((c) => c.metadata?.uid ?? `${c.metadata?.namespace}/${c.metadata?.name}`));

@@ -9,7 +9,7 @@ import { StatusError } from '../../apimachinery/status.js';
 import { discoverResources } from '../../client/discovery.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
-import { apiResourceImportsGVR, importName, parseGroupResource, type APIResourceImport, type APIResourceImportSpec } from '../api/types.js';
+import { apiResourceImportsGVR, importName, parseGroupResource, SYNC_TARGET_KEY_LABEL, type APIResourceImport, type APIResourceImportSpec } from '../api/types.js';
 import { definitionNameFor, structuralSchemaFromOpenAPI } from '../schema/from-openapi.js';
 
 export interface ImportScope {
@@ -18,6 +18,8 @@ export interface ImportScope {
   downstream: RestClient;
   syncTargetName: string;
   syncTargetUID: string;
+  /** The SyncTarget's key: its imports carry it as SYNC_TARGET_KEY_LABEL, so the syncer lists only its own. */
+  syncTargetKey: string;
 }
 
 /** The import specs for `resources` as the downstream cluster serves them now (resources it lacks are left out). */
@@ -65,8 +67,10 @@ async function subresourcesOf(downstream: RestClient, gvr: GroupVersionResource)
  * ones, deletes those for resources the cluster no longer serves. Returns the number of writes.
  */
 export async function reconcileImports(scope: ImportScope, specs: APIResourceImportSpec[]): Promise<number> {
-  const { upstream, upstreamCluster, syncTargetName, syncTargetUID } = scope;
-  const existing = await upstream.list<APIResourceImport>(apiResourceImportsGVR, { cluster: upstreamCluster });
+  const { upstream, upstreamCluster, syncTargetName, syncTargetUID, syncTargetKey } = scope;
+  // Only this target's imports: with 100 clusters the workspace holds 500 imports, each with a full schema, and every
+  // syncer listing all of them made registering N clusters cost atrium O(N²) schema encodes.
+  const existing = await upstream.list<APIResourceImport>(apiResourceImportsGVR, { cluster: upstreamCluster }, { labelSelector: `${SYNC_TARGET_KEY_LABEL}=${syncTargetKey}` });
   const mine = new Map(existing.items.filter((i) => i.spec?.location === syncTargetName).map((i) => [i.metadata!.name!, i]));
   let writes = 0;
   for (const spec of specs) {
@@ -79,13 +83,23 @@ export async function reconcileImports(scope: ImportScope, specs: APIResourceImp
       kind: 'APIResourceImport',
       metadata: {
         name,
+        labels: { [SYNC_TARGET_KEY_LABEL]: syncTargetKey },
         ...(current ? { resourceVersion: current.metadata?.resourceVersion } : {}),
         ownerReferences: [{ apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', name: syncTargetName, uid: syncTargetUID }],
       },
       spec,
     };
     if (current) await upstream.update(apiResourceImportsGVR, body, { cluster: upstreamCluster });
-    else await upstream.create(apiResourceImportsGVR, body, { cluster: upstreamCluster });
+    else {
+      try {
+        await upstream.create(apiResourceImportsGVR, body, { cluster: upstreamCluster });
+      } catch (err) {
+        if (!(err instanceof StatusError && err.code === 409)) throw err;
+        // There without our label (written before imports were labelled): take it over.
+        const unlabelled = await upstream.get<APIResourceImport>(apiResourceImportsGVR, name, { cluster: upstreamCluster });
+        await upstream.update(apiResourceImportsGVR, { ...body, metadata: { ...body.metadata, resourceVersion: unlabelled.metadata?.resourceVersion } }, { cluster: upstreamCluster });
+      }
+    }
     writes++;
   }
   for (const stale of mine.keys()) {

@@ -187,13 +187,16 @@ export class Syncer {
   }
 
   private async importAPIs(): Promise<void> {
+    // The first poll runs at start, before the SyncTarget informer has listed: without this wait the first import
+    // (and so type negotiation and syncing) would only happen one poll interval (30 s) later.
+    await this.targetInformer().waitForSync();
     const st = this.target();
     if (!st || st.metadata?.deletionTimestamp) return;
     const specs = await readDownstreamImports(this.opts.downstream, this.opts.syncTargetName, resourcesOf(st));
     const hash = contentHash([st.metadata?.uid, specs]);
     if (hash === this.lastImportHash && ++this.importPollsSinceFull < IMPORT_FULL_RECONCILE_EVERY) return;
     this.lastImportHash = '';
-    await reconcileImports({ upstream: this.opts.upstream, upstreamCluster: this.opts.upstreamCluster, downstream: this.opts.downstream, syncTargetName: this.opts.syncTargetName, syncTargetUID: this.uid }, specs);
+    await reconcileImports({ upstream: this.opts.upstream, upstreamCluster: this.opts.upstreamCluster, downstream: this.opts.downstream, syncTargetName: this.opts.syncTargetName, syncTargetUID: this.uid, syncTargetKey: this.key }, specs);
     this.lastImportHash = hash;
     this.importPollsSinceFull = 0;
   }

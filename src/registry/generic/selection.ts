@@ -1,9 +1,12 @@
+import type { LabelSelector } from '../../apimachinery/labels/selector.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 
 /** A parsed label selector, as the registry needs it. */
 export interface LabelMatcher {
   empty(): boolean;
   matches(labels: Record<string, string>): boolean;
+  /** The parsed selector, when there is one (lets a list rule objects out from their stored text). */
+  selector?: LabelSelector;
 }
 
 /** A parsed field selector, as the registry needs it. */

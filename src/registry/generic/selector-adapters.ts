@@ -7,7 +7,7 @@ import type { FieldMatcher, LabelMatcher } from './selection.js';
 export function parseLabelMatcher(text: string): LabelMatcher {
   try {
     const sel = parseLabelSelector(text);
-    return { empty: () => sel.isEmpty(), matches: (labels) => sel.matches(labels) };
+    return { empty: () => sel.isEmpty(), matches: (labels) => sel.matches(labels), selector: sel };
   } catch (err) {
     if (err instanceof LabelSelectorParseError) throw errors.badRequest(err.message);
     throw err;

@@ -12,6 +12,7 @@ import type { WatchCache } from '../../storage/cacher/watch-cache.js';
 import type { RequestContext, ResourceDefinition } from '../rest.js';
 import { clusterOfKey, collectionPrefix, objectKey } from './keys.js';
 import { continueExpiredMessage, decodeContinue, encodeContinue } from './continue-token.js';
+import { rawLabelPrefilter } from './raw-label-prefilter.js';
 import { type Selection, objectFields, selectionEmpty, selectionMatches } from './selection.js';
 import { translateStorageError } from './storage-errors.js';
 import { fieldManagerFor } from '../../patch/apply/resource-field-manager.js';
@@ -191,6 +192,7 @@ export class GenericStore {
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const filtering = !selectionEmpty(opts.selection);
+    const prefilter = filtering ? rawLabelPrefilter(opts.selection) : undefined;
     const items: KubeObject[] = [];
     let more = false;
     let remaining: number | undefined;
@@ -205,6 +207,10 @@ export class GenericStore {
         let i = 0;
         for (; i < page.items.length; i++) {
           const kv = page.items[i]!;
+          if (prefilter && !prefilter(kv.value)) {
+            lastKey = kv.key;
+            continue;
+          }
           const obj = this.decode(kv, wildcard);
           if (filtering && !selectionMatches(opts.selection, obj, this.def.strategy.selectableFields)) {
             lastKey = kv.key;
