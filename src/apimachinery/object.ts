@@ -59,5 +59,13 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /** RFC 3339 with second precision, as metav1.Time marshals. */
 export function nowRFC3339(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Whole seconds: formatted once per second (every write stamps managedFields times; formatting showed in profiles).
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastSecondText = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  }
+  return lastSecondText;
 }
+let lastSecond = -1;
+let lastSecondText = '';

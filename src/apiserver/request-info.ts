@@ -29,7 +29,9 @@ export function splitClusterPath(path: string): { cluster: string; wildcard: boo
   if (path.startsWith('/clusters/')) {
     const after = path.slice('/clusters/'.length);
     const slash = after.indexOf('/');
-    const name = slash < 0 ? after : after.slice(0, slash);
+    // Decoded like every other path segment (Go's http server hands kcp a decoded path): clients that escape the
+    // `:` of a workspace path (`/clusters/root%3Aorg`) address the same workspace as those that do not.
+    const name = safeDecode(slash < 0 ? after : after.slice(0, slash));
     const rest = slash < 0 ? '/' : after.slice(slash);
     return { cluster: name, wildcard: name === '*', rest };
   }

@@ -27,6 +27,7 @@ import { AuthSystem } from '../auth/auth-system.js';
 import { refusePrivilegedImpersonation } from '../auth/authn/impersonation-gatekeeper.js';
 import { bootstrapRbac } from '../auth/authz/bootstrap-policy.js';
 import { parseRequestInfo } from './request-info.js';
+import { parseRequestUrl } from './request-url.js';
 import { setWatchBufferLimit } from './handlers/watch.js';
 import { route } from './router.js';
 import { writeError } from './http/response.js';
@@ -153,7 +154,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const started = Date.now();
     let ctx: RequestContext | undefined;
     try {
-      const url = new URL(req.url ?? '/', 'https://atrium');
+      const url = parseRequestUrl(req.url);
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       const user = await auth.authenticate(req);
       refusePrivilegedImpersonation(req, user);

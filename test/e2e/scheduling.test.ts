@@ -4,12 +4,13 @@
  * capacity estimate (2000m summed) lets it take 3 replicas of 600m while only 2 fit: the third stays Pending
  * Unschedulable and must move elsewhere. Checked with the real kubectl: `kubectl atrium bind compute`, the
  * `kubectl get deployments` table (built-in columns on the negotiated CRD), rollout status and wait on the
- * aggregated root, scale up and down, pc1 killed (its share replaced gradually) and restarted, cordon and drain.
+ * aggregated root, scale up and down, pc1 killed (its share replaced gradually) and restarted, cordon and drain, and
+ * `bind compute --spread 2` in a second workspace registering the same three clusters (two of them get the work).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
@@ -60,9 +61,9 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
     return r.stdout;
   };
-  const plugin = (args: string[]) =>
+  const plugin = (args: string[], config = kubeconfig) =>
     new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [join(bin, 'kubectl-atrium'), ...args], { env: { ...process.env, KUBECONFIG: kubeconfig } }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+      execFile(process.execPath, [join(bin, 'kubectl-atrium'), ...args], { env: { ...process.env, KUBECONFIG: config } }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
     );
   let up: RestClient;
   const logs = () => [atrium, ...pclusters].map((p) => `--- ${p.name}\n${p.output.slice(-1500)}`).join('\n');
@@ -161,5 +162,63 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     assert.equal(await plugin(['workload', 'drain', 'pc2']), 'synctarget.workload.kcp.io/pc2 drained\n');
     await eventually('pc2 drained, web 6/6 elsewhere', async () => !('web--pc2' in (await children())) && (await readyColumn()).web === '6/6');
     assert.equal(await plugin(['workload', 'uncordon', 'pc2']), 'synctarget.workload.kcp.io/pc2 uncordoned\n');
+  });
+  it('bind compute --spread 2 in another workspace: two of the three clusters share the work, the third gets nothing', async () => {
+    // A second workspace registering the same three clusters (its own SyncTargets, syncers and negotiated types).
+    const workspacesGVR = { group: 'tenancy.kcp.io', version: 'v1alpha1', resource: 'workspaces' };
+    await up.create(workspacesGVR, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'spread' }, spec: {} });
+    const ws = await eventually('workspace spread Ready', async () => {
+      const w = await up.get(workspacesGVR, 'spread');
+      return (w.status as { phase?: string } | undefined)?.phase === 'Ready' && w;
+    });
+    const scope = { cluster: (ws.spec as { cluster: string }).cluster };
+    for (let i = 1; i <= 3; i++) {
+      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: `pc${i}` }, spec: { kubeconfig: readFileSync(join(pcDir(i), 'admin.kubeconfig'), 'utf8') } }, scope);
+    }
+    // kubectl ws use root:spread, as a kubeconfig: the server URL points into the workspace by path.
+    const kc = YAML.parse(readFileSync(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+    for (const c of kc.clusters) c.cluster.server = `${new URL(c.cluster.server).origin}/clusters/root:spread`;
+    const spreadConfig = join(root, 'spread.kubeconfig');
+    writeFileSync(spreadConfig, YAML.stringify(kc));
+    await eventually('three Ready SyncTargets in root:spread', async () => {
+      const list = (await up.list(syncTargetsGVR, scope)).items;
+      return list.filter((t) => ((t.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True')).length === 3;
+    });
+    assert.equal(await plugin(['bind', 'compute', 'root:spread', '--spread', '2'], spreadConfig), 'placement.scheduling.kcp.io/default created (location workspace root:spread)\n');
+
+    const placementsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'placements' };
+    const chosen = await eventually('Placement Scheduled to two SyncTargets', async () => {
+      const st = (await up.get(placementsGVR, 'default', scope)).status as { conditions?: { type: string; status: string; message?: string }[] } | undefined;
+      const msg = st?.conditions?.find((c) => c.type === 'Scheduled' && c.status === 'True')?.message;
+      const names = [...(msg ?? '').matchAll(/"(pc\d)"/g)].map((m) => m[1]!);
+      return names.length === 2 && names;
+    });
+    await eventually('Deployments negotiated in root:spread', async () => (await up.list(deploymentsGVR, { ...scope, namespace: 'default' }).catch(() => false)) && true);
+    const wide = web(5);
+    wide.metadata!.name = 'wide';
+    (wide.spec as { template: { spec: { containers: { resources?: unknown }[] } } }).template.spec.containers[0]!.resources = {};
+    await up.create(deploymentsGVR, wide, { ...scope, namespace: 'default' });
+    const kids = await eventually('wide 5/5 Available over exactly two children', async () => {
+      const list = (await up.list(deploymentsGVR, { ...scope, namespace: 'default' })).items;
+      const rootObj = list.find((d) => d.metadata?.name === 'wide');
+      const status = rootObj?.status as { readyReplicas?: number; availableReplicas?: number; observedGeneration?: number; conditions?: { type: string; status: string }[] } | undefined;
+      const available = status?.conditions?.find((c) => c.type === 'Available')?.status === 'True';
+      const children = list.filter((d) => d.metadata?.labels?.['scheduling.atrium.io/split-from'] === 'wide');
+      return status?.readyReplicas === 5 && status.availableReplicas === 5 && status.observedGeneration === rootObj?.metadata?.generation && available && children.length === 2 && children;
+    }, 60_000).catch((e) => {
+      throw new Error(`${(e as Error).message}\n${logs()}`);
+    });
+    const shares = Object.fromEntries(kids.map((d) => [d.metadata!.labels!['workload.kcp.io/cluster']!, (d.spec as { replicas: number }).replicas]));
+    assert.deepEqual(Object.keys(shares).sort(), [...chosen].sort());
+    assert.deepEqual(Object.values(shares).sort(), [2, 3], `5 divided 3 + 2: ${JSON.stringify(shares)}`);
+    for (let i = 1; i <= 3; i++) {
+      const pc = await RestClient.fromKubeconfig(join(pcDir(i), 'admin.kubeconfig'));
+      try {
+        const names = (await pc.list(deploymentsGVR)).items.map((d) => d.metadata!.name!).filter((n) => n === 'wide' || n.startsWith('wide--'));
+        assert.deepEqual(names, chosen.includes(`pc${i}`) ? [`wide--pc${i}`] : [], `pc${i} runs ${names.join(', ') || 'nothing'} of wide`);
+      } finally {
+        pc.close();
+      }
+    }
   });
 });

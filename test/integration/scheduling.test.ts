@@ -153,6 +153,24 @@ describe('scheduling: Locations, Placements, namespace assignment and the deploy
     });
   });
 
+  it('treats a root created without spec.replicas as replicas: 1 and never syncs the root itself', async () => {
+    const solo = deployment('solo', 1);
+    delete (solo.spec as { replicas?: number }).replicas;
+    await up.create(deploymentsGVR, solo, { namespace: 'apps' });
+    const kids = await eventually('children holding 1 replica in all, root 1 ready', async () => {
+      const list = (await up.list(deploymentsGVR, { namespace: 'apps' })).items;
+      const children = list.filter((d) => d.metadata?.labels?.['scheduling.atrium.io/split-from'] === 'solo');
+      const total = children.reduce((n, d) => n + (replicas(d) ?? 0), 0);
+      return children.length === 2 && total === 1 && ready(list.find((d) => d.metadata?.name === 'solo')) === 1 && children;
+    });
+    assert.deepEqual(kids.map((d) => d.metadata!.name).sort(), ['solo--st-a', 'solo--st-b']);
+    for (const client of down) {
+      const names = (await client.list(deploymentsGVR)).items.map((d) => d.metadata?.name);
+      assert.ok(!names.includes('solo'), `the root never runs on a cluster: ${names.join(', ')}`);
+    }
+    await up.delete(deploymentsGVR, 'solo', { namespace: 'apps' });
+  });
+
   it('does not split an object labelled to one cluster', async () => {
     await up.create(deploymentsGVR, deployment('pinned', 2, { 'workload.kcp.io/cluster': 'st-a' }), { namespace: 'apps' });
     await eventually('pinned runs on st-a with 2 replicas', async () => {
@@ -183,5 +201,45 @@ describe('scheduling: Locations, Placements, namespace assignment and the deploy
     await eventually('st-b scheduled again', async () => (await up.get(namespacesGVR, 'apps')).metadata?.labels?.[stateLabel('st-b')] === 'Sync');
     const st = await up.get(syncTargetsGVR, 'st-b');
     assert.deepEqual(st.spec?.['unschedulable' as never], undefined);
+  });
+  it('resolves spec.locationWorkspace in another workspace, and reports a missing or empty one', async () => {
+    const workspacesGVR = { group: 'tenancy.kcp.io', version: 'v1alpha1', resource: 'workspaces' };
+    await up.create(workspacesGVR, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'consumer' }, spec: {} });
+    const ws = await eventually('workspace consumer Ready', async () => {
+      const ws = await up.get(workspacesGVR, 'consumer');
+      return (ws.status as { phase?: string } | undefined)?.phase === 'Ready' && ws;
+    });
+    // The client addresses logical clusters by name; Placements name the location workspace by path.
+    const consumer = { cluster: (ws.spec as { cluster: string }).cluster };
+    await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, consumer);
+    assert.equal(await bindCompute(up, { cluster: consumer.cluster, locationWorkspace: 'root', spread: { mode: 'Count', count: 1 } }), 'placement.scheduling.kcp.io/default created (location workspace root)');
+    type Status = { phase?: string; selectedLocation?: unknown; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+    const statusOf = async (name: string) => (await up.get(placementsGVR, name, consumer)).status as Status;
+    const s = await eventually('consumer Placement Bound onto a SyncTarget of root', async () => {
+      const s = await statusOf('default');
+      return s.phase === 'Bound' && s.conditions?.find((c) => c.type === 'Scheduled')?.status === 'True' && s;
+    });
+    assert.deepEqual(s.selectedLocation, { path: 'root', locationName: 'default' });
+    const shop = await eventually('shop labelled with a key of a root SyncTarget', async () => {
+      const ns = await up.get(namespacesGVR, 'shop', consumer);
+      const states = Object.keys(ns.metadata?.labels ?? {}).filter((k) => k.startsWith('state.workload.kcp.io/'));
+      return states.length === 1 && states;
+    });
+    assert.ok([stateLabel('st-a'), stateLabel('st-b')].includes(shop[0]!), `a key of root's st-a or st-b: ${shop[0]}`);
+
+    const cases: [string, string, string][] = [
+      ['nowhere', 'root:nowhere', 'The location workspace "root:nowhere" does not exist'],
+      ['self', 'root:consumer', 'No Location exists in location workspace "root:consumer"'],
+    ];
+    for (const [name, locationWorkspace, message] of cases) {
+      await up.create(placementsGVR, { apiVersion: 'scheduling.kcp.io/v1alpha1', kind: 'Placement', metadata: { name }, spec: { locationWorkspace, locationSelectors: [{}], namespaceSelector: { matchLabels: { never: 'x' } }, locationResource: { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' } } }, consumer);
+      const st = await eventually(`Placement ${name} Pending`, async () => {
+        const st = await statusOf(name);
+        return st.phase === 'Pending' && st;
+      });
+      const readyCond = st.conditions?.find((c) => c.type === 'Ready');
+      assert.deepEqual([readyCond?.status, readyCond?.reason, readyCond?.message], ['False', 'LocationNotFound', message]);
+      assert.equal(st.selectedLocation, undefined);
+    }
   });
 });

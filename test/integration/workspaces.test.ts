@@ -91,6 +91,14 @@ describe('workspaces', () => {
     assert.deepEqual(r.json.items.map((n: any) => n.metadata.name).sort(), ['default', 'kube-public', 'kube-system']);
   });
 
+  it('addresses the same workspace when the path escapes its colons (/clusters/root%3Aorg)', async () => {
+    const created = await ts.request('POST', '/clusters/root%3Aorg%3Ateam/api/v1/namespaces/default/configmaps', configMap('escaped-path'));
+    assert.equal(created.status, 201, created.text);
+    const r = await ts.request('GET', '/clusters/root:org:team/api/v1/namespaces/default/configmaps/escaped-path');
+    assert.equal(r.status, 200, r.text);
+    await ts.request('DELETE', '/clusters/root:org:team/api/v1/namespaces/default/configmaps/escaped-path');
+  });
+
   it('keeps objects of one workspace invisible in its siblings, parent and children', async () => {
     const created = await ts.request('POST', '/clusters/root:org/api/v1/namespaces/default/configmaps', configMap('only-in-org'));
     assert.equal(created.status, 201, created.text);

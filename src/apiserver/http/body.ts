@@ -137,24 +137,37 @@ export function findDuplicateKeys(text: string): string[] {
   while (i < n) {
     const c = text[i]!;
     if (c === '"') {
+      // Jump from quote to quote (a string value of a kilobyte is one indexOf, not a kilobyte of concatenation);
+      // a quote preceded by an odd number of backslashes is escaped and does not end the string.
       let j = i + 1;
-      let s = '';
-      while (j < n && text[j] !== '"') {
-        if (text[j] === '\\') {
-          s += text.slice(j, j + 2);
-          j += 2;
-        } else s += text[j++];
+      let escaped = false;
+      for (;;) {
+        const q = text.indexOf('"', j);
+        if (q < 0) {
+          j = n;
+          break;
+        }
+        let b = q - 1;
+        while (b > i && text.charCodeAt(b) === 92) b--;
+        if ((q - 1 - b) % 2 === 0) {
+          j = q;
+          break;
+        }
+        escaped = true;
+        j = q + 1;
       }
-      const str = s;
+      const str = text.slice(i + 1, j);
       i = j + 1;
       while (i < n && /\s/.test(text[i]!)) i++;
       const top = stack[stack.length - 1];
       if (text[i] === ':' && top && !top.isArray) {
         let key = str;
-        try {
-          key = JSON.parse(`"${str}"`) as string;
-        } catch {
-          /* keep raw */
+        if (escaped || str.includes('\\')) {
+          try {
+            key = JSON.parse(`"${str}"`) as string;
+          } catch {
+            /* keep raw */
+          }
         }
         if (top.keys.has(key)) dups.push(pathOf(key));
         top.keys.add(key);

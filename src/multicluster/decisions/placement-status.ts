@@ -19,6 +19,8 @@ export const PlacementReasons = {
 
 export interface PlacementStatusInput {
   selection: TargetSelection;
+  /** The location workspace's path, for messages (defaults to the one in the selection, if any). */
+  locationWorkspace?: string;
   /** How many namespaces are bound to the Placement (carry its scheduling.kcp.io/placement annotation). */
   boundNamespaces: number;
   /** The Placement's current conditions, so unchanged conditions keep their lastTransitionTime. */
@@ -36,7 +38,8 @@ export interface PlacementStatus {
  * Derives the Placement's status from a selection.
  *
  * phase: Pending without a Location; Unbound with a Location but no bound namespace; Bound otherwise.
- * Ready: False/LocationNotFound when the workspace has no Location, False/LocationNoMatch when none matches the
+ * Ready: False/LocationNotFound when the location workspace does not exist or has no Location (kcp has one reason for
+ * both; the message tells them apart), False/LocationNoMatch when none matches the
  * selectors, False/LocationInvalid when a Bound Placement keeps a Location its selectors no longer match, else True.
  * Scheduled: False/ScheduleLocationNotFound without a Location, False/NoValidTarget when no target was chosen (the
  * message counts the reasons, e.g. `2 NotReady, 1 Cordoned`, and names the targets), else True with the chosen names.
@@ -45,17 +48,21 @@ export function placementStatus(input: PlacementStatusInput): PlacementStatus {
   const { selection } = input;
   const location = selection.selectedLocation;
   const phase: PlacementPhase = !location ? 'Pending' : input.boundNamespaces > 0 ? 'Bound' : 'Unbound';
-  const conditions = [readyCondition(selection), scheduledCondition(selection)].map((c) =>
+  const conditions = [readyCondition(selection, input.locationWorkspace ?? location?.path), scheduledCondition(selection)].map((c) =>
     withTransitionTime(c, input.previousConditions, input.now),
   );
   return location ? { phase, selectedLocation: location, conditions } : { phase, conditions };
 }
 
-function readyCondition(s: TargetSelection): Condition {
+function readyCondition(s: TargetSelection, workspace: string | undefined): Condition {
   if (!s.selectedLocation) {
+    const where = workspace === undefined ? 'the location workspace' : `location workspace "${workspace}"`;
+    if (s.locationFailure === 'LocationWorkspaceNotFound') {
+      return { type: 'Ready', status: 'False', severity: 'Error', reason: PlacementReasons.LocationNotFound, message: `The ${where} does not exist` };
+    }
     return s.locationFailure === 'LocationNotFound'
-      ? { type: 'Ready', status: 'False', severity: 'Error', reason: PlacementReasons.LocationNotFound, message: 'No Location exists in the location workspace' }
-      : { type: 'Ready', status: 'False', severity: 'Error', reason: PlacementReasons.LocationNoMatch, message: 'No Location matches spec.locationSelectors' };
+      ? { type: 'Ready', status: 'False', severity: 'Error', reason: PlacementReasons.LocationNotFound, message: `No Location exists in ${where}` }
+      : { type: 'Ready', status: 'False', severity: 'Error', reason: PlacementReasons.LocationNoMatch, message: `No Location in ${where} matches spec.locationSelectors` };
   }
   if (s.locationStale) {
     return {

@@ -47,8 +47,11 @@ export interface SelectTargetsInput {
   now: Date;
 }
 
-/** Why no Location could be used: none exists in the workspace, or none matches the Placement. */
-export type LocationFailure = 'LocationNotFound' | 'LocationNoMatch';
+/**
+ * Why no Location could be used: none exists in the workspace, none matches the Placement, or the location workspace
+ * itself does not exist (decided by the caller, which resolves spec.locationWorkspace).
+ */
+export type LocationFailure = 'LocationNotFound' | 'LocationNoMatch' | 'LocationWorkspaceNotFound';
 
 export interface TargetSelection {
   /** The Location used, or null when none could be. */

@@ -9,9 +9,12 @@ import { DEFAULT_NAME, placementsGVR } from './types.js';
 import type { ClusterSpread } from '../decisions/types.js';
 
 export interface BindComputeOptions {
-  /** The workspace to bind (whose namespaces get placed). */
+  /** The logical cluster name of the workspace to bind (whose namespaces get placed). */
   cluster: string;
-  /** The workspace holding the Locations and SyncTargets; atrium supports the bound workspace itself. */
+  /**
+   * The workspace holding the Locations and SyncTargets (a path such as `root:compute`, or the bound workspace itself).
+   * The scheduler resolves another workspace, but syncers only sync their own workspace yet (docs/multicluster.md).
+   */
   locationWorkspace: string;
   /** How many SyncTargets a namespace spreads over (default All). */
   spread?: ClusterSpread;

@@ -2,7 +2,7 @@
  * kubectl plugin commands for scheduling, added to `kubectl atrium`:
  *   kubectl atrium bind compute <location-workspace> [--spread All|One|<n>]
  *   kubectl atrium workload cordon|uncordon|drain <synctarget>
- * The workspace acted on is the one the kubeconfig's server URL points into (`/clusters/<name>`), else root. Errors
+ * The workspace acted on is the one the kubeconfig's server URL points into (`/clusters/<name or path>`), else root. Errors
  * print `Error: <message>` and exit 1.
  */
 import type { Command } from 'commander';
@@ -12,6 +12,7 @@ import { clusterFromServerURL } from '../syncer/command.js';
 import { readKubeconfig } from '../../apiserver/kubeconfig/kubeconfig.js';
 import { bindCompute } from './bind-compute.js';
 import { cordonSyncTarget, type CordonAction } from './cordon.js';
+import { isClusterName, splitPath } from '../../tenancy/paths.js';
 
 /** `All`, `One` or a positive count → a clusterSpread; anything else throws. */
 export function parseSpread(text: string): ClusterSpread {
@@ -20,13 +21,26 @@ export function parseSpread(text: string): ClusterSpread {
   throw new Error(`--spread must be All, One or a positive number of clusters, got "${text}"`);
 }
 
-async function withClient(kubeconfig: string | undefined, fn: (client: RestClient, cluster: string) => Promise<string>): Promise<void> {
+/**
+ * The logical cluster name of a workspace the kubeconfig names by path (`root:team`, as `kubectl ws use` writes it):
+ * spec.cluster of the Workspace in its parent. A single segment (or a system: name) is already a cluster name. The
+ * client names clusters in request scopes by name only (it escapes the `:` of a path).
+ */
+export async function clusterNameOf(client: RestClient, workspace: string): Promise<string> {
+  if (isClusterName(workspace)) return workspace;
+  const { parent, base } = splitPath(workspace);
+  const ws = (await client.call('GET', `/clusters/${parent}/apis/tenancy.kcp.io/v1alpha1/workspaces/${base}`)) as { spec?: { cluster?: string } };
+  if (!ws.spec?.cluster) throw new Error(`workspace "${workspace}" is not scheduled yet`);
+  return ws.spec.cluster;
+}
+
+async function withClient(kubeconfig: string | undefined, fn: (client: RestClient, cluster: string, workspace: string) => Promise<string>): Promise<void> {
   const path = kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? `${process.env.HOME}/.kube/config`;
   const kc = await readKubeconfig(path);
-  const cluster = clusterFromServerURL(new URL(kc.currentServer()).href) ?? 'root';
+  const workspace = clusterFromServerURL(new URL(kc.currentServer()).href) ?? 'root';
   const client = await RestClient.fromKubeconfig(path, { userAgent: 'kubectl-atrium/v0.0.0' });
   try {
-    process.stdout.write((await fn(client, cluster)) + '\n');
+    process.stdout.write((await fn(client, await clusterNameOf(client, workspace), workspace)) + '\n');
   } finally {
     client.close();
   }
@@ -46,9 +60,9 @@ export function addSchedulingCommands(program: Command, workload: Command): void
     .option('--kubeconfig <file>', 'kubeconfig for atrium')
     .option('--spread <n>', 'how many SyncTargets a namespace spreads over: All, One or a number', 'All')
     .action((locationWorkspace: string, flags: { kubeconfig?: string; spread: string }) =>
-      withClient(flags.kubeconfig, async (client, cluster) => {
-        if (locationWorkspace !== cluster) {
-          process.stderr.write(`Warning: atrium schedules onto the SyncTargets of the bound workspace itself ("${cluster}"); "${locationWorkspace}" is recorded but not resolved\n`);
+      withClient(flags.kubeconfig, async (client, cluster, workspace) => {
+        if (locationWorkspace !== workspace && locationWorkspace !== cluster) {
+          process.stderr.write(`Warning: work is placed onto the SyncTargets of "${locationWorkspace}", but syncers only sync their own workspace yet: nothing from "${workspace}" runs there\n`);
         }
         return bindCompute(client, { cluster, locationWorkspace, spread: parseSpread(flags.spread) });
       }).catch(fail),

@@ -11,8 +11,11 @@
  *   the state labels `state.workload.kcp.io/<key>: Sync` the syncer syncs by, plus the Placement and split
  *   annotations; namespaces no longer placed are released.
  *
- * Limitation: the Locations and SyncTargets are read from the Placement's own workspace (spec.locationWorkspace other
- * than the workspace itself is not resolved), because a syncer only syncs the workspace its SyncTarget lives in.
+ * The Locations and SyncTargets a Placement schedules onto are those of its spec.locationWorkspace (a path such as
+ * `root:compute`, resolved through the LogicalCluster objects; empty means the Placement's own workspace), and the
+ * state labels name SyncTarget keys of that workspace. A Placement naming a workspace that does not exist is Pending
+ * with Ready=False/LocationNotFound. Limitation: a syncer only syncs the workspace its SyncTarget lives in, so work
+ * placed onto another workspace's SyncTargets is labelled but not synced yet (docs/multicluster.md).
  */
 import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
 import type { Informer } from '../../client/informer.js';
@@ -26,10 +29,11 @@ import { estimateAvailableReplicas } from '../decisions/capacity-estimate.js';
 import { decideEvacuations } from '../decisions/failover.js';
 import { locationStatus } from '../decisions/location-status.js';
 import { placementStatus } from '../decisions/placement-status.js';
-import { isReady, selectTargets } from '../decisions/select-targets.js';
+import { isReady, selectTargets, type TargetSelection } from '../decisions/select-targets.js';
 import { SYNC_TARGET_RESOURCE, type GroupResource, type LocationLike, type PlacementLike, type SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys, placementForNamespace, scheduledNamespaceMetadata } from './namespace-assignment.js';
 import { DEFAULT_NAME, locationsGVR, PLACEMENT_ANNOTATION, placementsGVR } from './types.js';
+import { directoryOf, resolveLocationWorkspace, type WorkspaceDirectory } from './location-workspace.js';
 
 export interface SchedulingControllerOptions {
   /** How long an unhealthy SyncTarget keeps its work before it is evacuated (default 60 s). */
@@ -52,11 +56,20 @@ export function schedulingControllerInstaller(opts: SchedulingControllerOptions 
         locations: ctx.informers.informerFor<Location>(locationsGVR, { cluster: '*' }),
         placements: ctx.informers.informerFor<Placement>(placementsGVR, { cluster: '*' }),
         namespaces: ctx.informers.informerFor<KubeObject>(namespacesGVR, { cluster: '*' }),
+        logicalClusters: ctx.informers.informerFor<KubeObject>(logicalClustersGVR, { cluster: '*' }),
+        consumers: new Map<string, Set<string>>(),
       };
       const controller = new Controller({ name: 'scheduling', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, informers, cluster) });
       const byCluster = (o: KubeObject) => controller.enqueue(clusterOf(o));
-      for (const inf of Object.values(informers) as Informer<KubeObject>[]) {
+      for (const inf of [informers.targets, informers.locations, informers.placements, informers.namespaces] as Informer<KubeObject>[]) {
         inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
+      }
+      // A change of SyncTargets or Locations in a location workspace concerns the workspaces whose Placements use it.
+      const byConsumers = (o: KubeObject) => {
+        for (const consumer of informers.consumers.get(clusterOf(o)) ?? []) controller.enqueue(consumer);
+      };
+      for (const inf of [informers.targets, informers.locations] as Informer<KubeObject>[]) {
+        inf.addEventHandler({ add: byConsumers, update: (_o, n) => byConsumers(n), delete: byConsumers });
       }
       return { name: 'scheduling', start: () => controller.start(), stop: () => controller.stop() };
     },
@@ -68,6 +81,22 @@ interface Informers {
   locations: Informer<Location>;
   placements: Informer<Placement>;
   namespaces: Informer<KubeObject>;
+  /** LogicalCluster objects: the directory resolving spec.locationWorkspace paths to logical clusters. */
+  logicalClusters: Informer<KubeObject>;
+  /** Location workspace → the other workspaces whose Placements use it (to re-examine them on its changes). */
+  consumers: Map<string, Set<string>>;
+}
+
+const logicalClustersGVR = { group: 'core.kcp.io', version: 'v1alpha1', resource: 'logicalclusters' };
+
+/** What a location workspace offers for scheduling: its live SyncTargets and Locations, and their health verdicts. */
+interface LocationWorkspaceView {
+  cluster: string;
+  path: string;
+  targets: (SyncTarget & SyncTargetLike)[];
+  locations: Location[];
+  health: ReturnType<typeof decideEvacuations>;
+  nameOfKey: Map<string, string>;
 }
 
 /** Objects of `inf` in `cluster`, sorted by name. */
@@ -100,8 +129,28 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
   }
 
   const now = new Date();
-  const health = decideEvacuations(targets, { tolerationSeconds: opts.tolerationSeconds ?? 60, heartbeatThresholdSeconds: opts.heartbeatThresholdSeconds ?? 60 }, now);
-  const nameOfKey = new Map(targets.map((t) => [syncTargetKey(cluster, t.metadata!.name!), t.metadata!.name!]));
+  // Built on first use only: it walks every LogicalCluster, and workspaces without Placements never need it.
+  let built: WorkspaceDirectory | undefined;
+  const dir = () => (built ??= directoryOf(inf.logicalClusters.lister.list(), clusterOf));
+  const directory: WorkspaceDirectory = { clusterOfPath: (p) => dir().clusterOfPath(p), pathOfCluster: (c) => dir().pathOfCluster(c) };
+  const views = new Map<string, LocationWorkspaceView>();
+  const viewOf = (locationCluster: string, path: string): LocationWorkspaceView => {
+    let view = views.get(locationCluster);
+    if (!view) {
+      const ts = locationCluster === cluster ? targets : (inCluster(inf.targets, locationCluster).filter((t) => !t.metadata?.deletionTimestamp) as (SyncTarget & SyncTargetLike)[]);
+      view = {
+        cluster: locationCluster,
+        path,
+        targets: ts,
+        locations: locationCluster === cluster ? locations : inCluster(inf.locations, locationCluster).filter((l) => !l.metadata?.deletionTimestamp),
+        health: decideEvacuations(ts, { tolerationSeconds: opts.tolerationSeconds ?? 60, heartbeatThresholdSeconds: opts.heartbeatThresholdSeconds ?? 60 }, now),
+        nameOfKey: new Map(ts.map((t) => [syncTargetKey(locationCluster, t.metadata!.name!), t.metadata!.name!])),
+      };
+      views.set(locationCluster, view);
+    }
+    return view;
+  };
+  let nextCheckAt: string | undefined;
 
   const bound = new Map<string, KubeObject[]>();
   for (const ns of namespaces) {
@@ -109,34 +158,47 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
     if (p) bound.set(p.metadata!.name!, [...(bound.get(p.metadata!.name!) ?? []), ns]);
   }
 
+  /** Per Placement: the chosen SyncTargets as keys of its location workspace. */
   const chosenFor = new Map<string, string[]>();
+  const usedWorkspaces = new Set<string>();
   for (const placement of placements) {
     const name = placement.metadata!.name!;
     const members = bound.get(name) ?? [];
-    const current = [...new Set(members.flatMap((ns) => assignedKeys(ns).map((k) => nameOfKey.get(k)).filter((n): n is string => !!n)))];
-    const selection = selectTargets({
-      placement,
-      locations,
-      syncTargets: targets,
-      locationWorkspace: cluster,
-      current,
-      evacuating: health.evacuate,
-      requiredResources: requiredResourcesOf(targets),
-      availableReplicas: podRoomOf(targets),
-      now,
-    });
-    chosenFor.set(name, selection.targets);
+    const where = resolveLocationWorkspace(placement.spec.locationWorkspace, cluster, directory);
+    let selection: TargetSelection;
+    if (!where.found) {
+      selection = { selectedLocation: null, locationFailure: 'LocationWorkspaceNotFound', locationStale: false, targets: [], added: [], removed: [], rejected: [] };
+      chosenFor.set(name, []);
+    } else {
+      const view = viewOf(where.cluster, where.path);
+      if (where.cluster !== cluster) usedWorkspaces.add(where.cluster);
+      const current = [...new Set(members.flatMap((ns) => assignedKeys(ns).map((k) => view.nameOfKey.get(k)).filter((n): n is string => !!n)))];
+      selection = selectTargets({
+        placement,
+        locations: view.locations,
+        syncTargets: view.targets,
+        locationWorkspace: view.path,
+        current,
+        evacuating: view.health.evacuate,
+        requiredResources: requiredResourcesOf(view.targets),
+        availableReplicas: podRoomOf(view.targets),
+        now,
+      });
+      chosenFor.set(name, selection.targets.map((t) => syncTargetKey(view.cluster, t)));
+      if (view.health.nextCheckAt && (!nextCheckAt || view.health.nextCheckAt < nextCheckAt)) nextCheckAt = view.health.nextCheckAt;
+    }
     const next = deepCopy(placement);
-    next.status = { ...(next.status ?? {}), ...placementStatus({ selection, boundNamespaces: members.length, previousConditions: placement.status?.conditions, now }) };
+    next.status = { ...(next.status ?? {}), ...placementStatus({ selection, locationWorkspace: where.path, boundNamespaces: members.length, previousConditions: placement.status?.conditions, now }) };
     if (!selection.selectedLocation) delete next.status.selectedLocation;
     await commit(ctx.client, placementsGVR, placement, next, scope);
   }
+  recordConsumer(inf.consumers, cluster, usedWorkspaces);
 
   for (const ns of namespaces) {
     const placement = placementForNamespace(ns, placements)?.metadata!.name!;
     // Only namespaces this controller placed are ever released; state labels written by hand stay untouched.
     if (placement === undefined && ns.metadata?.annotations?.[PLACEMENT_ANNOTATION] === undefined) continue;
-    const keys = placement === undefined ? [] : (chosenFor.get(placement) ?? []).map((t) => syncTargetKey(cluster, t));
+    const keys = placement === undefined ? [] : (chosenFor.get(placement) ?? []);
     const meta = scheduledNamespaceMetadata(ns, placement, keys);
     if (jsonEqual(meta.labels, ns.metadata?.labels ?? {}) && jsonEqual(meta.annotations, ns.metadata?.annotations ?? {})) continue;
     const next = deepCopy(ns);
@@ -144,8 +206,22 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
     next.metadata!.annotations = meta.annotations;
     await commit(ctx.client, namespacesGVR, ns, next, scope);
   }
-  if (health.nextCheckAt) resync.requeueAfterMs = Math.min(resync.requeueAfterMs, Math.max(50, Date.parse(health.nextCheckAt) - Date.now() + 50));
+  if (nextCheckAt) resync.requeueAfterMs = Math.min(resync.requeueAfterMs, Math.max(50, Date.parse(nextCheckAt) - Date.now() + 50));
   return resync;
+}
+
+/** Records that `consumer`'s Placements use exactly the location workspaces `used` (other than its own). */
+function recordConsumer(consumers: Map<string, Set<string>>, consumer: string, used: ReadonlySet<string>): void {
+  for (const [workspace, set] of consumers) {
+    if (used.has(workspace)) continue;
+    set.delete(consumer);
+    if (set.size === 0) consumers.delete(workspace);
+  }
+  for (const workspace of used) {
+    let set = consumers.get(workspace);
+    if (!set) consumers.set(workspace, (set = new Set()));
+    set.add(consumer);
+  }
 }
 
 /** The workload resources the splitter places: required once any SyncTarget of the workspace reported them. */

@@ -7,6 +7,7 @@ import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
 import { CLUSTER_ANNOTATION } from '../../client/resource.js';
 import { stateLabel } from '../api/keys.js';
 import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX } from '../api/types.js';
+import { isReplicatedWorkload } from '../splitter/replicated-workload.js';
 
 export interface TargetIdentity {
   /** The SyncTarget's name (what CLUSTER_LABEL names). */
@@ -25,9 +26,10 @@ export function isAssigned(obj: KubeObject, ns: KubeObject | undefined, target: 
   if (own[stateLabel(target.key)] === 'Sync') return true;
   if (CLUSTER_LABEL in own) return own[CLUSTER_LABEL] === target.name;
   // Skip rule for the deployment splitter (src/multicluster/splitter): in a namespace it splits, a scalable object
-  // (one with spec.replicas) that has no assignment of its own is a root replaced by per-cluster children
-  // `<name>--<target>` (each with its own CLUSTER_LABEL); the root itself must never run anywhere.
-  if (ns?.metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true' && typeof (obj.spec as { replicas?: unknown } | undefined)?.replicas === 'number') return false;
+  // (one with spec.replicas, or of a kind that defaults it to 1, isReplicatedWorkload) that has no assignment of its
+  // own is a root replaced by per-cluster children `<name>--<target>` (each with its own CLUSTER_LABEL); the root
+  // itself must never run anywhere.
+  if (ns?.metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true' && isReplicatedWorkload(obj)) return false;
   const nsLabels = ns?.metadata?.labels ?? {};
   if (nsLabels[stateLabel(target.key)] === 'Sync') return true;
   return nsLabels[CLUSTER_LABEL] === target.name;

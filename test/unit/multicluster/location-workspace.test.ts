@@ -1,0 +1,43 @@
+/** Resolving Placement spec.locationWorkspace against the LogicalCluster directory, and the conditions it yields. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../src/apimachinery/object.js';
+import { directoryOf, resolveLocationWorkspace } from '../../../src/multicluster/scheduling/location-workspace.js';
+import { placementStatus } from '../../../src/multicluster/decisions/placement-status.js';
+
+const lc = (cluster: string, path?: string): KubeObject => ({ metadata: { name: 'cluster', annotations: { 'kcp.io/cluster': cluster, ...(path ? { 'kcp.io/path': path } : {}) } } });
+const directory = directoryOf([lc('root', 'root'), lc('k7compute', 'root:compute'), lc('zteam', 'root:org:team'), lc('nopath')], (o) => o.metadata!.annotations!['kcp.io/cluster']!);
+
+describe('resolveLocationWorkspace', () => {
+  const cases: [string, string | undefined, string, ReturnType<typeof resolveLocationWorkspace>][] = [
+    ['empty means the own workspace, reported by path', undefined, 'zteam', { found: true, cluster: 'zteam', path: 'root:org:team' }],
+    ['a path names another workspace', 'root:compute', 'zteam', { found: true, cluster: 'k7compute', path: 'root:compute' }],
+    ['the own path', 'root:org:team', 'zteam', { found: true, cluster: 'zteam', path: 'root:org:team' }],
+    ['a logical cluster name, reported by its path', 'k7compute', 'zteam', { found: true, cluster: 'k7compute', path: 'root:compute' }],
+    ['root by name', 'root', 'zteam', { found: true, cluster: 'root', path: 'root' }],
+    ['the own name without a known path', 'solo', 'solo', { found: true, cluster: 'solo', path: 'solo' }],
+    ['an unknown path', 'root:nowhere', 'zteam', { found: false, path: 'root:nowhere' }],
+    ['an unknown name', 'ghost', 'zteam', { found: false, path: 'ghost' }],
+    ['a LogicalCluster without kcp.io/path is not addressable by name', 'nopath', 'zteam', { found: false, path: 'nopath' }],
+  ];
+  for (const [title, ws, own, want] of cases) it(title, () => assert.deepEqual(resolveLocationWorkspace(ws, own, directory), want));
+});
+
+describe('placementStatus for location workspace failures', () => {
+  const none = { selectedLocation: null, locationStale: false, targets: [], added: [], removed: [], rejected: [] };
+  const now = new Date('2026-01-01T00:00:00Z');
+  const cases: [string, 'LocationWorkspaceNotFound' | 'LocationNotFound' | 'LocationNoMatch', string][] = [
+    ['missing workspace', 'LocationWorkspaceNotFound', 'The location workspace "root:x" does not exist'],
+    ['no Location', 'LocationNotFound', 'No Location exists in location workspace "root:x"'],
+    ['no match', 'LocationNoMatch', 'No Location in location workspace "root:x" matches spec.locationSelectors'],
+  ];
+  for (const [title, failure, message] of cases) {
+    it(title, () => {
+      const s = placementStatus({ selection: { ...none, locationFailure: failure }, locationWorkspace: 'root:x', boundNamespaces: 1, now });
+      const ready = s.conditions.find((c) => c.type === 'Ready')!;
+      assert.equal(s.phase, 'Pending');
+      assert.deepEqual([ready.status, ready.reason, ready.message], ['False', failure === 'LocationNoMatch' ? 'LocationNoMatch' : 'LocationNotFound', message]);
+      assert.equal(s.conditions.find((c) => c.type === 'Scheduled')?.reason, 'ScheduleLocationNotFound');
+    });
+  }
+});
