@@ -11,6 +11,8 @@ export type InformerSelection = Omit<InformerOptions, 'client' | 'gvr'>;
 
 export class InformerFactory {
   private readonly informers = new Map<string, Informer>();
+  /** How many times each informer was asked for and not yet dropped: drop() stops it only when none is left. */
+  private readonly holders = new Map<Informer, number>();
   private started = false;
 
   constructor(readonly client: RestClient) {}
@@ -24,6 +26,7 @@ export class InformerFactory {
       this.informers.set(id, inf);
       if (this.started) inf.start();
     }
+    this.holders.set(inf, (this.holders.get(inf) ?? 0) + 1);
     return inf as unknown as Informer<T>;
   }
 
@@ -38,8 +41,17 @@ export class InformerFactory {
     await Promise.all([...this.informers.values()].map((i) => i.waitForSync()));
   }
 
-  /** Stops and forgets one informer (e.g. for a resource that disappeared from discovery). */
+  /**
+   * Gives back one informerFor() of `inf` (e.g. for a resource that disappeared from discovery); the informer is
+   * stopped and forgotten once every holder gave it back, so consumers sharing it are not cut off by one leaving.
+   */
   async drop(inf: Informer): Promise<void> {
+    const left = (this.holders.get(inf) ?? 1) - 1;
+    if (left > 0) {
+      this.holders.set(inf, left);
+      return;
+    }
+    this.holders.delete(inf);
     for (const [id, i] of this.informers) if (i === inf) this.informers.delete(id);
     await inf.stop();
   }
@@ -47,5 +59,6 @@ export class InformerFactory {
   async stop(): Promise<void> {
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
     this.informers.clear();
+    this.holders.clear();
   }
 }

@@ -83,6 +83,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (this.synced) for (const obj of this.store.list()) handler.add?.(obj);
   }
 
+  /** Removes handlers added with addEventHandler (an informer shared by several consumers outlives each of them). */
+  removeEventHandler(handler: EventHandler<T>): void {
+    const i = this.handlers.indexOf(handler);
+    if (i >= 0) this.handlers.splice(i, 1);
+  }
+
   /** True once the first list has been delivered to the store and handlers. */
   hasSynced(): boolean {
     return this.synced;

@@ -129,9 +129,13 @@ describe('multicluster: kill and restart atrium, a syncer and a physical cluster
         throw new Error(`${e.message} (${why})\n${logs()}`);
       });
     }
-    // No upstream object is stuck deleting (a syncer finalizer that nobody will release).
-    const stuck = (await Promise.all([deploymentsGVR, servicesGVR, configMapsGVR].map((g) => up.list(g, { namespace: 'shop' })))).flatMap((l) => l.items).filter((o) => o.metadata?.deletionTimestamp);
-    assert.deepEqual(stuck.map((o) => o.metadata?.name), [], `${step}: upstream objects stuck deleting`);
+    // No upstream object is stuck deleting (a syncer finalizer that nobody will release). The syncer releases its
+    // finalizer once the downstream copy is gone, so a deleted object may still be finishing when the copies agree.
+    let stuck: string[] = [];
+    await eventually(`${step}: no upstream object left deleting`, async () => {
+      stuck = (await Promise.all([deploymentsGVR, servicesGVR, configMapsGVR].map((g) => up.list(g, { namespace: 'shop' })))).flatMap((l) => l.items).filter((o) => o.metadata?.deletionTimestamp).map((o) => o.metadata!.name!);
+      return stuck.length === 0;
+    }, 20_000).catch(() => assert.deepEqual(stuck, [], `${step}: upstream objects stuck deleting`));
   }
 
   it('registers clusters in push, none and pull mode and syncs a labelled Deployment, Service and ConfigMap to each', async () => {

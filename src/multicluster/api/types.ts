@@ -31,6 +31,13 @@ export const SYNCER_FINALIZER_PREFIX = 'workload.kcp.io/syncer-';
 export const SYNC_TARGET_FINALIZER = 'workload.kcp.io/synctarget';
 /** CRD annotation: this CRD was published by negotiation (so negotiation may update or delete it). */
 export const NEGOTIATED_ANNOTATION = 'apiresource.kcp.io/negotiated';
+
+/**
+ * On a SyncTarget: the logical clusters (names, JSON array, sorted) other than the SyncTarget's own whose namespaces
+ * the scheduler assigned to it (a Placement there names this workspace as its locationWorkspace). Written by the
+ * scheduler; the syncer syncs each listed cluster as well as its own.
+ */
+export const CONSUMER_CLUSTERS_ANNOTATION = 'scheduling.atrium.io/consumer-clusters';
 /** The field manager / user agent of syncer writes. */
 export const SYNCER_FIELD_MANAGER = 'syncer';
 

@@ -16,7 +16,7 @@
  */
 import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
-import type { Informer } from '../../client/informer.js';
+import type { EventHandler, Informer } from '../../client/informer.js';
 import type { InformerFactory } from '../../client/informer-factory.js';
 import { resourcePath, type GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
@@ -67,13 +67,17 @@ export class ResourceSyncer {
     this.downstreamInformer = downstreamInformers.informerFor(gvr, { labelSelector: `${DOWNSTREAM_CLUSTER_LABEL}=${target.key}` });
     this.controller = new Controller({ name: `syncer-${gvr.resource}`, workers: deps.workers ?? 16, reconcile: (key) => this.reconcile(key) });
     const enqueueUp = (o: KubeObject) => this.controller.enqueue(this.upstreamKey(o));
-    this.upstreamInformer.addEventHandler({ add: enqueueUp, update: (_o, n) => enqueueUp(n), delete: enqueueUp });
+    this.upstreamInformer.addEventHandler(this.upstreamHandler = { add: enqueueUp, update: (_o, n) => enqueueUp(n), delete: enqueueUp });
     const enqueueDown = (o: KubeObject) => {
       const key = this.upstreamKeyOfDownstream(o);
       if (key) this.controller.enqueue(key);
     };
-    this.downstreamInformer.addEventHandler({ add: enqueueDown, update: (_o, n) => enqueueDown(n), delete: enqueueDown });
+    // The downstream informer is shared with the syncers of the same resource for other upstream workspaces.
+    this.downstreamInformer.addEventHandler(this.downstreamHandler = { add: enqueueDown, update: (_o, n) => enqueueDown(n), delete: enqueueDown });
   }
+
+  private readonly upstreamHandler: EventHandler<KubeObject>;
+  private readonly downstreamHandler: EventHandler<KubeObject>;
 
   get resource(): string {
     return this.deps.gvr.resource;
@@ -88,6 +92,8 @@ export class ResourceSyncer {
   /** Stops the workers and closes this resource's two watches (they belong to this syncer alone). */
   async stop(): Promise<void> {
     await this.controller.stop();
+    this.upstreamInformer.removeEventHandler(this.upstreamHandler);
+    this.downstreamInformer.removeEventHandler(this.downstreamHandler);
     await Promise.all([this.deps.upstreamInformers.drop(this.upstreamInformer), this.deps.downstreamInformers.drop(this.downstreamInformer)]);
   }
 
@@ -118,7 +124,8 @@ export class ResourceSyncer {
     const fin = syncerFinalizer(this.deps.target.key);
     return {
       upstreamFinalized: this.upstreamInformer.lister.list().filter((o) => o.metadata?.finalizers?.includes(fin)).length,
-      downstream: this.downstreamInformer.lister.list().length,
+      // Only the copies of this workspace's objects: the downstream informer also holds other workspaces' copies.
+      downstream: this.downstreamInformer.lister.list().filter((o) => this.upstreamKeyOfDownstream(o) !== undefined).length,
     };
   }
 

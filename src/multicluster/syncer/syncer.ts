@@ -20,11 +20,11 @@ import type { RestClient } from '../../client/rest-client.js';
 import { formatObjectKey } from '../../client/store.js';
 import { Controller } from '../../controllers/runtime/controller.js';
 import { logger } from '../../logging/logger.js';
-import { DOWNSTREAM_CLUSTER_LABEL, eventsGVR, followerResources, namespacesGVR, nodesGVR, parseGroupResource, resourcesOf, SYNC_TARGET_KEY_LABEL, syncTargetsGVR, type SyncTarget } from '../api/types.js';
+import { locatorOf } from '../api/keys.js';
+import { CONSUMER_CLUSTERS_ANNOTATION, DOWNSTREAM_CLUSTER_LABEL, eventsGVR, namespacesGVR, nodesGVR, resourcesOf, SYNC_TARGET_KEY_LABEL, syncTargetsGVR, type NamespaceMapping, type SyncTarget } from '../api/types.js';
 import { readDownstreamImports, reconcileImports } from './api-importer.js';
 import { sumNodeResources } from './capacity.js';
-import { NamespaceMapper } from './namespace-mapper.js';
-import { ResourceSyncer } from './resource-syncer.js';
+import { UpstreamWorkspace } from './upstream-workspace.js';
 import { contentHash } from './transform.js';
 
 /**
@@ -63,8 +63,9 @@ export interface SyncerOptions {
 export class Syncer {
   private upstreamInformers: InformerFactory;
   private downstreamInformers: InformerFactory;
-  private readonly resources = new Map<string, ResourceSyncer>();
-  private mapper?: NamespaceMapper;
+  /** The upstream workspaces synced: the SyncTarget's own, and consumer workspaces placed onto it. */
+  private readonly workspaces = new Map<string, UpstreamWorkspace>();
+  private mapping: NamespaceMapping = 'Hashed';
   private key = '';
   private uid = '';
   private timers: NodeJS.Timeout[] = [];
@@ -118,17 +119,11 @@ export class Syncer {
     const st = this.targetInformer();
     const mine = (o: KubeObject) => o.metadata?.name === syncTargetName;
     st.addEventHandler({ add: (o) => mine(o) && this.targetLoop.enqueue('target'), update: (_o, n) => mine(n) && this.targetLoop.enqueue('target'), delete: (o) => mine(o) && this.targetLoop.enqueue('target') });
-    this.mapper = new NamespaceMapper({
-      upstreamCluster,
-      logicalCluster: upstreamCluster,
-      downstream: this.opts.downstream,
-      upstreamInformers: this.upstreamInformers,
-      downstreamInformers: this.downstreamInformers,
-      syncTarget: { cluster: upstreamCluster, name: syncTargetName, uid: this.uid },
-      key: this.key,
-      mapping: (await upstream.get<SyncTarget>(syncTargetsGVR, syncTargetName, { cluster: upstreamCluster })).spec?.namespaceMapping ?? 'Hashed',
-    });
-    this.mapper.upstream.addEventHandler({ update: (_o, n) => this.onNamespaceChange(n), add: (n) => this.onNamespaceChange(n) });
+    this.mapping = (await upstream.get<SyncTarget>(syncTargetsGVR, syncTargetName, { cluster: upstreamCluster })).spec?.namespaceMapping ?? 'Hashed';
+    const own = this.workspace(upstreamCluster);
+    // Downstream namespaces name the workspace they came from: a restarted syncer finds consumer workspaces it still
+    // has copies of (to finish syncing or cleaning them up) even if the SyncTarget no longer lists them.
+    own.mapper.downstream.addEventHandler({ add: () => this.targetLoop.enqueue('target'), delete: () => this.targetLoop.enqueue('target') });
     this.upstreamInformers.start();
     this.downstreamInformers.start();
     this.targetLoop.start();
@@ -155,18 +150,64 @@ export class Syncer {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     await this.targetLoop.stop();
-    await Promise.all([...this.resources.values()].map((r) => r.stop()));
+    await Promise.all([...this.workspaces.values()].map((w) => w.stop()));
     await this.upstreamInformers.stop();
     await this.downstreamInformers.stop();
   }
 
-  /** Names of the resources being synced now (`deployments.apps`, ...). */
+  /** Names of the resources being synced now from the SyncTarget's own workspace (`deployments.apps`, ...). */
   syncing(): string[] {
-    return [...this.resources.keys()].sort();
+    return (this.workspaces.get(this.opts.upstreamCluster)?.syncing() ?? []).sort();
   }
 
-  private onNamespaceChange(ns: KubeObject): void {
-    for (const r of this.resources.values()) r.enqueueAll(ns.metadata?.name);
+  /** The logical clusters synced now: the SyncTarget's own first, then consumer workspaces. */
+  syncedWorkspaces(): string[] {
+    return [...this.workspaces.keys()];
+  }
+
+  /** The unit for an upstream workspace, created (and started) on first use. */
+  private workspace(cluster: string): UpstreamWorkspace {
+    let w = this.workspaces.get(cluster);
+    if (!w) {
+      w = new UpstreamWorkspace({
+        cluster,
+        own: cluster === this.opts.upstreamCluster,
+        upstream: this.opts.upstream,
+        downstream: this.opts.downstream,
+        upstreamInformers: this.upstreamInformers,
+        downstreamInformers: this.downstreamInformers,
+        syncTarget: { cluster: this.opts.upstreamCluster, name: this.opts.syncTargetName, uid: this.uid },
+        key: this.key,
+        mapping: this.mapping,
+        workersPerResource: this.opts.workersPerResource,
+        recordWarning: (c, gvr, obj, reason, message) => void this.recordWarning(c, gvr, obj, reason, message),
+        onSynced: this.opts.onSynced,
+      });
+      this.workspaces.set(cluster, w);
+      w.start();
+    }
+    return w;
+  }
+
+  /**
+   * Consumer workspaces to sync: those the scheduler lists on the SyncTarget, plus those downstream namespaces still
+   * come from (copies left to clean up after a workspace stopped placing work here, also across restarts).
+   */
+  private consumerWorkspaces(st: SyncTarget): { listed: Set<string>; leftovers: Set<string> } {
+    const listed = new Set<string>();
+    try {
+      const value = JSON.parse(st.metadata?.annotations?.[CONSUMER_CLUSTERS_ANNOTATION] ?? '[]') as unknown;
+      if (Array.isArray(value)) for (const c of value) if (typeof c === 'string' && c && c !== this.opts.upstreamCluster) listed.add(c);
+    } catch {
+      logger.warn('syncer: unreadable consumer list on the SyncTarget', { syncTarget: this.opts.syncTargetName, annotation: CONSUMER_CLUSTERS_ANNOTATION });
+    }
+    const leftovers = new Set<string>();
+    const own = this.workspaces.get(this.opts.upstreamCluster);
+    for (const ns of own?.mapper.downstream.lister.list() ?? []) {
+      const l = ns.metadata?.deletionTimestamp ? undefined : locatorOf(ns);
+      if (l && l.syncTarget.name === this.opts.syncTargetName && l.cluster !== this.opts.upstreamCluster && !listed.has(l.cluster)) leftovers.add(l.cluster);
+    }
+    return { listed, leftovers };
   }
 
   private async heartbeat(): Promise<void> {
@@ -211,96 +252,84 @@ export class Syncer {
       if (r.state === 'Accepted' && resourcesOf(st).includes(name) && r.versions[0]) wanted.set(name, { version: r.versions[0] });
     }
     let retry = false;
-    for (const [name, { version }] of wanted) {
-      if (this.resources.has(name)) continue;
-      const gr = parseGroupResource(name);
-      const gvr = { ...gr, version };
-      const served = await this.upstreamServes(gvr);
-      if (!served) {
+    const { listed, leftovers } = this.consumerWorkspaces(st);
+    for (const cluster of [this.opts.upstreamCluster, ...listed]) {
+      try {
+        if (await this.workspace(cluster).ensure(wanted)) retry = true;
+      } catch (err) {
+        // One workspace failing (e.g. credentials that do not reach it) does not stop the others.
+        logger.warn('syncer: cannot sync workspace yet', { syncTarget: this.opts.syncTargetName, workspace: cluster, error: (err as Error).message });
+        retry = true;
+      }
+    }
+    // Workspaces no longer placed here: their copies are removed (their objects are no longer assigned), then the
+    // downstream namespaces made for them, then the unit goes.
+    for (const [cluster, w] of this.workspaces) {
+      if (cluster === this.opts.upstreamCluster || listed.has(cluster)) continue;
+      leftovers.delete(cluster);
+      if (!w.drain(false)) {
         retry = true;
         continue;
       }
-      const syncer = new ResourceSyncer({
-        gvr,
-        namespaced: served.namespaced,
-        hasStatus: served.hasStatus,
-        upstream: this.opts.upstream,
-        upstreamCluster: this.opts.upstreamCluster,
-        downstream: this.opts.downstream,
-        upstreamInformers: this.upstreamInformers,
-        downstreamInformers: this.downstreamInformers,
-        target: { name: this.opts.syncTargetName, key: this.key },
-        namespaces: this.mapper!,
-        workloadAssignedIn: (ns) => [...this.resources.values()].some((r) => !followerResources.has(r.resource) && r.hasAssignedIn(ns)),
-        recordWarning: (obj, reason, message) => void this.recordWarning(gvr, obj, reason, message),
-        onSynced: this.opts.onSynced ? (d, o) => this.opts.onSynced!(d, gvr, o) : undefined,
-        workers: this.opts.workersPerResource,
-      });
-      if (!followerResources.has(gr.resource)) {
-        // A workload changing assignment may pull its namespace's ConfigMaps, Secrets and ServiceAccounts along.
-        const poke = (o: KubeObject) => {
-          for (const r of this.resources.values()) if (followerResources.has(r.resource)) r.enqueueAll(o.metadata?.namespace);
-        };
-        syncer.upstreamInformer.addEventHandler({ add: poke, update: (_o, n) => poke(n), delete: poke });
+      if (!(await this.deleteDownstreamNamespaces(cluster, false))) {
+        retry = true;
+        continue;
       }
-      this.resources.set(name, syncer);
-      syncer.start();
-      logger.info('syncer: syncing resource', { syncTarget: this.opts.syncTargetName, resource: name, version });
+      await w.stop();
+      this.workspaces.delete(cluster);
+      logger.info('syncer: stopped syncing workspace', { syncTarget: this.opts.syncTargetName, workspace: cluster });
     }
-    for (const [name, r] of this.resources) {
-      if (wanted.has(name)) continue;
-      await r.stop();
-      this.resources.delete(name);
-      logger.info('syncer: stopped syncing resource', { syncTarget: this.opts.syncTargetName, resource: name });
+    for (const cluster of leftovers) {
+      // Copies from a workspace not listed any more, found after a restart: sync it once more so they are cleaned up.
+      try {
+        await this.workspace(cluster).ensure(wanted);
+        retry = true;
+      } catch (err) {
+        logger.warn('syncer: cannot clean up workspace yet', { syncTarget: this.opts.syncTargetName, workspace: cluster, error: (err as Error).message });
+        retry = true;
+      }
     }
     if (retry) return { requeueAfterMs: 500 };
   }
 
-  /** Whether atrium serves `gvr` in the workspace yet (a negotiated CRD may still be establishing). */
-  private async upstreamServes(gvr: GroupVersionResource): Promise<{ namespaced: boolean; hasStatus: boolean } | undefined> {
-    const path = `/clusters/${this.opts.upstreamCluster}` + (gvr.group ? `/apis/${gvr.group}/${gvr.version}` : `/api/${gvr.version}`);
-    try {
-      const list = (await this.opts.upstream.call('GET', path)) as { resources?: { name: string; namespaced: boolean }[] };
-      const main = list.resources?.find((r) => r.name === gvr.resource);
-      if (!main) return undefined;
-      return { namespaced: main.namespaced, hasStatus: !!list.resources?.some((r) => r.name === `${gvr.resource}/status`) };
-    } catch (err) {
-      if (err instanceof StatusError && err.code === 404) return undefined;
-      throw err;
+  /**
+   * Deletes (or, with `orphan`, unlabels) the downstream namespaces this syncer made for `cluster` (every workspace
+   * when undefined). Returns true once none is left.
+   */
+  private async deleteDownstreamNamespaces(cluster: string | undefined, orphan: boolean): Promise<boolean> {
+    const namespaces = await this.opts.downstream.list(namespacesGVR, {}, { labelSelector: `${DOWNSTREAM_CLUSTER_LABEL}=${this.key}` });
+    let left = 0;
+    for (const ns of namespaces.items) {
+      if (cluster !== undefined && locatorOf(ns)?.cluster !== cluster) continue;
+      left++;
+      try {
+        if (orphan) {
+          const labels = { ...(ns.metadata?.labels ?? {}) };
+          delete labels[DOWNSTREAM_CLUSTER_LABEL];
+          await this.opts.downstream.update(namespacesGVR, { ...ns, metadata: { ...ns.metadata, labels } });
+          left--;
+        } else if (!ns.metadata?.deletionTimestamp) await this.opts.downstream.delete(namespacesGVR, ns.metadata!.name!);
+      } catch (err) {
+        if (!(err instanceof StatusError && err.code === 404)) throw err;
+        left--;
+      }
     }
+    return left === 0;
   }
 
   /** Deletion of the SyncTarget: tear down (or orphan) downstream, release upstream finalizers, then report. */
   private async drain(st: SyncTarget): Promise<{ requeueAfterMs: number } | void> {
     if (st.metadata?.annotations?.[CLEANUP_DONE_ANNOTATION]) return;
     const orphan = st.spec?.deletionPolicy === 'Orphan';
-    for (const r of this.resources.values()) {
-      if (!r.draining) {
-        r.draining = true;
-        r.orphanOnDrain = orphan;
-        r.enqueueAll();
-      }
-    }
-    const left = [...this.resources.values()].map((r) => r.remaining());
-    if (left.some((l) => l.downstream > 0 || l.upstreamFinalized > 0)) return { requeueAfterMs: 300 };
+    const drained = [...this.workspaces.values()].map((w) => w.drain(orphan));
+    if (drained.some((done) => !done)) return { requeueAfterMs: 300 };
     // Downstream namespaces we created: deleted with their content, or left in place without our label.
-    const namespaces = await this.opts.downstream.list(namespacesGVR, {}, { labelSelector: `${DOWNSTREAM_CLUSTER_LABEL}=${this.key}` });
-    for (const ns of namespaces.items) {
-      try {
-        if (orphan) {
-          const labels = { ...(ns.metadata?.labels ?? {}) };
-          delete labels[DOWNSTREAM_CLUSTER_LABEL];
-          await this.opts.downstream.update(namespacesGVR, { ...ns, metadata: { ...ns.metadata, labels } });
-        } else await this.opts.downstream.delete(namespacesGVR, ns.metadata!.name!);
-      } catch (err) {
-        if (!(err instanceof StatusError && err.code === 404)) throw err;
-      }
-    }
+    await this.deleteDownstreamNamespaces(undefined, orphan);
     await this.opts.upstream.patch(syncTargetsGVR, this.opts.syncTargetName, 'merge', { metadata: { annotations: { [CLEANUP_DONE_ANNOTATION]: nowRFC3339() } } }, { cluster: this.opts.upstreamCluster });
     logger.info('syncer: drained', { syncTarget: this.opts.syncTargetName, policy: orphan ? 'Orphan' : 'Delete' });
   }
 
-  private async recordWarning(gvr: GroupVersionResource, obj: KubeObject, reason: string, message: string): Promise<void> {
+  private async recordWarning(cluster: string, gvr: GroupVersionResource, obj: KubeObject, reason: string, message: string): Promise<void> {
     const dedupe = `${obj.metadata?.uid}|${reason}|${message}`;
     if (this.warned.has(dedupe)) return;
     this.warned.add(dedupe);
@@ -323,7 +352,7 @@ export class Syncer {
           lastTimestamp: now,
           count: 1,
         },
-        { cluster: this.opts.upstreamCluster },
+        { cluster },
       );
     } catch (err) {
       logger.warn('syncer: could not record event', { error: (err as Error).message });

@@ -1,0 +1,165 @@
+/**
+ * One upstream workspace a syncer syncs: the SyncTarget's own workspace, or a consumer workspace whose Placement
+ * names the SyncTarget's workspace as its locationWorkspace (listed by the scheduler in CONSUMER_CLUSTERS_ANNOTATION).
+ * Each has its own namespace mapper (locators carry the workspace, so downstream namespaces never collide) and one
+ * ResourceSyncer per synced resource; the downstream informers are shared by all of them (one watch per resource,
+ * selected by the SyncTarget's key).
+ *
+ * Consumer workspaces sync namespaced resources only: a cluster-scoped object has no namespace locator that would
+ * tell which workspace it came from.
+ */
+import type { KubeObject } from '../../apimachinery/object.js';
+import { StatusError } from '../../apimachinery/status.js';
+import type { InformerFactory } from '../../client/informer-factory.js';
+import type { GroupVersionResource } from '../../client/resource.js';
+import type { RestClient } from '../../client/rest-client.js';
+import { logger } from '../../logging/logger.js';
+import { followerResources, parseGroupResource, type NamespaceMapping } from '../api/types.js';
+import { NamespaceMapper } from './namespace-mapper.js';
+import { ResourceSyncer } from './resource-syncer.js';
+
+export interface UpstreamWorkspaceDeps {
+  /** The workspace's logical cluster name. */
+  cluster: string;
+  /** Whether this is the SyncTarget's own workspace (cluster-scoped resources sync only from there). */
+  own: boolean;
+  upstream: RestClient;
+  downstream: RestClient;
+  upstreamInformers: InformerFactory;
+  downstreamInformers: InformerFactory;
+  syncTarget: { cluster: string; name: string; uid: string };
+  key: string;
+  mapping: NamespaceMapping;
+  workersPerResource?: number;
+  recordWarning(cluster: string, gvr: GroupVersionResource, obj: KubeObject, reason: string, message: string): void;
+  onSynced?(direction: 'down' | 'up', gvr: GroupVersionResource, upstream: KubeObject): void;
+}
+
+export class UpstreamWorkspace {
+  readonly mapper: NamespaceMapper;
+  private readonly resources = new Map<string, ResourceSyncer>();
+  private started = false;
+
+  constructor(private readonly deps: UpstreamWorkspaceDeps) {
+    this.mapper = new NamespaceMapper({
+      upstreamCluster: deps.cluster,
+      logicalCluster: deps.cluster,
+      downstream: deps.downstream,
+      upstreamInformers: deps.upstreamInformers,
+      downstreamInformers: deps.downstreamInformers,
+      syncTarget: deps.syncTarget,
+      key: deps.key,
+      mapping: deps.mapping,
+    });
+    const onNamespace = (ns: KubeObject) => {
+      for (const r of this.resources.values()) r.enqueueAll(ns.metadata?.name);
+    };
+    this.mapper.upstream.addEventHandler({ add: onNamespace, update: (_o, n) => onNamespace(n) });
+  }
+
+  get cluster(): string {
+    return this.deps.cluster;
+  }
+
+  /** Starts the namespace informer (the factories start informers created after they started). */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.mapper.upstream.start();
+    this.mapper.downstream.start();
+  }
+
+  /** Names of the resources being synced (`deployments.apps`, ...). */
+  syncing(): string[] {
+    return [...this.resources.keys()];
+  }
+
+  /**
+   * Starts a ResourceSyncer for every wanted resource this workspace serves and stops those no longer wanted.
+   * Returns true when a wanted resource is not served here yet (the caller looks again shortly).
+   */
+  async ensure(wanted: ReadonlyMap<string, { version: string }>): Promise<boolean> {
+    let retry = false;
+    for (const [name, { version }] of wanted) {
+      if (this.resources.has(name)) continue;
+      const gvr = { ...parseGroupResource(name), version };
+      const served = await this.serves(gvr);
+      if (!served) {
+        retry = true;
+        continue;
+      }
+      if (!served.namespaced && !this.deps.own) continue;
+      const syncer = new ResourceSyncer({
+        gvr,
+        namespaced: served.namespaced,
+        hasStatus: served.hasStatus,
+        upstream: this.deps.upstream,
+        upstreamCluster: this.deps.cluster,
+        downstream: this.deps.downstream,
+        upstreamInformers: this.deps.upstreamInformers,
+        downstreamInformers: this.deps.downstreamInformers,
+        target: { name: this.deps.syncTarget.name, key: this.deps.key },
+        namespaces: this.mapper,
+        workloadAssignedIn: (ns) => [...this.resources.values()].some((r) => !followerResources.has(r.resource) && r.hasAssignedIn(ns)),
+        recordWarning: (obj, reason, message) => this.deps.recordWarning(this.deps.cluster, gvr, obj, reason, message),
+        onSynced: this.deps.onSynced ? (d, o) => this.deps.onSynced!(d, gvr, o) : undefined,
+        workers: this.deps.workersPerResource,
+      });
+      if (!followerResources.has(gvr.resource)) {
+        // A workload changing assignment may pull its namespace's ConfigMaps, Secrets and ServiceAccounts along.
+        const poke = (o: KubeObject) => {
+          for (const r of this.resources.values()) if (followerResources.has(r.resource)) r.enqueueAll(o.metadata?.namespace);
+        };
+        syncer.upstreamInformer.addEventHandler({ add: poke, update: (_o, n) => poke(n), delete: poke });
+      }
+      this.resources.set(name, syncer);
+      syncer.start();
+      logger.info('syncer: syncing resource', { syncTarget: this.deps.syncTarget.name, workspace: this.deps.cluster, resource: name, version });
+    }
+    for (const [name, r] of this.resources) {
+      if (wanted.has(name)) continue;
+      await r.stop();
+      this.resources.delete(name);
+      logger.info('syncer: stopped syncing resource', { syncTarget: this.deps.syncTarget.name, workspace: this.deps.cluster, resource: name });
+    }
+    return retry;
+  }
+
+  /**
+   * Tears down what was synced from this workspace: every resource stops syncing new objects and deletes (or, with
+   * `orphan`, releases) its downstream copies, releasing the upstream finalizers. Returns true once nothing is left.
+   */
+  drain(orphan: boolean): boolean {
+    for (const r of this.resources.values()) {
+      if (!r.draining) {
+        r.draining = true;
+        r.orphanOnDrain = orphan;
+        r.enqueueAll();
+      }
+    }
+    return [...this.resources.values()].every((r) => {
+      const left = r.remaining();
+      return left.downstream === 0 && left.upstreamFinalized === 0;
+    });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.resources.values()].map((r) => r.stop()));
+    this.resources.clear();
+    if (!this.deps.own) await this.deps.upstreamInformers.drop(this.mapper.upstream);
+  }
+
+  /** Whether atrium serves `gvr` in this workspace yet (a negotiated CRD may still be establishing). */
+  private async serves(gvr: GroupVersionResource): Promise<{ namespaced: boolean; hasStatus: boolean } | undefined> {
+    const path = `/clusters/${this.deps.cluster}` + (gvr.group ? `/apis/${gvr.group}/${gvr.version}` : `/api/${gvr.version}`);
+    try {
+      const list = (await this.deps.upstream.call('GET', path)) as { resources?: { name: string; namespaced: boolean }[] };
+      const main = list.resources?.find((r) => r.name === gvr.resource);
+      if (!main) return undefined;
+      return { namespaced: main.namespaced, hasStatus: !!list.resources?.some((r) => r.name === `${gvr.resource}/status`) };
+    } catch (err) {
+      if (err instanceof StatusError && (err.code === 404 || err.code === 403 || err.code === 401)) return undefined;
+      throw err;
+    }
+  }
+}
