@@ -22,6 +22,7 @@ import type { RequestContext, ResourceDefinition } from '../registry/rest.js';
 import { Admission } from './admission/admission.js';
 import { NamespaceLifecycle } from './admission/namespace-lifecycle.js';
 import { ReservedCRDAnnotations } from '../apiextensions/admission/reserved-crd-annotations.js';
+import { PlacementLocationWorkspace } from '../multicluster/scheduling/placement-admission.js';
 import type { TokenTable } from '../auth/authn/authenticator.js';
 import { AuthSystem } from '../auth/auth-system.js';
 import { refusePrivilegedImpersonation } from '../auth/authn/impersonation-gatekeeper.js';
@@ -144,7 +145,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const namespaces = registry.lookup('root', '', 'v1', 'namespaces')!;
   const namespaceLifecycle = new NamespaceLifecycle(namespaces);
   // ReservedCRDAnnotations: only system:masters (the negotiation controller) may write negotiated CRDs.
-  const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission, new ReservedCRDAnnotations(registry)]);
+  // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
+  const placements = new PlacementLocationWorkspace({ resolvePath: (p) => tenancy.resolvePath(p), authorize: (c, a) => auth.authorizer.authorize(c, a) });
+  const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission, new ReservedCRDAnnotations(registry), placements]);
   const openapi = new OpenAPIService();
   let ready = false;
 

@@ -12,6 +12,7 @@ import { logger } from '../logging/logger.js';
 import { deploymentPrinter, podPrinter, replicaSetPrinter, servicePrinter } from './pcluster/api/printers.js';
 import { multiclusterResources } from './api/resources.js';
 import { negotiationControllerInstaller } from './controllers/negotiation.js';
+import { computeAPIsControllerInstaller } from './controllers/compute-apis.js';
 import { syncTargetControllerInstaller, type SyncTargetControllerOptions } from './controllers/synctarget.js';
 import { schedulingControllerInstaller, type SchedulingControllerOptions } from './scheduling/controller.js';
 import { schedulingResources } from './scheduling/resources.js';
@@ -76,7 +77,7 @@ export async function startMulticlusterControllers(server: RunningServer, opts: 
   const client = new RestClient({ url: server.url, ca: server.caPem, token: server.adminToken, userAgent: 'atrium-multicluster/v0.0.0' });
   const informers = new InformerFactory(client);
   const ctx: ControllerContext = { client, informers, caPem: server.caPem };
-  const running: RunningController[] = [negotiationControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter)].map((i) => i.install(ctx));
+  const running: RunningController[] = [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter)].map((i) => i.install(ctx));
   informers.start();
   await informers.waitForSync();
   for (const c of running) await c.start();

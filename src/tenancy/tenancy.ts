@@ -109,6 +109,11 @@ export class Tenancy {
     return this.homes.intercept(info, user);
   }
 
+  /** The logical cluster a workspace path (`root:org`) or cluster name names; undefined when unknown. */
+  resolvePath(pathOrName: string): string | undefined {
+    return this.index.resolve(pathOrName);
+  }
+
   /** The logical cluster a request addresses; throws the 400/403/404 to answer otherwise (see request-cluster.ts). */
   resolveRequestCluster(info: RequestInfo, user: UserInfo): string {
     return resolveRequestCluster(this.index, info, user);

@@ -265,12 +265,14 @@ export class CompiledValueSchema {
   private checkString(data: string, path: DataPath, out: RawError[]): void {
     const s = this.schema;
     // Lengths count Unicode code points, like utf8.RuneCountInString.
-    const needLength = s.maxLength !== undefined || s.minLength !== undefined;
-    const length = needLength ? countCodePoints(data) : 0;
-    if (s.maxLength !== undefined && length > s.maxLength) {
+    // Lengths count code points; a string has at most data.length of them and at least half as many, so most
+    // strings are settled without counting.
+    let counted: number | undefined;
+    const length = () => (counted ??= countCodePoints(data));
+    if (s.maxLength !== undefined && data.length > s.maxLength && length() > s.maxLength) {
       out.push({ code: 'tooLong', name: path.text(), max: s.maxLength, value: data, message: `${path.text()} in ${IN} should be at most ${s.maxLength} chars long` });
     }
-    if (s.minLength !== undefined && length < s.minLength) {
+    if (s.minLength !== undefined && data.length < 2 * s.minLength && length() < s.minLength) {
       out.push({ code: 'other', name: path.text(), value: data, message: `${path.text()} in ${IN} should be at least ${s.minLength} chars long` });
     }
     if (s.pattern !== undefined) {

@@ -13,7 +13,9 @@ export interface BindComputeOptions {
   cluster: string;
   /**
    * The workspace holding the Locations and SyncTargets (a path such as `root:compute`, or the bound workspace itself).
-   * The scheduler resolves another workspace, but syncers only sync their own workspace yet (docs/multicluster.md).
+   * For another workspace, the scheduler lists the bound workspace on the chosen SyncTargets (consumer-clusters
+   * annotation) so their syncers sync it, and the compute-apis controller copies that workspace's negotiated types
+   * (Deployments, ...) into the bound one.
    */
   locationWorkspace: string;
   /** How many SyncTargets a namespace spreads over (default All). */

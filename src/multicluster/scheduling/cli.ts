@@ -60,12 +60,7 @@ export function addSchedulingCommands(program: Command, workload: Command): void
     .option('--kubeconfig <file>', 'kubeconfig for atrium')
     .option('--spread <n>', 'how many SyncTargets a namespace spreads over: All, One or a number', 'All')
     .action((locationWorkspace: string, flags: { kubeconfig?: string; spread: string }) =>
-      withClient(flags.kubeconfig, async (client, cluster, workspace) => {
-        if (locationWorkspace !== workspace && locationWorkspace !== cluster) {
-          process.stderr.write(`Warning: work is placed onto the SyncTargets of "${locationWorkspace}", but syncers only sync their own workspace yet: nothing from "${workspace}" runs there\n`);
-        }
-        return bindCompute(client, { cluster, locationWorkspace, spread: parseSpread(flags.spread) });
-      }).catch(fail),
+      withClient(flags.kubeconfig, (client, cluster) => bindCompute(client, { cluster, locationWorkspace, spread: parseSpread(flags.spread) })).catch(fail),
     );
   const verbs: [CordonAction, string][] = [
     ['cordon', 'mark a SyncTarget unschedulable: no new work lands there, work already there stays'],

@@ -14,8 +14,11 @@
  * The Locations and SyncTargets a Placement schedules onto are those of its spec.locationWorkspace (a path such as
  * `root:compute`, resolved through the LogicalCluster objects; empty means the Placement's own workspace), and the
  * state labels name SyncTarget keys of that workspace. A Placement naming a workspace that does not exist is Pending
- * with Ready=False/LocationNotFound. Limitation: a syncer only syncs the workspace its SyncTarget lives in, so work
- * placed onto another workspace's SyncTargets is labelled but not synced yet (docs/multicluster.md).
+ * with Ready=False/LocationNotFound.
+ *
+ * Alongside, every SyncTarget carries CONSUMER_CLUSTERS_ANNOTATION: the other logical clusters whose namespaces carry
+ * its state label (whatever the value), which its syncer reads to sync those workspaces as well as its own. It
+ * reflects the labels as they are now; draining a cluster that left the list is the syncer's business.
  */
 import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
 import type { Informer } from '../../client/informer.js';
@@ -24,7 +27,7 @@ import { commit } from '../../controllers/runtime/committer.js';
 import { Controller } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { syncTargetKey } from '../api/keys.js';
-import { namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
+import { CONSUMER_CLUSTERS_ANNOTATION, namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
 import { estimateAvailableReplicas } from '../decisions/capacity-estimate.js';
 import { decideEvacuations } from '../decisions/failover.js';
 import { locationStatus } from '../decisions/location-status.js';
@@ -34,6 +37,7 @@ import { SYNC_TARGET_RESOURCE, type GroupResource, type LocationLike, type Place
 import { assignedKeys, placementForNamespace, scheduledNamespaceMetadata } from './namespace-assignment.js';
 import { DEFAULT_NAME, locationsGVR, PLACEMENT_ANNOTATION, placementsGVR } from './types.js';
 import { directoryOf, resolveLocationWorkspace, type WorkspaceDirectory } from './location-workspace.js';
+import { consumerClusters, consumerClustersPatch, NAMESPACES_BY_STATE_KEY_INDEX, stateKeysOf, SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer } from './consumer-clusters.js';
 
 export interface SchedulingControllerOptions {
   /** How long an unhealthy SyncTarget keeps its work before it is evacuated (default 60 s). */
@@ -71,7 +75,17 @@ export function schedulingControllerInstaller(opts: SchedulingControllerOptions 
       for (const inf of [informers.targets, informers.locations] as Informer<KubeObject>[]) {
         inf.addEventHandler({ add: byConsumers, update: (_o, n) => byConsumers(n), delete: byConsumers });
       }
-      return { name: 'scheduling', start: () => controller.start(), stop: () => controller.stop() };
+      const consumerAnnotations = consumerClustersController(ctx, informers.targets, informers.namespaces);
+      return {
+        name: 'scheduling',
+        start: () => {
+          controller.start();
+          consumerAnnotations.start();
+        },
+        stop: async () => {
+          await Promise.all([controller.stop(), consumerAnnotations.stop()]);
+        },
+      };
     },
   };
 }
@@ -208,6 +222,53 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
   }
   if (nextCheckAt) resync.requeueAfterMs = Math.min(resync.requeueAfterMs, Math.max(50, Date.parse(nextCheckAt) - Date.now() + 50));
   return resync;
+}
+
+/**
+ * Keeps CONSUMER_CLUSTERS_ANNOTATION on every SyncTarget in step with the namespaces carrying its state label. Keyed
+ * by the SyncTarget's logical cluster: a namespace whose state labels change enqueues the clusters of the targets
+ * those labels name (found by key through an index, so no event walks all SyncTargets), a SyncTarget that appears or
+ * whose annotation someone else changed enqueues its own cluster. A pass looks up each target's namespaces through
+ * the namespace index by state key and patches the annotation only where it differs.
+ */
+function consumerClustersController(ctx: ControllerContext, targets: Informer<SyncTarget>, namespaces: Informer<KubeObject>): Controller {
+  targets.addIndexer(SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer((o) => clusterOf(o)));
+  namespaces.addIndexer(NAMESPACES_BY_STATE_KEY_INDEX, stateKeysOf);
+  const controller = new Controller({ name: 'scheduling-consumer-clusters', workers: 1, reconcile: (cluster) => reconcileConsumerClusters(ctx, targets, namespaces, cluster) });
+  const byKeys = (keys: Iterable<string>) => {
+    for (const key of keys) for (const t of targets.lister.byIndex(SYNC_TARGETS_BY_KEY_INDEX, key)) controller.enqueue(clusterOf(t));
+  };
+  namespaces.addEventHandler({
+    add: (ns) => byKeys(stateKeysOf(ns)),
+    update: (o, n) => {
+      const before = stateKeysOf(o);
+      const after = stateKeysOf(n);
+      if (before.join(',') === after.join(',')) return;
+      byKeys(new Set([...before, ...after]));
+    },
+    delete: (ns) => byKeys(stateKeysOf(ns)),
+  });
+  targets.addEventHandler({
+    add: (t) => controller.enqueue(clusterOf(t)),
+    // Only the annotation itself matters (the desired value depends on namespaces alone): heartbeats are ignored.
+    update: (o, n) => {
+      if (o.metadata?.annotations?.[CONSUMER_CLUSTERS_ANNOTATION] !== n.metadata?.annotations?.[CONSUMER_CLUSTERS_ANNOTATION]) controller.enqueue(clusterOf(n));
+    },
+  });
+  return controller;
+}
+
+async function reconcileConsumerClusters(ctx: ControllerContext, targets: Informer<SyncTarget>, namespaces: Informer<KubeObject>, cluster: string): Promise<void> {
+  for (const target of targets.lister.list()) {
+    if (clusterOf(target) !== cluster) continue;
+    const name = target.metadata!.name!;
+    const placed = namespaces.lister.byIndex(NAMESPACES_BY_STATE_KEY_INDEX, syncTargetKey(cluster, name));
+    const patch = consumerClustersPatch(target, consumerClusters(cluster, placed, (o) => clusterOf(o)));
+    if (!patch) continue;
+    await ctx.client.patch(syncTargetsGVR, name, 'merge', patch, { cluster }).catch((err: unknown) => {
+      if ((err as { code?: number }).code !== 404) throw err;
+    });
+  }
 }
 
 /** Records that `consumer`'s Placements use exactly the location workspaces `used` (other than its own). */

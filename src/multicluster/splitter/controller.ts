@@ -22,14 +22,19 @@
  * Deployments are a negotiated type (served once a syncer reported them), so each workspace gets its own Deployment
  * informer once the type is served there (a LIST answers until then); a pass runs on Deployment, namespace and
  * SyncTarget events, when a shortfall's grace period ends, and every resyncMs.
+ *
+ * Across workspaces: a pass runs for every workspace with split namespaces (or children left to clean up), whether or
+ * not it holds SyncTargets itself, since a Placement may place its namespaces onto another workspace's SyncTargets.
+ * The namespace's assignment keys are resolved against the SyncTargets of all workspaces (namespaceTargets), and a
+ * target's capacity estimate counts the split children on it in every workspace that uses it (its own, and those its
+ * CONSUMER_CLUSTERS_ANNOTATION lists) whose Deployments this controller watches.
  */
 import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
 import type { Informer } from '../../client/informer.js';
-import { clusterOf } from '../../client/store.js';
+import { clusterOf, formatObjectKey } from '../../client/store.js';
 import { Controller } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
-import { syncerFinalizer, syncTargetKey } from '../api/keys.js';
 import { CLUSTER_LABEL, namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
 import { aggregateDeploymentStatus } from '../decisions/aggregate-status.js';
 import { estimateAvailableReplicas, podRequestsOf } from '../decisions/capacity-estimate.js';
@@ -38,13 +43,21 @@ import { isReady } from '../decisions/select-targets.js';
 import { splitReplicas, staticWeightOf, type SplitTarget } from '../decisions/split-replicas.js';
 import type { SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys } from '../scheduling/namespace-assignment.js';
+import { SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer } from '../scheduling/consumer-clusters.js';
 import { deploymentsGVR, SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION } from '../scheduling/types.js';
 import { clusterStatuses, desiredChild, isSplitRoot, replicasOf, updatedChild } from './children.js';
 import { UnschedulableTracker } from './unschedulable.js';
+import { childrenOnTarget, namespaceTargets, unreleasableSyncerFinalizers, workspacesUsing, type ResolvedTarget, type TargetLookup } from './targets.js';
+
+/** Namespace informer index: split namespaces (SPLIT_NAMESPACE_ANNOTATION) by logical cluster. */
+const SPLIT_NAMESPACES_INDEX = 'deployment-splitter/split-namespaces';
+
+/** What a child of another root occupies on a target: its pod template's requests times its replicas. */
+type Occupant = { requests: ReturnType<typeof podRequestsOf>; replicas: number };
 
 export interface SplitterControllerOptions {
   /**
-   * How often every workspace with SyncTargets is re-examined without an event (default 5 s); a child short of ready
+   * How often every workspace with split namespaces is re-examined without an event (default 5 s); a child short of ready
    * replicas is looked at again as soon as its grace period ends, whatever this is.
    */
   resyncMs?: number;
@@ -63,8 +76,17 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
     install(ctx) {
       const targets = ctx.informers.informerFor<SyncTarget>(syncTargetsGVR, { cluster: '*' });
       const namespaces = ctx.informers.informerFor<KubeObject>(namespacesGVR, { cluster: '*' });
-      const tracker = new UnschedulableTracker(opts.unschedulableGraceMs ?? 30_000);
-      const controller = new Controller({ name: 'deployment-splitter', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, targets, namespaces, cluster, tracker, watchDeployments, watched) });
+      targets.addIndexer(SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer((o) => clusterOf(o)));
+      namespaces.addIndexer(SPLIT_NAMESPACES_INDEX, (ns) => (ns.metadata?.annotations?.[SPLIT_NAMESPACE_ANNOTATION] === 'true' ? [clusterOf(ns)] : []));
+      // One tracker per workspace: a pass forgets the shortfalls of children it no longer sees, which must not
+      // include other workspaces' children.
+      const trackers = new Map<string, UnschedulableTracker>();
+      const trackerOf = (cluster: string) => {
+        let t = trackers.get(cluster);
+        if (!t) trackers.set(cluster, (t = new UnschedulableTracker(opts.unschedulableGraceMs ?? 30_000)));
+        return t;
+      };
+      const controller = new Controller({ name: 'deployment-splitter', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, targets, namespaces, cluster, trackerOf(cluster), watchDeployments, watched) });
       const byCluster = (o: KubeObject) => controller.enqueue(clusterOf(o));
       for (const inf of [targets, namespaces] as Informer<KubeObject>[]) inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
       // Once a workspace serves Deployments, their events (a new root, a child's status synced up) start a pass at
@@ -94,8 +116,10 @@ async function reconcileWorkspace(
   watchDeployments?: (cluster: string) => Informer<KubeObject>,
   watched?: ReadonlyMap<string, Informer<KubeObject>>,
 ): Promise<{ requeueAfterMs: number } | void> {
-  const targets = targetInformer.lister.list().filter((t) => clusterOf(t) === cluster) as (SyncTarget & SyncTargetLike)[];
-  if (targets.length === 0) return;
+  const splitNamespaceList = namespaceInformer.lister.byIndex(SPLIT_NAMESPACES_INDEX, cluster);
+  // Without split namespaces there is nothing to divide; children left from a namespace that was released still
+  // need removing, and those are in the workspace's informer if a pass ever ran here.
+  if (splitNamespaceList.length === 0 && !watched?.get(cluster)?.lister.list().some((d) => d.metadata?.labels?.[SPLIT_FROM_LABEL] !== undefined)) return;
   const resyncMs = opts.resyncMs ?? 5000;
   const scope = { cluster };
   // The workspace's Deployments come from its informer once that has synced: a LIST per pass cost the server a full
@@ -113,14 +137,13 @@ async function reconcileWorkspace(
     }
     watchDeployments?.(cluster);
   }
-  const byName = new Map(targets.map((t) => [t.metadata!.name!, t]));
-  const nameOfKey = new Map(targets.map((t) => [syncTargetKey(cluster, t.metadata!.name!), t.metadata!.name!]));
-  const splitNamespaces = new Map(
-    namespaceInformer.lister
-      .list()
-      .filter((ns) => clusterOf(ns) === cluster && ns.metadata?.annotations?.[SPLIT_NAMESPACE_ANNOTATION] === 'true')
-      .map((ns) => [ns.metadata!.name!, ns]),
-  );
+  const lookup: TargetLookup = (key) => {
+    const t = targetInformer.lister.byIndex(SYNC_TARGETS_BY_KEY_INDEX, key)[0] as (SyncTarget & SyncTargetLike) | undefined;
+    return t && { cluster: clusterOf(t), key, target: t };
+  };
+  const namespaceOf = (c: string, name: string) => namespaceInformer.lister.get(formatObjectKey({ cluster: c, namespace: '', name }));
+  const targetsOf = (ns: string, kids: readonly KubeObject[]) => namespaceTargets(assignedKeys(namespaceOf(cluster, ns) ?? {}), kids, cluster, lookup);
+  const splitNamespaces = new Map(splitNamespaceList.map((ns) => [ns.metadata!.name!, ns]));
   const rootKey = (ns: string | undefined, name: string) => `${ns}/${name}`;
   const roots = new Map<string, KubeObject>();
   const children = new Map<string, KubeObject[]>();
@@ -136,18 +159,52 @@ async function reconcileWorkspace(
 
   for (const [k, kids] of children) {
     // Children of a root that is gone or no longer split: remove them (the garbage collector would only catch the first).
-    if (!roots.has(k)) for (const kid of kids) await deleteChild(ctx, cluster, kid, byName);
+    if (!roots.has(k)) for (const kid of kids) await deleteChild(ctx, cluster, kid, targetsOf(kid.metadata!.namespace!, [kid]).byName, lookup);
   }
+  const foreign = foreignOccupants(cluster, watched, namespaceOf);
   for (const [k, root] of roots) {
-    const ns = splitNamespaces.get(root.metadata!.namespace!)!;
-    const assigned = assignedKeys(ns).map((key) => nameOfKey.get(key)).filter((n): n is string => n !== undefined);
+    const kids = children.get(k) ?? [];
+    const { assigned, byName } = targetsOf(root.metadata!.namespace!, kids);
     const others = [...children].filter(([ck]) => ck !== k).flatMap(([, kids]) => kids);
-    await reconcileRoot(ctx, opts, cluster, root, children.get(k) ?? [], others, assigned, byName, tracker);
+    const occupants = (name: string): Occupant[] => {
+      const r = byName.get(name)!;
+      return [...childrenOnTarget(r, cluster, others, namespaceOf).map(occupantOf), ...foreign(r)];
+    };
+    await reconcileRoot(ctx, opts, cluster, root, kids, occupants, assigned, byName, lookup, tracker);
   }
   tracker.retain([...children.values()].flat());
   // Events drive every pass; the timer is for what changes with time alone: a shortfall passing its grace period.
   const due = tracker.nextDeadline(Date.now());
   return { requeueAfterMs: due === undefined ? resyncMs : Math.max(50, Math.min(resyncMs, due)) };
+}
+
+/** What a split child occupies on its target. */
+function occupantOf(c: KubeObject): Occupant {
+  return { requests: podRequestsOf((c.spec as { template?: unknown } | undefined)?.template), replicas: replicasOf(c) };
+}
+
+/**
+ * What the split children of other workspaces occupy on a target (childrenOnTarget over workspacesUsing, without
+ * `cluster`, whose children the pass has in hand), memoized per target key for one pass. Workspaces whose Deployments
+ * are not watched (or not synced) yet are not counted.
+ */
+function foreignOccupants(
+  cluster: string,
+  watched: ReadonlyMap<string, Informer<KubeObject>> | undefined,
+  namespaceOf: (cluster: string, name: string) => KubeObject | undefined,
+): (r: ResolvedTarget) => Occupant[] {
+  const memo = new Map<string, Occupant[]>();
+  return (r) => {
+    let out = memo.get(r.key);
+    if (out) return out;
+    out = [];
+    for (const ws of workspacesUsing(r)) {
+      const inf = ws === cluster ? undefined : watched?.get(ws);
+      if (inf?.hasSynced()) out.push(...childrenOnTarget(r, ws, inf.lister.list(), namespaceOf).map(occupantOf));
+    }
+    memo.set(r.key, out);
+    return out;
+  };
 }
 
 async function reconcileRoot(
@@ -156,9 +213,10 @@ async function reconcileRoot(
   cluster: string,
   root: KubeObject,
   kids: KubeObject[],
-  otherChildren: KubeObject[],
+  occupants: (target: string) => Occupant[],
   assigned: string[],
-  targets: Map<string, SyncTarget & SyncTargetLike>,
+  targets: Map<string, ResolvedTarget>,
+  lookup: TargetLookup,
   tracker: UnschedulableTracker,
 ): Promise<void> {
   const scope = { cluster, namespace: root.metadata!.namespace };
@@ -173,7 +231,7 @@ async function reconcileRoot(
   const total = replicasOf(root);
   const split = splitReplicas({
     replicas: total,
-    targets: assigned.map((name) => splitTarget(name, root, kids, otherChildren, targets.get(name)!, current[name] ?? 0, tracker)),
+    targets: assigned.map((name) => splitTarget(name, root, kids, occupants(name), targets.get(name)!.target, current[name] ?? 0, tracker)),
     current: kids.length > 0 ? current : undefined,
   });
   const evacuating = Object.keys(current).filter((t) => !assigned.includes(t));
@@ -182,7 +240,7 @@ async function reconcileRoot(
     desired: split.assignment,
     ready,
     evacuating,
-    unreachable: evacuating.filter((t) => !targets.has(t) || !isReady(targets.get(t)!)),
+    unreachable: evacuating.filter((t) => !targets.has(t) || !isReady(targets.get(t)!.target)),
     maxInFlight: opts.maxSurge ?? Math.max(1, Math.ceil(total * 0.25)),
   });
   const live: KubeObject[] = [];
@@ -197,7 +255,7 @@ async function reconcileRoot(
     const next = updatedChild(existing, desired);
     live.push(jsonEqual(next, existing) ? existing : await ctx.client.update(deploymentsGVR, stripClusterAnnotation(next), scope));
   }
-  for (const kid of kids) if (!live.some((l) => l.metadata?.name === kid.metadata?.name)) await deleteChild(ctx, cluster, kid, targets);
+  for (const kid of kids) if (!live.some((l) => l.metadata?.name === kid.metadata?.name)) await deleteChild(ctx, cluster, kid, targets, lookup);
 
   const status = aggregateDeploymentStatus({
     generation: root.metadata?.generation ?? 1,
@@ -211,20 +269,20 @@ async function reconcileRoot(
   await ctx.client.updateStatus(deploymentsGVR, stripClusterAnnotation(next), scope);
 }
 
-/** What bounds `name`'s share of `root`: its weight, the capacity estimate, and replicas stuck unready there. */
+/**
+ * What bounds `name`'s share of `root`: its weight, the capacity estimate (allocatable minus what `others`, the split
+ * children of other roots on the target, request), and replicas stuck unready there.
+ */
 function splitTarget(
   name: string,
   root: KubeObject,
   kids: readonly KubeObject[],
-  otherChildren: readonly KubeObject[],
+  others: readonly Occupant[],
   target: SyncTarget & SyncTargetLike,
   held: number,
   tracker: UnschedulableTracker,
 ): SplitTarget {
   const out: SplitTarget = { name, weight: staticWeightOf(target) };
-  const others = otherChildren
-    .filter((c) => c.metadata?.labels?.[CLUSTER_LABEL] === name && !c.metadata?.deletionTimestamp)
-    .map((c) => ({ requests: podRequestsOf((c.spec as { template?: unknown } | undefined)?.template), replicas: replicasOf(c) }));
   const fit = estimateAvailableReplicas(target.status?.allocatable, podRequestsOf((root.spec as { template?: unknown } | undefined)?.template), others);
   if (fit !== undefined) out.availableReplicas = Math.max(0, fit - held);
   const kid = kids.find((k) => k.metadata?.labels?.[CLUSTER_LABEL] === name);
@@ -249,10 +307,10 @@ function clippedToSpec(kid: KubeObject): KubeObject {
 }
 
 /**
- * Deletes a child; when its SyncTarget is gone or not Ready, also drops that target's syncer finalizer, which a
- * syncer that cannot run would otherwise hold forever.
+ * Deletes a child; when its SyncTarget is gone or not Ready, also drops the syncer finalizers of targets that are gone
+ * or not Ready (unreleasableSyncerFinalizers), which a syncer that cannot run would otherwise hold forever.
  */
-async function deleteChild(ctx: ControllerContext, cluster: string, kid: KubeObject, targets: Map<string, SyncTarget & SyncTargetLike>): Promise<void> {
+async function deleteChild(ctx: ControllerContext, cluster: string, kid: KubeObject, targets: Map<string, ResolvedTarget>, lookup: TargetLookup): Promise<void> {
   const scope = { cluster, namespace: kid.metadata!.namespace };
   const name = kid.metadata!.name!;
   if (!kid.metadata?.deletionTimestamp) {
@@ -260,12 +318,12 @@ async function deleteChild(ctx: ControllerContext, cluster: string, kid: KubeObj
   }
   const targetName = kid.metadata?.labels?.[CLUSTER_LABEL];
   const target = targetName ? targets.get(targetName) : undefined;
-  if (target && isReady(target)) return;
-  const finalizer = targetName ? syncerFinalizer(syncTargetKey(cluster, targetName)) : undefined;
+  if (target && isReady(target.target)) return;
   const latest = await ctx.client.get(deploymentsGVR, name, scope).catch(ignoreNotFound);
-  if (!latest || !finalizer || !latest.metadata?.finalizers?.includes(finalizer)) return;
+  const drop = unreleasableSyncerFinalizers(latest?.metadata?.finalizers ?? [], lookup);
+  if (!latest || drop.length === 0) return;
   const next = deepCopy(latest);
-  next.metadata!.finalizers = next.metadata!.finalizers!.filter((f) => f !== finalizer);
+  next.metadata!.finalizers = next.metadata!.finalizers!.filter((f) => !drop.includes(f));
   await ctx.client.update(deploymentsGVR, stripClusterAnnotation(next), scope).catch(ignoreNotFound);
 }
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { findDuplicateKeys } from '../../../src/apiserver/http/body.js';
+import { decodeBody, findDuplicateKeys } from '../../../src/apiserver/http/body.js';
 
 describe('findDuplicateKeys', () => {
   const cases: [string, string[]][] = [
@@ -20,6 +20,8 @@ describe('findDuplicateKeys', () => {
   for (const [text, want] of cases) {
     it(`${text.length > 60 ? text.slice(0, 60) + '…' : text} → ${JSON.stringify(want)}`, () => {
       assert.deepEqual(findDuplicateKeys(text), want);
+      // decodeBody counts keys first and runs the scan only when the counts disagree: same answer.
+      assert.deepEqual(decodeBody(Buffer.from(text), 'application/json', { kind: 'ConfigMap', version: 'v1' }).duplicateFields, want);
     });
   }
 });

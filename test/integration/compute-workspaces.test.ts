@@ -1,0 +1,215 @@
+/**
+ * kcp's compute model across workspaces, in process: `root:compute` holds two SyncTargets (simulated physical clusters
+ * in push mode) and its Location; `root:team` binds compute to it (`bind compute root:compute`). Covers the
+ * consumer-clusters annotation the scheduler keeps on the SyncTargets (set while team's namespaces are placed there,
+ * never listing compute itself, removed when the Placement goes), the negotiated Deployment type copied into team
+ * (served there, printing as a Deployment, kept when the Placement goes), and the splitter dividing a root Deployment
+ * of team over compute's SyncTargets; compute's syncers sync team's share of the work into each physical cluster
+ * (namespaces located in team), its status comes back aggregated on team's Deployment, and everything synced from
+ * team is removed from the clusters when the Placement goes.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { startPcluster, type RunningPcluster } from '../../src/multicluster/pcluster/pcluster.js';
+import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
+import { RestClient } from '../../src/client/rest-client.js';
+import { locatorOf, syncTargetKey } from '../../src/multicluster/api/keys.js';
+import { bindCompute } from '../../src/multicluster/scheduling/bind-compute.js';
+import type { KubeObject } from '../../src/apimachinery/object.js';
+import { eventually as eventuallyPoll } from '../helpers/eventually.js';
+
+const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
+const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
+const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
+const locationsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'locations' };
+const placementsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'placements' };
+const crdsGVR = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
+const workspacesGVR = { group: 'tenancy.kcp.io', version: 'v1alpha1', resource: 'workspaces' };
+const CONSUMERS = 'scheduling.atrium.io/consumer-clusters';
+const NEGOTIATED = 'apiresource.kcp.io/negotiated';
+const TARGETS = ['st-a', 'st-b'];
+
+const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> => eventuallyPoll(what, probe, timeoutMs, 100);
+
+function deployment(name: string, replicas: number): KubeObject {
+  const app = { app: name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, labels: app },
+    spec: { replicas, selector: { matchLabels: app }, template: { metadata: { labels: app }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  };
+}
+const replicas = (d: KubeObject | undefined) => (d?.spec as { replicas?: number } | undefined)?.replicas;
+
+describe('compute in another workspace: root:team bound to root:compute', () => {
+  let atrium: TestServer;
+  let up: RestClient;
+  const pclusters: RunningPcluster[] = [];
+  const downstream: RestClient[] = [];
+  const dirs: string[] = [];
+  let compute: { cluster: string };
+  let team: { cluster: string };
+
+  async function workspace(name: string): Promise<{ cluster: string }> {
+    await up.create(workspacesGVR, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec: {} });
+    const ws = await eventually(`workspace ${name} Ready`, async () => {
+      const ws = await up.get(workspacesGVR, name);
+      return (ws.status as { phase?: string } | undefined)?.phase === 'Ready' && ws;
+    });
+    return { cluster: (ws.spec as { cluster: string }).cluster };
+  }
+  const consumersOf = async (target: string) => (await up.get(syncTargetsGVR, target, compute)).metadata?.annotations?.[CONSUMERS];
+
+  before(async () => {
+    atrium = await startTestServer({
+      server: {
+        builtinControllers: true,
+        ...multiclusterServerOptions({
+          heartbeatThresholdMs: 3000,
+          pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
+          scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 3, resyncMs: 300 },
+          splitter: { resyncMs: 300 },
+        }),
+      },
+    });
+    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
+    compute = await workspace('compute');
+    team = await workspace('team');
+    for (const name of TARGETS) {
+      const rootDir = mkdtempSync(join(tmpdir(), `atrium-compute-${name}-`));
+      dirs.push(rootDir);
+      const pc = await startPcluster({ name, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100 });
+      pclusters.push(pc);
+      downstream.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
+      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } }, compute);
+    }
+    // compute also runs work of its own: its namespaces never make it a consumer of its own SyncTargets.
+    await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'local' } }, compute);
+    await bindCompute(up, { cluster: compute.cluster, locationWorkspace: '' });
+    await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, team);
+  });
+
+  after(async () => {
+    up?.close();
+    for (const d of downstream) d.close();
+    await atrium?.stop();
+    for (const pc of pclusters) await pc.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('compute has its Location over both SyncTargets and has negotiated Deployments; team serves no Deployments yet', async () => {
+    await eventually('default Location in root:compute with 2 available instances', async () => {
+      const s = (await up.get(locationsGVR, 'default', compute)).status as { instances?: number; availableInstances?: number };
+      return s.instances === 2 && s.availableInstances === 2;
+    });
+    await eventually('deployments.apps negotiated in root:compute', async () => (await up.get(crdsGVR, 'deployments.apps', compute)).metadata?.annotations?.[NEGOTIATED] === 'true');
+    const r = await atrium.request('GET', `/clusters/root:team/apis/apps/v1/namespaces/shop/deployments`);
+    assert.equal(r.status, 404, r.text);
+  });
+
+  it('bind compute places team\'s namespaces onto compute\'s SyncTargets and lists team on them', async () => {
+    assert.equal(await bindCompute(up, { cluster: team.cluster, locationWorkspace: 'root:compute' }), 'placement.scheduling.kcp.io/default created (location workspace root:compute)');
+    await eventually('shop labelled for both SyncTargets of root:compute', async () => {
+      const labels = (await up.get(namespacesGVR, 'shop', team)).metadata?.labels ?? {};
+      return TARGETS.every((t) => labels[`state.workload.kcp.io/${syncTargetKey(compute.cluster, t)}`] === 'Sync');
+    });
+    await eventually('compute\'s own namespace placed too', async () => {
+      const labels = (await up.get(namespacesGVR, 'local', compute)).metadata?.labels ?? {};
+      return TARGETS.every((t) => labels[`state.workload.kcp.io/${syncTargetKey(compute.cluster, t)}`] === 'Sync');
+    });
+    for (const t of TARGETS) {
+      await eventually(`${t} lists root:team's logical cluster (and not its own)`, async () => (await consumersOf(t)) === JSON.stringify([team.cluster]));
+    }
+  });
+
+  it('copies the negotiated Deployment type into team: same spec, negotiated annotation, served and printed as Deployments', async () => {
+    const source = await up.get(crdsGVR, 'deployments.apps', compute);
+    const copy = await eventually('deployments.apps in root:team', async () => up.get(crdsGVR, 'deployments.apps', team));
+    assert.equal(copy.metadata?.annotations?.[NEGOTIATED], 'true');
+    assert.equal(copy.metadata?.annotations?.['scheduling.atrium.io/compute-api-source'], compute.cluster);
+    assert.deepEqual(copy.spec, source.spec);
+    await eventually('deployments served in root:team', async () => (await up.list(deploymentsGVR, { ...team, namespace: 'shop' })) && true);
+    const table = await atrium.request('GET', `/clusters/root:team/apis/apps/v1/namespaces/shop/deployments`, undefined, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    assert.equal(table.status, 200, table.text);
+    assert.deepEqual(
+      table.json.columnDefinitions.filter((c: { priority?: number }) => !c.priority).map((c: { name: string }) => c.name),
+      ['Name', 'Ready', 'Up-to-date', 'Available', 'Age'],
+    );
+
+    // A change of compute's CRD reaches the copy (negotiation keeps compute's by its own hash, so this edit stays).
+    await up.patch(crdsGVR, 'deployments.apps', 'merge', { spec: { names: { categories: ['compute-test'] } } }, compute);
+    await eventually('the copy follows compute\'s spec', async () => {
+      const [src, dst] = [await up.get(crdsGVR, 'deployments.apps', compute), await up.get(crdsGVR, 'deployments.apps', team)];
+      return (dst.spec as { names: { categories?: string[] } }).names.categories?.[0] === 'compute-test' && isDeepStrictEqual(src.spec, dst.spec);
+    });
+  });
+
+  it('splits a root Deployment of team over compute\'s SyncTargets', async () => {
+    await up.create(deploymentsGVR, deployment('web', 10), { ...team, namespace: 'shop' });
+    const kids = await eventually('children 5 + 5', async () => {
+      const list = (await up.list(deploymentsGVR, { ...team, namespace: 'shop' })).items;
+      const by = new Map(list.map((d) => [d.metadata!.name!, d]));
+      const kids = TARGETS.map((t) => by.get(`web--${t}`));
+      return kids.every((k) => replicas(k) === 5) && kids;
+    });
+    for (const [i, kid] of kids.entries()) {
+      assert.equal(kid!.metadata?.labels?.['workload.kcp.io/cluster'], TARGETS[i]);
+      assert.equal(kid!.metadata?.labels?.['scheduling.atrium.io/split-from'], 'web');
+      assert.equal(kid!.metadata?.ownerReferences?.[0]?.name, 'web');
+    }
+    // compute's syncers sync team's children (and the ConfigMap that follows them) into the physical clusters, in a
+    // namespace whose locator names team, and the clusters' status comes back aggregated on team's root.
+    await up.create({ group: '', version: 'v1', resource: 'configmaps' }, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { k: 'v' } }, { ...team, namespace: 'shop' });
+    for (const [i, t] of TARGETS.entries()) {
+      const down = downstream[i]!;
+      await eventually(`web--${t} and web-config in ${t}, in a namespace located in root:team`, async () => {
+        const ns = (await down.list(namespacesGVR)).items.find((n) => locatorOf(n)?.cluster === team.cluster && locatorOf(n)?.namespace === 'shop');
+        if (!ns) return false;
+        const d = await down.get(deploymentsGVR, `web--${t}`, { namespace: ns.metadata!.name! }).catch(() => undefined);
+        const cm = await down.get({ group: '', version: 'v1', resource: 'configmaps' }, 'web-config', { namespace: ns.metadata!.name! }).catch(() => undefined);
+        return replicas(d) === 5 && cm !== undefined;
+      });
+    }
+    await eventually('team\'s web 10/10 ready, aggregated from both clusters', async () => {
+      const st = (await up.get(deploymentsGVR, 'web', { ...team, namespace: 'shop' })).status as { readyReplicas?: number } | undefined;
+      return st?.readyReplicas === 10;
+    });
+    await up.patch(deploymentsGVR, 'web', 'merge', { spec: { replicas: 3 } }, { ...team, namespace: 'shop' });
+    await eventually('children re-divided to 2 + 1', async () => {
+      const list = (await up.list(deploymentsGVR, { ...team, namespace: 'shop' })).items;
+      const split = TARGETS.map((t) => replicas(list.find((d) => d.metadata?.name === `web--${t}`)));
+      return [...split].sort().join(',') === '1,2';
+    });
+  });
+
+  it('when the Placement goes: the annotation goes, the children go, the Deployment type stays', async () => {
+    await up.delete(placementsGVR, 'default', team);
+    await eventually('shop released', async () => {
+      const labels = (await up.get(namespacesGVR, 'shop', team)).metadata?.labels ?? {};
+      return !Object.keys(labels).some((k) => k.startsWith('state.workload.kcp.io/'));
+    });
+    for (const t of TARGETS) await eventually(`${t} lists no consumer`, async () => (await consumersOf(t)) === undefined);
+    await eventually('children of web removed, root kept', async () => {
+      const names = (await up.list(deploymentsGVR, { ...team, namespace: 'shop' })).items.map((d) => d.metadata!.name!);
+      return names.join(',') === 'web';
+    });
+    const crd = await up.get(crdsGVR, 'deployments.apps', team);
+    assert.equal(crd.metadata?.deletionTimestamp, undefined, 'a copied CRD is never deleted automatically');
+    // Nothing synced from team is left in the clusters: the syncers drained team and removed its namespaces.
+    for (const [i, t] of TARGETS.entries()) {
+      await eventually(`${t} holds nothing from root:team`, async () => {
+        const nss = (await downstream[i]!.list(namespacesGVR)).items.filter((n) => locatorOf(n)?.cluster === team.cluster);
+        return nss.length === 0;
+      });
+    }
+    // The upstream ConfigMap is no longer synced anywhere: no syncer finalizer is left on it.
+    const cm = await up.get({ group: '', version: 'v1', resource: 'configmaps' }, 'web-config', { ...team, namespace: 'shop' });
+    assert.deepEqual((cm.metadata?.finalizers ?? []).filter((f) => f.startsWith('workload.kcp.io/syncer-')), []);
+  });
+});
