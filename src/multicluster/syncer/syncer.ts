@@ -74,6 +74,8 @@ export class Syncer {
   private readonly warned = new Set<string>();
   /** Hash of the import specs last reconciled upstream successfully, and polls since the last full reconcile. */
   private lastImportHash = '';
+  /** Hash of what the last import read from: the SyncTarget's identity and resources, the cluster's OpenAPI root. */
+  private lastImportInputs = '';
   private importPollsSinceFull = 0;
 
   constructor(readonly opts: SyncerOptions) {
@@ -233,13 +235,32 @@ export class Syncer {
     await this.targetInformer().waitForSync();
     const st = this.target();
     if (!st || st.metadata?.deletionTimestamp) return;
+    // The cluster's OpenAPI v3 root lists every group-version with the hash of its document: while neither it nor
+    // what the SyncTarget asks for changed, the schemas are what was imported last time, and reading discovery and
+    // every schema again (most of an idle syncer's CPU, and of its cluster's) can wait for the next full reconcile.
+    const inputs = contentHash([st.metadata?.uid, resourcesOf(st), await this.openAPIRoot()]);
+    if (inputs === this.lastImportInputs && this.lastImportHash && ++this.importPollsSinceFull < IMPORT_FULL_RECONCILE_EVERY) return;
     const specs = await readDownstreamImports(this.opts.downstream, this.opts.syncTargetName, resourcesOf(st));
     const hash = contentHash([st.metadata?.uid, specs]);
-    if (hash === this.lastImportHash && ++this.importPollsSinceFull < IMPORT_FULL_RECONCILE_EVERY) return;
+    if (hash === this.lastImportHash && ++this.importPollsSinceFull < IMPORT_FULL_RECONCILE_EVERY) {
+      this.lastImportInputs = inputs;
+      return;
+    }
     this.lastImportHash = '';
     await reconcileImports({ upstream: this.opts.upstream, upstreamCluster: this.opts.upstreamCluster, downstream: this.opts.downstream, syncTargetName: this.opts.syncTargetName, syncTargetUID: this.uid, syncTargetKey: this.key }, specs);
     this.lastImportHash = hash;
+    this.lastImportInputs = inputs;
     this.importPollsSinceFull = 0;
+  }
+
+  /** The cluster's OpenAPI v3 root (group-version → document URL with its hash); undefined if it serves none. */
+  private async openAPIRoot(): Promise<unknown> {
+    try {
+      return ((await this.opts.downstream.call('GET', '/openapi/v3')) as { paths?: unknown }).paths;
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return undefined;
+      throw err;
+    }
   }
 
   private async reconcileTarget(): Promise<{ requeueAfterMs: number } | void> {
