@@ -180,7 +180,7 @@ export async function runCrdBenchmarks(): Promise<Figure[]> {
     { plural: 'blobs', kind: 'Blob' },
   ];
   const perRound = 1500;
-  const rounds = 5;
+  const rounds = 9;
   let seq = 0;
   const make = (k: { plural: string; kind: string }) => () => post(`/apis/bench.example.com/v1/namespaces/bench/${k.plural}`, benchObject(k.kind, `o-${seq++}`));
   for (const k of kinds) await runLoad(target, 500, concurrency, make(k)); // warm-up: JIT, caches, compiled schema

@@ -123,6 +123,7 @@ export class CompiledValueSchema {
   private readonly hasNumberChecks: boolean;
   private readonly hasObjectCounts: boolean;
   private readonly hasNumberType: boolean;
+  private readonly quick?: (data: unknown) => boolean;
   /** Set when the schema says nothing but `type`: valid exactly when the data has that type (see matchesTypeOnly). */
   private readonly typeOnly?: string;
 
@@ -155,6 +156,15 @@ export class CompiledValueSchema {
     this.hasNumberType = this.types.includes('number');
     const keys = Object.keys(s).filter((k) => k !== 'description' && k !== 'title');
     if (keys.length === 1 && keys[0] === 'type' && s.type) this.typeOnly = s.type;
+    this.quick = quickAcceptor(s);
+  }
+
+  /**
+   * True when `data` certainly passes this (leaf) schema, decided without a path push or the general walk: most of
+   * an object's fields are strings under a maxLength or integers within bounds. False means "run the full check".
+   */
+  quickAccepts(data: unknown): boolean {
+    return this.quick !== undefined && this.quick(data);
   }
 
   /** Validates `data` found at kube-openapi path `path`, appending raw errors. */
@@ -322,6 +332,7 @@ export class CompiledValueSchema {
     const s = this.schema;
     if (this.items) {
       for (let i = 0; i < data.length; i++) {
+        if (this.items.quickAccepts(data[i])) continue;
         path.push(i);
         this.items.run(data[i], path, out);
         path.pop();
@@ -365,6 +376,7 @@ export class CompiledValueSchema {
     } else if (this.additional) {
       for (const k of keys) {
         if (this.propertyNames?.has(k)) continue;
+        if (this.additional.quickAccepts(data[k])) continue;
         path.push(k, true);
         this.additional.run(data[k], path, out);
         path.pop();
@@ -373,6 +385,7 @@ export class CompiledValueSchema {
     if (this.properties) {
       for (const [k, sub] of this.properties) {
         if (!(k in data)) continue;
+        if (sub.quickAccepts(data[k])) continue;
         path.push(k);
         sub.run(data[k], path, out);
         path.pop();
@@ -410,6 +423,29 @@ function isMultiple(data: number, factor: number): boolean {
 function hasDuplicates(data: unknown[]): boolean {
   for (let i = 1; i < data.length; i++) for (let j = 0; j < i; j++) if (jsonEqual(data[i], data[j])) return true;
   return false;
+}
+
+/** Keywords that change nothing run() checks on a non-null string or integer (annotations, and what CEL, list-type and
+ * defaulting handle elsewhere). */
+const INERT_KEYWORDS = new Set(['description', 'title', 'default', 'example', 'externalDocs', 'nullable', 'x-kubernetes-validations']);
+
+/** The quick acceptance test for a leaf schema (see CompiledValueSchema.quickAccepts), when it has one. */
+function quickAcceptor(s: JSONSchemaProps): ((data: unknown) => boolean) | undefined {
+  const rest = Object.keys(s).filter((k) => !INERT_KEYWORDS.has(k));
+  const only = (allowed: string[]) => rest.every((k) => allowed.includes(k));
+  if (s.type === 'string' && only(['type', 'maxLength', 'minLength'])) {
+    const max = s.maxLength;
+    const min = s.minLength;
+    // A string has at most .length code points and at least half as many: settled without counting, or not at all.
+    return (d) => typeof d === 'string' && (max === undefined || d.length <= max) && (min === undefined || d.length >= 2 * min);
+  }
+  if (s.type === 'integer' && only(['type', 'minimum', 'maximum'])) {
+    const max = s.maximum;
+    const min = s.minimum;
+    return (d) => typeof d === 'number' && Number.isInteger(d) && (max === undefined || d <= max) && (min === undefined || d >= min);
+  }
+  if (s.type === 'boolean' && only(['type'])) return (d) => typeof d === 'boolean';
+  return undefined;
 }
 
 const compiled = new WeakMap<JSONSchemaProps, CompiledValueSchema>();
