@@ -29,6 +29,11 @@ function canonicalJSON(v: unknown): string {
 
 /** Indexes of the second occurrence of every value seen more than once. */
 function nonUniqueIndexes(keys: string[]): number[] {
+  if (new Set(keys).size === keys.length) return []; // the usual case: nothing repeats
+  return repeatedIndexes(keys);
+}
+
+function repeatedIndexes(keys: string[]): number[] {
   const seen = new Map<string, number>();
   const out: number[] = [];
   keys.forEach((k, i) => {
@@ -60,12 +65,29 @@ function walk(s: Structural | undefined, x: unknown, p: FieldPath, errs: FieldEr
   }
   if (!isObject(x)) return;
   const ap = subtreeHas(s.additionalProperties?.schema, isSetOrMapList) ? s.additionalProperties!.schema : undefined;
+  if (!ap) {
+    // Only the properties whose subtree holds a set or map list (usually one or two of many) need a look.
+    for (const [k, prop] of listPropertiesOf(s)) if (k in x) walk(prop, x[k], p.child(k), errs);
+    return;
+  }
   for (const k of Object.keys(x)) {
     const prop = s.properties?.get(k);
     if (prop) {
       if (subtreeHas(prop, isSetOrMapList)) walk(prop, x[k], p.child(k), errs);
-    } else if (ap) walk(ap, x[k], p.key(k), errs);
+    } else walk(ap, x[k], p.key(k), errs);
   }
+}
+
+const listProperties = new WeakMap<Structural, [string, Structural][]>();
+
+/** The properties of `s` with a set or map list at or below them, in schema order (worked out once per node). */
+function listPropertiesOf(s: Structural): [string, Structural][] {
+  let props = listProperties.get(s);
+  if (!props) {
+    props = [...(s.properties ?? [])].filter(([, p]) => subtreeHas(p, isSetOrMapList));
+    listProperties.set(s, props);
+  }
+  return props;
 }
 
 function validateListMap(s: Structural, x: unknown[], p: FieldPath, errs: FieldError[]): void {

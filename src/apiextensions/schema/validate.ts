@@ -433,6 +433,21 @@ const INERT_KEYWORDS = new Set(['description', 'title', 'default', 'example', 'e
 function quickAcceptor(s: JSONSchemaProps): ((data: unknown) => boolean) | undefined {
   const rest = Object.keys(s).filter((k) => !INERT_KEYWORDS.has(k));
   const only = (allowed: string[]) => rest.every((k) => allowed.includes(k));
+  // A closed set of strings: the value must be one of them.
+  if (s.type === 'string' && only(['type', 'enum']) && s.enum?.length && s.enum.every((v) => typeof v === 'string')) {
+    const values = new Set(s.enum as string[]);
+    return (d) => typeof d === 'string' && values.has(d);
+  }
+  // IntOrString as Kubernetes writes it: any integer or any string passes both the type and the anyOf.
+  if (
+    s['x-kubernetes-int-or-string'] === true &&
+    only(['x-kubernetes-int-or-string', 'anyOf']) &&
+    s.anyOf?.length === 2 &&
+    s.anyOf.every((b) => Object.keys(b).length === 1 && (b.type === 'integer' || b.type === 'string')) &&
+    s.anyOf[0]!.type !== s.anyOf[1]!.type
+  ) {
+    return (d) => typeof d === 'string' || (typeof d === 'number' && Number.isInteger(d));
+  }
   if (s.type === 'string' && only(['type', 'maxLength', 'minLength'])) {
     const max = s.maxLength;
     const min = s.minLength;

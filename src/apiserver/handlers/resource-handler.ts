@@ -203,7 +203,8 @@ async function handleCreate(r: ResourceRequest): Promise<void> {
     meta.namespace = r.info.namespace;
   }
   await r.admission.admit({ operation: 'CREATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: meta.name ?? '', object: obj });
-  const created = await r.store.create(r.ctx, namespaceOf(r), obj, { dryRun, fieldManager });
+  // The decoded body is this request's own: the store may write into it.
+  const created = await r.store.create(r.ctx, namespaceOf(r), obj, { dryRun, fieldManager, inputHandedOver: true });
   addWarnings(r.res, [...warnings, ...(def.strategy.warnings?.(created) ?? [])]);
   writeObject(r.res, 201, created, output, def);
 }

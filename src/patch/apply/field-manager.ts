@@ -59,13 +59,13 @@ export class FieldManager {
 
   /**
    * Records an Update by `manager` turning `live` (null on create) into `next`, and returns `next` with its
-   * managedFields set (the input is not mutated). managedFields sent in `next` replace the live ones when they decode
+   * managedFields set (the input is not mutated, unless `inPlace`: then it is `next` itself). managedFields sent in `next` replace the live ones when they decode
    * and are non-empty (how clients edit them; `[{}]` decodes to one empty entry and so resets them); otherwise, and
    * always on subresources, the live ones are kept. An update of an object that has no managedFields is not tracked,
    * as upstream only starts tracking on create or apply.
    */
-  update(live: KubeObject | null, next: KubeObject, manager: string): KubeObject {
-    const out = deepCopy(next);
+  update(live: KubeObject | null, next: KubeObject, manager: string, inPlace = false): KubeObject {
+    const out = inPlace ? next : deepCopy(next);
     const liveEntries = decodeManagedFields(live?.metadata?.managedFields) ?? [];
     const sent = this.opts.subresource ? undefined : decodeManagedFields(next.metadata?.managedFields);
     let entries = sent && sent.length > 0 ? sent : liveEntries;

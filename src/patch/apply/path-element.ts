@@ -22,6 +22,12 @@ export function valueElement(value: unknown): string {
  */
 export function keyElement(item: unknown, keys: readonly string[]): string | undefined {
   if (!isObjectValue(item) || keys.length === 0) return undefined;
+  if (keys.length === 1) {
+    // The common case, one scalar key (`name`, `containerPort`): the canonical JSON of {key: value} written directly.
+    const v = item[keys[0]!];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'object') return `k:{${JSON.stringify(keys[0])}:${JSON.stringify(v)}}`;
+  }
   const picked: Record<string, unknown> = {};
   for (const k of [...keys].sort()) {
     if (item[k] === undefined || item[k] === null) return undefined;
