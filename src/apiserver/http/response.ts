@@ -13,9 +13,11 @@ export function writeRaw(res: ServerResponse, code: number, text: string | Buffe
     res.end();
     return;
   }
-  const buf = typeof text === 'string' ? Buffer.from(text) : text;
-  res.writeHead(code, { ...headers, 'Content-Type': contentType, 'Content-Length': String(buf.length), 'Cache-Control': 'no-cache, private' });
-  res.end(buf);
+  // A string body goes out as a string: Node then sends the status line, headers and body as one chunk (one TLS
+  // record, one write), where a Buffer body is a second chunk and a second record.
+  const length = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
+  res.writeHead(code, { ...headers, 'Content-Type': contentType, 'Content-Length': String(length), 'Cache-Control': 'no-cache, private' });
+  res.end(text);
 }
 
 /**
