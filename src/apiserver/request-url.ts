@@ -4,10 +4,16 @@
  * request targets from Kubernetes clients are almost always plain `/path?query`, which a split answers exactly.
  *
  * The fast path is taken only when the path is made of characters URL leaves as they are and has no dot segments,
- * backslashes or fragment; anything else goes through URL, so the result is always the same as URL's.
+ * backslashes or fragment, and the query has no control characters or spaces; anything else goes through URL, so the
+ * result is always the same as URL's.
  */
 const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9\-._~:@!$&'()*+,;=%/]*$/;
 const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)|%2e/i;
+/**
+ * URL removes tab, CR and LF anywhere in the target and C0 controls and spaces at either end of it, so a query holding
+ * any of them (or DEL, to stay on the safe side) could come out of URL differently from a plain split.
+ */
+const CONTROL_OR_SPACE = /[\x00-\x20\x7f]/;
 
 export interface RequestUrl {
   pathname: string;
@@ -18,8 +24,9 @@ export function parseRequestUrl(target: string | undefined): RequestUrl {
   const raw = target ?? '/';
   const q = raw.indexOf('?');
   const path = q < 0 ? raw : raw.slice(0, q);
-  if (!raw.includes('#') && PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) {
-    return { pathname: path, searchParams: new URLSearchParams(q < 0 ? '' : raw.slice(q + 1)) };
+  const query = q < 0 ? '' : raw.slice(q + 1);
+  if (!raw.includes('#') && PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) && !CONTROL_OR_SPACE.test(query)) {
+    return { pathname: path, searchParams: new URLSearchParams(query) };
   }
   const url = new URL(raw, 'https://atrium');
   return { pathname: url.pathname, searchParams: url.searchParams };

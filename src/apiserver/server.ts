@@ -23,6 +23,8 @@ import { Admission } from './admission/admission.js';
 import { NamespaceLifecycle } from './admission/namespace-lifecycle.js';
 import { ReservedCRDAnnotations } from '../apiextensions/admission/reserved-crd-annotations.js';
 import { PlacementLocationWorkspace } from '../multicluster/scheduling/placement-admission.js';
+import { reservedSyncTargetAnnotations } from '../multicluster/api/reserved-synctarget-annotations.js';
+import { logicalClusterPathAdmission } from '../tenancy/path-annotation-admission.js';
 import type { TokenTable } from '../auth/authn/authenticator.js';
 import { AuthSystem } from '../auth/auth-system.js';
 import { refusePrivilegedImpersonation } from '../auth/authn/impersonation-gatekeeper.js';
@@ -146,8 +148,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const namespaceLifecycle = new NamespaceLifecycle(namespaces);
   // ReservedCRDAnnotations: only system:masters (the negotiation controller) may write negotiated CRDs.
   // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
+  // LogicalClusterPathAnnotation, ReservedSyncTargetAnnotations: annotations the system sets and others trust
+  // (a LogicalCluster's kcp.io/path, a SyncTarget's consumer clusters) are written by system:masters only.
   const placements = new PlacementLocationWorkspace({ resolvePath: (p) => tenancy.resolvePath(p), authorize: (c, a) => auth.authorizer.authorize(c, a) });
-  const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission, new ReservedCRDAnnotations(registry), placements]);
+  const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission, new ReservedCRDAnnotations(registry), logicalClusterPathAdmission(registry), reservedSyncTargetAnnotations(registry), placements]);
   const openapi = new OpenAPIService();
   let ready = false;
 

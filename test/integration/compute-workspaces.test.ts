@@ -188,6 +188,29 @@ describe('compute in another workspace: root:team bound to root:compute', () => 
     });
   });
 
+  it('syncs only placed namespaces of workspaces with a Placement here: hand-written labels and bare names do not reach compute\'s clusters', async () => {
+    const cms = { group: '', version: 'v1', resource: 'configmaps' };
+    const stA = syncTargetKey(compute.cluster, 'st-a');
+    // A workspace without any Placement labels a namespace for st-a by hand and pins a ConfigMap to it.
+    const rogue = await workspace('rogue');
+    await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'loot', labels: { [`state.workload.kcp.io/${stA}`]: 'Sync' } } }, rogue);
+    await up.create(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'rogue-cm', labels: { [`state.workload.kcp.io/${stA}`]: 'Sync', 'workload.kcp.io/cluster': 'st-a' } }, data: { k: 'v' } }, { ...rogue, namespace: 'loot' });
+    // In team (a real consumer), a namespace opted out of placement holds a ConfigMap naming st-a by its bare name.
+    await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'private', annotations: { 'scheduling.atrium.io/placement': 'none' } } }, team);
+    await up.create(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pinned-by-name', labels: { 'workload.kcp.io/cluster': 'st-a' } }, data: { k: 'v' } }, { ...team, namespace: 'private' });
+    // Positive control: a ConfigMap pinned to st-a in team's placed namespace does arrive.
+    await up.create(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'placed-pin', labels: { 'workload.kcp.io/cluster': 'st-a' } }, data: { k: 'v' } }, { ...team, namespace: 'shop' });
+    await eventually('placed-pin in st-a', async () => {
+      const ns = (await downstream[0]!.list(namespacesGVR)).items.find((n) => locatorOf(n)?.cluster === team.cluster && locatorOf(n)?.namespace === 'shop');
+      return ns !== undefined && (await downstream[0]!.get(cms, 'placed-pin', { namespace: ns.metadata!.name! }).catch(() => undefined)) !== undefined;
+    });
+    await new Promise((r) => setTimeout(r, 1500)); // the consumer list and the syncers had time to act on the rest
+    assert.equal(await consumersOf('st-a'), JSON.stringify([team.cluster]), 'rogue has no Placement naming root:compute');
+    const downNamespaces = (await downstream[0]!.list(namespacesGVR)).items;
+    assert.deepEqual(downNamespaces.filter((n) => locatorOf(n)?.cluster === rogue.cluster).map((n) => n.metadata?.name), []);
+    assert.deepEqual(downNamespaces.filter((n) => locatorOf(n)?.cluster === team.cluster && locatorOf(n)?.namespace === 'private').map((n) => n.metadata?.name), []);
+  });
+
   it('when the Placement goes: the annotation goes, the children go, the Deployment type stays', async () => {
     await up.delete(placementsGVR, 'default', team);
     await eventually('shop released', async () => {

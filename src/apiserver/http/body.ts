@@ -129,19 +129,26 @@ export function countTextKeys(text: string): number {
   return keys;
 }
 
-/** Keys of every object in a parsed JSON value. */
+/**
+ * Keys of every object in a parsed JSON value. Iterative with an explicit stack: JSON.parse accepts nesting far deeper
+ * than the call stack allows (a body of 100k nested arrays parses fine), and such a body must get an answer, not a
+ * RangeError.
+ */
 function countParsedKeys(value: unknown): number {
-  if (Array.isArray(value)) {
-    let n = 0;
-    for (const v of value) if (typeof v === 'object' && v !== null) n += countParsedKeys(v);
-    return n;
-  }
-  if (typeof value !== 'object' || value === null) return 0;
   let n = 0;
-  for (const k in value) {
-    n++;
-    const v = (value as Record<string, unknown>)[k];
-    if (typeof v === 'object' && v !== null) n += countParsedKeys(v);
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (Array.isArray(v)) {
+      for (const item of v) if (typeof item === 'object' && item !== null) pending.push(item);
+      continue;
+    }
+    for (const k in v) {
+      n++;
+      const child = (v as Record<string, unknown>)[k];
+      if (typeof child === 'object' && child !== null) pending.push(child);
+    }
   }
   return n;
 }

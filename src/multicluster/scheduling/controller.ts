@@ -75,7 +75,7 @@ export function schedulingControllerInstaller(opts: SchedulingControllerOptions 
       for (const inf of [informers.targets, informers.locations] as Informer<KubeObject>[]) {
         inf.addEventHandler({ add: byConsumers, update: (_o, n) => byConsumers(n), delete: byConsumers });
       }
-      const consumerAnnotations = consumerClustersController(ctx, informers.targets, informers.namespaces);
+      const consumerAnnotations = consumerClustersController(ctx, informers);
       return {
         name: 'scheduling',
         start: () => {
@@ -231,10 +231,22 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
  * whose annotation someone else changed enqueues its own cluster. A pass looks up each target's namespaces through
  * the namespace index by state key and patches the annotation only where it differs.
  */
-function consumerClustersController(ctx: ControllerContext, targets: Informer<SyncTarget>, namespaces: Informer<KubeObject>): Controller {
+function consumerClustersController(ctx: ControllerContext, inf: Informers): Controller {
+  const { targets, namespaces } = inf;
   targets.addIndexer(SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer((o) => clusterOf(o)));
   namespaces.addIndexer(NAMESPACES_BY_STATE_KEY_INDEX, stateKeysOf);
-  const controller = new Controller({ name: 'scheduling-consumer-clusters', workers: 1, reconcile: (cluster) => reconcileConsumerClusters(ctx, targets, namespaces, cluster) });
+  const controller = new Controller({ name: 'scheduling-consumer-clusters', workers: 1, reconcile: (cluster) => reconcileConsumerClusters(ctx, inf, cluster) });
+  // Which workspaces may consume a location workspace follows their Placements: re-examine the location workspaces
+  // a Placement names (before and after a change) and, for LogicalCluster changes, every workspace with SyncTargets.
+  const byPlacement = (p: Placement) => {
+    const where = resolveLocationWorkspace(p.spec?.locationWorkspace, clusterOf(p), directoryOf(inf.logicalClusters.lister.list(), clusterOf));
+    if (where.found) controller.enqueue(where.cluster);
+  };
+  inf.placements.addEventHandler({ add: byPlacement, update: (o, n) => (byPlacement(o), byPlacement(n)), delete: byPlacement });
+  const everyTargetWorkspace = () => {
+    for (const c of new Set(targets.lister.list().map((t) => clusterOf(t)))) controller.enqueue(c);
+  };
+  inf.logicalClusters.addEventHandler({ add: everyTargetWorkspace, update: everyTargetWorkspace, delete: everyTargetWorkspace });
   const byKeys = (keys: Iterable<string>) => {
     for (const key of keys) for (const t of targets.lister.byIndex(SYNC_TARGETS_BY_KEY_INDEX, key)) controller.enqueue(clusterOf(t));
   };
@@ -258,11 +270,30 @@ function consumerClustersController(ctx: ControllerContext, targets: Informer<Sy
   return controller;
 }
 
-async function reconcileConsumerClusters(ctx: ControllerContext, targets: Informer<SyncTarget>, namespaces: Informer<KubeObject>, cluster: string): Promise<void> {
+async function reconcileConsumerClusters(ctx: ControllerContext, inf: Informers, cluster: string): Promise<{ requeueAfterMs: number } | void> {
+  const { targets, namespaces } = inf;
+  // Decided from complete caches only: an empty list makes the syncers drain those workspaces.
+  if (![targets, namespaces, inf.placements, inf.logicalClusters].every((i) => i.hasSynced())) return { requeueAfterMs: 200 };
+  // A workspace consumes this one only through a Placement naming it (admitted with `bind` here): state labels
+  // someone wrote by hand in a workspace without such a Placement do not make atrium sync that workspace.
+  const directory = directoryOf(inf.logicalClusters.lister.list(), clusterOf);
+  const consumes = new Map<string, boolean>();
+  const placesHere = (consumer: string): boolean => {
+    let yes = consumes.get(consumer);
+    if (yes === undefined) {
+      yes = inf.placements.lister.list().some((p) => {
+        if (clusterOf(p) !== consumer) return false;
+        const where = resolveLocationWorkspace(p.spec?.locationWorkspace, consumer, directory);
+        return where.found && where.cluster === cluster;
+      });
+      consumes.set(consumer, yes);
+    }
+    return yes;
+  };
   for (const target of targets.lister.list()) {
     if (clusterOf(target) !== cluster) continue;
     const name = target.metadata!.name!;
-    const placed = namespaces.lister.byIndex(NAMESPACES_BY_STATE_KEY_INDEX, syncTargetKey(cluster, name));
+    const placed = namespaces.lister.byIndex(NAMESPACES_BY_STATE_KEY_INDEX, syncTargetKey(cluster, name)).filter((ns) => clusterOf(ns) === cluster || placesHere(clusterOf(ns)));
     const patch = consumerClustersPatch(target, consumerClusters(cluster, placed, (o) => clusterOf(o)));
     if (!patch) continue;
     await ctx.client.patch(syncTargetsGVR, name, 'merge', patch, { cluster }).catch((err: unknown) => {

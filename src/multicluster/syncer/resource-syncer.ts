@@ -97,6 +97,11 @@ export class ResourceSyncer {
     await Promise.all([this.deps.upstreamInformers.drop(this.upstreamInformer), this.deps.downstreamInformers.drop(this.downstreamInformer)]);
   }
 
+  /** Both caches have listed (until then nothing may be decided from what they lack). */
+  synced(): boolean {
+    return this.upstreamInformer.hasSynced() && this.downstreamInformer.hasSynced() && this.deps.namespaces.upstream.hasSynced() && this.deps.namespaces.downstream.hasSynced();
+  }
+
   async waitForSync(): Promise<void> {
     await Promise.all([this.upstreamInformer.waitForSync(), this.downstreamInformer.waitForSync()]);
   }
@@ -150,7 +155,10 @@ export class ResourceSyncer {
     return !!ns && followerResources.has(this.deps.gvr.resource) && !up.metadata?.labels?.['workload.kcp.io/cluster'] && this.deps.workloadAssignedIn(ns);
   }
 
-  private async reconcile(key: string): Promise<void> {
+  private async reconcile(key: string): Promise<{ requeueAfterMs: number } | void> {
+    // The shared downstream informer replays its objects to a new syncer at once: before this syncer's own caches
+    // have listed, a missing upstream object would read as "deleted" and its live downstream copy would be removed.
+    if (!this.synced()) return { requeueAfterMs: 100 };
     const { gvr, upstream, upstreamCluster, downstream, target } = this.deps;
     const k = parseObjectKey(key);
     const up = this.upstreamInformer.lister.get(key);

@@ -197,11 +197,21 @@ export class Syncer {
    */
   private consumerWorkspaces(st: SyncTarget): { listed: Set<string>; leftovers: Set<string> } {
     const listed = new Set<string>();
-    try {
-      const value = JSON.parse(st.metadata?.annotations?.[CONSUMER_CLUSTERS_ANNOTATION] ?? '[]') as unknown;
-      if (Array.isArray(value)) for (const c of value) if (typeof c === 'string' && c && c !== this.opts.upstreamCluster) listed.add(c);
-    } catch {
-      logger.warn('syncer: unreadable consumer list on the SyncTarget', { syncTarget: this.opts.syncTargetName, annotation: CONSUMER_CLUSTERS_ANNOTATION });
+    const annotation = st.metadata?.annotations?.[CONSUMER_CLUSTERS_ANNOTATION];
+    if (annotation && this.mapping === 'SameName') {
+      // Same-name namespace mapping cannot keep workspaces apart downstream (two workspaces' `prod` would be one
+      // namespace there): such a SyncTarget syncs its own workspace only.
+      if (!this.warned.has('same-name-consumers')) {
+        this.warned.add('same-name-consumers');
+        logger.warn('syncer: other workspaces are placed here, but namespaceMapping SameName cannot keep them apart; syncing the own workspace only', { syncTarget: this.opts.syncTargetName });
+      }
+    } else if (annotation) {
+      try {
+        const value = JSON.parse(annotation) as unknown;
+        if (Array.isArray(value)) for (const c of value) if (typeof c === 'string' && c && c !== this.opts.upstreamCluster) listed.add(c);
+      } catch {
+        logger.warn('syncer: unreadable consumer list on the SyncTarget', { syncTarget: this.opts.syncTargetName, annotation: CONSUMER_CLUSTERS_ANNOTATION });
+      }
     }
     const leftovers = new Set<string>();
     const own = this.workspaces.get(this.opts.upstreamCluster);
@@ -276,7 +286,9 @@ export class Syncer {
     const { listed, leftovers } = this.consumerWorkspaces(st);
     for (const cluster of [this.opts.upstreamCluster, ...listed]) {
       try {
-        if (await this.workspace(cluster).ensure(wanted)) retry = true;
+        const w = this.workspace(cluster);
+        w.resume(); // placed here again while its drain was under way
+        if (await w.ensure(wanted)) retry = true;
       } catch (err) {
         // One workspace failing (e.g. credentials that do not reach it) does not stop the others.
         logger.warn('syncer: cannot sync workspace yet', { syncTarget: this.opts.syncTargetName, workspace: cluster, error: (err as Error).message });
@@ -301,9 +313,13 @@ export class Syncer {
       logger.info('syncer: stopped syncing workspace', { syncTarget: this.opts.syncTargetName, workspace: cluster });
     }
     for (const cluster of leftovers) {
-      // Copies from a workspace not listed any more, found after a restart: sync it once more so they are cleaned up.
+      // Copies from a workspace not listed (any more), found through the locators of downstream namespaces (e.g.
+      // after a restart): its unit only ever tears down — draining before any resource syncer exists, so nothing of
+      // that workspace is synced on the word of a namespace in the physical cluster.
       try {
-        await this.workspace(cluster).ensure(wanted);
+        const w = this.workspace(cluster);
+        w.drain(false);
+        await w.ensure(wanted);
         retry = true;
       } catch (err) {
         logger.warn('syncer: cannot clean up workspace yet', { syncTarget: this.opts.syncTargetName, workspace: cluster, error: (err as Error).message });

@@ -14,6 +14,12 @@ export interface TargetIdentity {
   name: string;
   /** The SyncTarget key (state label suffix, downstream label value). */
   key: string;
+  /**
+   * Set for a workspace other than the SyncTarget's own (a consumer through a Placement): there only namespaces the
+   * scheduler placed on this target sync, so an object merely naming the target (`workload.kcp.io/cluster: <name>`,
+   * a bare name another workspace's SyncTarget may share) is never enough.
+   */
+  consumer?: boolean;
 }
 
 /**
@@ -22,6 +28,7 @@ export interface TargetIdentity {
  * The state label `state.workload.kcp.io/<key>: Sync` (written by a scheduler) also assigns.
  */
 export function isAssigned(obj: KubeObject, ns: KubeObject | undefined, target: TargetIdentity): boolean {
+  if (target.consumer && ns?.metadata?.labels?.[stateLabel(target.key)] !== 'Sync') return false;
   const own = obj.metadata?.labels ?? {};
   if (own[stateLabel(target.key)] === 'Sync') return true;
   if (CLUSTER_LABEL in own) return own[CLUSTER_LABEL] === target.name;

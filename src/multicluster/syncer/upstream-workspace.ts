@@ -39,6 +39,11 @@ export class UpstreamWorkspace {
   readonly mapper: NamespaceMapper;
   private readonly resources = new Map<string, ResourceSyncer>();
   private started = false;
+  /** Tearing down: resource syncers (also those created later) delete or release, and never sync anything new. */
+  private draining = false;
+  private orphanOnDrain = false;
+  /** The last ensure() started a syncer for every wanted resource (a drain can only finish after that). */
+  private complete = false;
 
   constructor(private readonly deps: UpstreamWorkspaceDeps) {
     this.mapper = new NamespaceMapper({
@@ -79,6 +84,7 @@ export class UpstreamWorkspace {
    * Returns true when a wanted resource is not served here yet (the caller looks again shortly).
    */
   async ensure(wanted: ReadonlyMap<string, { version: string }>): Promise<boolean> {
+    this.complete = false;
     let retry = false;
     for (const [name, { version }] of wanted) {
       if (this.resources.has(name)) continue;
@@ -98,7 +104,7 @@ export class UpstreamWorkspace {
         downstream: this.deps.downstream,
         upstreamInformers: this.deps.upstreamInformers,
         downstreamInformers: this.deps.downstreamInformers,
-        target: { name: this.deps.syncTarget.name, key: this.deps.key },
+        target: { name: this.deps.syncTarget.name, key: this.deps.key, consumer: !this.deps.own },
         namespaces: this.mapper,
         workloadAssignedIn: (ns) => [...this.resources.values()].some((r) => !followerResources.has(r.resource) && r.hasAssignedIn(ns)),
         recordWarning: (obj, reason, message) => this.deps.recordWarning(this.deps.cluster, gvr, obj, reason, message),
@@ -113,6 +119,8 @@ export class UpstreamWorkspace {
         syncer.upstreamInformer.addEventHandler({ add: poke, update: (_o, n) => poke(n), delete: poke });
       }
       this.resources.set(name, syncer);
+      syncer.draining = this.draining;
+      syncer.orphanOnDrain = this.orphanOnDrain;
       syncer.start();
       logger.info('syncer: syncing resource', { syncTarget: this.deps.syncTarget.name, workspace: this.deps.cluster, resource: name, version });
     }
@@ -122,6 +130,7 @@ export class UpstreamWorkspace {
       this.resources.delete(name);
       logger.info('syncer: stopped syncing resource', { syncTarget: this.deps.syncTarget.name, workspace: this.deps.cluster, resource: name });
     }
+    this.complete = !retry;
     return retry;
   }
 
@@ -130,6 +139,8 @@ export class UpstreamWorkspace {
    * `orphan`, releases) its downstream copies, releasing the upstream finalizers. Returns true once nothing is left.
    */
   drain(orphan: boolean): boolean {
+    this.draining = true;
+    this.orphanOnDrain = orphan;
     for (const r of this.resources.values()) {
       if (!r.draining) {
         r.draining = true;
@@ -137,10 +148,32 @@ export class UpstreamWorkspace {
         r.enqueueAll();
       }
     }
-    return [...this.resources.values()].every((r) => {
-      const left = r.remaining();
-      return left.downstream === 0 && left.upstreamFinalized === 0;
-    });
+    // Done only when every wanted resource has a syncer whose caches are complete and hold nothing of ours: counting
+    // on a cache that has not listed yet (or a resource not started) would end the drain with finalizers left upstream.
+    return (
+      this.complete &&
+      [...this.resources.values()].every((r) => {
+        if (!r.synced()) return false;
+        const left = r.remaining();
+        return left.downstream === 0 && left.upstreamFinalized === 0;
+      })
+    );
+  }
+
+  /** Whether a drain was started (and not called off by resume()). */
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Calls a drain off (the workspace is placed here again): every resource syncs as before. */
+  resume(): void {
+    if (!this.draining) return;
+    this.draining = false;
+    for (const r of this.resources.values()) {
+      r.draining = false;
+      r.orphanOnDrain = false;
+      r.enqueueAll();
+    }
   }
 
   async stop(): Promise<void> {

@@ -25,3 +25,27 @@ describe('findDuplicateKeys', () => {
     });
   }
 });
+
+describe('decodeBody on deeply nested JSON', () => {
+  // JSON.parse accepts nesting far deeper than the call stack; the key count that follows must not overflow it.
+  const depth = 200_000;
+  const cases: [string, string, number][] = [
+    ['arrays', '{"a":' + '['.repeat(depth) + ']'.repeat(depth) + '}', 1],
+    ['objects', '{"a":' + '{"b":'.repeat(depth) + '1' + '}'.repeat(depth) + '}', depth + 1],
+    ['arrays of objects', '{"a":' + '[{"b":'.repeat(depth) + '1' + '}]'.repeat(depth) + '}', depth + 1],
+  ];
+  for (const [what, text, keys] of cases) {
+    it(`answers for ${depth} levels of ${what}`, () => {
+      const decoded = decodeBody(Buffer.from(text), 'application/json', { kind: 'ConfigMap', version: 'v1' });
+      assert.deepEqual(decoded.duplicateFields, []);
+      let n = 0;
+      let level: unknown = decoded.object;
+      // Walk down the first key or item of each level: the whole depth survived decoding.
+      while (typeof level === 'object' && level !== null) {
+        level = Array.isArray(level) ? level[0] : Object.values(level)[0];
+        n++;
+      }
+      assert.ok(n >= keys, `${what}: ${n} levels`);
+    });
+  }
+});

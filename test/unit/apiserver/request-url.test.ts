@@ -35,6 +35,16 @@ describe('parseRequestUrl', () => {
     '/api?&&a=1&a=2&b',
     '/api/v1/namespaces/{x}',
     '',
+    // URL strips tab/CR/LF anywhere and C0 controls and spaces at the ends of the target: queries holding them must
+    // not take the split.
+    '/api/v1/namespaces?labelSelector=app%3Dweb\t&limit=5',
+    '/api/v1/namespaces?fieldSelector=metadata.name%3D\nx',
+    '/api/v1/namespaces?limit=1\r\n',
+    '/api/v1/namespaces?limit=1 ',
+    '/api/v1/namespaces?limit=1\x00',
+    '/api/v1/namespaces?limit=1\x1f\x1f',
+    '/api/v1/namespaces?a=x y&b=\x7f',
+    '/api/v1/namespaces?\tlimit=1',
   ];
   for (const target of targets) {
     it(`answers as URL does for ${JSON.stringify(target)}`, () => {
