@@ -167,15 +167,18 @@ async function reconcile(
       const tb = targetOf(b)!.metadata!;
       return String(ta.creationTimestamp).localeCompare(String(tb.creationTimestamp)) || String(ta.name).localeCompare(String(tb.name));
     });
-  if (mine.length === 0) return;
+  if (mine.length === 0) {
+    decisions.delete(key);
+    return;
+  }
   const crd = crds.lister.get(formatObjectKey({ cluster, namespace: '', name: `${resource}.${group}` }));
   const negotiatedHere = crd?.metadata?.annotations?.[NEGOTIATED_ANNOTATION] === 'true';
   let enforced: { version: string; schema: Schema } | undefined;
   if (crd && !negotiatedHere) enforced = crdSchema(crd);
   else if (!crd) enforced = (await nativeSchema(client, cluster, group, resource, mine[0]!, nativeSchemas)) ?? undefined;
   // Re-deciding compares every import's schema with the result so far: cache the decision for the inputs it came
-  // from (each import's spec generation, the enforced schema's origin), since most passes follow status writes.
-  const signature = mine.map((i) => `${i.metadata!.name}@${i.metadata?.generation ?? i.metadata?.resourceVersion}`).join(',') + `|${crd && !negotiatedHere ? `crd@${crd.metadata?.generation}` : enforced ? 'native' : ''}`;
+  // from, since most passes follow status writes.
+  const signature = decisionSignature(mine, crd && !negotiatedHere ? crd : undefined, !!enforced);
   let decision = decisions.get(key)?.signature === signature ? decisions.get(key)!.decision : undefined;
   if (!decision) {
     decision = negotiate(mine, enforced);
@@ -218,6 +221,18 @@ async function reconcile(
     await client.updateStatus(apiResourceImportsGVR, stripClusterAnnotation({ ...imp, status }), { cluster });
   }
   if (!available) return { requeueAfterMs: 200 };
+}
+
+/**
+ * What a negotiation decision depends on, as a string to compare: each import (in order) and the enforcing user CRD,
+ * or whether a native schema was enforced. An object counts by uid and spec generation (resourceVersion when it has
+ * no generation): status writes leave it unchanged, while an import or CRD deleted and created again under the same
+ * name restarts at generation 1 and must not inherit the old object's decision, hence the uid.
+ */
+export function decisionSignature(imports: readonly APIResourceImport[], enforcingCRD: KubeObject | undefined, nativeEnforced: boolean): string {
+  const version = (o: KubeObject) => `${o.metadata?.uid ?? ''}@${o.metadata?.generation ?? o.metadata?.resourceVersion}`;
+  const origin = enforcingCRD ? `crd/${version(enforcingCRD)}` : nativeEnforced ? 'native' : '';
+  return imports.map((i) => `${i.metadata!.name}/${version(i)}`).join(',') + `|${origin}`;
 }
 
 /** The schema of a user CRD's version (storage version), for enforcement. */
