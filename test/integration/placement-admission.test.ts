@@ -16,6 +16,7 @@ const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const PLACEMENTS = '/apis/scheduling.kcp.io/v1alpha1/placements';
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };
+const LOCATION_CLUSTER = 'scheduling.atrium.io/location-cluster';
 
 let ts: TestServer;
 let tokenDir: string;
@@ -78,6 +79,15 @@ describe('Placement admission: another workspace\'s compute needs bind on its Lo
     assert.equal((await admin('POST', `${inCompute}/clusterrolebindings`, { metadata: { name: 'dave' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'compute-user' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'dave' }] })).status, 201);
     const r = await asDave('POST', `/clusters/root:team${PLACEMENTS}`, placement('compute', 'root:compute'));
     assert.equal(r.status, 201, r.text);
+    // The admitted logical cluster is recorded, and only admission writes it: a forged value is put back.
+    const computeCluster = (await admin('GET', `${WS}/compute`)).json.spec.cluster;
+    assert.equal(r.json.metadata.annotations?.[LOCATION_CLUSTER], computeCluster);
+    const forged = await asDave('PATCH', `/clusters/root:team${PLACEMENTS}/compute`, { metadata: { annotations: { [LOCATION_CLUSTER]: 'someone-else' } } }, MERGE);
+    assert.equal(forged.status, 200, forged.text);
+    assert.equal(forged.json.metadata.annotations?.[LOCATION_CLUSTER], computeCluster);
+    const own = await asDave('POST', `/clusters/root:team${PLACEMENTS}`, { ...placement('own-forged'), metadata: { name: 'own-forged', annotations: { [LOCATION_CLUSTER]: computeCluster } } });
+    assert.equal(own.status, 201, own.text);
+    assert.equal(own.json.metadata.annotations?.[LOCATION_CLUSTER], undefined, 'a Placement on its own workspace carries no record');
     assert.equal((await admin('DELETE', `${inCompute}/clusterrolebindings/dave`)).status, 200);
     const relabelled = await asDave('PATCH', `/clusters/root:team${PLACEMENTS}/compute`, { metadata: { labels: { team: 'a' } } }, MERGE);
     assert.equal(relabelled.status, 200, relabelled.text);

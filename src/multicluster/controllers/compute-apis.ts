@@ -24,7 +24,7 @@ import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { Controller } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { apiResourceImportsGVR, crdsGVR, NEGOTIATED_ANNOTATION, syncTargetsGVR, type APIResourceImport, type SyncTarget } from '../api/types.js';
-import { directoryOf, resolveLocationWorkspace } from '../scheduling/location-workspace.js';
+import { directoryOf, resolvePlacementLocation } from '../scheduling/location-workspace.js';
 import { placementsGVR } from '../scheduling/types.js';
 import { contentHash } from '../syncer/transform.js';
 
@@ -70,13 +70,13 @@ export function desiredComputeAPIs(sources: readonly string[], crdsIn: (cluster:
 export function locationWorkspacesOf(
   consumer: string,
   placements: readonly PlacementLike[],
-  resolve: (locationWorkspace: string | undefined) => { found: true; cluster: string } | { found: false },
+  resolve: (locationWorkspace: string | undefined, placement: PlacementLike) => { found: true; cluster: string } | { found: false },
 ): { sources: string[]; unresolved: boolean } {
   const sorted = placements.filter((p) => !p.metadata?.deletionTimestamp).sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
   const sources: string[] = [];
   let unresolved = false;
   for (const p of sorted) {
-    const where = resolve(p.spec?.locationWorkspace);
+    const where = resolve(p.spec?.locationWorkspace, p);
     if (!where.found) unresolved = true;
     else if (where.cluster !== consumer && !sources.includes(where.cluster)) sources.push(where.cluster);
   }
@@ -179,7 +179,7 @@ async function reconcile(ctx: ControllerContext, inf: Informers, consumers: Map<
   let pending = false;
   if (placements.length > 0) {
     const directory = directoryOf(inf.logicalClusters.lister.list(), (o) => clusterOf(o));
-    ({ sources, unresolved: pending } = locationWorkspacesOf(cluster, placements, (ws) => resolveLocationWorkspace(ws, cluster, directory)));
+    ({ sources, unresolved: pending } = locationWorkspacesOf(cluster, placements, (_ws, p) => resolvePlacementLocation(p, cluster, directory)));
   }
   recordSources(consumers, cluster, sources);
   if (pending) unresolved.add(cluster);

@@ -36,7 +36,7 @@ import { isReady, selectTargets, type TargetSelection } from '../decisions/selec
 import { SYNC_TARGET_RESOURCE, type GroupResource, type LocationLike, type PlacementLike, type SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys, placementForNamespace, scheduledNamespaceMetadata } from './namespace-assignment.js';
 import { DEFAULT_NAME, locationsGVR, PLACEMENT_ANNOTATION, placementsGVR } from './types.js';
-import { directoryOf, resolveLocationWorkspace, type WorkspaceDirectory } from './location-workspace.js';
+import { directoryOf, resolvePlacementLocation, type WorkspaceDirectory } from './location-workspace.js';
 import { consumerClusters, consumerClustersPatch, NAMESPACES_BY_STATE_KEY_INDEX, stateKeysOf, SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer } from './consumer-clusters.js';
 
 export interface SchedulingControllerOptions {
@@ -178,7 +178,7 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
   for (const placement of placements) {
     const name = placement.metadata!.name!;
     const members = bound.get(name) ?? [];
-    const where = resolveLocationWorkspace(placement.spec.locationWorkspace, cluster, directory);
+    const where = resolvePlacementLocation(placement, cluster, directory);
     let selection: TargetSelection;
     if (!where.found) {
       selection = { selectedLocation: null, locationFailure: 'LocationWorkspaceNotFound', locationStale: false, targets: [], added: [], removed: [], rejected: [] };
@@ -239,7 +239,7 @@ function consumerClustersController(ctx: ControllerContext, inf: Informers): Con
   // Which workspaces may consume a location workspace follows their Placements: re-examine the location workspaces
   // a Placement names (before and after a change) and, for LogicalCluster changes, every workspace with SyncTargets.
   const byPlacement = (p: Placement) => {
-    const where = resolveLocationWorkspace(p.spec?.locationWorkspace, clusterOf(p), directoryOf(inf.logicalClusters.lister.list(), clusterOf));
+    const where = resolvePlacementLocation(p, clusterOf(p), directoryOf(inf.logicalClusters.lister.list(), clusterOf));
     if (where.found) controller.enqueue(where.cluster);
   };
   inf.placements.addEventHandler({ add: byPlacement, update: (o, n) => (byPlacement(o), byPlacement(n)), delete: byPlacement });
@@ -283,7 +283,7 @@ async function reconcileConsumerClusters(ctx: ControllerContext, inf: Informers,
     if (yes === undefined) {
       yes = inf.placements.lister.list().some((p) => {
         if (clusterOf(p) !== consumer) return false;
-        const where = resolveLocationWorkspace(p.spec?.locationWorkspace, consumer, directory);
+        const where = resolvePlacementLocation(p, consumer, directory);
         return where.found && where.cluster === cluster;
       });
       consumes.set(consumer, yes);

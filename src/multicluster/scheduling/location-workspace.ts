@@ -59,3 +59,24 @@ export function resolveLocationWorkspace(locationWorkspace: string | undefined, 
   }
   return { found: false, path: locationWorkspace };
 }
+
+/**
+ * On a Placement naming another workspace: the logical cluster its location workspace resolved to when the Placement
+ * was admitted (and the user's `bind` there checked). Written by the PlacementLocationWorkspace admission plugin only.
+ */
+export const LOCATION_CLUSTER_ANNOTATION = 'scheduling.atrium.io/location-cluster';
+
+/**
+ * resolveLocationWorkspace for a Placement, held to what admission checked: another workspace counts only while its
+ * path still names the logical cluster recorded at admission. A path deleted and created again (a new logical
+ * cluster, perhaps someone else's) is not found, so existing Placements never follow it to another owner's clusters.
+ */
+export function resolvePlacementLocation(
+  placement: { spec?: { locationWorkspace?: string }; metadata?: { annotations?: Record<string, string> } },
+  own: string,
+  directory: WorkspaceDirectory,
+): ResolvedLocationWorkspace {
+  const where = resolveLocationWorkspace(placement.spec?.locationWorkspace, own, directory);
+  if (!where.found || where.cluster === own) return where;
+  return placement.metadata?.annotations?.[LOCATION_CLUSTER_ANNOTATION] === where.cluster ? where : { found: false, path: where.path };
+}

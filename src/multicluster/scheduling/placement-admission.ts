@@ -16,6 +16,7 @@ import type { KubeObject } from '../../apimachinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../apiserver/admission/admission.js';
 import type { AuthorizationAttributes } from '../../auth/authz/attributes.js';
 import { SYSTEM_MASTERS } from '../../auth/authz/authorizer.js';
+import { LOCATION_CLUSTER_ANNOTATION } from './location-workspace.js';
 
 export interface PlacementAdmissionDeps {
   /** The logical cluster a workspace path or cluster name names (the tenancy index). */
@@ -34,17 +35,22 @@ export class PlacementLocationWorkspace implements AdmissionPlugin {
   admit(attrs: AdmissionAttributes): void {
     if (attrs.def.group !== 'scheduling.kcp.io' || attrs.def.resource !== 'placements' || attrs.subresource) return;
     if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return;
+    const object = attrs.object;
+    if (!object) return;
     const { user, cluster } = attrs.ctx;
-    if (user.groups.includes(SYSTEM_MASTERS)) return;
-    const wanted = locationWorkspaceOf(attrs.object);
-    if (!wanted || typeof wanted !== 'string') return;
-    if (attrs.operation === 'UPDATE' && attrs.oldObject && locationWorkspaceOf(attrs.oldObject) === wanted) return;
-    const target = this.deps.resolvePath(wanted);
-    if (target === cluster) return;
+    const wanted = locationWorkspaceOf(object);
+    const target = wanted && typeof wanted === 'string' ? this.deps.resolvePath(wanted) : cluster;
+    // The admitted logical cluster is recorded (LOCATION_CLUSTER_ANNOTATION) and only this plugin writes it: the
+    // scheduler honours another workspace only while its path still names that cluster.
+    if (target === cluster) return recordLocationCluster(object, undefined);
+    if (attrs.operation === 'UPDATE' && attrs.oldObject && locationWorkspaceOf(attrs.oldObject) === wanted) {
+      return recordLocationCluster(object, attrs.oldObject.metadata?.annotations?.[LOCATION_CLUSTER_ANNOTATION]);
+    }
+    if (user.groups.includes(SYSTEM_MASTERS)) return recordLocationCluster(object, target);
     const allowed =
       target !== undefined &&
       this.deps.authorize(target, { user, verb: 'bind', resourceRequest: true, path: '', apiGroup: 'scheduling.kcp.io', apiVersion: 'v1alpha1', resource: 'locations', subresource: '', namespace: '', name: '' }).decision === 'Allow';
-    if (allowed) return;
+    if (allowed) return recordLocationCluster(object, target);
     throw errors.forbidden(
       { group: 'scheduling.kcp.io', resource: 'placements' },
       attrs.name || attrs.object?.metadata?.name || '',
@@ -52,4 +58,15 @@ export class PlacementLocationWorkspace implements AdmissionPlugin {
         `and access to that workspace (ask an admin of "${wanted}" for both, or check the path)`,
     );
   }
+}
+
+/** Sets (or, with undefined, removes) LOCATION_CLUSTER_ANNOTATION on the Placement being admitted. */
+function recordLocationCluster(placement: KubeObject, cluster: string | undefined): void {
+  const annotations = { ...(placement.metadata?.annotations ?? {}) };
+  if (cluster === undefined) {
+    if (!(LOCATION_CLUSTER_ANNOTATION in annotations)) return;
+    delete annotations[LOCATION_CLUSTER_ANNOTATION];
+  } else annotations[LOCATION_CLUSTER_ANNOTATION] = cluster;
+  placement.metadata = { ...(placement.metadata ?? {}), annotations };
+  if (Object.keys(annotations).length === 0) delete placement.metadata.annotations;
 }

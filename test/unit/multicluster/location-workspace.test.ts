@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
-import { directoryOf, resolveLocationWorkspace } from '../../../src/multicluster/scheduling/location-workspace.js';
+import { directoryOf, LOCATION_CLUSTER_ANNOTATION, resolveLocationWorkspace, resolvePlacementLocation } from '../../../src/multicluster/scheduling/location-workspace.js';
 import { placementStatus } from '../../../src/multicluster/decisions/placement-status.js';
 
 const lc = (cluster: string, path?: string): KubeObject => ({ metadata: { name: 'cluster', annotations: { 'kcp.io/cluster': cluster, ...(path ? { 'kcp.io/path': path } : {}) } } });
@@ -21,6 +21,21 @@ describe('resolveLocationWorkspace', () => {
     ['a LogicalCluster without kcp.io/path is not addressable by name', 'nopath', 'zteam', { found: false, path: 'nopath' }],
   ];
   for (const [title, ws, own, want] of cases) it(title, () => assert.deepEqual(resolveLocationWorkspace(ws, own, directory), want));
+});
+
+describe('resolvePlacementLocation: another workspace counts only as admitted', () => {
+  const placement = (locationWorkspace: string | undefined, admitted?: string) => ({ spec: { locationWorkspace }, metadata: { annotations: (admitted ? { [LOCATION_CLUSTER_ANNOTATION]: admitted } : {}) as Record<string, string> } });
+  const cases: [string, ReturnType<typeof placement>, ReturnType<typeof resolveLocationWorkspace>][] = [
+    ['the own workspace needs no record', placement(undefined), { found: true, cluster: 'zteam', path: 'root:org:team' }],
+    ['the own path needs no record', placement('root:org:team'), { found: true, cluster: 'zteam', path: 'root:org:team' }],
+    ['another workspace as admitted', placement('root:compute', 'k7compute'), { found: true, cluster: 'k7compute', path: 'root:compute' }],
+    ['another workspace never admitted (no record)', placement('root:compute'), { found: false, path: 'root:compute' }],
+    ['the path now names another logical cluster (deleted and created again)', placement('root:compute', 'k1oldcompute'), { found: false, path: 'root:compute' }],
+    ['an unknown path stays unknown', placement('root:nowhere', 'k7compute'), { found: false, path: 'root:nowhere' }],
+  ];
+  for (const [name, p, want] of cases) {
+    it(name, () => assert.deepEqual(resolvePlacementLocation(p, 'zteam', directory), want));
+  }
 });
 
 describe('placementStatus for location workspace failures', () => {
