@@ -65,6 +65,8 @@ export class Syncer {
   private downstreamInformers: InformerFactory;
   /** The upstream workspaces synced: the SyncTarget's own, and consumer workspaces placed onto it. */
   private readonly workspaces = new Map<string, UpstreamWorkspace>();
+  /** Workspaces whose last attempt failed, and when to try them again. */
+  private readonly failingWorkspaces = new Map<string, { failures: number; retryAt: number }>();
   private mapping: NamespaceMapping = 'Hashed';
   private key = '';
   private uid = '';
@@ -284,14 +286,24 @@ export class Syncer {
     }
     let retry = false;
     const { listed, leftovers } = this.consumerWorkspaces(st);
+    const now = Date.now();
     for (const cluster of [this.opts.upstreamCluster, ...listed]) {
+      const failing = this.failingWorkspaces.get(cluster);
+      if (failing && failing.retryAt > now) {
+        retry = true;
+        continue;
+      }
       try {
         const w = this.workspace(cluster);
         w.resume(); // placed here again while its drain was under way
         if (await w.ensure(wanted)) retry = true;
+        this.failingWorkspaces.delete(cluster);
       } catch (err) {
-        // One workspace failing (e.g. credentials that do not reach it) does not stop the others.
-        logger.warn('syncer: cannot sync workspace yet', { syncTarget: this.opts.syncTargetName, workspace: cluster, error: (err as Error).message });
+        // One workspace failing (e.g. credentials that do not reach it: a pull-mode ServiceAccount token is valid in
+        // its own workspace only) does not stop the others; it is tried again with a growing delay, up to a minute.
+        const failures = (failing?.failures ?? 0) + 1;
+        this.failingWorkspaces.set(cluster, { failures, retryAt: now + Math.min(60_000, 500 * 2 ** Math.min(failures, 7)) });
+        if (failures === 1 || failures % 10 === 0) logger.warn('syncer: cannot sync workspace yet', { syncTarget: this.opts.syncTargetName, workspace: cluster, failures, error: (err as Error).message });
         retry = true;
       }
     }
