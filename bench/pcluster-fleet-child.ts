@@ -13,7 +13,7 @@
  * (IPC): {kind: 'started', name, kubeconfig} per cluster once its server and controllers run; {kind: 'usage', rss,
  * cpuMicros} whenever asked with 'usage'. Exits on 'stop'.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RestClient } from '../src/client/rest-client.js';
 import { logger } from '../src/logging/logger.js';
@@ -40,12 +40,24 @@ async function startOne(i: number): Promise<void> {
   const dir = join(rootDir!, name);
   mkdirSync(dir, { recursive: true });
   // Every cluster after the first to get here reuses the same certificates and service-account key.
-  if (existsSync(join(sharedPki, 'service-account.key'))) cpSync(sharedPki, join(dir, 'pki'), { recursive: true });
+  // The fleet starting at 1 makes the shared PKI; the others wait for it to be complete (a marker written after the
+  // copy) rather than racing to make their own.
+  if (first !== 1 || i !== 1) {
+    const complete = join(sharedPki, '.complete');
+    for (let waited = 0; !existsSync(complete); waited += 100) {
+      if (waited > 120_000) throw new Error(`fleet ${first}: the shared PKI never appeared in ${sharedPki}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    cpSync(sharedPki, join(dir, 'pki'), { recursive: true });
+  }
   const storage = SqliteStore.open(':memory:');
   stores.push(storage);
   const pc = await startPcluster({ name, rootDir: dir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, readyDelayMs, storage });
   clusters.push(pc);
-  if (!existsSync(join(sharedPki, 'service-account.key'))) cpSync(join(dir, 'pki'), sharedPki, { recursive: true });
+  if (first === 1 && i === 1) {
+    cpSync(join(dir, 'pki'), sharedPki, { recursive: true });
+    writeFileSync(join(sharedPki, '.complete'), '');
+  }
   if (upstreamCfg) {
     const upstream = new RestClient({ url: upstreamCfg.url, ca: upstreamCfg.ca, token: upstreamCfg.token, userAgent: `atrium-syncer/${name}` });
     const downstream = new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken, userAgent: `atrium-syncer/${name}` });

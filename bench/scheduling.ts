@@ -135,7 +135,10 @@ class Fleet {
     const here = dirname(fileURLToPath(import.meta.url));
     this.proc = fork(join(here, 'pcluster-fleet-child.js'), [dir, String(first), String(count)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ATRIUM_FLEET_UPSTREAM: JSON.stringify(upstream), ATRIUM_FLEET_READY_DELAY_MS: String(READY_DELAY_MS) } });
     let done!: () => void;
-    this.allStarted = new Promise((r) => (done = r));
+    let failed!: (err: Error) => void;
+    this.allStarted = new Promise((resolve, reject) => ((done = resolve), (failed = reject)));
+    // A child that dies before its clusters are up fails the run instead of leaving it waiting for them.
+    this.proc.once('exit', (code, signal) => failed(new Error(`fleet child for clusters ${first}..${first + count - 1} exited (code ${code}, signal ${signal}) before all its clusters started`)));
     this.proc.on('message', (m: { kind: string; name?: string; kubeconfig?: string } & Partial<FleetUsage>) => {
       if (m.kind === 'started') onStarted(m.name!, m.kubeconfig!);
       else if (m.kind === 'all-started') done();
