@@ -44,6 +44,7 @@ import { tenancyResources } from '../registry/builtin/tenancy.js';
 import { Tenancy } from '../tenancy/tenancy.js';
 import { startControllers } from '../controllers/manager.js';
 import { startLeaderElected } from '../controllers/leader-election.js';
+import { ControllerGate } from '../controllers/controller-gate.js';
 import { RestClient } from '../client/rest-client.js';
 
 export interface ServerOptions {
@@ -70,7 +71,8 @@ export interface ServerOptions {
   extraResources?: ResourceDefinition[];
   /**
    * In-process controllers, started once the server listens and admin.kubeconfig exists; the returned handle is
-   * stopped before the server on stop(). A failure to start stops the server and rejects startServer.
+   * stopped before the server on stop(). A failure to start stops the server and rejects startServer; on etcd they
+   * run under the controller Lease like the built-in ones (a failure there releases the lease and is retried).
    */
   controllers?: (server: RunningServer) => Promise<{ stop(): Promise<void> }>;
   /**
@@ -81,7 +83,7 @@ export interface ServerOptions {
   builtinControllers?: boolean | string[];
   /**
    * Timing of the Lease-based leader election that, on etcd storage (where several replicas may share one
-   * cluster), lets exactly one replica run the built-in controllers (defaults: 15 s lease, 10 s renew
+   * cluster), lets exactly one replica run the controllers: built-in, CRD, workspace and `controllers` (defaults: 15 s lease, 10 s renew
    * deadline, 2 s retry period, as kube-controller-manager).
    */
   leaderElection?: { leaseDurationSeconds?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
@@ -97,7 +99,7 @@ export interface RunningServer {
   registry: ResourceRegistry;
   /** Workspaces: the path index, the lifecycle controller (tests wait on tenancy.idle()). */
   tenancy: Tenancy;
-  /** Whether this replica runs the built-in controllers now (always, unless leader election is in use). */
+  /** Whether this replica runs the controllers now (always on embedded storage; the Lease holder on etcd). */
   isControllerLeader?(): boolean;
   stop(): Promise<void>;
 }
@@ -140,10 +142,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   registry.registerBuiltin(customResourceDefinitions);
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   for (const def of tenancyResources) registry.registerBuiltin(def);
-  const tenancy = new Tenancy(registry, { authorizer: auth.authorizer });
+  // On etcd, where other replicas may share the data, the controllers act only on the Lease holder (closed until
+  // this replica wins it); on embedded storage this is the only replica.
+  const controllerGate = new ControllerGate(!etcdStore);
+  const tenancy = new Tenancy(registry, { authorizer: auth.authorizer, gate: controllerGate });
   const customResources = new CustomResourceSource(registry);
   registry.addSource(customResources);
-  const crdController = new CRDController(registry, customResources);
+  const crdController = new CRDController(registry, customResources, controllerGate);
   const namespaces = registry.lookup('root', '', 'v1', 'namespaces')!;
   const namespaceLifecycle = new NamespaceLifecycle(namespaces);
   // ReservedCRDAnnotations: only system:masters (the negotiation controller) may write negotiated CRDs.
@@ -267,44 +272,47 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       logger.info('stopped', { url });
     },
   };
-  if (opts.builtinControllers !== false) {
-    const startBuiltin = () =>
-      startControllers({
-        url,
-        caPem: certs.ca.certPem,
-        token: adminToken,
-        registry,
-        only: Array.isArray(opts.builtinControllers) ? opts.builtinControllers : undefined,
-      });
-    // On etcd other replicas may share the data: the controllers run only on the Lease holder.
-    const electionClient = etcdStore ? new RestClient({ url, ca: certs.ca.certPem, token: adminToken, userAgent: 'atrium-leader-election/v0.0.0' }) : undefined;
-    const elected = electionClient
-      ? await startLeaderElected({ client: electionClient, identity: `${host}_${randomBytes(8).toString('hex')}`, ...opts.leaderElection }, startBuiltin)
-      : undefined;
-    const builtin = elected
-      ? { stop: async () => { await elected.stop(); electionClient!.close(); } }
-      : await startBuiltin();
-    running.isControllerLeader = () => elected?.elector.isLeader() ?? true;
-    const stopServer = running.stop;
-    running.stop = async () => {
-      await builtin.stop();
-      await stopServer();
+  // The controllers: the built-in ones (src/controllers/manager.ts), the caller's (multi-cluster), and the gate of the
+  // CRD and workspace controllers. On etcd they all run on the replica holding the kube-system Lease only.
+  const startLeaderWork = async (): Promise<{ stop(): Promise<void> }> => {
+    const started: Array<{ stop(): Promise<void> }> = [];
+    const stopAll = async () => {
+      for (const c of started.splice(0).reverse()) await c.stop();
+      if (etcdStore) controllerGate.set(false);
     };
-  }
-  if (opts.controllers) {
-    const stopServer = running.stop;
-    let controllers: { stop(): Promise<void> };
     try {
-      controllers = await opts.controllers(running);
+      controllerGate.set(true);
+      if (opts.builtinControllers !== false) {
+        started.push(await startControllers({ url, caPem: certs.ca.certPem, token: adminToken, registry, only: Array.isArray(opts.builtinControllers) ? opts.builtinControllers : undefined }));
+      }
+      if (opts.controllers) started.push(await opts.controllers(running));
     } catch (err) {
-      await stopServer();
+      await stopAll();
       throw err;
     }
-    running.stop = async () => {
-      await controllers.stop();
-      await stopServer();
-    };
+    return { stop: stopAll };
+  };
+  const electionClient = etcdStore ? new RestClient({ url, ca: certs.ca.certPem, token: adminToken, userAgent: 'atrium-leader-election/v0.0.0' }) : undefined;
+  let leaderWork: { stop(): Promise<void> };
+  try {
+    if (electionClient) {
+      const elected = await startLeaderElected({ client: electionClient, identity: `${host}_${randomBytes(8).toString('hex')}`, ...opts.leaderElection }, startLeaderWork);
+      running.isControllerLeader = () => elected.elector.isLeader();
+      leaderWork = { stop: async () => { await elected.stop(); electionClient.close(); } };
+    } else {
+      leaderWork = await startLeaderWork();
+      running.isControllerLeader = () => true;
+    }
+  } catch (err) {
+    electionClient?.close();
+    await running.stop();
+    throw err;
   }
+  const stopServer = running.stop;
+  running.stop = async () => {
+    await leaderWork.stop();
+    await stopServer();
+  };
   return running;
 }
 

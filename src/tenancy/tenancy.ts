@@ -12,6 +12,7 @@ import type { KubeObject } from '../apimachinery/object.js';
 import { StatusError } from '../apimachinery/status.js';
 import type { RequestInfo } from '../apiserver/request-info.js';
 import type { Authorizer } from '../auth/authz/authorizer.js';
+import { ControllerGate } from '../controllers/controller-gate.js';
 import { logger } from '../logging/logger.js';
 import type { GenericStore, WatchEventType } from '../registry/generic/store.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
@@ -43,15 +44,19 @@ export class Tenancy {
   private readonly workspaces: GenericStore;
   private readonly logicalClusters: GenericStore;
   private baseURL = '';
+  private readonly gate: ControllerGate;
+  private stopGate?: () => void;
 
   /**
    * `authorizer` decides kcp's `use` check on WorkspaceTypes during Workspace admission (omit it only where no
-   * authorization runs at all).
+   * authorization runs at all). The lifecycle controller reconciles only while `gate` is open (the replica holding
+   * the controller Lease); the index is kept on every replica.
    */
   constructor(
     private readonly registry: ResourceRegistry,
-    opts: { authorizer?: Pick<Authorizer, 'authorize'> } = {},
+    opts: { authorizer?: Pick<Authorizer, 'authorize'>; gate?: ControllerGate } = {},
   ) {
+    this.gate = opts.gate ?? new ControllerGate();
     const ws = registry.lookup(ROOT_CLUSTER, 'tenancy.kcp.io', 'v1alpha1', 'workspaces');
     const lc = registry.lookup(ROOT_CLUSTER, 'core.kcp.io', 'v1alpha1', 'logicalclusters');
     if (!ws || !lc) throw new Error('tenancy resources are not registered');
@@ -89,9 +94,21 @@ export class Tenancy {
       await this.logicalClusters.watch(sys, '', watchOpts(lcs.resourceVersion), this.sink((t, o) => this.observeLogicalCluster(t, o)), true),
       await this.workspaces.watch(sys, '', watchOpts(wss.resourceVersion), this.sink((t, o) => this.observeWorkspace(t, o)), true),
     );
+    // Opening: workspaces created or deleted while another replica (or nobody) ran the controller are picked up from a
+    // fresh list; closing: queued work is dropped (a reconcile already running finishes).
+    this.stopGate = this.gate.onChange((open) => {
+      if (!open) return this.lifecycle?.clearPending();
+      void this.workspaces
+        .list(sys, '', { selection: {} }, true)
+        .then((list) => {
+          for (const o of list.items) this.observeWorkspace('MODIFIED', o);
+        })
+        .catch((err: unknown) => logger.error('tenancy: listing workspaces on becoming leader failed', { error: String(err) }));
+    });
   }
 
   stop(): void {
+    this.stopGate?.();
     for (const w of this.watches.splice(0)) w.stop();
     this.lifecycle?.stop();
   }
@@ -156,7 +173,7 @@ export class Tenancy {
     const cluster = (o.spec as { cluster?: string } | undefined)?.cluster;
     if (cluster) this.index.linkChild(parent, name, cluster);
     const phase = (o.status as { phase?: string } | undefined)?.phase;
-    if (phase !== 'Ready' || o.metadata?.deletionTimestamp) this.lifecycle?.enqueue(parent, name);
+    if ((phase !== 'Ready' || o.metadata?.deletionTimestamp) && this.gate.isOpen()) this.lifecycle?.enqueue(parent, name);
   }
 
   /** root's LogicalCluster and the built-in WorkspaceTypes; idempotent. */

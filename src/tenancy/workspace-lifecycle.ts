@@ -108,6 +108,13 @@ export class WorkspaceLifecycle {
     this.pending.clear();
   }
 
+  /** Drops queued work (this replica stopped leading); reconciles already running finish. */
+  clearPending(): void {
+    this.pending.clear();
+    this.dirty.clear();
+    if (this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
+  }
+
   /** Resolves once nothing is queued or running (tests, benchmarks). */
   idle(): Promise<void> {
     if (this.active === 0 && this.pending.size === 0) return Promise.resolve();

@@ -3,7 +3,8 @@
  * admin.token, writes through one visible through the other (get, list, watch), controllers on exactly
  * one replica through the kube-system Lease, and killing a replica (SIGKILL) while a client watches and
  * another writes: the writer notices nothing, the watcher only reconnects (to the survivor) without a gap,
- * and the controllers fail over.
+ * and the controllers fail over. Freezing the leader (SIGSTOP) shows the CRD and workspace controllers wait for
+ * the lease too: nothing reconciles on the other replica until the frozen leader's lease expires.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -186,6 +187,51 @@ describe('atrium replicas on one etcd', () => {
     const afterLease = (await req(b, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/atrium-controller-manager')).json;
     assert.notEqual(afterLease.spec.holderIdentity, before.spec.holderIdentity);
     assert.equal(afterLease.spec.leaseTransitions, before.spec.leaseTransitions + 1);
+  });
+
+  test('a frozen leader: the CRD and workspace controllers of another replica wait for its lease to expire, then take over', async () => {
+    // B leads now (A was killed). C joins with the same identities, then B freezes without releasing its lease.
+    const dirC = mkdtempSync(join(tmpdir(), 'atrium-replica-c-'));
+    dirs.push(dirC);
+    cpSync(join(dirs[0]!, 'pki'), join(dirC, 'pki'), { recursive: true });
+    cpSync(join(dirs[0]!, 'admin.token'), join(dirC, 'admin.token'));
+    const c = await startReplica(dirC);
+    const leaseOf = async () => (await req(c, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/atrium-controller-manager')).json;
+    const heldByB = (await leaseOf()).spec.holderIdentity as string;
+    b.child.kill('SIGSTOP');
+    try {
+      const frozenAt = Date.now();
+      const crd = await req(c, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+        metadata: { name: 'gadgets.frozen.example.com' },
+        spec: {
+          group: 'frozen.example.com',
+          scope: 'Namespaced',
+          names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        },
+      });
+      assert.equal(crd.status, 201, crd.text);
+      const ws = await req(c, 'POST', '/apis/tenancy.kcp.io/v1alpha1/workspaces', { metadata: { name: 'frozen-leader' } });
+      assert.equal(ws.status, 201, ws.text);
+      // The lease (3 s) cannot have expired for C yet: nothing reconciles these on C.
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.ok(Date.now() - frozenAt < 2500, 'the check ran well inside the lease duration');
+      const crdNow = (await req(c, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.frozen.example.com')).json;
+      assert.deepEqual(crdNow.status?.conditions ?? [], [], 'no replica but the (frozen) leader names or establishes CRDs');
+      const wsNow = (await req(c, 'GET', '/apis/tenancy.kcp.io/v1alpha1/workspaces/frozen-leader')).json;
+      assert.equal(wsNow.spec?.cluster, undefined, 'no replica but the (frozen) leader schedules workspaces');
+      // Once the lease expires C leads: both are reconciled.
+      await waitFor(async () => {
+        const got = (await req(c, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.frozen.example.com')).json;
+        return got.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True') || undefined;
+      }, 20_000);
+      await waitFor(async () => (await req(c, 'GET', '/apis/tenancy.kcp.io/v1alpha1/workspaces/frozen-leader')).json.status?.phase === 'Ready' || undefined, 20_000);
+      const lease = await leaseOf();
+      assert.notEqual(lease.spec.holderIdentity, heldByB);
+      assert.equal((await req(c, 'GET', '/clusters/root:frozen-leader/api/v1/namespaces/default')).status, 200, 'the new workspace serves');
+    } finally {
+      b.child.kill('SIGCONT');
+    }
   });
 });
 

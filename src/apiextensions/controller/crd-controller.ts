@@ -3,6 +3,8 @@
  * (acceptedNames + NamesAccepted), establishing (Established) and the finalizer that deletes every instance of a
  * CRD being deleted. They share one storage watch on all CRDs of all logical clusters, which also feeds the
  * CustomResourceSource synchronously, so discovery changes in the same tick a CRD becomes Established.
+ * The source is fed on every replica; the reconciling (status and finalizer writes) only while `gate` is open, i.e.
+ * on the replica holding the controller Lease when several share one etcd.
  */
 import { type KubeObject, jsonEqual, nowRFC3339 } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
@@ -11,6 +13,7 @@ import { clusterOfKey, resourceRoot } from '../../registry/generic/keys.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import type { RequestContext } from '../../registry/rest.js';
 import type { WatchHandle } from '../../storage/interface.js';
+import { ControllerGate } from '../../controllers/controller-gate.js';
 import { logger } from '../../logging/logger.js';
 import { CRD_GROUP, CUSTOM_RESOURCE_CLEANUP_FINALIZER, type CustomResourceDefinition, isConditionTrue, setCondition } from '../crd/types.js';
 import { storageAddressingDefinition } from '../serving/custom-resource.js';
@@ -27,12 +30,14 @@ export class CRDController {
   private running = false;
   private stopped = false;
   private readonly timers = new Set<NodeJS.Timeout>();
+  private stopGate?: () => void;
   /** Resolves when the queue drains (tests and shutdown wait on it). */
   private idle: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly source: CustomResourceSource,
+    private readonly gate = new ControllerGate(),
   ) {
     const store = registry.lookup('root', CRD_GROUP, 'v1', 'customresourcedefinitions');
     if (!store) throw new Error('customresourcedefinitions must be registered before the CRD controller starts');
@@ -57,10 +62,17 @@ export class CRDController {
         if (!this.stopped) logger.error('crd controller: watch failed', { error: err.message });
       },
     });
+    // Opening: every CRD may have changed while another replica (or nobody) reconciled; closing: queued work is
+    // dropped (a reconcile already running finishes).
+    this.stopGate = this.gate.onChange((open) => {
+      if (!open) return this.queue.clear();
+      for (const [cluster, crd] of this.source.all()) this.enqueue(cluster, crd.metadata?.name ?? '');
+    });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopGate?.();
     this.watch?.stop();
     for (const t of this.timers) clearTimeout(t);
     await this.idle;
@@ -93,7 +105,7 @@ export class CRDController {
   }
 
   private enqueue(cluster: string, name: string): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.gate.isOpen()) return;
     this.queue.add(`${cluster}/${name}`);
     if (!this.running) this.idle = this.drain();
   }
@@ -101,7 +113,7 @@ export class CRDController {
   private async drain(): Promise<void> {
     this.running = true;
     try {
-      while (this.queue.size && !this.stopped) {
+      while (this.queue.size && !this.stopped && this.gate.isOpen()) {
         const key = this.queue.values().next().value as string;
         this.queue.delete(key);
         const slash = key.indexOf('/');

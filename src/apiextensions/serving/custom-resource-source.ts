@@ -45,6 +45,11 @@ export class CustomResourceSource implements DynamicResourceSource {
     return [...(this.byCluster.get(cluster)?.values() ?? [])].map((e) => e.crd);
   }
 
+  /** Every CRD observed, with its logical cluster. */
+  *all(): Iterable<[cluster: string, crd: CustomResourceDefinition]> {
+    for (const [cluster, m] of this.byCluster) for (const e of m.values()) yield [cluster, e.crd];
+  }
+
   /**
    * Records the stored state of a CRD (null: it is gone). Called synchronously from the storage watch, so the serving
    * set changes in the same tick the write commits; older resourceVersions than the one held are ignored.
