@@ -9,6 +9,9 @@
  *   stream to B, B's watch cache and B's HTTP watch response. p99 is taken over several thousand events after
  *   a warm-up.
  *
+ * - the floor (no target): the same load against an HTTPS server that only puts each body into etcd through the
+ *   same client (etcd-floor-child.ts), which shows how much of the gap to raw puts is HTTPS and the client itself.
+ *
  * The API load comes from a lean HTTP/1.1 client (lean-https-client.ts): node:https costs more CPU per request
  * than atrium does to answer it, and on a small shared machine that would measure the load generator. Each
  * phase also reports the CPU each process used and the load average, so a figure taken on a busy machine can
@@ -177,7 +180,9 @@ interface Child {
 
 function startReplica(rootDir: string, endpoints: string[]): Promise<Child> {
   return new Promise((resolve, reject) => {
+    // ATRIUM_BENCH_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the replicas.
     const proc = fork(join(here, 'etcd-server-child.js'), [rootDir, endpoints.join(',')], {
+      execArgv: process.env.ATRIUM_BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
       env: { ...process.env, ATRIUM_LOG_LEVEL: 'warn' },
     });
@@ -267,6 +272,31 @@ async function createBurst(client: LeanHttpsClient, path: string, total: number,
   return { rate: total / ((performance.now() - t0) / 1000), p99: latencies[Math.floor(0.99 * latencies.length)]! };
 }
 
+/** Creates/s through etcd-floor-child.ts (a server that only puts each POST body into etcd), measured like the API. */
+async function floorServerRate(pkiDir: string, endpoints: string[], creds: { ca: Buffer; cert: Buffer; key: Buffer }, total: number, warmup: number): Promise<number> {
+  const proc = fork(join(here, 'etcd-floor-child.js'), [pkiDir, endpoints.join(',')], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      proc.once('message', (m: { url: string }) => resolve(m.url));
+      proc.once('exit', (code) => reject(new Error(`etcd-floor-child exited with ${code}`)));
+    });
+    const client = await LeanHttpsClient.open({ url, connections: concurrency, ...creds });
+    try {
+      await createBurst(client, '/floor', warmup, (i) => `warm-${i}`);
+      const meter = new PhaseMeter([['floor server', proc.pid]]);
+      meter.begin();
+      const { rate } = await createBurst(client, '/floor', total, (i) => `f-${i}`);
+      meter.end('floor server POSTs', total);
+      return rate;
+    } finally {
+      client.close();
+    }
+  } finally {
+    proc.removeAllListeners('exit');
+    proc.kill('SIGTERM');
+  }
+}
+
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
@@ -321,6 +351,8 @@ export async function runEtcdBenchmarks(): Promise<Figure[]> {
     const rawAfter = await rawEtcdPuts(etcd.endpoints, creates, createWarmup, () => meter.begin());
     meter.end('raw etcd puts (after)', creates);
     const rawRate = (rawBefore + rawAfter) / 2;
+    // The floor: what an HTTPS server doing nothing but one put per POST reaches with the same client and TLS.
+    const floor = await floorServerRate(pki, etcd.endpoints, creds, creates, createWarmup);
     figures.push({
       benchmark: 'etcd/create-configmap-1k',
       metric: `creates/s through atrium on etcd (c=${concurrency}, p99 ${create.p99.toFixed(1)} ms)`,
@@ -331,6 +363,15 @@ export async function runEtcdBenchmarks(): Promise<Figure[]> {
       ratio: create.rate / rawRate,
       target: '>= 0.50',
       pass: create.rate / rawRate >= 0.5,
+    });
+    figures.push({
+      benchmark: 'etcd/floor-server',
+      metric: `POST/s of an HTTPS server that only puts each body into etcd (same TLS, client and load; atrium reaches ${(create.rate / floor).toFixed(2)} of it)`,
+      value: floor,
+      unit: 'ops/s',
+      reference: 'raw etcd puts, as above',
+      referenceValue: rawRate,
+      ratio: floor / rawRate,
     });
 
     // Watch latency: writes through A at a steady rate, a watcher on B. ATRIUM_BENCH_WATCH_RATE lowers the
