@@ -21,6 +21,12 @@ export const PLACEMENT_OVERRIDE_ANNOTATION = 'scheduling.atrium.io/placement';
  * never syncs the workload itself (see isAssigned in syncer/transform.ts).
  */
 export const SPLIT_NAMESPACE_ANNOTATION = 'scheduling.atrium.io/split-workloads';
+/**
+ * Namespace annotation the splitter sets before it creates a child there and removes once none is left: after a
+ * restart (or a controller failover) it finds the workspaces still holding children of a namespace that was released
+ * meanwhile from the namespaces alone, since Deployments cannot be listed across workspaces.
+ */
+export const SPLIT_CHILDREN_ANNOTATION = 'scheduling.atrium.io/split-children';
 /** Label on a split child Deployment: the name of its root Deployment. */
 export const SPLIT_FROM_LABEL = 'scheduling.atrium.io/split-from';
 /** Annotation on a split child: the root's metadata.generation the child's spec was derived from. */

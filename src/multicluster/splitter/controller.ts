@@ -44,12 +44,15 @@ import { splitReplicas, staticWeightOf, type SplitTarget } from '../decisions/sp
 import type { SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys } from '../scheduling/namespace-assignment.js';
 import { SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer } from '../scheduling/consumer-clusters.js';
-import { deploymentsGVR, SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION } from '../scheduling/types.js';
+import { deploymentsGVR, SPLIT_CHILDREN_ANNOTATION, SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION } from '../scheduling/types.js';
 import { clusterStatuses, desiredChild, isSplitRoot, replicasOf, updatedChild } from './children.js';
 import { UnschedulableTracker } from './unschedulable.js';
 import { childrenOnTarget, namespaceTargets, unreleasableSyncerFinalizers, workspacesUsing, type ResolvedTarget, type TargetLookup } from './targets.js';
 
-/** Namespace informer index: split namespaces (SPLIT_NAMESPACE_ANNOTATION) by logical cluster. */
+/**
+ * Namespace informer index: by logical cluster, the namespaces a pass must look at: split ones
+ * (SPLIT_NAMESPACE_ANNOTATION) and those that may still hold children (SPLIT_CHILDREN_ANNOTATION).
+ */
 const SPLIT_NAMESPACES_INDEX = 'deployment-splitter/split-namespaces';
 
 /** What a child of another root occupies on a target: its pod template's requests times its replicas. */
@@ -77,7 +80,7 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
       const targets = ctx.informers.informerFor<SyncTarget>(syncTargetsGVR, { cluster: '*' });
       const namespaces = ctx.informers.informerFor<KubeObject>(namespacesGVR, { cluster: '*' });
       targets.addIndexer(SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer((o) => clusterOf(o)));
-      namespaces.addIndexer(SPLIT_NAMESPACES_INDEX, (ns) => (ns.metadata?.annotations?.[SPLIT_NAMESPACE_ANNOTATION] === 'true' ? [clusterOf(ns)] : []));
+      namespaces.addIndexer(SPLIT_NAMESPACES_INDEX, (ns) => (isSplit(ns) || ns.metadata?.annotations?.[SPLIT_CHILDREN_ANNOTATION] === 'true' ? [clusterOf(ns)] : []));
       // One tracker per workspace: a pass forgets the shortfalls of children it no longer sees, which must not
       // include other workspaces' children.
       const trackers = new Map<string, UnschedulableTracker>();
@@ -116,10 +119,11 @@ async function reconcileWorkspace(
   watchDeployments?: (cluster: string) => Informer<KubeObject>,
   watched?: ReadonlyMap<string, Informer<KubeObject>>,
 ): Promise<{ requeueAfterMs: number } | void> {
-  const splitNamespaceList = namespaceInformer.lister.byIndex(SPLIT_NAMESPACES_INDEX, cluster);
+  const namespaceList = namespaceInformer.lister.byIndex(SPLIT_NAMESPACES_INDEX, cluster);
   // Without split namespaces there is nothing to divide; children left from a namespace that was released still
-  // need removing, and those are in the workspace's informer if a pass ever ran here.
-  if (splitNamespaceList.length === 0 && !watched?.get(cluster)?.lister.list().some((d) => d.metadata?.labels?.[SPLIT_FROM_LABEL] !== undefined)) return;
+  // need removing: their namespace is marked (SPLIT_CHILDREN_ANNOTATION), and they are in the workspace's informer if
+  // a pass ever ran here.
+  if (namespaceList.length === 0 && !watched?.get(cluster)?.lister.list().some((d) => d.metadata?.labels?.[SPLIT_FROM_LABEL] !== undefined)) return;
   const resyncMs = opts.resyncMs ?? 5000;
   const scope = { cluster };
   // The workspace's Deployments come from its informer once that has synced: a LIST per pass cost the server a full
@@ -143,7 +147,7 @@ async function reconcileWorkspace(
   };
   const namespaceOf = (c: string, name: string) => namespaceInformer.lister.get(formatObjectKey({ cluster: c, namespace: '', name }));
   const targetsOf = (ns: string, kids: readonly KubeObject[]) => namespaceTargets(assignedKeys(namespaceOf(cluster, ns) ?? {}), kids, cluster, lookup);
-  const splitNamespaces = new Map(splitNamespaceList.map((ns) => [ns.metadata!.name!, ns]));
+  const splitNamespaces = new Map(namespaceList.filter(isSplit).map((ns) => [ns.metadata!.name!, ns]));
   const rootKey = (ns: string | undefined, name: string) => `${ns}/${name}`;
   const roots = new Map<string, KubeObject>();
   const children = new Map<string, KubeObject[]>();
@@ -161,6 +165,16 @@ async function reconcileWorkspace(
     // Children of a root that is gone or no longer split: remove them (the garbage collector would only catch the first).
     if (!roots.has(k)) for (const kid of kids) await deleteChild(ctx, cluster, kid, targetsOf(kid.metadata!.namespace!, [kid]).byName, lookup);
   }
+  // A marked namespace without children left (deleted ones still waiting for a syncer count) is unmarked; a split
+  // namespace is marked before its first child is created.
+  const withChildren = new Set(deployments.filter((d) => d.metadata?.labels?.[SPLIT_FROM_LABEL] !== undefined).map((d) => d.metadata!.namespace!));
+  for (const ns of namespaceList) {
+    if (ns.metadata?.annotations?.[SPLIT_CHILDREN_ANNOTATION] === 'true' && !withChildren.has(ns.metadata.name!)) await markChildren(ctx, cluster, ns, false);
+  }
+  const ensureMarked = async (namespace: string) => {
+    const ns = namespaceOf(cluster, namespace);
+    if (ns && ns.metadata?.annotations?.[SPLIT_CHILDREN_ANNOTATION] !== 'true') await markChildren(ctx, cluster, ns, true);
+  };
   const foreign = foreignOccupants(cluster, watched, namespaceOf);
   for (const [k, root] of roots) {
     const kids = children.get(k) ?? [];
@@ -170,7 +184,7 @@ async function reconcileWorkspace(
       const r = byName.get(name)!;
       return [...childrenOnTarget(r, cluster, others, namespaceOf).map(occupantOf), ...foreign(r)];
     };
-    await reconcileRoot(ctx, opts, cluster, root, kids, occupants, assigned, byName, lookup, tracker);
+    await reconcileRoot(ctx, opts, cluster, root, kids, occupants, assigned, byName, lookup, tracker, ensureMarked);
   }
   tracker.retain([...children.values()].flat());
   // Events drive every pass; the timer is for what changes with time alone: a shortfall passing its grace period.
@@ -218,6 +232,7 @@ async function reconcileRoot(
   targets: Map<string, ResolvedTarget>,
   lookup: TargetLookup,
   tracker: UnschedulableTracker,
+  ensureMarked: (namespace: string) => Promise<void>,
 ): Promise<void> {
   const scope = { cluster, namespace: root.metadata!.namespace };
   const current: Record<string, number> = {};
@@ -249,6 +264,7 @@ async function reconcileRoot(
     const desired = desiredChild(root, target, replicas);
     const existing = kids.find((k) => k.metadata?.labels?.[CLUSTER_LABEL] === target && k.metadata?.name === desired.metadata!.name);
     if (!existing) {
+      await ensureMarked(root.metadata!.namespace!);
       live.push(await ctx.client.create(deploymentsGVR, desired, scope));
       continue;
     }
@@ -325,6 +341,16 @@ async function deleteChild(ctx: ControllerContext, cluster: string, kid: KubeObj
   const next = deepCopy(latest);
   next.metadata!.finalizers = next.metadata!.finalizers!.filter((f) => !drop.includes(f));
   await ctx.client.update(deploymentsGVR, stripClusterAnnotation(next), scope).catch(ignoreNotFound);
+}
+
+function isSplit(ns: KubeObject): boolean {
+  return ns.metadata?.annotations?.[SPLIT_NAMESPACE_ANNOTATION] === 'true';
+}
+
+/** Sets or removes SPLIT_CHILDREN_ANNOTATION on a namespace (a merge patch: the scheduler's concurrent writes stay). */
+async function markChildren(ctx: ControllerContext, cluster: string, ns: KubeObject, marked: boolean): Promise<void> {
+  const patch = { metadata: { annotations: { [SPLIT_CHILDREN_ANNOTATION]: marked ? 'true' : null } } };
+  await ctx.client.patch(namespacesGVR, ns.metadata!.name!, 'merge', patch, { cluster }).catch(ignoreNotFound);
 }
 
 function ignoreNotFound(err: unknown): undefined {
