@@ -4,7 +4,7 @@
  * live object, prunes what the applier dropped, and refuses to change fields other managers own unless forced.
  */
 import { type KubeObject, deepCopy, jsonEqual, nowRFC3339 } from '../../apimachinery/object.js';
-import { compareObjects, type Comparison } from './compare.js';
+import { addedFields, compareObjects, type Comparison } from './compare.js';
 import { applyConflictError, type ManagerConflict } from './conflicts.js';
 import { FieldSet } from './field-set.js';
 import { allowedLastAppliedConflicts, syncLastApplied } from './last-applied.js';
@@ -73,9 +73,20 @@ export class FieldManager {
       setManagedFields(out, undefined);
       return out;
     }
-    entries = this.recordUpdate(entries, live ?? {}, out, manager);
+    entries = live === null && entries.length === 0 ? this.recordCreate(out, manager) : this.recordUpdate(entries, live ?? {}, out, manager);
     setManagedFields(out, encodeManagedFields(capUpdateManagers(entries)));
     return out;
+  }
+
+  /**
+   * recordUpdate([], {}, next, manager) for a create without managedFields sent, the common case, in one pass: the
+   * manager owns everything the object holds (but what the server controls or this endpoint resets).
+   */
+  private recordCreate(next: KubeObject, manager: string): ManagedEntry[] {
+    const gained = addedFields(withoutManagedFields(next), this.opts.root).subtract(STRIPPED);
+    if (!this.ignored.isEmpty()) gained.subtractSubtrees(this.ignored);
+    if (gained.isEmpty()) return [];
+    return [{ manager, operation: 'Update', apiVersion: this.opts.apiVersion, subresource: this.opts.subresource, time: this.now(), fields: gained }];
   }
 
   /**

@@ -97,6 +97,33 @@ export class FieldSet {
     return out;
   }
 
+  /** difference() in place: removes the members of `other` from this set (no copy); returns this set. */
+  subtract(other: FieldSet): this {
+    for (const [e, o] of other.children) {
+      const c = this.children.get(e);
+      if (!c) continue;
+      c.subtract(o);
+      if (o.member) c.member = false;
+      if (!c.member && c.isEmpty()) this.children.delete(e);
+    }
+    return this;
+  }
+
+  /** recursiveDifference() in place: drops everything at or below a member of `other`; returns this set. */
+  subtractSubtrees(other: FieldSet): this {
+    for (const [e, o] of other.children) {
+      const c = this.children.get(e);
+      if (!c) continue;
+      if (o.member) {
+        this.children.delete(e);
+        continue;
+      }
+      c.subtractSubtrees(o);
+      if (!c.member && c.isEmpty()) this.children.delete(e);
+    }
+    return this;
+  }
+
   /**
    * A new set without anything at or below a member of `other` (RecursiveDifference): used to drop whole subtrees
    * such as the fields an endpoint resets.
