@@ -165,8 +165,15 @@ export class FieldSet {
   /** The FieldsV1 JSON trie: keys in sorted order, as kube-apiserver serializes them. */
   toFieldsV1(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    if (this.member && this.children.size > 0) out['.'] = {};
-    for (const e of [...this.children.keys()].sort()) out[e] = this.children.get(e)!.toFieldsV1();
+    const n = this.children.size;
+    if (n === 0) return out;
+    if (this.member) out['.'] = {};
+    if (n === 1) {
+      for (const [e, c] of this.children) out[e] = c.toFieldsV1();
+      return out;
+    }
+    const keys = Array.from(this.children.keys()).sort();
+    for (const e of keys) out[e] = this.children.get(e)!.toFieldsV1();
     return out;
   }
 
