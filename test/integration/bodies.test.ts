@@ -2,6 +2,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { join } from 'node:path';
 import { assertStatus, createConfigMap, createNamespace } from './support.js';
 
 /** `kubectl create ns foo` as kubectl 1.32 sends it (k8s-api.md §8): "k8s\0" + runtime.Unknown{TypeMeta{v1, Namespace}, raw Namespace{metadata{name: foo}}}. */
@@ -80,6 +83,43 @@ describe('request bodies', () => {
     assert.equal(small.status, 201, small.text.slice(0, 300));
     // The server is still healthy after refusing a huge body.
     assert.equal((await ts.request('GET', `${cms()}/smallish`)).status, 200);
+  });
+
+  it('a chunked body (no Content-Length) that grows past 3 MiB is 413; a body cut off midway creates nothing', async () => {
+    const pki = join(ts.rootDir, 'pki');
+    const tls = { ca: readFileSync(join(pki, 'ca.crt')), cert: readFileSync(join(pki, 'admin.crt')), key: readFileSync(join(pki, 'admin.key')) };
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpsRequest(new URL(cms(), ts.url), { method: 'POST', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, ...tls }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.write('{"metadata":{"name":"chunky"},"data":{"blob":"');
+      const chunk = 'x'.repeat(256 * 1024);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 16) {
+          sent++;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        req.end('"}}');
+      };
+      pump();
+    });
+    assert.equal(answer.status, 413, answer.body);
+    assert.match(JSON.parse(answer.body).message, /^Request entity too large: limit is 3145728$/);
+
+    // A client that declares 4 KB, sends half and goes away.
+    await new Promise<void>((resolve) => {
+      const req = httpsRequest(new URL(cms(), ts.url), { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': '4096' }, ...tls });
+      req.on('error', () => resolve());
+      req.write(`{"metadata":{"name":"cut-off"},"data":{"a":"${'y'.repeat(2000)}`, () => setTimeout(() => req.destroy(), 50));
+      req.on('close', () => resolve());
+    });
+    assert.equal((await ts.request('GET', `${cms()}/cut-off`)).status, 404);
+    assert.equal((await ts.request('GET', `${cms()}/chunky`)).status, 404);
+    assert.equal((await ts.request('GET', cms())).status, 200, 'the server serves on');
   });
 
   it('a protobuf body (kubectl create ns foo) creates the namespace', async () => {

@@ -8,24 +8,55 @@ import { bareMediaType } from './negotiation.js';
 /** kube-apiserver's default limit on request bodies (MaxRequestBodyBytes, 3 MiB). */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
 
-/** Reads the request body, refusing (413) to buffer more than the limit. */
-export async function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Promise<Buffer> {
+/**
+ * Reads the request body, refusing (413) to buffer more than the limit. Listens for data/end directly: an async
+ * iterator over the request costs several microseconds of stream plumbing per request on the create path.
+ */
+export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Promise<Buffer> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
     req.resume();
-    throw errors.requestEntityTooLarge(`limit is ${limit}`);
+    return Promise.reject(errors.requestEntityTooLarge(`limit is ${limit}`));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw errors.requestEntityTooLarge(`limit is ${limit}`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        req.resume(); // drain the rest so the connection can answer
+        reject(errors.requestEntityTooLarge(`limit is ${limit}`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    // The client went away before the body ended (the iterator this replaces failed the same way).
+    const onClose = () => {
+      if (req.complete) return;
+      done();
+      reject(new Error('request body aborted before it ended'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 export type BodyFormat = 'json' | 'yaml' | 'protobuf';
