@@ -277,8 +277,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const startLeaderWork = async (): Promise<{ stop(): Promise<void> }> => {
     const started: Array<{ stop(): Promise<void> }> = [];
     const stopAll = async () => {
-      for (const c of started.splice(0).reverse()) await c.stop();
+      // The gate first: no CRD or workspace reconcile may start while the other controllers wind down.
       if (etcdStore) controllerGate.set(false);
+      for (const c of started.splice(0).reverse()) await c.stop();
     };
     try {
       controllerGate.set(true);

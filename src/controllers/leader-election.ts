@@ -51,6 +51,9 @@ export class LeaderElector {
   private stopped = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
+  /** The leader's work being started (resolved once started, or once its failure is handled). */
+  private starting: Promise<void> = Promise.resolve();
+  private startFailed = false;
   /** The lease spec last read, and when (local clock) it last changed. */
   private observed: { record: string; at: number } | undefined;
   private readonly leaseDurationMs: number;
@@ -79,8 +82,10 @@ export class LeaderElector {
       logger.warn('leader election: first attempt failed, will retry', { lease: this.config.name, error: String(err) });
       return false;
     });
-    if (acquired) await this.becomeLeader();
+    if (acquired) this.becomeLeader();
+    // Renewing runs from here on, also while the work is still starting.
     this.loop = this.run();
+    await this.starting;
   }
 
   /** Stops campaigning; when leading, stops the leader's work and releases the lease so another takes over at once. */
@@ -106,7 +111,7 @@ export class LeaderElector {
       if (this.stopped) break;
       if (ok) {
         lastRenew = Date.now();
-        if (!this.leading) await this.becomeLeader();
+        if (!this.leading) this.becomeLeader();
       } else if (this.leading && Date.now() - lastRenew > this.renewDeadlineMs) {
         logger.warn('leader election: failed to renew the lease in time, stopping the controllers', { lease: this.config.name, identity: this.config.identity });
         await this.stepDown();
@@ -114,21 +119,31 @@ export class LeaderElector {
     }
   }
 
-  private async becomeLeader(): Promise<void> {
+  /**
+   * Starts the leader's work without waiting for it: the loop goes on renewing meanwhile (as client-go runs
+   * OnStartedLeading in its own goroutine), so work that takes long to start (informers syncing) cannot let the lease
+   * lapse under it. A failure to start releases the lease.
+   */
+  private becomeLeader(): void {
     this.leading = true;
     logger.info('leader election: became leader', { lease: `${this.config.namespace}/${this.config.name}`, identity: this.config.identity });
-    try {
-      await this.config.onStartedLeading();
-    } catch (err) {
+    this.starting = this.config.onStartedLeading().catch(async (err: unknown) => {
       logger.error('leader election: starting the leader work failed; releasing the lease', { error: String(err) });
+      this.startFailed = true;
+    });
+    void this.starting.then(async () => {
+      if (!this.startFailed) return;
+      this.startFailed = false;
       await this.stepDown();
       await this.release().catch(() => undefined);
-    }
+    });
   }
 
   private async stepDown(): Promise<void> {
     if (!this.leading) return;
     this.leading = false;
+    // Work still starting is let finish first, so that what it started is stopped too.
+    await this.starting;
     await this.config.onStoppedLeading().catch((err: unknown) => logger.error('leader election: stopping the leader work failed', { error: String(err) }));
   }
 

@@ -86,7 +86,7 @@ export class Tenancy {
     const lcs = await this.logicalClusters.list(sys, '', { selection: {} }, true);
     for (const o of lcs.items) this.observeLogicalCluster('ADDED', o);
     const wss = await this.workspaces.list(sys, '', { selection: {} }, true);
-    this.lifecycle = new WorkspaceLifecycle(this.registry, this.index, this.workspaces, this.logicalClusters, () => this.baseURL);
+    this.lifecycle = new WorkspaceLifecycle(this.registry, this.index, this.workspaces, this.logicalClusters, () => this.baseURL, this.gate);
     this.lifecycle.initializers.push(...this.pendingInitializers.splice(0));
     for (const o of wss.items) this.observeWorkspace('ADDED', o);
     const watchOpts = (rv: string) => ({ selection: {}, resourceVersion: rv, allowBookmarks: false });

@@ -14,6 +14,7 @@
 import type { KubeObject } from '../apimachinery/object.js';
 import { nowRFC3339 } from '../apimachinery/object.js';
 import { StatusError } from '../apimachinery/status.js';
+import { ControllerGate } from '../controllers/controller-gate.js';
 import { logger } from '../logging/logger.js';
 import { immortalNamespaces } from '../registry/builtin/core.js';
 import { LOGICAL_CLUSTER_FINALIZER } from '../registry/builtin/tenancy.js';
@@ -88,12 +89,16 @@ export class WorkspaceLifecycle {
     private readonly workspaces: GenericStore,
     private readonly logicalClusters: GenericStore,
     private readonly baseURL: () => string,
+    private readonly gate: ControllerGate = new ControllerGate(),
     private readonly concurrency = 4,
   ) {}
 
-  /** Queues the Workspace `name` in logical cluster `parent` for reconciliation (deduplicated). */
+  /**
+   * Queues the Workspace `name` in logical cluster `parent` for reconciliation (deduplicated); nothing while the gate
+   * is closed (another replica leads), retries included.
+   */
   enqueue(parent: string, name: string): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.gate.isOpen()) return;
     const key = `${parent}/${name}`;
     if (this.running.has(key)) {
       this.dirty.add(key);
@@ -122,7 +127,7 @@ export class WorkspaceLifecycle {
   }
 
   private pump(): void {
-    while (this.active < this.concurrency && this.pending.size > 0 && !this.stopped) {
+    while (this.active < this.concurrency && this.pending.size > 0 && !this.stopped && this.gate.isOpen()) {
       const key = this.pending.values().next().value as string;
       this.pending.delete(key);
       this.running.add(key);
@@ -179,14 +184,27 @@ export class WorkspaceLifecycle {
     const cluster = newLogicalClusterName();
     const lc = this.logicalClusterOf(parent, ws);
     const url = (lc.status as { URL: string }).URL;
-    await Promise.all([
+    let scheduledElsewhere = false;
+    const results = await Promise.allSettled([
       this.logicalClusters.create(systemContext(cluster), '', lc, { dryRun: false }),
       this.workspaces.guaranteedUpdate(systemContext(parent), '', name, (cur) => {
+        // Another reconcile (e.g. a replica that led a moment ago) scheduled it first: its cluster stands.
+        const existing = specOf(cur!).cluster;
+        if (existing && existing !== cluster) {
+          scheduledElsewhere = true;
+          throw new Error(`workspace already scheduled to ${existing}`);
+        }
         cur!.spec = { ...specOf(cur!), cluster, URL: url };
         return cur!;
       }, { dryRun: false }),
       this.bootstrapContent(cluster, ws),
     ]);
+    if (scheduledElsewhere) {
+      // What this attempt created for its own cluster belongs to nobody: remove it, then finish the winner's.
+      await deleteClusterTree(this.registry, cluster);
+      return this.reconcile(parent, name);
+    }
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
     this.indexCluster(parent, name, cluster, lc);
     await this.markReady(parent, name, cluster);
   }

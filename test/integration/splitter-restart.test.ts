@@ -3,7 +3,8 @@
  * through an atrium started without controllers, as happens during a controller failover between replicas) still
  * has its split children cleaned up once the splitter runs again. The splitter finds that workspace through the
  * namespace it marked before creating children (scheduling.atrium.io/split-children), since Deployments cannot be
- * listed across workspaces; it unmarks the namespace when no child is left.
+ * listed across workspaces; it unmarks the namespace when no child is left, and marks again one holding children
+ * without the mark.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -88,6 +89,10 @@ describe('deployment splitter across a restart', () => {
       return true;
     });
     assert.equal((await client.get(namespacesGVR, 'apps')).metadata?.annotations?.[MARK], 'true');
+    // A namespace holding children without the mark (children from before it existed, a mark lost to a stale view)
+    // is marked again by the next pass.
+    await client.patch(namespacesGVR, 'apps', 'merge', { metadata: { annotations: { [MARK]: null } } });
+    await eventually('apps marked again', async () => (await client.get(namespacesGVR, 'apps')).metadata?.annotations?.[MARK] === 'true', 10_000);
   });
 
   it('cleans up the children of a namespace released while it was not running, then unmarks the namespace', async () => {

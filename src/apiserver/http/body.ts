@@ -19,6 +19,9 @@ export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Pro
     return Promise.reject(errors.requestEntityTooLarge(`limit is ${limit}`));
   }
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  // The client may have gone while earlier steps (authentication, a home workspace) were awaited: its close event
+  // has passed, and listeners attached now would wait forever.
+  if (req.destroyed) return Promise.reject(new Error('request body aborted before it ended'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -46,9 +49,9 @@ export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Pro
       done();
       reject(err);
     };
-    // The client went away before the body ended (the iterator this replaces failed the same way).
+    // The client went away before the body ended (the iterator this replaces failed the same way). After a normal
+    // end the listeners are gone, so this only runs for a request destroyed first.
     const onClose = () => {
-      if (req.complete) return;
       done();
       reject(new Error('request body aborted before it ended'));
     };

@@ -136,7 +136,13 @@ async function reconcileWorkspace(
     try {
       deployments = (await ctx.client.list(deploymentsGVR, scope)).items;
     } catch (err) {
-      if ((err as { code?: number }).code === 404) return { requeueAfterMs: Math.min(resyncMs, 1000) }; // not negotiated yet
+      if ((err as { code?: number }).code === 404) {
+        // Not negotiated yet; or no longer served here (compute unbound) with only marked namespaces left, whose
+        // children went with the type: unmark them and stop looking.
+        if (namespaceList.some(isSplit)) return { requeueAfterMs: Math.min(resyncMs, 1000) };
+        for (const ns of namespaceList) await markChildren(ctx, cluster, ns, false);
+        return;
+      }
       throw err;
     }
     watchDeployments?.(cluster);
@@ -167,14 +173,20 @@ async function reconcileWorkspace(
   }
   // A marked namespace without children left (deleted ones still waiting for a syncer count) is unmarked; a split
   // namespace is marked before its first child is created.
+  // Every namespace holding children is marked (also those whose children predate the mark, or whose mark a stale
+  // view removed); marks written in this pass are remembered, as the namespace informer may not show them yet.
   const withChildren = new Set(deployments.filter((d) => d.metadata?.labels?.[SPLIT_FROM_LABEL] !== undefined).map((d) => d.metadata!.namespace!));
-  for (const ns of namespaceList) {
-    if (ns.metadata?.annotations?.[SPLIT_CHILDREN_ANNOTATION] === 'true' && !withChildren.has(ns.metadata.name!)) await markChildren(ctx, cluster, ns, false);
-  }
-  const ensureMarked = async (namespace: string) => {
-    const ns = namespaceOf(cluster, namespace);
-    if (ns && ns.metadata?.annotations?.[SPLIT_CHILDREN_ANNOTATION] !== 'true') await markChildren(ctx, cluster, ns, true);
+  const written = new Map<string, boolean>();
+  const setMark = async (name: string, marked: boolean) => {
+    const ns = namespaceOf(cluster, name);
+    const current = written.get(name) ?? ns?.metadata?.annotations?.[SPLIT_CHILDREN_ANNOTATION] === 'true';
+    if (!ns || current === marked) return;
+    await markChildren(ctx, cluster, ns, marked);
+    written.set(name, marked);
   };
+  for (const ns of namespaceList) if (!withChildren.has(ns.metadata!.name!)) await setMark(ns.metadata!.name!, false);
+  for (const name of withChildren) await setMark(name, true);
+  const ensureMarked = (namespace: string) => setMark(namespace, true);
   const foreign = foreignOccupants(cluster, watched, namespaceOf);
   for (const [k, root] of roots) {
     const kids = children.get(k) ?? [];
