@@ -95,3 +95,37 @@ test('a lease whose holder vanished is taken only after it expired', async () =>
   assert.equal(taken.spec.leaseTransitions, 5);
   await c.stop();
 });
+
+test('the lease is renewed while slow leader work starts (informers syncing): nobody else takes it meanwhile', async () => {
+  const log: string[] = [];
+  let release!: () => void;
+  const slowStart = new Promise<void>((r) => (release = r));
+  const slow = new LeaderElector({
+    client,
+    namespace: 'kube-system',
+    name: 'election-c',
+    identity: 'slow',
+    leaseDurationSeconds: 2,
+    renewDeadlineMs: 1500,
+    retryPeriodMs: 200,
+    onStartedLeading: async () => {
+      log.push('starting slow');
+      await slowStart;
+      log.push('started slow');
+    },
+    onStoppedLeading: async () => void log.push('stop slow'),
+  });
+  const startedOnce = slow.start();
+  const other = candidate('election-c', 'other', log);
+  await other.start();
+  // Three lease durations while the leader's work is still starting.
+  await new Promise((r) => setTimeout(r, 6000));
+  assert.equal(other.isLeader(), false, 'the slow starter kept its lease');
+  assert.equal((await lease('election-c')).spec.holderIdentity, 'slow');
+  release();
+  await startedOnce;
+  // Stopping waits for the start to finish, then stops what it started.
+  await slow.stop();
+  await other.stop();
+  assert.deepEqual(log.filter((l) => l.includes('slow')), ['starting slow', 'started slow', 'stop slow']);
+});
