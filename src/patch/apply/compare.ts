@@ -23,37 +23,6 @@ export function compareObjects(oldObj: unknown, newObj: unknown, t: SsaType): Co
   return c;
 }
 
-/**
- * What creating `obj` adds: compareObjects(undefined, obj, t).added, built in one pass straight into the trie (a
- * create compares against nothing, so there is no old side to walk, no paths to copy and no second set to merge).
- */
-export function addedFields(obj: unknown, t: SsaType): FieldSet {
-  const root = new FieldSet();
-  addChildren(root, obj, effectiveType(t, obj));
-  return root;
-}
-
-function addChildren(node: FieldSet, value: unknown, t: SsaType): void {
-  if (t.kind === 'struct' || t.kind === 'map') {
-    if (!isObjectValue(value)) return;
-    for (const name of Object.keys(value)) addValue(node, fieldElement(name), value[name], memberType(t, name));
-    return;
-  }
-  if (t.kind === 'list' && Array.isArray(value)) {
-    const elements = listItemElements(t, value)!;
-    const items = indexItems(elements, value);
-    for (const [e, item] of items) addValue(node, e, item, t.items);
-  }
-}
-
-function addValue(parent: FieldSet, element: string, value: unknown, declared: SsaType): void {
-  if (value === undefined || value === null) return;
-  const t = effectiveType(declared, value);
-  const node = parent.child(element);
-  if (!isLeaf(t) && (t.kind !== 'list' || listItemElements(t, value as unknown[]) !== undefined)) addChildren(node, value, t);
-  node.member = true;
-}
-
 function compareChildren(c: Comparison, path: string[], lhs: unknown, rhs: unknown, t: SsaType): void {
   if (t.kind === 'struct' || t.kind === 'map') {
     const l = isObjectValue(lhs) ? lhs : {};

@@ -4,7 +4,8 @@
  * live object, prunes what the applier dropped, and refuses to change fields other managers own unless forced.
  */
 import { type KubeObject, deepCopy, jsonEqual, nowRFC3339 } from '../../apimachinery/object.js';
-import { addedFields, compareObjects, type Comparison } from './compare.js';
+import { compareObjects, type Comparison } from './compare.js';
+import { createdFieldsV1 } from './created-fields.js';
 import { applyConflictError, type ManagerConflict } from './conflicts.js';
 import { FieldSet } from './field-set.js';
 import { allowedLastAppliedConflicts, syncLastApplied } from './last-applied.js';
@@ -73,20 +74,26 @@ export class FieldManager {
       setManagedFields(out, undefined);
       return out;
     }
-    entries = live === null && entries.length === 0 ? this.recordCreate(out, manager) : this.recordUpdate(entries, live ?? {}, out, manager);
+    if (live === null && entries.length === 0) {
+      setManagedFields(out, this.createdEntry(out, manager));
+      return out;
+    }
+    entries = this.recordUpdate(entries, live ?? {}, out, manager);
     setManagedFields(out, encodeManagedFields(capUpdateManagers(entries)));
     return out;
   }
 
   /**
-   * recordUpdate([], {}, next, manager) for a create without managedFields sent, the common case, in one pass: the
-   * manager owns everything the object holds (but what the server controls or this endpoint resets).
+   * The wire managedFields of a create without managedFields sent, the common case: what recordUpdate([], {}, next)
+   * and encodeManagedFields would give, written in one walk (created-fields.ts). The manager owns everything the
+   * object holds but what the server controls or this endpoint resets.
    */
-  private recordCreate(next: KubeObject, manager: string): ManagedEntry[] {
-    const gained = addedFields(withoutManagedFields(next), this.opts.root).subtract(STRIPPED);
-    if (!this.ignored.isEmpty()) gained.subtractSubtrees(this.ignored);
-    if (gained.isEmpty()) return [];
-    return [{ manager, operation: 'Update', apiVersion: this.opts.apiVersion, subresource: this.opts.subresource, time: this.now(), fields: gained }];
+  private createdEntry(next: KubeObject, manager: string): Record<string, unknown>[] | undefined {
+    const fieldsV1 = createdFieldsV1(withoutManagedFields(next), this.opts.root, STRIPPED, this.ignored);
+    if (Object.keys(fieldsV1).length === 0) return undefined;
+    const entry: Record<string, unknown> = { manager, operation: 'Update', apiVersion: this.opts.apiVersion, time: this.now(), fieldsType: 'FieldsV1', fieldsV1 };
+    if (this.opts.subresource) entry.subresource = this.opts.subresource;
+    return [entry];
   }
 
   /**

@@ -6,19 +6,38 @@
 import { isValidElement, pathToString } from './path-element.js';
 import { isObjectValue } from './schema.js';
 
+/**
+ * The children of every node that has none: most nodes are leaves, and a Map each made a create's field set (a few
+ * hundred nodes for a CR with keyed lists) markedly slower. Shared, so it refuses writes; nodes get their own Map
+ * through setChild().
+ */
+class NoChildren extends Map<string, FieldSet> {
+  override set(): this {
+    throw new Error('FieldSet: a leaf has no children map of its own; use setChild()');
+  }
+}
+const NO_CHILDREN: Map<string, FieldSet> = new NoChildren();
+
 export class FieldSet {
   /** Whether the path leading to this node is itself in the set (meaningless at the root). */
   member = false;
-  readonly children = new Map<string, FieldSet>();
+  /** The child nodes by path element (read-only outside this class: add through child() or setChild()). */
+  children: Map<string, FieldSet> = NO_CHILDREN;
 
   /** The child node for `element`, created when missing. */
   child(element: string): FieldSet {
     let c = this.children.get(element);
     if (!c) {
       c = new FieldSet();
-      this.children.set(element, c);
+      this.setChild(element, c);
     }
     return c;
+  }
+
+  /** Sets the child node for `element`. */
+  setChild(element: string, node: FieldSet): void {
+    if (this.children === NO_CHILDREN) this.children = new Map();
+    this.children.set(element, node);
   }
 
   /** Adds one path. */
@@ -74,7 +93,7 @@ export class FieldSet {
   clone(): FieldSet {
     const copy = new FieldSet();
     copy.member = this.member;
-    for (const [e, c] of this.children) copy.children.set(e, c.clone());
+    for (const [e, c] of this.children) copy.setChild(e, c.clone());
     return copy;
   }
 
@@ -92,36 +111,9 @@ export class FieldSet {
       const o = other.children.get(e);
       const d = o ? c.difference(o) : c.clone();
       d.member = c.member && !(o?.member ?? false);
-      if (d.member || !d.isEmpty()) out.children.set(e, d);
+      if (d.member || !d.isEmpty()) out.setChild(e, d);
     }
     return out;
-  }
-
-  /** difference() in place: removes the members of `other` from this set (no copy); returns this set. */
-  subtract(other: FieldSet): this {
-    for (const [e, o] of other.children) {
-      const c = this.children.get(e);
-      if (!c) continue;
-      c.subtract(o);
-      if (o.member) c.member = false;
-      if (!c.member && c.isEmpty()) this.children.delete(e);
-    }
-    return this;
-  }
-
-  /** recursiveDifference() in place: drops everything at or below a member of `other`; returns this set. */
-  subtractSubtrees(other: FieldSet): this {
-    for (const [e, o] of other.children) {
-      const c = this.children.get(e);
-      if (!c) continue;
-      if (o.member) {
-        this.children.delete(e);
-        continue;
-      }
-      c.subtractSubtrees(o);
-      if (!c.member && c.isEmpty()) this.children.delete(e);
-    }
-    return this;
   }
 
   /**
@@ -135,7 +127,7 @@ export class FieldSet {
       if (o?.member) continue;
       const d = o ? c.recursiveDifference(o) : c.clone();
       d.member = c.member;
-      if (d.member || !d.isEmpty()) out.children.set(e, d);
+      if (d.member || !d.isEmpty()) out.setChild(e, d);
     }
     return out;
   }
@@ -148,7 +140,7 @@ export class FieldSet {
       if (!o) continue;
       const i = c.intersection(o);
       i.member = c.member && o.member;
-      if (i.member || !i.isEmpty()) out.children.set(e, i);
+      if (i.member || !i.isEmpty()) out.setChild(e, i);
     }
     return out;
   }
