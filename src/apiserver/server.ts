@@ -274,19 +274,23 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
   // The controllers: the built-in ones (src/controllers/manager.ts), the caller's (multi-cluster), and the gate of the
   // CRD and workspace controllers. On etcd they all run on the replica holding the kube-system Lease only.
-  const startLeaderWork = async (): Promise<{ stop(): Promise<void> }> => {
+  // `term` is aborted the moment this replica stops leading (on etcd), possibly while this is still starting: the gate
+  // closes then and there, and no further controller is started.
+  const startLeaderWork = async (term: AbortSignal): Promise<{ stop(): Promise<void> }> => {
     const started: Array<{ stop(): Promise<void> }> = [];
     const stopAll = async () => {
       // The gate first: no CRD or workspace reconcile may start while the other controllers wind down.
       if (etcdStore) controllerGate.set(false);
       for (const c of started.splice(0).reverse()) await c.stop();
     };
+    if (term.aborted) return { stop: stopAll };
+    if (etcdStore) term.addEventListener('abort', () => controllerGate.set(false), { once: true });
     try {
       controllerGate.set(true);
-      if (opts.builtinControllers !== false) {
+      if (opts.builtinControllers !== false && !term.aborted) {
         started.push(await startControllers({ url, caPem: certs.ca.certPem, token: adminToken, registry, only: Array.isArray(opts.builtinControllers) ? opts.builtinControllers : undefined }));
       }
-      if (opts.controllers) started.push(await opts.controllers(running));
+      if (opts.controllers && !term.aborted) started.push(await opts.controllers(running));
     } catch (err) {
       await stopAll();
       throw err;
@@ -301,7 +305,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       running.isControllerLeader = () => elected.elector.isLeader();
       leaderWork = { stop: async () => { await elected.stop(); electionClient.close(); } };
     } else {
-      leaderWork = await startLeaderWork();
+      leaderWork = await startLeaderWork(new AbortController().signal);
       running.isControllerLeader = () => true;
     }
   } catch (err) {

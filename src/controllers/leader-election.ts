@@ -30,8 +30,12 @@ export interface LeaderElectionConfig {
   renewDeadlineMs?: number;
   /** Time between acquire and renew attempts (default 2 s). */
   retryPeriodMs?: number;
-  /** Called when this candidate becomes leader. A rejection is logged and leadership is released. */
-  onStartedLeading(): Promise<void>;
+  /**
+   * Called when this candidate becomes leader; not awaited by the renew loop. `signal` is aborted the moment this
+   * candidate stops leading, possibly while this is still starting: work must not act once it is aborted. A rejection
+   * is logged and leadership is released.
+   */
+  onStartedLeading(signal: AbortSignal): Promise<void>;
   /** Called when this candidate stops leading (lost the lease, or stop()). */
   onStoppedLeading(): Promise<void>;
 }
@@ -54,6 +58,8 @@ export class LeaderElector {
   /** The leader's work being started (resolved once started, or once its failure is handled). */
   private starting: Promise<void> = Promise.resolve();
   private startFailed = false;
+  /** Aborted when the current leadership term ends. */
+  private term: AbortController | undefined;
   /** The lease spec last read, and when (local clock) it last changed. */
   private observed: { record: string; at: number } | undefined;
   private readonly leaseDurationMs: number;
@@ -102,8 +108,15 @@ export class LeaderElector {
   private async run(): Promise<void> {
     let lastRenew = Date.now();
     while (!this.stopped) {
-      await this.sleep(this.retryPeriodMs * (this.leading ? 1 : 1 + Math.random() * 0.2));
+      if (!this.startFailed) await this.sleep(this.retryPeriodMs * (this.leading ? 1 : 1 + Math.random() * 0.2));
       if (this.stopped) break;
+      if (this.startFailed) {
+        // Handled here, between renewals, so that a renewal can never re-acquire in the middle of the release.
+        this.startFailed = false;
+        await this.stepDown();
+        await this.release().catch(() => undefined);
+        continue;
+      }
       const ok = await this.tryAcquireOrRenew().catch((err: unknown) => {
         logger.debug('leader election: attempt failed', { lease: this.config.name, error: String(err) });
         return false;
@@ -122,26 +135,26 @@ export class LeaderElector {
   /**
    * Starts the leader's work without waiting for it: the loop goes on renewing meanwhile (as client-go runs
    * OnStartedLeading in its own goroutine), so work that takes long to start (informers syncing) cannot let the lease
-   * lapse under it. A failure to start releases the lease.
+   * lapse under it. A failure to start is left to the loop, which steps down and releases the lease.
    */
   private becomeLeader(): void {
     this.leading = true;
+    const term = new AbortController();
+    this.term = term;
     logger.info('leader election: became leader', { lease: `${this.config.namespace}/${this.config.name}`, identity: this.config.identity });
-    this.starting = this.config.onStartedLeading().catch(async (err: unknown) => {
+    this.starting = this.config.onStartedLeading(term.signal).catch((err: unknown) => {
+      if (term.signal.aborted) return; // stopped leading meanwhile: the failure is the abort's, nothing to release
       logger.error('leader election: starting the leader work failed; releasing the lease', { error: String(err) });
       this.startFailed = true;
-    });
-    void this.starting.then(async () => {
-      if (!this.startFailed) return;
-      this.startFailed = false;
-      await this.stepDown();
-      await this.release().catch(() => undefined);
+      this.wake?.();
     });
   }
 
   private async stepDown(): Promise<void> {
     if (!this.leading) return;
     this.leading = false;
+    // At once, before anything is awaited: work still starting must stop acting now, not once its start returns.
+    this.term?.abort();
     // Work still starting is let finish first, so that what it started is stopped too.
     await this.starting;
     await this.config.onStoppedLeading().catch((err: unknown) => logger.error('leader election: stopping the leader work failed', { error: String(err) }));
@@ -240,11 +253,11 @@ export interface LeaderElectedOptions {
 /**
  * Runs work (e.g. startControllers) only while this process holds the lease: starts it on becoming
  * leader, stops it on losing the lease, starts it again on winning again. stop() stops the work when
- * running and releases the lease.
+ * running and releases the lease. `signal` is aborted as soon as the term ends, also while the work starts.
  */
 export async function startLeaderElected(
   options: LeaderElectedOptions,
-  work: () => Promise<{ stop(): Promise<void> }>,
+  work: (signal: AbortSignal) => Promise<{ stop(): Promise<void> }>,
 ): Promise<{ elector: LeaderElector; stop(): Promise<void> }> {
   let running: { stop(): Promise<void> } | undefined;
   const elector = new LeaderElector({
@@ -255,8 +268,8 @@ export async function startLeaderElected(
     leaseDurationSeconds: options.leaseDurationSeconds,
     renewDeadlineMs: options.renewDeadlineMs,
     retryPeriodMs: options.retryPeriodMs,
-    onStartedLeading: async () => {
-      running = await work();
+    onStartedLeading: async (signal) => {
+      running = await work(signal);
     },
     onStoppedLeading: async () => {
       const r = running;

@@ -202,7 +202,8 @@ export class WorkspaceLifecycle {
     if (scheduledElsewhere) {
       // What this attempt created for its own cluster belongs to nobody: remove it, then finish the winner's.
       await deleteClusterTree(this.registry, cluster);
-      return this.reconcile(parent, name);
+      if (this.gate.isOpen()) await this.reconcile(parent, name);
+      return;
     }
     for (const r of results) if (r.status === 'rejected') throw r.reason;
     this.indexCluster(parent, name, cluster, lc);

@@ -129,3 +129,89 @@ test('the lease is renewed while slow leader work starts (informers syncing): no
   await other.stop();
   assert.deepEqual(log.filter((l) => l.includes('slow')), ['starting slow', 'started slow', 'stop slow']);
 });
+
+test('losing the lease while the work still starts aborts its signal at once; stop() does too', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let signal: AbortSignal | undefined;
+  const stops: string[] = [];
+  const slow = new LeaderElector({
+    client,
+    namespace: 'kube-system',
+    name: 'election-d',
+    identity: 'slow',
+    leaseDurationSeconds: 2,
+    renewDeadlineMs: 1500,
+    retryPeriodMs: 200,
+    onStartedLeading: async (s) => {
+      signal = s;
+      await gate;
+    },
+    onStoppedLeading: async () => void stops.push('stop'),
+  });
+  const started = slow.start();
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(signal?.aborted, false);
+  // Someone else now holds the lease (as a replica would after taking it over): renewals fail, and after the renew
+  // deadline the slow candidate stops leading although its work has not finished starting.
+  const current = await lease('election-d');
+  await client.update(LEASES, { ...current, spec: { ...current.spec, holderIdentity: 'usurper', renewTime: microTime(new Date()) } }, { namespace: 'kube-system' });
+  const deadline = Date.now() + 5000;
+  while (!signal!.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(signal!.aborted, true, 'aborted while the start was still pending');
+  assert.equal(slow.isLeader(), false);
+  assert.deepEqual(stops, [], 'stopping waits for the start to return');
+  release();
+  await started;
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(stops, ['stop']);
+  await slow.stop();
+  assert.deepEqual(stops, ['stop'], 'stopped once');
+
+  // stop() while the work starts: the signal is aborted before the start returns.
+  let release2!: () => void;
+  const gate2 = new Promise<void>((r) => (release2 = r));
+  let signal2: AbortSignal | undefined;
+  const other = new LeaderElector({
+    client, namespace: 'kube-system', name: 'election-e', identity: 'two', leaseDurationSeconds: 2, renewDeadlineMs: 1500, retryPeriodMs: 200,
+    onStartedLeading: async (s) => {
+      signal2 = s;
+      await gate2;
+    },
+    onStoppedLeading: async () => undefined,
+  });
+  const started2 = other.start();
+  await new Promise((r) => setTimeout(r, 200));
+  const stopping = other.stop();
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(signal2?.aborted, true);
+  release2();
+  await started2;
+  await stopping;
+});
+
+test('a start that fails releases the lease; never two leaders at once meanwhile', async () => {
+  const failing = new LeaderElector({
+    client, namespace: 'kube-system', name: 'election-f', identity: 'failing', leaseDurationSeconds: 2, renewDeadlineMs: 1500, retryPeriodMs: 100,
+    onStartedLeading: async () => {
+      await new Promise((r) => setTimeout(r, 90));
+      throw new Error('cannot start');
+    },
+    onStoppedLeading: async () => undefined,
+  });
+  const steady = candidate('election-f', 'steady', []);
+  await failing.start();
+  await steady.start();
+  let both = 0;
+  let steadyLed = false;
+  const until = Date.now() + 4000;
+  while (Date.now() < until) {
+    if (failing.isLeader() && steady.isLeader()) both++;
+    steadyLed ||= steady.isLeader();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await failing.stop();
+  await steady.stop();
+  assert.equal(both, 0, 'both led at once');
+  assert.ok(steadyLed, 'the other candidate got the lease the failing one released');
+});

@@ -89,20 +89,29 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
         if (!t) trackers.set(cluster, (t = new UnschedulableTracker(opts.unschedulableGraceMs ?? 30_000)));
         return t;
       };
-      const controller = new Controller({ name: 'deployment-splitter', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, targets, namespaces, cluster, trackerOf(cluster), watchDeployments, watched) });
+      const controller = new Controller({ name: 'deployment-splitter', workers: 1, reconcile: (cluster) => reconcileWorkspace(ctx, opts, targets, namespaces, cluster, trackerOf(cluster), watchDeployments, watched, unwatchDeployments) });
       const byCluster = (o: KubeObject) => controller.enqueue(clusterOf(o));
       for (const inf of [targets, namespaces] as Informer<KubeObject>[]) inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
       // Once a workspace serves Deployments, their events (a new root, a child's status synced up) start a pass at
       // once instead of at the next resync: that wait was most of what splitting added to a Deployment's ready time.
       const watched = new Map<string, Informer<KubeObject>>();
+      const deploymentEvents = { add: byCluster, update: (_o: KubeObject, n: KubeObject) => byCluster(n), delete: byCluster };
       const watchDeployments = (cluster: string): Informer<KubeObject> => {
         let inf = watched.get(cluster);
         if (!inf) {
           inf = ctx.informers.informerFor<KubeObject>(deploymentsGVR, { cluster });
-          inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
+          inf.addEventHandler(deploymentEvents);
           watched.set(cluster, inf);
         }
         return inf;
+      };
+      // Deployments no longer served in a workspace: its informer keeps what it last saw, which must not count.
+      const unwatchDeployments = async (cluster: string): Promise<void> => {
+        const inf = watched.get(cluster);
+        if (!inf) return;
+        watched.delete(cluster);
+        inf.removeEventHandler(deploymentEvents);
+        await ctx.informers.drop(inf);
       };
       return { name: 'deployment-splitter', start: () => controller.start(), stop: () => controller.stop() };
     },
@@ -118,6 +127,7 @@ async function reconcileWorkspace(
   tracker: UnschedulableTracker,
   watchDeployments?: (cluster: string) => Informer<KubeObject>,
   watched?: ReadonlyMap<string, Informer<KubeObject>>,
+  unwatchDeployments?: (cluster: string) => Promise<void>,
 ): Promise<{ requeueAfterMs: number } | void> {
   const namespaceList = namespaceInformer.lister.byIndex(SPLIT_NAMESPACES_INDEX, cluster);
   // Without split namespaces there is nothing to divide; children left from a namespace that was released still
@@ -129,9 +139,11 @@ async function reconcileWorkspace(
   // The workspace's Deployments come from its informer once that has synced: a LIST per pass cost the server a full
   // encode of every Deployment on every event (a burst of 1,000 creates meant hundreds of such LISTs). Until the type
   // is served (404: not negotiated yet) and the informer has synced, one LIST per pass answers instead.
+  // Without split namespaces (only children left to clean up) a LIST answers: it also finds the type gone, which an
+  // informer whose relist fails would not show.
   const informer = watched?.get(cluster);
   let deployments: readonly KubeObject[];
-  if (informer?.hasSynced()) deployments = informer.lister.list();
+  if (informer?.hasSynced() && namespaceList.some(isSplit)) deployments = informer.lister.list();
   else {
     try {
       deployments = (await ctx.client.list(deploymentsGVR, scope)).items;
@@ -141,6 +153,7 @@ async function reconcileWorkspace(
         // children went with the type: unmark them and stop looking.
         if (namespaceList.some(isSplit)) return { requeueAfterMs: Math.min(resyncMs, 1000) };
         for (const ns of namespaceList) await markChildren(ctx, cluster, ns, false);
+        await unwatchDeployments?.(cluster);
         return;
       }
       throw err;

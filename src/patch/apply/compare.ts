@@ -8,7 +8,7 @@ import { jsonEqual } from '../../apimachinery/object.js';
 import { FieldSet } from './field-set.js';
 import { indexItems, listItemElements } from './list-items.js';
 import { fieldElement } from './path-element.js';
-import { effectiveType, isLeaf, isObjectValue, memberType, type SsaType } from './schema.js';
+import { effectiveType, isLeaf, isObjectValue, memberType, ownField, type SsaType } from './schema.js';
 
 export interface Comparison {
   added: FieldSet;
@@ -28,7 +28,7 @@ function compareChildren(c: Comparison, path: string[], lhs: unknown, rhs: unkno
     const l = isObjectValue(lhs) ? lhs : {};
     const r = isObjectValue(rhs) ? rhs : {};
     const names = new Set([...Object.keys(l), ...Object.keys(r)]);
-    for (const name of names) compareValue(c, [...path, fieldElement(name)], l[name], r[name], memberType(t, name));
+    for (const name of names) compareValue(c, [...path, fieldElement(name)], ownField(l, name), ownField(r, name), memberType(t, name));
     return;
   }
   if (t.kind === 'list') {

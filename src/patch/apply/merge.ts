@@ -5,7 +5,7 @@
 import { FieldSet } from './field-set.js';
 import { indexItems, listItemElements } from './list-items.js';
 import { fieldElement } from './path-element.js';
-import { effectiveType, isLeaf, isObjectValue, memberType, type SsaType } from './schema.js';
+import { effectiveType, isLeaf, isObjectValue, memberType, ownField, setField, type SsaType } from './schema.js';
 
 /**
  * `config` merged over `live` (structured-merge-diff's Merge): leaves and atomic values come from the config; granular
@@ -22,7 +22,7 @@ export function mergeValues(live: unknown, config: unknown, t: SsaType): unknown
     const l = live as Record<string, unknown>;
     const c = config as Record<string, unknown>;
     const out: Record<string, unknown> = { ...l };
-    for (const [name, v] of Object.entries(c)) out[name] = mergeValues(l[name], v, memberType(ct, name));
+    for (const [name, v] of Object.entries(c)) setField(out, name, mergeValues(ownField(l, name), v, memberType(ct, name)));
     return out;
   }
   if (ct.kind === 'list') return mergeLists(ct, live as unknown[], config as unknown[]);
@@ -94,8 +94,8 @@ export function removeMembers(value: unknown, set: FieldSet, t: SsaType): unknow
     const out: Record<string, unknown> = {};
     for (const [name, v] of Object.entries(value)) {
       const sub = set.children.get(fieldElement(name));
-      if (!sub) out[name] = v;
-      else if (!sub.member) out[name] = removeMembers(v, sub, memberType(et, name));
+      if (!sub) setField(out, name, v);
+      else if (!sub.member) setField(out, name, removeMembers(v, sub, memberType(et, name)));
     }
     return out;
   }

@@ -10,12 +10,16 @@ import { isObjectValue } from './schema.js';
 /**
  * Elements of the field names seen, reused: a fresh `f:name` string per use must be looked up in V8's string table
  * each time it becomes a property key of a FieldsV1 object, which made writing managedFields several times slower.
- * Field names repeat across objects of a kind; the cache is cleared when it grows past a bound (odd map keys).
+ * Field names repeat across objects of a kind; the cache holds short names only and is cleared when it grows past a
+ * bound (a client's odd map keys), so it never holds more than about a megabyte.
  */
 const fieldElements = new Map<string, string>();
 const FIELD_ELEMENT_CACHE_LIMIT = 10_000;
+/** Only names this short are kept (field names are; map keys a client sends may be a megabyte long). */
+const FIELD_ELEMENT_CACHE_MAX_NAME = 64;
 
 export function fieldElement(name: string): string {
+  if (name.length > FIELD_ELEMENT_CACHE_MAX_NAME) return `f:${name}`;
   let e = fieldElements.get(name);
   if (e === undefined) {
     if (fieldElements.size >= FIELD_ELEMENT_CACHE_LIMIT) fieldElements.clear();

@@ -38,6 +38,20 @@ export const DEDUCED: SsaType = { kind: 'deduced' };
 export const DEDUCED_SCHEMA: SsaSchema = { root: DEDUCED };
 
 /** A plain JSON object (not null, not an array). */
+/**
+ * Field `name` of a decoded object, or undefined: own properties only, so that names such as `constructor` or
+ * `toString` are not found on Object.prototype, and a `__proto__` key (JSON.parse makes it an own property) is read.
+ */
+export function ownField(o: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(o, name) ? o[name] : undefined;
+}
+
+/** Sets field `name` as an own property: plain assignment to `__proto__` would replace the object's prototype. */
+export function setField(o: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(o, name, { value, writable: true, enumerable: true, configurable: true });
+  else o[name] = value;
+}
+
 export function isObjectValue(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -49,7 +49,7 @@ function convert(s: Record<string, unknown>): SsaType {
         kind: 'struct',
         atomic,
         field: (name) => {
-          if (!isObjectValue(props[name])) return undefined;
+          if (!Object.hasOwn(props, name) || !isObjectValue(props[name])) return undefined;
           let t = cache.get(name);
           if (!t) cache.set(name, (t = convert(props[name] as Record<string, unknown>)));
           return t;

@@ -144,3 +144,26 @@ describe('createdFieldsV1 (the create fast path)', () => {
     }
   }
 });
+
+describe('fields named like Object.prototype members', () => {
+  it('compare: removing data.constructor is a removal, not a modification', () => {
+    const cmp = compareObjects({ data: { constructor: 'x', a: '1' } }, { data: { a: '1' } }, configMap);
+    assert.deepEqual(cmp.removed.pathStrings(), ['.data.constructor']);
+    assert.deepEqual(cmp.modified.pathStrings(), []);
+    assert.deepEqual(compareObjects({ data: {} }, { data: { toString: 'y' } }, configMap).added.pathStrings(), ['.data.toString']);
+  });
+  it('compare and the create path agree on a __proto__ key (an own property after JSON.parse)', () => {
+    const obj = JSON.parse('{"data":{"__proto__":"v","constructor":"c"}}');
+    const added = compareObjects({}, obj, configMap).added;
+    assert.deepEqual(added.pathStrings(), ['.data', '.data.__proto__', '.data.constructor']);
+    assert.equal(JSON.stringify(createdFieldsV1(obj, configMap, new FieldSet(), new FieldSet())), JSON.stringify(added.toFieldsV1()));
+  });
+  it('merge keeps a __proto__ key as data and never reads inherited members', () => {
+    const merged = mergeValues({ data: { a: '1' } }, JSON.parse('{"data":{"__proto__":"v","constructor":"c"}}'), configMap) as { data: Record<string, unknown> };
+    assert.equal(Object.getPrototypeOf(merged.data), Object.prototype);
+    assert.ok(Object.hasOwn(merged.data, '__proto__'));
+    assert.equal(JSON.stringify(merged), '{"data":{"a":"1","__proto__":"v","constructor":"c"}}');
+    const removed = removeMembers(JSON.parse('{"data":{"__proto__":"v","b":"2"}}'), FieldSet.fromFieldsV1({ 'f:data': { 'f:b': {} } }), configMap);
+    assert.equal(JSON.stringify(removed), '{"data":{"__proto__":"v"}}');
+  });
+});
