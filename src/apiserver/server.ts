@@ -188,9 +188,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         res.end();
       }
     } finally {
-      res.once('finish', () => {
-        logger.debug('request', { method: req.method, url: req.url, code: res.statusCode, user: ctx?.user.username, ms: Date.now() - started });
-      });
+      // Request lines are debug-level: no listener per request unless they are written.
+      if (logger.enabled('debug')) {
+        res.once('finish', () => {
+          logger.debug('request', { method: req.method, url: req.url, code: res.statusCode, user: ctx?.user.username, ms: Date.now() - started });
+        });
+      }
     }
   };
 

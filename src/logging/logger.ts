@@ -18,6 +18,10 @@ export const logger = {
   info: (msg: string, fields?: Record<string, unknown>) => log('info', msg, fields),
   warn: (msg: string, fields?: Record<string, unknown>) => log('warn', msg, fields),
   error: (msg: string, fields?: Record<string, unknown>) => log('error', msg, fields),
+  /** Whether lines of `level` are written (to skip building what a disabled level would drop). */
+  enabled(level: Level): boolean {
+    return order[level] >= threshold;
+  },
   setLevel(level: Level): void {
     threshold = order[level];
   },
