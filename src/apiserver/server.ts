@@ -169,6 +169,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const url = parseRequestUrl(req.url);
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       const user = await auth.authenticate(req);
+      auth.admitRate(user);
       refusePrivilegedImpersonation(req, user);
       // `GET workspaces/~` in root is answered with the caller's home workspace; `/clusters/~` is served from it.
       const home = await tenancy.interceptHome(info, user);

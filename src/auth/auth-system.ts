@@ -105,16 +105,21 @@ export class AuthSystem {
     return this.authenticator.authenticate(req);
   }
 
+  /** The per-user rate limit (429), right after authentication: before any work a request may cause, homes included. */
+  admitRate(user: UserInfo): void {
+    this.rateLimiter?.admit(user);
+  }
+
   /**
    * Everything after authentication, once the request's logical cluster is known; returns the user the request acts
-   * as. A ServiceAccount token is a credential only in its own cluster (401 elsewhere); then impersonation, the rate
-   * limit (429), authorization (403 before any object is looked up) and, for creates, the object quota (403).
+   * as. A ServiceAccount token is a credential only in its own cluster (401 elsewhere); then impersonation,
+   * authorization (403 before any object is looked up) and, for creates, the object quota (403). The rate limit is
+   * admitRate's, earlier.
    */
   async authorize(req: IncomingMessage, info: RequestInfo, authenticated: UserInfo): Promise<UserInfo> {
     const cluster = info.cluster;
     const tokenClusters = authenticated.extra?.[CLUSTER_NAME_EXTRA];
     if (tokenClusters && !tokenClusters.includes(cluster)) throw errors.unauthorized();
-    this.rateLimiter?.admit(authenticated);
     const user = impersonate(req, authenticated, cluster, this.authorizer);
     const attrs = attributesFromRequest(info, user);
     const decision = this.authorizer.authorize(cluster, attrs);

@@ -26,6 +26,7 @@ import type { UserInfo } from '../registry/rest.js';
 import { ROOT_CLUSTER, joinPath, splitPath } from './paths.js';
 import { WORKSPACE_ACCESS_NOT_PERMITTED, authorizationDenied } from './request-cluster.js';
 import { isSystemPrivileged, ownerAnnotationValue } from './workspace-admission.js';
+import { CLUSTER_NAME_EXTRA } from '../auth/authz/authorizer.js';
 import type { WorkspaceIndex } from './workspace-index.js';
 import { systemContext } from './workspace-lifecycle.js';
 import { OWNER_ANNOTATION, parseOwnerAnnotation } from './workspace-owner.js';
@@ -132,6 +133,9 @@ export class HomeWorkspaces {
       );
     const path = homeWorkspacePath(user.username);
     if (!user.username || !splitPath(path).base) throw denied();
+    // A ServiceAccount is a credential of its own workspace only: it has no home (and must not create one in root,
+    // where its token is not valid, nor take over another workspace's namesake's).
+    if (user.username.startsWith('system:serviceaccount:') || user.extra?.[CLUSTER_NAME_EXTRA] !== undefined) throw denied();
     const existing = await this.getHome(path);
     if (existing) {
       this.checkOwner(existing, user, denied);

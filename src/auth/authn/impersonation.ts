@@ -2,13 +2,14 @@
  * Impersonation (k8s.io/apiserver pkg/endpoints/filters/impersonation.go): Impersonate-User, Impersonate-Group
  * (repeatable), Impersonate-Uid and Impersonate-Extra-<key> headers make the request act as another user, provided
  * the real user may `impersonate` each of them: users (or serviceaccounts for system:serviceaccount:<ns>:<name>),
- * groups, uids and userextras/<key>. A refusal is the usual 403 naming what could not be impersonated.
+ * groups, uids and userextras/<key>. A refusal is the usual 403 naming what could not be impersonated. As in kcp, the
+ * identity a non-master impersonates is scoped to the logical cluster of the request (SCOPES_EXTRA).
  */
 import type { IncomingMessage } from 'node:http';
 import { errors } from '../../apimachinery/status.js';
 import type { UserInfo } from '../../registry/rest.js';
 import { resourceAttributes, type AuthorizationAttributes } from '../authz/attributes.js';
-import { type Authorizer, CLUSTER_NAME_EXTRA } from '../authz/authorizer.js';
+import { type Authorizer, CLUSTER_NAME_EXTRA, SCOPES_EXTRA, SYSTEM_MASTERS } from '../authz/authorizer.js';
 import { forbiddenError } from '../authz/forbidden.js';
 
 const SA_PREFIX = 'system:serviceaccount:';
@@ -68,6 +69,8 @@ export function impersonate(req: IncomingMessage, user: UserInfo, cluster: strin
   if (username === 'system:anonymous') {
     if (!impersonatedGroups.includes('system:unauthenticated')) impersonatedGroups.push('system:unauthenticated');
   } else if (!impersonatedGroups.includes('system:authenticated')) impersonatedGroups.push('system:authenticated');
+  // kcp's impersonation scoping: whom a non-master makes up here is someone only here.
+  if (!user.groups.includes(SYSTEM_MASTERS)) userExtra = { ...userExtra, [SCOPES_EXTRA]: [...(userExtra[SCOPES_EXTRA] ?? []), `cluster:${cluster}`] };
   const out: UserInfo = { username, groups: impersonatedGroups };
   if (uid !== undefined) out.uid = uid;
   if (Object.keys(userExtra).length) out.extra = userExtra;

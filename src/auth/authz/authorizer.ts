@@ -2,9 +2,10 @@
  * The authorizer chain every request and every access review goes through, for one logical cluster (kcp's order):
  * 1. `system:masters` is allowed everything (AlwaysAllowGroups).
  * 2. Health and version paths are allowed to anyone authenticated or admitted anonymously (AlwaysAllowPaths).
- * 3. Workspace content: a user must hold the non-resource verb `access` on `/` in the cluster; service accounts of the
+ * 3. Scope: a user restricted to other logical clusters (SCOPES_EXTRA) has no opinion here ("out of scope").
+ * 4. Workspace content: a user must hold the non-resource verb `access` on `/` in the cluster; service accounts of the
  *    cluster itself pass. Without it every request is refused with reason "workspace access not permitted".
- * 4. RBAC of the cluster. No opinion at the end means forbidden.
+ * 5. RBAC of the cluster. No opinion at the end means forbidden.
  */
 import type { UserInfo } from '../../registry/rest.js';
 import { type AuthorizationAttributes, nonResourceAttributes } from './attributes.js';
@@ -21,9 +22,25 @@ function isAlwaysAllowedPath(path: string): boolean {
   return alwaysAllowedPaths.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
+/**
+ * The extra key that restricts a user to logical clusters (kcp's ScopeExtraKey): each value lists `cluster:<name>`
+ * entries separated by commas, any of which admits; several values must all admit. Impersonation by anyone but
+ * system:masters adds `cluster:<where it happened>`, so an identity made up in one's own workspace (where a workspace
+ * owner may impersonate anyone) counts for nothing in any other.
+ */
+export const SCOPES_EXTRA = 'authentication.kcp.io/scopes';
+export const OUT_OF_SCOPE = 'out of scope';
+
+/** Whether `user`'s scopes (if any) admit `cluster` (kcp's IsInScope). */
+export function isInScope(user: UserInfo, cluster: string): boolean {
+  const scopes = user.extra?.[SCOPES_EXTRA];
+  if (scopes === undefined) return true;
+  return scopes.every((value) => value.split(',').some((entry) => entry.trim() === `cluster:${cluster}`));
+}
+
 /** Whether the user is a ServiceAccount whose token was issued in this logical cluster. */
 export function isServiceAccountOf(user: UserInfo, cluster: string): boolean {
-  return (user.extra?.[CLUSTER_NAME_EXTRA] ?? []).includes(cluster);
+  return user.username.startsWith('system:serviceaccount:') && (user.extra?.[CLUSTER_NAME_EXTRA] ?? []).includes(cluster);
 }
 
 export class Authorizer {
@@ -35,13 +52,16 @@ export class Authorizer {
     if (!attrs.resourceRequest && (attrs.verb === 'get' || attrs.verb === 'head') && isAlwaysAllowedPath(attrs.path)) {
       return { decision: 'Allow', reason: '' };
     }
+    if (!isInScope(attrs.user, cluster)) return { decision: 'NoOpinion', reason: OUT_OF_SCOPE };
     if (!this.hasWorkspaceAccess(cluster, attrs.user)) return { decision: 'NoOpinion', reason: WORKSPACE_ACCESS_NOT_PERMITTED };
     return this.rbac.authorize(cluster, attrs);
   }
 
   /** kcp's workspace content check: `access` on `/`, which cluster-admin's `*` on `*` also grants. */
   hasWorkspaceAccess(cluster: string, user: UserInfo): boolean {
-    if (user.groups.includes(SYSTEM_MASTERS) || isServiceAccountOf(user, cluster)) return true;
+    if (user.groups.includes(SYSTEM_MASTERS)) return true;
+    if (!isInScope(user, cluster)) return false;
+    if (isServiceAccountOf(user, cluster)) return true;
     return this.rbac.authorize(cluster, nonResourceAttributes(user, 'access', '/')).decision === 'Allow';
   }
 
