@@ -75,3 +75,22 @@ test('a stalled watcher is dropped with 410 while a reading watcher gets every e
   const r = await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps?limit=1`);
   assert.equal(r.status, 200);
 });
+
+test('initial state larger than the limit is all delivered to a client that reads them (no 410)', async () => {
+  const ns = await createNamespace(ts, 'big-initial');
+  const big = 'x'.repeat(700 * 1024);
+  // About 7 MB of state, above this server's 4 MiB limit.
+  for (let i = 0; i < 10; i++) {
+    const r = await ts.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: `c${i}` }, data: { v: big } });
+    assert.equal(r.status, 201, r.text);
+  }
+  // Watches that start with the current state (no resourceVersion, or "0"), which a client that re-lists after a 410
+  // sends: dropping them for the size of the state itself would loop forever.
+  for (const path of [`/api/v1/namespaces/${ns}/configmaps?watch=1&timeoutSeconds=2`, `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=0&timeoutSeconds=2`]) {
+    const w = await ts.request('GET', path);
+    assert.equal(w.status, 200);
+    const types = w.text.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    assert.deepEqual(types.filter((t) => t === 'ERROR'), [], `${path}: no ERROR event`);
+    assert.ok(types.filter((t) => t === 'ADDED').length >= 10, `${path}: ${types.join(',')}`);
+  }
+});

@@ -43,6 +43,12 @@ export async function serveWatch(r: ResourceRequest): Promise<void> {
 
   let started = false;
   let closed = false;
+  // The initial state (a watch without resourceVersion, or "0") is written in one go while the store sets the watch up,
+  // however large the collection: like a LIST, it is no sign of a slow client, and dropping it would make a client
+  // that re-lists and re-watches loop. Until the client has read it, live events may add up to the usual limit on top.
+  // (A replay of history from an old resourceVersion arrives as live events and counts like them.)
+  let replaying = true;
+  let limit = maxBufferedBytes;
   const start = () => {
     if (started) return;
     started = true;
@@ -60,7 +66,7 @@ export async function serveWatch(r: ResourceRequest): Promise<void> {
     if (closed) return false;
     start();
     res.write(`${JSON.stringify({ type, object })}\n`);
-    if (res.writableLength > maxBufferedBytes) {
+    if (!replaying && res.writableLength > limit) {
       // Too slow: drop it with an in-band 410 so it re-lists, without holding up other watchers.
       const e = errors.expired('watch consumer too slow: the watch was closed; please re-list');
       res.write(`${JSON.stringify({ type: 'ERROR', object: e.status })}\n`);
@@ -91,6 +97,13 @@ export async function serveWatch(r: ResourceRequest): Promise<void> {
     );
     if (closed) handle.stop();
     start();
+    replaying = false;
+    if (res.writableLength > 0) {
+      limit = res.writableLength + maxBufferedBytes;
+      res.once('drain', () => {
+        limit = maxBufferedBytes;
+      });
+    }
   } catch (err) {
     if (!started) {
       clearTimeout(timer);
