@@ -2,6 +2,7 @@
  * The scheduling vocabulary atrium adds on top of the syncer protocol: the Location and Placement GVRs, the
  * annotations the scheduler writes on namespaces, and the annotations and labels the splitter uses on Deployments.
  */
+import { createHash } from 'node:crypto';
 import type { GroupVersionResource } from '../../client/resource.js';
 
 export const locationsGVR: GroupVersionResource = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'locations' };
@@ -38,5 +39,20 @@ export const UNSCHEDULED_NAMESPACES = new Set(['kube-system', 'kube-public', 'ku
 
 /** The name of the child Deployment of `root` for SyncTarget `target`: `<root>--<target>`. */
 export function childName(root: string, target: string): string {
-  return `${root}--${target}`;
+  return fitted(`${root}--${target}`, 253);
+}
+
+/**
+ * The SPLIT_FROM_LABEL value naming `root`: the name itself when it fits a label value (63 characters), else a
+ * shortened name with a hash of the whole, so that long (valid) Deployment names still split.
+ */
+export function splitFromValue(root: string): string {
+  return fitted(root, 63);
+}
+
+/** `s` when at most `max` long, else its head, `-` and 10 hex digits of its SHA-256 (a DNS label/subdomain still). */
+function fitted(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const hash = createHash('sha256').update(s).digest('hex').slice(0, 10);
+  return `${s.slice(0, max - 11).replace(/[-.]+$/, '')}-${hash}`;
 }

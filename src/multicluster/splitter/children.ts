@@ -10,7 +10,7 @@ import { CLUSTER_ANNOTATION } from '../../client/resource.js';
 import { CLUSTER_LABEL } from '../api/types.js';
 import type { ClusterWorkloadStatus } from '../decisions/aggregate-status.js';
 import type { DeploymentStatus } from '../decisions/types.js';
-import { childName, ROOT_GENERATION_ANNOTATION, SPLIT_FROM_LABEL } from '../scheduling/types.js';
+import { childName, ROOT_GENERATION_ANNOTATION, SPLIT_FROM_LABEL, splitFromValue } from '../scheduling/types.js';
 
 /** Annotations never copied from the root to its children (client bookkeeping that is about the root only). */
 const ROOT_ONLY_ANNOTATIONS = ['kubectl.kubernetes.io/last-applied-configuration', 'deployment.kubernetes.io/revision', CLUSTER_ANNOTATION];
@@ -44,7 +44,7 @@ export function desiredChild(root: KubeObject, target: string, replicas: number)
     metadata: {
       name: childName(meta.name!, target),
       namespace: meta.namespace,
-      labels: { ...(meta.labels ?? {}), [CLUSTER_LABEL]: target, [SPLIT_FROM_LABEL]: meta.name! },
+      labels: { ...(meta.labels ?? {}), [CLUSTER_LABEL]: target, [SPLIT_FROM_LABEL]: splitFromValue(meta.name!) },
       annotations,
       ownerReferences: [{ apiVersion: root.apiVersion ?? 'apps/v1', kind: root.kind ?? 'Deployment', name: meta.name!, uid: meta.uid!, controller: true, blockOwnerDeletion: true }],
     },
@@ -54,16 +54,27 @@ export function desiredChild(root: KubeObject, target: string, replicas: number)
 
 /**
  * Applies the desired child's content to an existing child: labels, annotations, owner references and spec are
- * replaced; everything else (resourceVersion, finalizers the syncer holds, status) is kept. Returns a copy.
+ * replaced, but for what the syncer keeps there (workload.kcp.io keys); everything else (resourceVersion, finalizers
+ * the syncer holds, status) is kept. Returns a copy.
  */
 export function updatedChild(existing: KubeObject, desired: KubeObject): KubeObject {
   const next = deepCopy(existing);
   const cluster = existing.metadata?.annotations?.[CLUSTER_ANNOTATION];
-  next.metadata!.labels = desired.metadata!.labels;
-  next.metadata!.annotations = { ...desired.metadata!.annotations, ...(cluster ? { [CLUSTER_ANNOTATION]: cluster } : {}) };
+  next.metadata!.labels = { ...syncerOwned(existing.metadata?.labels), ...desired.metadata!.labels };
+  next.metadata!.annotations = { ...syncerOwned(existing.metadata?.annotations), ...desired.metadata!.annotations, ...(cluster ? { [CLUSTER_ANNOTATION]: cluster } : {}) };
   next.metadata!.ownerReferences = desired.metadata!.ownerReferences;
   next.spec = desired.spec;
   return next;
+}
+
+/**
+ * What the syncer (and kcp's workload machinery) keeps on a child, such as `synced.workload.kcp.io/<key>`: taking it
+ * away would have the syncer write it back and the splitter take it away again, forever.
+ */
+function syncerOwned(map: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(map ?? {})) if (k.includes('workload.kcp.io/')) out[k] = v;
+  return out;
 }
 
 /**

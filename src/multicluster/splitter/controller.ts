@@ -33,6 +33,7 @@ import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.
 import type { Informer } from '../../client/informer.js';
 import { clusterOf, formatObjectKey } from '../../client/store.js';
 import { Controller } from '../../controllers/runtime/controller.js';
+import { logger } from '../../logging/logger.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { CLUSTER_LABEL, namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
@@ -44,7 +45,7 @@ import { splitReplicas, staticWeightOf, type SplitTarget } from '../decisions/sp
 import type { SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys } from '../scheduling/namespace-assignment.js';
 import { SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer } from '../scheduling/consumer-clusters.js';
-import { deploymentsGVR, SPLIT_CHILDREN_ANNOTATION, SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION } from '../scheduling/types.js';
+import { deploymentsGVR, SPLIT_CHILDREN_ANNOTATION, SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION, splitFromValue } from '../scheduling/types.js';
 import { clusterStatuses, desiredChild, isSplitRoot, replicasOf, updatedChild } from './children.js';
 import { UnschedulableTracker } from './unschedulable.js';
 import { childrenOnTarget, namespaceTargets, unreleasableSyncerFinalizers, workspacesUsing, type ResolvedTarget, type TargetLookup } from './targets.js';
@@ -176,7 +177,7 @@ async function reconcileWorkspace(
       const k = rootKey(d.metadata?.namespace, from);
       children.set(k, [...(children.get(k) ?? []), d]);
     } else if (splitNamespaces.has(d.metadata!.namespace!) && isSplitRoot(d)) {
-      roots.set(rootKey(d.metadata!.namespace, d.metadata!.name!), d);
+      roots.set(rootKey(d.metadata!.namespace, splitFromValue(d.metadata!.name!)), d);
     }
   }
 
@@ -201,6 +202,7 @@ async function reconcileWorkspace(
   for (const name of withChildren) await setMark(name, true);
   const ensureMarked = (namespace: string) => setMark(namespace, true);
   const foreign = foreignOccupants(cluster, watched, namespaceOf);
+  let failed = 0;
   for (const [k, root] of roots) {
     const kids = children.get(k) ?? [];
     const { assigned, byName } = targetsOf(root.metadata!.namespace!, kids);
@@ -209,9 +211,17 @@ async function reconcileWorkspace(
       const r = byName.get(name)!;
       return [...childrenOnTarget(r, cluster, others, namespaceOf).map(occupantOf), ...foreign(r)];
     };
-    await reconcileRoot(ctx, opts, cluster, root, kids, occupants, assigned, byName, lookup, tracker, ensureMarked);
+    try {
+      await reconcileRoot(ctx, opts, cluster, root, kids, occupants, assigned, byName, lookup, tracker, ensureMarked);
+    } catch (err) {
+      // One root the server refuses (or that fails for a moment) must not hold up the others of the workspace; it is
+      // tried again at the next pass.
+      failed++;
+      logger.warn('deployment splitter: a Deployment could not be split', { cluster, namespace: root.metadata?.namespace, name: root.metadata?.name, error: (err as Error).message });
+    }
   }
   tracker.retain([...children.values()].flat());
+  if (failed > 0) return { requeueAfterMs: resyncMs };
   // Events drive every pass; the timer is for what changes with time alone: a shortfall passing its grace period.
   const due = tracker.nextDeadline(Date.now());
   return { requeueAfterMs: due === undefined ? resyncMs : Math.max(50, Math.min(resyncMs, due)) };

@@ -187,8 +187,10 @@ export class ResourceSyncer {
         // Confirm with a live read: the cache may lag behind a create we just made.
         if (downNs !== undefined || !this.deps.namespaced) {
           try {
-            await downstream.get(gvr, k.name, { namespace: downNs });
-            return; // still there; its delete event will come
+            const live = await downstream.get(gvr, k.name, { namespace: downNs });
+            // Still ours and there: its delete event will come. Without our label it is no longer ours (orphaned on
+            // drain, or unlabelled by someone): no event will come, and the finalizer goes now.
+            if (live.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] === target.key) return;
           } catch (err) {
             if (!(err instanceof StatusError && err.code === 404)) throw err;
           }

@@ -1,0 +1,116 @@
+/**
+ * Multi-cluster edge cases found in review: a SyncTarget with deletionPolicy Orphan goes away once its syncer has
+ * unlabelled what it leaves behind (the copies stay downstream, the upstream finalizers go); a steady split child is
+ * not rewritten (the splitter keeps the syncer's annotations); and a Deployment whose name is too long for a label
+ * value (or whose child name would be too long) still splits, without holding up the other Deployments.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { startPcluster, type RunningPcluster } from '../../src/multicluster/pcluster/pcluster.js';
+import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
+import { RestClient } from '../../src/client/rest-client.js';
+import { locatorOf } from '../../src/multicluster/api/keys.js';
+import { bindCompute } from '../../src/multicluster/scheduling/bind-compute.js';
+import type { KubeObject } from '../../src/apimachinery/object.js';
+import { eventually as poll } from '../helpers/eventually.js';
+
+const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
+const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
+const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
+const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
+const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000) => poll(what, probe, timeoutMs, 100);
+const SPLIT_FROM = 'scheduling.atrium.io/split-from';
+
+function deployment(name: string, replicas: number): KubeObject {
+  const app = { app: name.slice(0, 60) };
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, labels: app }, spec: { replicas, selector: { matchLabels: app }, template: { metadata: { labels: app }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
+}
+
+describe('multi-cluster edge cases', () => {
+  let atrium: TestServer;
+  let up: RestClient;
+  const pclusters: RunningPcluster[] = [];
+  const down: RestClient[] = [];
+  const dirs: string[] = [];
+
+  before(async () => {
+    atrium = await startTestServer({
+      server: multiclusterServerOptions({
+        heartbeatThresholdMs: 3000,
+        pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
+        scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 3, resyncMs: 300 },
+        splitter: { resyncMs: 300 },
+      }),
+    });
+    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
+    for (const name of ['st-a', 'st-b', 'orphan']) {
+      const rootDir = mkdtempSync(join(tmpdir(), `atrium-edge-${name}-`));
+      dirs.push(rootDir);
+      const pc = await startPcluster({ name, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100 });
+      pclusters.push(pc);
+      down.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
+    }
+  });
+  after(async () => {
+    up?.close();
+    for (const d of down) d.close();
+    await atrium?.stop();
+    for (const pc of pclusters) await pc.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('a SyncTarget with deletionPolicy Orphan is deleted; its copies stay downstream, unlabelled', async () => {
+    const pc = pclusters[2]!;
+    const orphanDown = down[2]!;
+    await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: 'orphan' }, spec: { deletionPolicy: 'Orphan', kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
+    await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'keep', labels: { 'workload.kcp.io/cluster': 'orphan' } } });
+    await up.create(configMapsGVR, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'keep' }, data: { a: '1' } });
+    const downNs = await eventually('downstream namespace', async () => (await orphanDown.list(namespacesGVR)).items.find((n) => locatorOf(n)?.namespace === 'keep')?.metadata?.name);
+    await eventually('synced down', () => orphanDown.get(configMapsGVR, 'cfg', { namespace: downNs }));
+    await eventually('syncer finalizer upstream', async () => ((await up.get(configMapsGVR, 'cfg', { namespace: 'keep' })).metadata?.finalizers ?? []).length === 1);
+    await up.delete(syncTargetsGVR, 'orphan');
+    await eventually('SyncTarget gone', async () => (await up.get(syncTargetsGVR, 'orphan').then(() => false, (e: { code?: number }) => e.code === 404)), 20_000);
+    const left = await orphanDown.get(configMapsGVR, 'cfg', { namespace: downNs });
+    assert.equal(left.metadata?.labels?.['internal.workload.kcp.io/cluster'], undefined, 'left behind without the syncer label');
+    assert.deepEqual((await up.get(configMapsGVR, 'cfg', { namespace: 'keep' })).metadata?.finalizers ?? [], [], 'upstream finalizer released');
+  });
+
+  it('splits long-named Deployments without holding up others, and leaves steady children alone', async () => {
+    for (const name of ['st-a', 'st-b']) {
+      const pc = pclusters[name === 'st-a' ? 0 : 1]!;
+      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
+    }
+    await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
+    await bindCompute(up, { cluster: 'root', locationWorkspace: 'root' });
+    await eventually('apps split', async () => (await up.get(namespacesGVR, 'apps')).metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true');
+    await eventually('deployments negotiated', async () => (await up.list(deploymentsGVR, { namespace: 'apps' })) && true);
+    const long = `a${'x'.repeat(69)}`; // 70 characters: a valid name, too long for a label value
+    await up.create(deploymentsGVR, deployment(long, 2), { namespace: 'apps' });
+    await up.create(deploymentsGVR, deployment('zz', 2), { namespace: 'apps' });
+    const kids = await eventually('both split into two children each', async () => {
+      const list = (await up.list(deploymentsGVR, { namespace: 'apps' })).items;
+      const of = (root: string) => list.filter((d) => d.metadata?.ownerReferences?.[0]?.name === root);
+      return of(long).length === 2 && of('zz').length === 2 && list;
+    });
+    for (const kid of kids.filter((d) => d.metadata?.ownerReferences?.[0]?.name === long)) {
+      const from = kid.metadata!.labels![SPLIT_FROM]!;
+      assert.ok(from.length <= 63 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(from), `label value ${from}`);
+    }
+    // Steady state: once the children run and the syncer has marked them synced, passes (every 300 ms) change nothing.
+    const child = 'zz--st-a';
+    await eventually('child synced and ready', async () => {
+      const c = await up.get(deploymentsGVR, child, { namespace: 'apps' });
+      const want = (c.spec as { replicas?: number } | undefined)?.replicas ?? 1;
+      return Object.keys(c.metadata?.annotations ?? {}).some((k) => k.startsWith('synced.workload.kcp.io/')) && ((c.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) === want;
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const before = (await up.get(deploymentsGVR, child, { namespace: 'apps' })).metadata?.resourceVersion;
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = (await up.get(deploymentsGVR, child, { namespace: 'apps' })).metadata?.resourceVersion;
+    assert.equal(after, before, 'the child was rewritten while nothing changed');
+  });
+});
