@@ -292,4 +292,20 @@ describe('authorization (RBAC per logical cluster)', () => {
     await admin('POST', `${base}${RBAC}/namespaces/team-a/rolebindings`, roleBinding('bob-view', 'team-a', 'ClusterRole', 'view', [user('bob')]));
     assert.equal((await asBob('GET', `${base}/api/v1/namespaces/team-a/configmaps`)).status, 200);
   });
+  it('bindings default an empty roleRef.apiGroup and User/Group subject apiGroup (rbac/v1 defaulting)', async () => {
+    const rb = await ts.request('POST', `${RBAC}/namespaces/team-a/rolebindings`, {
+      metadata: { name: 'defaulted' },
+      roleRef: { kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'User', name: 'bob' }, { kind: 'Group', name: 'devs' }, { kind: 'ServiceAccount', name: 'robot', namespace: 'team-a' }],
+    });
+    assert.equal(rb.status, 201, rb.text);
+    assert.equal(rb.json.roleRef.apiGroup, 'rbac.authorization.k8s.io');
+    assert.deepEqual(rb.json.subjects.map((x: { apiGroup?: string }) => x.apiGroup ?? ''), ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io', '']);
+    const crb = await ts.request('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'defaulted' }, roleRef: { kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'bob' }] });
+    assert.equal(crb.status, 201, crb.text);
+    assert.equal(crb.json.roleRef.apiGroup, 'rbac.authorization.k8s.io');
+    // A wrong group stays an error.
+    const bad = await ts.request('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'bad' }, roleRef: { apiGroup: 'example.com', kind: 'ClusterRole', name: 'view' } });
+    assert.equal(bad.status, 422);
+  });
 });

@@ -79,6 +79,22 @@ function validateSubjects(obj: KubeObject, clusterScoped: boolean): FieldError[]
   return errs;
 }
 
+/**
+ * rbac/v1 defaulting of bindings (SetDefaults_RoleBinding, SetDefaults_ClusterRoleBinding, SetDefaults_Subject): an
+ * empty roleRef.apiGroup is rbac.authorization.k8s.io, and so is an empty apiGroup of a User or Group subject (a
+ * ServiceAccount's stays ""). Applied before validation, as decoding does upstream.
+ */
+function defaultBinding(obj: KubeObject): void {
+  const ref = obj.roleRef;
+  if (isPlainObject(ref) && !ref.apiGroup) ref.apiGroup = RBAC_GROUP;
+  if (!Array.isArray(obj.subjects)) return;
+  for (const s of obj.subjects as unknown[]) {
+    if (!isPlainObject(s) || s.apiGroup) continue;
+    if (s.kind === 'User' || s.kind === 'Group') s.apiGroup = RBAC_GROUP;
+    else if (s.kind === 'ServiceAccount') s.apiGroup = '';
+  }
+}
+
 function roleRefImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
   return jsonEqual(obj.roleRef, old.roleRef) ? [] : [fe.invalid('roleRef', obj.roleRef, 'cannot change roleRef')];
 }
@@ -126,6 +142,8 @@ const rolebindings = defineBuiltin({
   definitionName: 'io.k8s.api.rbac.v1.RoleBinding',
   strategy: {
     nameValidation: 'path',
+    prepareForCreate: defaultBinding,
+    prepareForUpdate: (o) => defaultBinding(o),
     validate: (o) => [...validateRoleRef(o, ['Role', 'ClusterRole']), ...validateSubjects(o, false)],
     validateUpdate: (o, old) => [...validateRoleRef(o, ['Role', 'ClusterRole']), ...validateSubjects(o, false), ...roleRefImmutable(o, old)],
   },
@@ -140,6 +158,8 @@ const clusterrolebindings = defineBuiltin({
   definitionName: 'io.k8s.api.rbac.v1.ClusterRoleBinding',
   strategy: {
     nameValidation: 'path',
+    prepareForCreate: defaultBinding,
+    prepareForUpdate: (o) => defaultBinding(o),
     validate: (o) => [...validateRoleRef(o, ['ClusterRole']), ...validateSubjects(o, true)],
     validateUpdate: (o, old) => [...validateRoleRef(o, ['ClusterRole']), ...validateSubjects(o, true), ...roleRefImmutable(o, old)],
   },
