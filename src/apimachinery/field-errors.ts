@@ -22,6 +22,8 @@ export interface FieldError {
   detail?: string;
   /** When true, the value is not printed (e.g. "Too long" with a big blob). */
   omitValue?: boolean;
+  /** The value as printed, when it is not the default rendering (Go prints a typed struct with %#v). */
+  renderedValue?: string;
 }
 
 export const required = (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, detail });
@@ -83,7 +85,7 @@ export function errorBody(e: FieldError): string {
     case 'InternalError':
       break;
     default:
-      if (!e.omitValue) s += `: ${renderValue(e.value)}`;
+      if (!e.omitValue) s += `: ${e.renderedValue ?? renderValue(e.value)}`;
   }
   if (e.detail) s += `: ${e.detail}`;
   return s;

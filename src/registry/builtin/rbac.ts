@@ -96,7 +96,12 @@ function defaultBinding(obj: KubeObject): void {
 }
 
 function roleRefImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
-  return jsonEqual(obj.roleRef, old.roleRef) ? [] : [fe.invalid('roleRef', obj.roleRef, 'cannot change roleRef')];
+  if (jsonEqual(obj.roleRef, old.roleRef)) return [];
+  // Upstream validates the internal type and prints it with Go's %#v.
+  const ref = isPlainObject(obj.roleRef) ? obj.roleRef : {};
+  const q = (v: unknown) => JSON.stringify(typeof v === 'string' ? v : '');
+  const renderedValue = `rbac.RoleRef{APIGroup:${q(ref.apiGroup)}, Kind:${q(ref.kind)}, Name:${q(ref.name)}}`;
+  return [{ ...fe.invalid('roleRef', obj.roleRef, 'cannot change roleRef'), renderedValue }];
 }
 
 const roles = defineBuiltin({
