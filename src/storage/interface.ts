@@ -83,7 +83,9 @@ export interface Storage {
   count(prefix: string): Promise<number>;
   /**
    * Events for keys under prefix with revision > fromRevision, in order, then live events.
-   * fromRevision older than the compacted revision → onError(Compacted).
+   * The first revision it needs, fromRevision + 1, older than the compacted revision → onError(Compacted);
+   * a watch from just below the compacted revision starts (kube watches from resourceVersion + 1). A
+   * deletion at exactly the compacted revision is gone from history, as in etcd.
    */
   watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle;
   /** The newest revision (0 for an empty store). */

@@ -5,6 +5,7 @@ import { errors } from '../../apimachinery/status.js';
  * pages are a consistent snapshot. Encoded like upstream (base64 of JSON with a version marker).
  */
 export interface ContinueToken {
+  /** Negative: no snapshot, read at the latest revision (the token a compacted continue's 410 carries). */
   revision: number;
   afterKey: string;
 }
@@ -21,7 +22,8 @@ export function decodeContinue(raw: string): ContinueToken {
     throw errors.badRequest(`invalid continue token: the token is not valid base64-encoded JSON`);
   }
   const p = parsed as { v?: unknown; rv?: unknown; start?: unknown };
-  if (p?.v !== 'atrium.io/v1' || typeof p.rv !== 'number' || typeof p.start !== 'string' || p.rv <= 0) {
+  // rv -1 (any negative, as upstream) is valid: "continue from the latest revision", handed out with a compacted 410.
+  if (p?.v !== 'atrium.io/v1' || typeof p.rv !== 'number' || typeof p.start !== 'string' || !Number.isSafeInteger(p.rv) || p.rv === 0) {
     throw errors.badRequest('invalid continue token: the token was not produced by this server');
   }
   return { revision: p.rv, afterKey: p.start };
@@ -29,3 +31,5 @@ export function decodeContinue(raw: string): ContinueToken {
 
 export const continueExpiredMessage =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+export const listExpiredMessage = 'The resourceVersion for the provided list is too old.';

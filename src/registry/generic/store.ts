@@ -11,7 +11,7 @@ import { isStorageError, StorageError } from '../../storage/errors.js';
 import type { WatchCache } from '../../storage/cacher/watch-cache.js';
 import type { RequestContext, ResourceDefinition } from '../rest.js';
 import { clusterOfKey, collectionPrefix, objectKey } from './keys.js';
-import { continueExpiredMessage, decodeContinue, encodeContinue } from './continue-token.js';
+import { continueExpiredMessage, decodeContinue, encodeContinue, listExpiredMessage } from './continue-token.js';
 import { rawLabelPrefilter } from './raw-label-prefilter.js';
 import { type Selection, objectFields, selectionEmpty, selectionMatches } from './selection.js';
 import { translateStorageError } from './storage-errors.js';
@@ -190,10 +190,11 @@ export class GenericStore {
         throw listOptionsInvalid([fe.forbidden('resourceVersion', 'specifying resource version is not allowed when using continue')]);
       }
       const token = decodeContinue(opts.continue);
-      revision = token.revision;
+      // A negative revision is the token a compacted continue answered with: carry on at the current revision.
+      revision = token.revision > 0 ? token.revision : 0;
       afterKey = token.afterKey;
     } else {
-      revision = await this.resolveListRevision(opts.resourceVersion, opts.resourceVersionMatch);
+      revision = await this.resolveListRevision(opts.resourceVersion, opts.resourceVersionMatch, opts.limit);
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const filtering = !selectionEmpty(opts.selection);
@@ -233,13 +234,16 @@ export class GenericStore {
         if (!page.more) break;
       }
     } catch (err) {
-      if (isStorageError(err, 'Compacted') && opts.continue) {
+      if (isStorageError(err, 'Compacted') && afterKey !== undefined) {
+        // Like handleCompactedErrorForPaging: the 410 carries a token that resumes after the same key at the latest
+        // revision, for a client that accepts an inconsistent remainder.
         const e = errors.expired(continueExpiredMessage);
+        e.status.metadata.continue = encodeContinue({ revision: -1, afterKey });
         throw e;
       }
-      if (isStorageError(err, 'Compacted')) {
-        throw errors.expired(`too old resource version: ${opts.resourceVersion ?? revision} (${err.revision ?? ''})`);
-      }
+      // Only an exact read (Exact, or the legacy limit + resourceVersion list) reaches a compacted revision; upstream
+      // serves those from etcd, whose list error text this is.
+      if (isStorageError(err, 'Compacted')) throw errors.expired(listExpiredMessage);
       throw this.translate(err, '');
     }
     const result: ListResult = { items, resourceVersion: String(readRevision) };
@@ -252,9 +256,10 @@ export class GenericStore {
 
   /**
    * The revision a list reads at, from resourceVersion + resourceVersionMatch (0 = current).
-   * Semantics: unset/"0" → current; N (NotOlderThan) → current, after waiting for N; Exact → N.
+   * Semantics: unset/"0" → current; N (NotOlderThan) → current, after waiting for N; Exact → N; N with a limit and
+   * no resourceVersionMatch → N, kube-apiserver's legacy rule for paged lists (read from etcd at exactly N).
    */
-  private async resolveListRevision(rv: string | undefined, match: string | undefined): Promise<number> {
+  private async resolveListRevision(rv: string | undefined, match: string | undefined, limit?: number): Promise<number> {
     if (match && !rv) {
       throw listOptionsInvalid([fe.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided')]);
     }
@@ -269,6 +274,7 @@ export class GenericStore {
     }
     const n = parseResourceVersion(rv, 'resourceVersion');
     if (match === 'Exact') return n;
+    if (!match && limit !== undefined && limit > 0) return n;
     await this.waitForRevision(n);
     return 0;
   }
@@ -277,7 +283,12 @@ export class GenericStore {
   private async waitForRevision(n: number): Promise<void> {
     const deadline = Date.now() + 3000;
     for (;;) {
-      const current = await this.storage.currentRevision();
+      let current: number;
+      try {
+        current = await this.storage.currentRevision();
+      } catch (err) {
+        throw this.translate(err, '');
+      }
       if (current >= n) return;
       if (Date.now() >= deadline) {
         const e = errors.timeout(`Too large resource version: ${n}, current: ${current}`, 1);
@@ -322,7 +333,12 @@ export class GenericStore {
     const meta = metaOf(obj);
     const name = meta.name!;
     if (opts.dryRun) {
-      const existing = await this.storage.get(this.key(ctx, meta.namespace ?? '', name));
+      let existing: KeyValue | null;
+      try {
+        existing = await this.storage.get(this.key(ctx, meta.namespace ?? '', name));
+      } catch (err) {
+        throw this.translate(err, name);
+      }
       if (existing) throw errors.alreadyExists(this.gr, name);
       return obj;
     }
@@ -694,8 +710,7 @@ export class GenericStore {
       }
     } else {
       startRevision = parseResourceVersion(rv!, 'resourceVersion');
-      const current = await this.storage.currentRevision();
-      if (startRevision > current) await this.waitForRevision(startRevision);
+      await this.waitForRevision(startRevision);
     }
 
     let lastRevision = startRevision;

@@ -46,12 +46,17 @@ export function isRequestTooLarge(err: unknown): boolean {
 }
 
 /**
- * True for failures where the request either never reached a member or was refused without being
- * applied, or is a read: worth trying again (possibly on another member). Compaction, future revisions
- * and size limits are permanent.
+ * Whether a failed call may be tried again (possibly on another member). A read may be repeated after any
+ * transient failure. A write only when the failure proves it never left this process: no connection to
+ * the member existed, the connection was refused, or the member's circuit breaker refused the call. A
+ * connection lost after sending ("Connection dropped", ECONNRESET) or etcd's "leader changed" may follow
+ * an applied write, and a blind retry could then apply it twice or report a stale NotFound/Conflict; like
+ * clientv3, which retries mutations only when they were never sent, those surface as Unavailable.
+ * Compaction, future revisions and size limits are permanent.
  */
-export function isRetryable(err: unknown): boolean {
+export function isRetryable(err: unknown, write = false): boolean {
   if (err instanceof StorageError) return false;
+  if (write) return neverSent(err);
   const message = messageOf(err);
   // "request timed out": etcd gave up waiting for the proposal, which may still be applied; retrying would also
   // outlast the caller's deadline.
@@ -64,6 +69,17 @@ export function isRetryable(err: unknown): boolean {
       message,
     )
   );
+}
+
+/**
+ * grpc-js fails a call with "No connection established" when no subchannel was ready to carry it (whatever
+ * the last connection error was); ECONNREFUSED comes only from a connect attempt; the host breaker
+ * (etcd-client.ts) and etcd3's pool refuse before calling through.
+ */
+function neverSent(err: unknown): boolean {
+  const message = messageOf(err);
+  if (/No connection established|etcd member skipped|Connection pool has no hosts/i.test(message)) return true;
+  return /ECONNREFUSED/.test(message) && !/ECONNRESET|Connection dropped|etcdserver:/i.test(message);
 }
 
 function messageOf(err: unknown): string {

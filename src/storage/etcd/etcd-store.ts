@@ -7,10 +7,12 @@
  * create_revision is 0; update/delete: its mod_revision equals the expected one), with a read of the key
  * as the else-branch so a failed precondition reports the current value without a second round trip.
  *
- * Failures: calls have a deadline (Timeout → 504). Connection-level failures are retried on a fresh
- * member choice a few times within that budget, then reported as Unavailable (503). A retried write can
- * find its own first attempt already applied (the reply was lost); create and update recognise their own
- * value and report success instead of KeyExists/Conflict. Health (for /readyz) follows the outcome of the
+ * Failures: calls have a deadline (Timeout → 504). Connection-level failures of reads are retried on a
+ * fresh member choice a few times within that budget, then reported as Unavailable (503). Writes are
+ * retried only when the failure proves the request was never sent (see isRetryable); a write whose reply
+ * was lost is Unavailable, as its outcome is unknown. Should a retried write still find its own first
+ * attempt applied, create and update recognise their own value and report success instead of
+ * KeyExists/Conflict. Health (for /readyz) follows the outcome of the
  * latest calls plus a periodic linearizable probe, so it recovers on its own when etcd returns.
  */
 import type { Etcd3, ICallable, IKeyValue, IRangeRequest, IRangeResponse, ITxnResponse } from 'etcd3';
@@ -107,13 +109,12 @@ export class EtcdStore implements Storage {
       // A retry whose first attempt was applied finds exactly its own value (objects carry a unique uid).
       if (attempt > 0 && current && current.value === value && current.createRevision === current.modRevision) return current;
       throw new StorageError('KeyExists', key, `key ${key} already exists`, current ?? undefined);
-    });
+    }, 'write');
   }
 
   async get(key: string, revision?: number): Promise<KeyValue | null> {
-    const res = await this.run(key, () =>
-      this.range({ key: Buffer.from(key, 'utf8'), ...(revision ? { revision } : {}) }, key, revision),
-    );
+    const request: IRangeRequest = { key: Buffer.from(key, 'utf8'), ...(revision ? { revision } : {}) };
+    const res = await this.run(key, () => this.range(request, key, revision), 'read');
     return res.kvs.length > 0 ? toKeyValue(res.kvs[0]!) : null;
   }
 
@@ -142,7 +143,7 @@ export class EtcdStore implements Storage {
         `key ${key} has modRevision ${current.modRevision}, expected ${expectedModRevision}`,
         current,
       );
-    });
+    }, 'write');
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -173,7 +174,7 @@ export class EtcdStore implements Storage {
         `key ${key} has modRevision ${current.modRevision}, expected ${expectedModRevision}`,
         current,
       );
-    });
+    }, 'write');
   }
 
   /**
@@ -189,7 +190,7 @@ export class EtcdStore implements Storage {
     for (;;) {
       const pageLimit = wanted > 0 ? wanted - items.length : this.listPageSize;
       const request: IRangeRequest = { key: start, range_end: rangeEnd, limit: pageLimit, ...(revision ? { revision } : {}) };
-      const res = await this.run(prefix, () => this.range(request, prefix, revision || undefined));
+      const res = await this.run(prefix, () => this.range(request, prefix, revision || undefined), 'read');
       if (!revision) revision = Number(res.header.revision);
       for (const kv of res.kvs) items.push(toKeyValue(kv));
       const done = !res.more || (wanted > 0 && items.length >= wanted);
@@ -205,7 +206,7 @@ export class EtcdStore implements Storage {
 
   async count(prefix: string): Promise<number> {
     const k = Buffer.from(prefix, 'utf8');
-    const res = await this.run(prefix, () => this.range({ key: k, range_end: prefixRangeEnd(k), count_only: true }, prefix));
+    const res = await this.run(prefix, () => this.range({ key: k, range_end: prefixRangeEnd(k), count_only: true }, prefix), 'read');
     return Number(res.count);
   }
 
@@ -244,7 +245,7 @@ export class EtcdStore implements Storage {
 
   /** etcd's current revision, read linearizably (needs a quorum). */
   async currentRevision(): Promise<number> {
-    const res = await this.run('', () => this.range({ key: PROBE_KEY, count_only: true }, ''));
+    const res = await this.run('', () => this.range({ key: PROBE_KEY, count_only: true }, ''), 'read');
     return Number(res.header.revision);
   }
 
@@ -302,7 +303,8 @@ export class EtcdStore implements Storage {
    */
   async compact(revision: number): Promise<void> {
     try {
-      await this.run('', () => this.client.kv.compact({ revision, physical: false }).then(() => undefined), revision);
+      // Repeating a compaction that was applied is harmless (Compacted, a no-op below), so it retries like a read.
+      await this.run('', () => this.client.kv.compact({ revision, physical: false }).then(() => undefined), 'read', revision);
       this.knownCompacted = Math.max(this.knownCompacted, revision);
     } catch (err) {
       if (err instanceof StorageError && err.code === 'Compacted') return;
@@ -323,9 +325,10 @@ export class EtcdStore implements Storage {
 
   /**
    * Runs op, retrying connection-level failures (never a deadline: a timed-out write may have been
-   * applied) with backoff. op gets the attempt number so a write can recognise its own applied attempt.
+   * applied) with backoff; a write only when it was never sent. op gets the attempt number so a write can
+   * recognise its own applied attempt.
    */
-  private async run<T>(key: string, op: (attempt: number) => Promise<T>, revision?: number): Promise<T> {
+  private async run<T>(key: string, op: (attempt: number) => Promise<T>, kind: 'read' | 'write', revision?: number): Promise<T> {
     if (this.closed) throw new StorageError('Unavailable', key, 'etcd storage is closed');
     for (let attempt = 0; ; attempt++) {
       try {
@@ -337,7 +340,7 @@ export class EtcdStore implements Storage {
           this.markSuccess();
           throw err;
         }
-        if (isRetryable(err) && attempt < RETRY_DELAYS_MS.length && !this.closed) {
+        if (isRetryable(err, kind === 'write') && attempt < RETRY_DELAYS_MS.length && !this.closed) {
           await sleep(RETRY_DELAYS_MS[attempt]!);
           continue;
         }

@@ -94,11 +94,11 @@ export class EtcdWatch implements WatchHandle {
 
   private open(): void {
     if (this.stopped) return;
-    // Start at the last delivered revision itself, not the one after it: its events are skipped (or, when
-    // only some of its keys were delivered before a reconnect, completed), and etcd then refuses the
-    // watch exactly when that revision is compacted, which is the contract's "fromRevision < compacted".
+    // A complete revision resumes at the next one, so a watch from just below the compacted revision still
+    // starts (etcd refuses only start revisions below it), as kube-apiserver's watch from rv starts at rv+1.
+    // A revision only partly delivered before a reconnect resumes at itself: its delivered keys are skipped.
     // etcd reads start_revision 0 as "from now", hence at least 1.
-    const startRevision = Math.max(1, this.deliveredRevision);
+    const startRevision = Math.max(1, this.deliveredKeys.size === 0 ? this.deliveredRevision + 1 : this.deliveredRevision);
     this.pool
       .withConnection('Watch', ({ client, metadata }) => {
         const md = (metadata as unknown as GrpcMetadata).clone();

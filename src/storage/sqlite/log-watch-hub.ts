@@ -91,7 +91,7 @@ export class LogWatchHub {
 
   /**
    * Starts a watch: events for keys under prefix with revision > fromRevision. Never calls back
-   * synchronously; a fromRevision below the compacted revision ends in onError(Compacted).
+   * synchronously; a fromRevision + 1 below the compacted revision ends in onError(Compacted).
    */
   watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle {
     const watcher = new LogWatcher(prefix, fromRevision, this.source.headRevision(), callbacks, (w) =>
@@ -122,7 +122,8 @@ export class LogWatchHub {
   private replayStep(w: LogWatcher): void {
     if (w.stopped) return;
     const compacted = this.source.compactedRevision();
-    if (w.cursor < w.replayThrough && w.cursor < compacted) {
+    // Replay reads revisions after the cursor; the compacted revision itself is still readable.
+    if (w.cursor < w.replayThrough && w.cursor + 1 < compacted) {
       w.fail(
         new StorageError(
           'Compacted',

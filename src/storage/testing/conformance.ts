@@ -277,14 +277,16 @@ export function runStorageConformance(name: string, open: () => Promise<Storage>
 
     if (!opts.skipCompaction) {
       storeTest('watch and reads below the compacted revision fail with Compacted', async (s, p) => {
-        const v1 = await s.create(`${p}a`, 'v1');
+        const v0 = await s.create(`${p}a`, 'v0');
+        const v1 = await s.update(`${p}a`, 'v1', v0.modRevision);
         const v2 = await s.update(`${p}a`, 'v2', v1.modRevision);
         await s.compact(v2.modRevision);
         assert.ok((await s.compactedRevision()) >= v2.modRevision);
 
+        // A watch from v0 needs the event at v1, which is gone.
         let synchronous = true;
         const failure = new Promise<Error>((resolve, reject) => {
-          s.watch(p, v1.modRevision, {
+          s.watch(p, v0.modRevision, {
             onEvent: () => reject(new Error('no event may precede Compacted')),
             onError: (err) => (synchronous ? reject(new Error('onError called synchronously')) : resolve(err)),
           });
@@ -295,6 +297,16 @@ export function runStorageConformance(name: string, open: () => Promise<Storage>
 
         await expectStorageError(s.get(`${p}a`, v1.modRevision), 'Compacted');
         await expectStorageError(s.list(p, { revision: v1.modRevision }), 'Compacted');
+
+        // A watch from just below the compacted revision starts with the event at it (its previous value
+        // may be gone with the history).
+        const fromBelow = collect(s, p, v1.modRevision);
+        const [atCompacted] = await fromBelow.waitFor(1);
+        assert.deepEqual(
+          { type: atCompacted!.type, key: atCompacted!.key, value: atCompacted!.value, revision: atCompacted!.revision },
+          { type: 'update', key: `${p}a`, value: 'v2', revision: v2.modRevision },
+        );
+        fromBelow.handle.stop();
 
         // At the compacted revision itself everything is still readable and watchable.
         assert.deepEqual(await s.get(`${p}a`, v2.modRevision), v2);

@@ -28,6 +28,25 @@ for (const c of cases) {
   });
 }
 
+// A write is retried only when the failure proves it was never sent; otherwise it may have been applied.
+const writes: Array<{ name: string; err: Error; retry: boolean }> = [
+  { name: 'no connection established', err: new GRPCUnavailableError('14 UNAVAILABLE: No connection established. Last error: read ECONNRESET'), retry: true },
+  { name: 'connection refused', err: new GRPCUnavailableError('14 UNAVAILABLE: connect ECONNREFUSED 127.0.0.1:2379'), retry: true },
+  { name: 'member skipped by the breaker', err: new Error('etcd member skipped after repeated connection failures'), retry: true },
+  { name: 'connection reset after sending', err: new GRPCUnavailableError('14 UNAVAILABLE: read ECONNRESET'), retry: false },
+  { name: 'connection dropped', err: new GRPCUnavailableError('14 UNAVAILABLE: Connection dropped'), retry: false },
+  { name: 'leader changed', err: new EtcdError('etcdserver: leader changed'), retry: false },
+  { name: 'no leader', err: new GRPCUnavailableError('14 UNAVAILABLE: etcdserver: no leader'), retry: false },
+  { name: 'server stopped', err: new GRPCUnavailableError('14 UNAVAILABLE: etcdserver: server stopped'), retry: false },
+];
+
+for (const c of writes) {
+  test(`write: ${c.name} → ${c.retry ? 'retried' : 'not retried'}; a read is retried`, () => {
+    assert.equal(isRetryable(c.err, true), c.retry);
+    assert.equal(isRetryable(c.err, false), true);
+  });
+}
+
 test('a StorageError passes through and is never retried', () => {
   const err = new StorageError('Conflict', '/k', 'moved');
   assert.equal(toStorageError(err, '/other'), err);
