@@ -122,6 +122,24 @@ describe('request bodies', () => {
     assert.equal((await ts.request('GET', cms())).status, 200, 'the server serves on');
   });
 
+  it('a value of the wrong JSON type is refused with 400 and the Go decoding error, as kube-apiserver does', async () => {
+    const cases: [string, string, unknown, string][] = [
+      ['ConfigMap data value', cms(), { metadata: { name: 'typed' }, data: { replicas: 3 } }, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string'],
+      ['label value', cms(), { metadata: { name: 'typed', labels: { on: true } } }, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string'],
+      ['metadata not an object', cms(), { metadata: 'x' }, ''],
+      ['rules not a list', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, { metadata: { name: 'r' }, rules: { verbs: ['get'] } }, 'Role in version "v1" cannot be handled as a Role: json: cannot unmarshal object into Go struct field Role.rules of type []v1.PolicyRule'],
+      ['int32 as a string', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`, { metadata: { name: 'l' }, spec: { leaseDurationSeconds: '15' } }, 'Lease in version "v1" cannot be handled as a Lease: json: cannot unmarshal string into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32'],
+    ];
+    for (const [what, path, body, message] of cases) {
+      const r = await ts.request('POST', path, body);
+      assert.equal(r.status, 400, `${what}: ${r.text}`);
+      if (message) assert.equal(r.json.message, message, what);
+    }
+    // Nothing was stored, and well-typed bodies pass.
+    assert.equal((await ts.request('GET', `${cms()}/typed`)).status, 404);
+    assert.equal((await ts.request('POST', cms(), { metadata: { name: 'typed', labels: { on: 'true' } }, data: { replicas: '3' } })).status, 201);
+  });
+
   it('a protobuf body (kubectl create ns foo) creates the namespace', async () => {
     const r = await ts.request('POST', '/api/v1/namespaces', kubectlCreateNamespaceFoo, {
       headers: { 'Content-Type': protobuf, Accept: `${protobuf}, application/json` },

@@ -24,6 +24,7 @@ import { serveWatch } from './watch.js';
 import { dropUnknownFields } from './drop-unknown-fields.js';
 import type { Admission } from '../admission/admission.js';
 import { unknownFieldsOf } from '../../apimachinery/schema/unknown-fields.js';
+import { firstDecodeTypeError } from '../../apimachinery/schema/decode-type-errors.js';
 import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
 import { checkAppliedName, checkApplyConfiguration, decodeApplyBody, parseApplyOptions } from '../../patch/apply/apply-request.js';
 import { fieldManagerFor } from '../../patch/apply/resource-field-manager.js';
@@ -150,6 +151,12 @@ async function decodeObject(r: ResourceRequest): Promise<{ obj: KubeObject; warn
   }
   if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
     throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: metadata must be an object`);
+  }
+  // Go's decoding of a built-in kind fails on a value of the wrong JSON type, before any field validation.
+  const typeName = r.info.subresource ? undefined : def.definitionName;
+  if (typeName !== undefined && builtinCatalog.has(typeName)) {
+    const typeError = firstDecodeTypeError(obj, builtinCatalog, typeName);
+    if (typeError) throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: ${typeError}`);
   }
   const warnings = fieldValidationProblems(r, obj, decoded.duplicateFields, expectedKind);
   return { obj, warnings };
@@ -391,6 +398,9 @@ async function parseDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   return opts;
 }
 
+/** Core stores that set ReturnDeletedObject upstream: their DELETE answers with the object rather than a Status. */
+const RETURNS_DELETED_OBJECT = new Set(['serviceaccounts', 'namespaces']);
+
 async function handleDelete(r: ResourceRequest): Promise<void> {
   const def = r.store.def;
   if (r.info.subresource) throw errors.methodNotSupported({ group: def.group, resource: `${def.resource}/${r.info.subresource}` }, 'delete');
@@ -398,7 +408,7 @@ async function handleDelete(r: ResourceRequest): Promise<void> {
   const opts = await parseDeleteOptions(r);
   await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name });
   const result = await r.store.delete(r.ctx, namespaceOf(r), r.info.name, opts);
-  if (result.deleted) {
+  if (result.deleted && !(def.group === '' && RETURNS_DELETED_OBJECT.has(def.resource))) {
     writeJson(r.res, 200, r.store.deletedStatus(result.object));
     return;
   }

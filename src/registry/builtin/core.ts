@@ -109,12 +109,6 @@ const configmaps = defineBuiltin({
   },
 });
 
-const secretTypeRequirements: Record<string, string[]> = {
-  'kubernetes.io/dockerconfigjson': ['.dockerconfigjson'],
-  'kubernetes.io/dockercfg': ['.dockercfg'],
-  'kubernetes.io/tls': ['tls.crt', 'tls.key'],
-};
-
 /** stringData is write-only: merged into data (base64) and never stored. */
 function foldStringData(obj: KubeObject): void {
   if (isPlainObject(obj.stringData)) {
@@ -125,13 +119,191 @@ function foldStringData(obj: KubeObject): void {
   delete obj.stringData;
 }
 
+/** The per-type requirements of ValidateSecret (pkg/apis/core/validation). */
+function secretTypeErrors(obj: KubeObject, type: string, data: Record<string, unknown>): FieldError[] {
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(data, k);
+  const errs: FieldError[] = [];
+  switch (type) {
+    case 'kubernetes.io/service-account-token':
+      // Only the account name is required: a controller fills in the uid annotation and the token later.
+      if (!obj.metadata?.annotations?.['kubernetes.io/service-account.name']) {
+        errs.push(fe.required('metadata.annotations[kubernetes.io/service-account.name]'));
+      }
+      break;
+    case 'kubernetes.io/dockercfg':
+    case 'kubernetes.io/dockerconfigjson': {
+      const key = type === 'kubernetes.io/dockercfg' ? '.dockercfg' : '.dockerconfigjson';
+      if (!has(key)) {
+        errs.push(fe.required(`data[${key}]`));
+        break;
+      }
+      const problem = typeof data[key] === 'string' ? goJSONObjectError(Buffer.from(data[key], 'base64').toString('utf8')) : undefined;
+      if (problem) errs.push(fe.invalid(`data[${key}]`, '<secret contents redacted>', problem));
+      break;
+    }
+    case 'kubernetes.io/basic-auth':
+      // Either key may be empty; one of them must be present.
+      if (!has('username') && !has('password')) errs.push(fe.required('data[username]'), fe.required('data[password]'));
+      break;
+    case 'kubernetes.io/ssh-auth':
+      if (!has('ssh-privatekey') || !data['ssh-privatekey']) errs.push(fe.required('data[ssh-privatekey]'));
+      break;
+    case 'kubernetes.io/tls':
+      for (const k of ['tls.crt', 'tls.key']) if (!has(k)) errs.push(fe.required(`data[${k}]`));
+      break;
+  }
+  return errs;
+}
+
+/** Why encoding/json would refuse to unmarshal text into a map[string]interface{}, in its words, or undefined. */
+function goJSONObjectError(text: string): string | undefined {
+  const syntax = goJSONSyntaxError(text);
+  if (syntax) return syntax;
+  const value: unknown = JSON.parse(text);
+  if (value === null || isPlainObject(value)) return undefined;
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+}
+
+/** encoding/json's quoteChar. */
+function goQuoteChar(c: string): string {
+  if (c === "'") return `'\\''`;
+  if (c === '"') return `'"'`;
+  const q = JSON.stringify(c);
+  return `'${q.slice(1, -1)}'`;
+}
+
+/**
+ * The first syntax error encoding/json's scanner reports (checkValid runs before any decoding), so the message names
+ * the same character and context as kube-apiserver's.
+ */
+function goJSONSyntaxError(text: string): string | undefined {
+  let i = 0;
+  class Bad extends Error {}
+  const fail = (context: string): never => {
+    throw new Bad(`invalid character ${goQuoteChar(text[i]!)} ${context}`);
+  };
+  const eof = (): never => {
+    throw new Bad('unexpected end of JSON input');
+  };
+  const space = () => {
+    while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
+  };
+  const digit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
+  const literal = (word: string) => {
+    for (let k = 1; k < word.length; k++) {
+      i++;
+      if (i >= text.length) eof();
+      if (text[i] !== word[k]) fail(`in literal ${word} (expecting ${goQuoteChar(word[k]!)})`);
+    }
+    i++;
+  };
+  const string = () => {
+    i++;
+    for (;;) {
+      if (i >= text.length) eof();
+      const c = text[i]!;
+      if (c === '"') return void i++;
+      if (c < ' ') fail('in string literal');
+      if (c === '\\') {
+        i++;
+        if (i >= text.length) eof();
+        if (text[i] === 'u') {
+          for (let k = 0; k < 4; k++) {
+            i++;
+            if (i >= text.length) eof();
+            if (!/[0-9a-fA-F]/.test(text[i]!)) fail('in \\u hexadecimal character escape');
+          }
+        } else if (!'"\\/bfnrt'.includes(text[i]!)) fail('in string escape code');
+      }
+      i++;
+    }
+  };
+  const number = () => {
+    if (text[i] === '-') {
+      i++;
+      if (i >= text.length) eof();
+      if (!digit(text[i])) fail('in numeric literal');
+    }
+    if (text[i] === '0') i++;
+    else while (digit(text[i])) i++;
+    if (text[i] === '.') {
+      i++;
+      if (i >= text.length) eof();
+      if (!digit(text[i])) fail('after decimal point in numeric literal');
+      while (digit(text[i])) i++;
+    }
+    if (text[i] === 'e' || text[i] === 'E') {
+      i++;
+      if (text[i] === '+' || text[i] === '-') i++;
+      if (i >= text.length) eof();
+      if (!digit(text[i])) fail('in exponent of numeric literal');
+      while (digit(text[i])) i++;
+    }
+  };
+  const value = (): void => {
+    space();
+    if (i >= text.length) eof();
+    const c = text[i]!;
+    if (c === '{') {
+      i++;
+      space();
+      if (i >= text.length) eof();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        space();
+        if (i >= text.length) eof();
+        if (text[i] !== '"') fail('looking for beginning of object key string');
+        string();
+        space();
+        if (i >= text.length) eof();
+        if (text[i] !== ':') fail('after object key');
+        i++;
+        value();
+        space();
+        if (i >= text.length) eof();
+        if (text[i] === '}') return void i++;
+        if (text[i] !== ',') fail('after object key:value pair');
+        i++;
+      }
+    }
+    if (c === '[') {
+      i++;
+      space();
+      if (i >= text.length) eof();
+      if (text[i] === ']') return void i++;
+      for (;;) {
+        value();
+        space();
+        if (i >= text.length) eof();
+        if (text[i] === ']') return void i++;
+        if (text[i] !== ',') fail('after array element');
+        i++;
+      }
+    }
+    if (c === '"') return string();
+    if (c === '-' || digit(c)) return number();
+    if (c === 't') return literal('true');
+    if (c === 'f') return literal('false');
+    if (c === 'n') return literal('null');
+    fail('looking for beginning of value');
+  };
+  try {
+    value();
+    space();
+    if (i < text.length) fail('after top-level value');
+    return undefined;
+  } catch (err) {
+    if (err instanceof Bad) return err.message;
+    throw err;
+  }
+}
+
 function validateSecret(obj: KubeObject): FieldError[] {
   const errs = validateDataKeys(obj, ['data']);
   const type = typeof obj.type === 'string' ? obj.type : 'Opaque';
   const data = isPlainObject(obj.data) ? obj.data : {};
-  for (const k of secretTypeRequirements[type] ?? []) {
-    if (!(k in data)) errs.push(fe.required(`data[${k}]`));
-  }
+  errs.push(...secretTypeErrors(obj, type, data));
   for (const [k, v] of Object.entries(data)) {
     if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v)) errs.push(fe.invalid(`data[${k}]`, '<secret contents redacted>', 'must be a base64-encoded string'));
   }

@@ -1,4 +1,6 @@
-import type { KubeObject } from '../../apimachinery/object.js';
+import * as fe from '../../apimachinery/field-errors.js';
+import type { FieldError } from '../../apimachinery/field-errors.js';
+import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import type { ResourceDefinition } from '../rest.js';
 import { defineBuiltin } from './define.js';
 import { coreToEventsV1, eventsV1ToCore } from './event-conversion.js';
@@ -39,6 +41,20 @@ const leases = defineBuiltin({
   kind: 'Lease',
   namespaced: true,
   definitionName: 'io.k8s.api.coordination.v1.Lease',
+  strategy: { validate: validateLeaseSpec, validateUpdate: (obj) => validateLeaseSpec(obj) },
 });
+
+/** ValidateLeaseSpec (pkg/apis/coordination/validation): the counters it bounds are only checked when set. */
+function validateLeaseSpec(obj: KubeObject): FieldError[] {
+  const spec = isPlainObject(obj.spec) ? obj.spec : {};
+  const errs: FieldError[] = [];
+  const duration = spec.leaseDurationSeconds;
+  if (typeof duration === 'number' && duration <= 0) errs.push(fe.invalid('spec.leaseDurationSeconds', duration, 'must be greater than 0'));
+  const transitions = spec.leaseTransitions;
+  if (typeof transitions === 'number' && transitions < 0) {
+    errs.push(fe.invalid('spec.leaseTransitions', transitions, 'must be greater than or equal to 0'));
+  }
+  return errs;
+}
 
 export const otherGroupResources: ResourceDefinition[] = [eventsV1, leases];

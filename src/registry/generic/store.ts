@@ -393,15 +393,19 @@ export class GenericStore {
     subresource = '',
   ): Promise<{ object: KubeObject; created: boolean }> {
     const rv = input.metadata?.resourceVersion;
-    if (!subresource && !rv && !this.def.strategy.allowUnconditionalUpdate) {
-      throw errors.invalid(this.def.group, this.def.kind, name, [fe.invalid('metadata.resourceVersion', 0, 'must be specified for an update')]);
-    }
     const expected = rv ? parseResourceVersion(rv, 'metadata.resourceVersion') : undefined;
     return this.guaranteedUpdate(
       ctx,
       namespace,
       name,
       (current) => {
+        // Store.Update answers NotFound for a missing object before it looks at the resourceVersion, and names the
+        // resource (not the Kind) in the Invalid error, printing the uint64 zero with %#v.
+        if (current && !subresource && !rv && !this.def.strategy.allowUnconditionalUpdate) {
+          throw errors.invalid(this.gr.group, this.gr.resource, name, [
+            { ...fe.invalid('metadata.resourceVersion', 0, 'must be specified for an update'), renderedValue: '0x0' },
+          ]);
+        }
         if (current && expected !== undefined && String(expected) !== current.metadata?.resourceVersion) {
           throw errors.conflictModified(this.gr, name);
         }
@@ -558,7 +562,10 @@ export class GenericStore {
     this.def.strategy.prepareForUpdate?.(next, current);
     if (this.def.strategy.tracksGeneration) {
       meta.generation = old.generation ?? 1;
-      if (!jsonEqual(withoutMetaAndStatus(next), withoutMetaAndStatus(current))) meta.generation = (old.generation ?? 1) + 1;
+      // Without a status subresource, status is part of the spec as far as generation goes
+      // (customResourceStrategy.PrepareForUpdate); every type with one keeps status writes out of it.
+      const specOf = this.def.subresourceStrategies.status ? withoutMetaAndStatus : withoutMeta;
+      if (!jsonEqual(specOf(next), specOf(current))) meta.generation = (old.generation ?? 1) + 1;
     } else {
       delete meta.generation;
     }
@@ -849,5 +856,11 @@ function withoutMetaAndStatus(obj: KubeObject): KubeObject {
   const { metadata: _m, status: _s, ...rest } = obj;
   void _m;
   void _s;
+  return rest;
+}
+
+function withoutMeta(obj: KubeObject): KubeObject {
+  const { metadata: _m, ...rest } = obj;
+  void _m;
   return rest;
 }
