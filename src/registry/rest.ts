@@ -47,6 +47,8 @@ export interface Strategy {
   onDeletionStarted?(obj: KubeObject): void;
   /** Fills defaults into an object read from storage (custom resources default on read as well as on write). */
   defaultOnRead?(obj: KubeObject): void;
+  /** A DELETE that removes the object answers with the object rather than a Status (upstream's ReturnDeletedObject). */
+  returnDeletedObject?: boolean;
 }
 
 /** How one subresource write maps onto the parent object. */

@@ -398,9 +398,6 @@ async function parseDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
   return opts;
 }
 
-/** Core stores that set ReturnDeletedObject upstream: their DELETE answers with the object rather than a Status. */
-const RETURNS_DELETED_OBJECT = new Set(['serviceaccounts', 'namespaces']);
-
 async function handleDelete(r: ResourceRequest): Promise<void> {
   const def = r.store.def;
   if (r.info.subresource) throw errors.methodNotSupported({ group: def.group, resource: `${def.resource}/${r.info.subresource}` }, 'delete');
@@ -408,7 +405,7 @@ async function handleDelete(r: ResourceRequest): Promise<void> {
   const opts = await parseDeleteOptions(r);
   await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name });
   const result = await r.store.delete(r.ctx, namespaceOf(r), r.info.name, opts);
-  if (result.deleted && !(def.group === '' && RETURNS_DELETED_OBJECT.has(def.resource))) {
+  if (result.deleted && !def.strategy.returnDeletedObject) {
     writeJson(r.res, 200, r.store.deletedStatus(result.object));
     return;
   }

@@ -51,6 +51,7 @@ const namespaces = defineBuiltin({
   definitionName: 'io.k8s.api.core.v1.Namespace',
   strategy: {
     nameValidation: 'label',
+    returnDeletedObject: true,
     prepareForCreate(obj) {
       const meta = metaOf(obj);
       meta.labels = { ...(meta.labels ?? {}), 'kubernetes.io/metadata.name': meta.name ?? '' };
@@ -344,6 +345,7 @@ const serviceaccounts = defineBuiltin({
   namespaced: true,
   shortNames: ['sa'],
   definitionName: 'io.k8s.api.core.v1.ServiceAccount',
+  strategy: { returnDeletedObject: true },
   subresources: [{ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] }],
 });
 
