@@ -36,6 +36,7 @@ describe('multi-cluster edge cases', () => {
   const pclusters: RunningPcluster[] = [];
   const down: RestClient[] = [];
   const dirs: string[] = [];
+  const stopped = new Set<number>();
 
   before(async () => {
     atrium = await startTestServer({
@@ -59,7 +60,7 @@ describe('multi-cluster edge cases', () => {
     up?.close();
     for (const d of down) d.close();
     await atrium?.stop();
-    for (const pc of pclusters) await pc.stop();
+    for (const [i, pc] of pclusters.entries()) if (!stopped.has(i)) await pc.stop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
@@ -112,5 +113,27 @@ describe('multi-cluster edge cases', () => {
     await new Promise((r) => setTimeout(r, 2000));
     const after = (await up.get(deploymentsGVR, child, { namespace: 'apps' })).metadata?.resourceVersion;
     assert.equal(after, before, 'the child was rewritten while nothing changed');
+  });
+  it('a split root does not report a new generation observed before its clusters have seen it', async () => {
+    const root = await eventually('zz observed and available', async () => {
+      const r = await up.get(deploymentsGVR, 'zz', { namespace: 'apps' });
+      const st = r.status as { observedGeneration?: number; readyReplicas?: number } | undefined;
+      return st?.observedGeneration === r.metadata?.generation && st?.readyReplicas === 2 && r;
+    });
+    // Both clusters go away; the new spec reaches the children upstream but no cluster can observe it.
+    for (const i of [0, 1]) {
+      await pclusters[i]!.stop();
+      stopped.add(i);
+    }
+    const spec = root.spec as { template: { spec: { containers: { name: string; image: string }[] } } };
+    await up.patch(deploymentsGVR, 'zz', 'merge', { spec: { template: { spec: { containers: [{ ...spec.template.spec.containers[0]!, image: 'nginx:2' }] } } } }, { namespace: 'apps' });
+    await eventually('children carry the new spec', async () => {
+      const kids = (await up.list(deploymentsGVR, { namespace: 'apps' })).items.filter((d) => d.metadata?.labels?.[SPLIT_FROM] === 'zz');
+      return kids.length > 0 && kids.every((k) => JSON.stringify(k.spec).includes('nginx:2'));
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    const after = await up.get(deploymentsGVR, 'zz', { namespace: 'apps' });
+    const observed = (after.status as { observedGeneration?: number } | undefined)?.observedGeneration;
+    assert.ok(observed !== undefined && observed < after.metadata!.generation!, `observedGeneration ${observed} must stay below generation ${after.metadata?.generation}`);
   });
 });

@@ -79,9 +79,8 @@ function syncerOwned(map: Record<string, string> | undefined): Record<string, st
 
 /**
  * The per-cluster statuses of `root` from its children, one per child whose target is in `targets` (the clusters
- * the root is assigned to now). syncedGeneration is the root generation the child was derived from. The child's own
- * generation is capped by the observedGeneration its cluster reported: the downstream copy counts generations on its
- * own, and counters (updated/available replicas) still keep a rollout waiting until the new spec is running.
+ * the root is assigned to now). syncedGeneration is the root generation the child was derived from; generation is
+ * the child's own, which its status's observedGeneration reaches once its cluster has observed the current spec.
  */
 export function clusterStatuses(children: readonly KubeObject[], targets: readonly string[]): ClusterWorkloadStatus[] {
   const out: ClusterWorkloadStatus[] = [];
@@ -89,8 +88,9 @@ export function clusterStatuses(children: readonly KubeObject[], targets: readon
     const target = child.metadata?.labels?.[CLUSTER_LABEL];
     if (!target || !targets.includes(target)) continue;
     const status = child.status as DeploymentStatus | undefined;
-    const own = child.metadata?.generation;
-    const generation = own !== undefined && status?.observedGeneration !== undefined ? Math.min(own, status.observedGeneration) : own;
+    // The syncer reports observedGeneration in the child's own (upstream) generations (resource-syncer.ts
+    // upstreamStatus), so it compares directly with the child's generation.
+    const generation = child.metadata?.generation;
     const synced = Number(child.metadata?.annotations?.[ROOT_GENERATION_ANNOTATION]);
     out.push({ target, syncedGeneration: Number.isFinite(synced) ? synced : undefined, generation, status });
   }

@@ -285,15 +285,16 @@ export class ResourceSyncer {
   }
 
   private async syncStatusUp(key: string, up: KubeObject, down: KubeObject): Promise<void> {
-    const hash = contentHash(down.status);
+    const status = upstreamStatus(up, down);
+    const hash = contentHash(status);
     if (this.lastStatusHash.get(key) === hash) return;
-    if (jsonEqual(up.status, down.status)) {
+    if (jsonEqual(up.status, status)) {
       this.lastStatusHash.set(key, hash);
       return;
     }
     const ns = up.metadata?.namespace;
     try {
-      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: down.status }], {
+      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
         cluster: this.deps.upstreamCluster,
         namespace: ns,
         subresource: 'status',
@@ -305,6 +306,21 @@ export class ResourceSyncer {
     this.lastStatusHash.set(key, hash);
     this.deps.onSynced?.('up', up);
   }
+}
+
+/**
+ * The downstream status as the upstream object is to carry it. status.observedGeneration counts the downstream copy's
+ * generations, which are not the upstream object's: it goes up as the upstream generation once the downstream has
+ * observed its own current generation (the copy syncStatusUp is called with always holds the current upstream spec),
+ * and as one less until then, so that `kubectl rollout status` on the upstream object waits for the cluster.
+ */
+export function upstreamStatus(up: KubeObject, down: KubeObject): unknown {
+  const status = down.status as Record<string, unknown> | undefined;
+  const observed = status?.observedGeneration;
+  const downGeneration = down.metadata?.generation;
+  const upGeneration = up.metadata?.generation;
+  if (typeof observed !== 'number' || typeof downGeneration !== 'number' || typeof upGeneration !== 'number') return down.status;
+  return { ...status, observedGeneration: observed >= downGeneration ? upGeneration : upGeneration - 1 };
 }
 
 /** Logs once why a resource cannot be synced. */

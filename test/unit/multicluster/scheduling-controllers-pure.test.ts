@@ -3,6 +3,7 @@
  * scheduler writes, the splitter's child objects and per-cluster statuses, the syncer's skip rule for split roots,
  * the demo's table, and the cordon patches and spread parsing of the kubectl plugin.
  */
+import { upstreamStatus } from '../../../src/multicluster/syncer/resource-syncer.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
@@ -94,15 +95,23 @@ describe('splitter children', () => {
   ];
   for (const [title, obj, want] of roots) it(`isSplitRoot: ${title}`, () => assert.equal(isSplitRoot(obj), want));
   it('replicasOf defaults to 1', () => assert.equal(replicasOf({ spec: {} }), 1));
-  it('clusterStatuses keeps assigned targets and caps generation by observedGeneration', () => {
+  it("clusterStatuses keeps assigned targets, with each child's own generation (its status speaks in it)", () => {
     const kid = (t: string, gen: number, observed?: number): KubeObject => ({
       metadata: { labels: { 'workload.kcp.io/cluster': t }, generation: gen, annotations: { 'scheduling.atrium.io/root-generation': '4' } },
       status: observed === undefined ? undefined : { observedGeneration: observed },
     });
     assert.deepEqual(clusterStatuses([kid('a', 3, 2), kid('b', 2), kid('gone', 1, 1)], ['a', 'b']), [
-      { target: 'a', syncedGeneration: 4, generation: 2, status: { observedGeneration: 2 } },
+      { target: 'a', syncedGeneration: 4, generation: 3, status: { observedGeneration: 2 } },
       { target: 'b', syncedGeneration: 4, generation: 2, status: undefined },
     ]);
+  });
+
+  it("upstreamStatus reports observedGeneration in the upstream object's generations", () => {
+    const up = (gen: number): KubeObject => ({ metadata: { generation: gen } });
+    const down = (gen: number, observed: number): KubeObject => ({ metadata: { generation: gen }, status: { observedGeneration: observed, replicas: 2 } });
+    assert.deepEqual(upstreamStatus(up(7), down(3, 3)), { observedGeneration: 7, replicas: 2 }, 'the cluster observed the copy it holds');
+    assert.deepEqual(upstreamStatus(up(7), down(3, 2)), { observedGeneration: 6, replicas: 2 }, 'not yet');
+    assert.deepEqual(upstreamStatus(up(7), { metadata: {}, status: { phase: 'Running' } }), { phase: 'Running' }, 'no generations: as it is');
   });
 });
 
