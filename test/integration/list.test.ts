@@ -184,6 +184,36 @@ describe('list', () => {
     }
   });
 
+  it('continue beside a resourceVersion: 400 after the token is read; beside resourceVersionMatch: 422', async () => {
+    const base = `/api/v1/namespaces/${labelled}/configmaps`;
+    const first = await ts.request('GET', `${base}?limit=1`);
+    const token = q(first.json.metadata.continue);
+    const withRv = await ts.request('GET', `${base}?limit=1&continue=${token}&resourceVersion=5`);
+    assertStatus(withRv, 400, 'BadRequest', 'specifying resource version is not allowed when using continue');
+    assert.equal(withRv.json.details, undefined);
+    // A bad token is reported first, as upstream decodes it before looking at resourceVersion.
+    const badToken = await ts.request('GET', `${base}?limit=1&continue=garbage!!&resourceVersion=5`);
+    assertStatus(badToken, 400, 'BadRequest', /^invalid continue token/);
+    const withMatch = await ts.request('GET', `${base}?limit=1&continue=${token}&resourceVersion=5&resourceVersionMatch=NotOlderThan`);
+    assertStatus(
+      withMatch,
+      422,
+      'Invalid',
+      'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided',
+    );
+  });
+
+  it('every ListOptions problem is reported, with upstream\'s list of supported matches', async () => {
+    const r = await ts.request('GET', `/api/v1/namespaces/${labelled}/configmaps?resourceVersionMatch=Foo`);
+    assertStatus(
+      r,
+      422,
+      'Invalid',
+      'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, resourceVersionMatch: Unsupported value: "Foo": supported values: "Exact", "NotOlderThan", ""]',
+    );
+    assert.equal(r.json.details.causes.length, 2);
+  });
+
   it('resourceVersion with Exact lists the old state; NotOlderThan and GET see the newest', async () => {
     const ns = await createNamespace(ts, 'rv');
     const cm = await createConfigMap(ts, ns, 'v', { data: { a: '1' } });

@@ -200,6 +200,56 @@ describe('watch', () => {
     assertStatus(matchAlone, 422, 'Invalid', /resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided/);
   });
 
+  it('watch option errors are all reported together, in upstream order', async () => {
+    const base = '/api/v1/namespaces/default/configmaps?watch=true';
+    const exact = await ts.request('GET', `${base}&sendInitialEvents=true&resourceVersionMatch=Exact`);
+    assertStatus(
+      exact,
+      422,
+      'Invalid',
+      'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]',
+    );
+    assert.equal((exact.json as any).details.causes.length, 2);
+    const foo = await ts.request('GET', `${base}&resourceVersionMatch=Foo`);
+    assert.deepEqual(
+      (foo.json as any).details.causes.map((c: { reason: string }) => c.reason),
+      ['FieldValueForbidden', 'FieldValueNotSupported'],
+    );
+    const withContinue = await ts.request('GET', `${base}&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&continue=abc`);
+    assertStatus(withContinue, 422, 'Invalid', /^ListOptions\.meta\.k8s\.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided$/);
+  });
+
+  it('the end-of-initial-events bookmark goes only to watchers that allow bookmarks', async () => {
+    const ns = await createNamespace(ts, 'watch');
+    await createConfigMap(ts, ns, 'one');
+    const w = await openWatch(ts, `/api/v1/namespaces/${ns}/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
+    try {
+      const first = await w.next();
+      assert.equal(first.type, 'ADDED');
+      await createConfigMap(ts, ns, 'two');
+      const second = await w.next();
+      assert.equal(second.type, 'ADDED', 'no BOOKMARK between the initial state and the next change');
+      assert.equal(second.object.metadata.name, 'two');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('sendInitialEvents=false without a resourceVersion: only changes from now on', async () => {
+    const ns = await createNamespace(ts, 'watch');
+    await createConfigMap(ts, ns, 'before');
+    const w = await openWatch(ts, `/api/v1/namespaces/${ns}/configmaps?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan`);
+    try {
+      assert.equal(w.status, 200);
+      await createConfigMap(ts, ns, 'after');
+      const ev = await w.next();
+      assert.equal(ev.type, 'ADDED');
+      assert.equal(ev.object.metadata.name, 'after');
+    } finally {
+      w.close();
+    }
+  });
+
   it('timeoutSeconds ends the stream cleanly', async () => {
     const ns = await createNamespace(ts, 'watch');
     const started = Date.now();

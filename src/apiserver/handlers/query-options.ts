@@ -105,3 +105,36 @@ export function parseTimeoutSeconds(query: URLSearchParams): number | undefined 
   if (!/^\d+$/.test(v)) throw errors.badRequest(`timeoutSeconds: invalid value ${JSON.stringify(v)}`);
   return Number(v);
 }
+
+/**
+ * ListOptions validation as kube-apiserver runs it before a list or watch reaches storage (ValidateListOptions and
+ * validateWatchOptions in apimachinery's internalversion/validation): every problem is collected, in upstream's order,
+ * into one 422 on ListOptions. What only storage can judge (a continue token, a resourceVersion beside one) is
+ * checked there afterwards, as upstream does. The WatchList feature is on, as in 1.32.
+ */
+export function validateListOptions(query: URLSearchParams, watch: boolean): void {
+  const match = query.get('resourceVersionMatch') ?? '';
+  const rv = query.get('resourceVersion') ?? '';
+  const hasContinue = (query.get('continue') ?? '') !== '';
+  const sendInitialEvents = query.get('sendInitialEvents') !== null;
+  const errs: fe.FieldError[] = [];
+  if (watch) {
+    if (sendInitialEvents && match !== 'NotOlderThan') {
+      errs.push(fe.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    }
+    if (match !== '') {
+      if (!sendInitialEvents) errs.push(fe.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+      if (match !== 'NotOlderThan') errs.push(fe.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
+      if (hasContinue) errs.push(fe.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    }
+  } else {
+    if (match !== '') {
+      if (rv === '') errs.push(fe.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+      if (hasContinue) errs.push(fe.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+      if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fe.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
+      if (match === 'Exact' && rv === '0') errs.push(fe.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    }
+    if (sendInitialEvents) errs.push(fe.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  }
+  if (errs.length > 0) throw errors.invalid('meta.k8s.io', 'ListOptions', '', errs);
+}

@@ -19,6 +19,7 @@ import {
   parseFieldValidation,
   parseLimit,
   parseSelection,
+  validateListOptions,
 } from './query-options.js';
 import { serveWatch } from './watch.js';
 import { dropUnknownFields } from './drop-unknown-fields.js';
@@ -113,11 +114,7 @@ async function handleGet(r: ResourceRequest): Promise<void> {
 
 async function handleList(r: ResourceRequest): Promise<void> {
   const output = negotiateObjectOutput(r.req.headers.accept, r.query.get('includeObject'), true);
-  if (r.query.get('sendInitialEvents') !== null) {
-    throw errors.invalid('meta.k8s.io', 'ListOptions', '', [
-      { type: 'FieldValueForbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for list', omitValue: true },
-    ]);
-  }
+  validateListOptions(r.query, false);
   const result = await r.store.list(
     r.ctx,
     namespaceOf(r),

@@ -1,7 +1,7 @@
 import { errors, StatusError } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { negotiateObjectOutput } from '../http/negotiation.js';
-import { parseBoolParam, parseSelection, parseTimeoutSeconds } from './query-options.js';
+import { parseBoolParam, parseSelection, parseTimeoutSeconds, validateListOptions } from './query-options.js';
 import { watchObjectEncoder } from './render.js';
 import type { ResourceRequest } from './resource-handler.js';
 
@@ -23,19 +23,8 @@ export async function serveWatch(r: ResourceRequest): Promise<void> {
   const { req, res, query, store } = r;
   const output = negotiateObjectOutput(req.headers.accept, query.get('includeObject'), true);
   const sendInitialEvents = parseBoolParam(query, 'sendInitialEvents');
-  const rvMatch = query.get('resourceVersionMatch') || undefined;
   const rv = query.get('resourceVersion') ?? undefined;
-  if (sendInitialEvents !== undefined) {
-    if (rvMatch !== 'NotOlderThan') {
-      throw errors.invalid('meta.k8s.io', 'ListOptions', '', [
-        { type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan", omitValue: true },
-      ]);
-    }
-  } else if (rvMatch) {
-    throw errors.invalid('meta.k8s.io', 'ListOptions', '', [
-      { type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided', omitValue: true },
-    ]);
-  }
+  validateListOptions(query, true);
   const allowBookmarks = parseBoolParam(query, 'allowWatchBookmarks') ?? false;
   const selection = parseSelection(query, store.fieldLabelSupport());
   const timeoutSeconds = parseTimeoutSeconds(query) ?? defaultTimeoutSeconds();

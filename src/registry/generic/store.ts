@@ -186,10 +186,11 @@ export class GenericStore {
     let revision = 0;
     let afterKey: string | undefined;
     if (opts.continue) {
-      if (opts.resourceVersion && opts.resourceVersion !== '0') {
-        throw listOptionsInvalid([fe.forbidden('resourceVersion', 'specifying resource version is not allowed when using continue')]);
-      }
+      // As upstream's storage: the token is decoded first (a bad one wins), then a resourceVersion beside it is a 400.
       const token = decodeContinue(opts.continue);
+      if (opts.resourceVersion && opts.resourceVersion !== '0') {
+        throw errors.badRequest('specifying resource version is not allowed when using continue');
+      }
       // A negative revision is the token a compacted continue answered with: carry on at the current revision.
       revision = token.revision > 0 ? token.revision : 0;
       afterKey = token.afterKey;
@@ -264,7 +265,7 @@ export class GenericStore {
       throw listOptionsInvalid([fe.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided')]);
     }
     if (match && match !== 'Exact' && match !== 'NotOlderThan') {
-      throw listOptionsInvalid([fe.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan'])]);
+      throw listOptionsInvalid([fe.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', ''])]);
     }
     if (!rv || rv === '0') {
       if (match === 'Exact') {
@@ -712,11 +713,16 @@ export class GenericStore {
       const listed = await this.list(ctx, namespace, { selection: opts.selection }, wildcard);
       startRevision = Number(listed.resourceVersion);
       for (const item of listed.items) if (!sink.event('ADDED', item)) return { stop() {} };
-      if (opts.sendInitialEvents) {
+      // Upstream sends the end-of-initial-events bookmark only to watchers that take bookmarks (cacher's
+      // isInitialEventsEndBookmarkRequired).
+      if (opts.sendInitialEvents && opts.allowBookmarks) {
         sink.event('BOOKMARK', this.bookmark(startRevision, true));
       }
+    } else if (!rv || rv === '0') {
+      // sendInitialEvents=false without a resourceVersion: changes from now on (getStartWatchResourceVersion).
+      startRevision = await this.watchCache.currentRevision();
     } else {
-      startRevision = parseResourceVersion(rv!, 'resourceVersion');
+      startRevision = parseResourceVersion(rv, 'resourceVersion');
       await this.waitForRevision(startRevision);
     }
 
