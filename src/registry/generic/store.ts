@@ -135,6 +135,8 @@ export class GenericStore {
     this.def.strategy.defaultOnRead?.(obj);
     const meta = metaOf(obj);
     meta.resourceVersion = String(kv.modRevision);
+    // kcp annotates every object it reads; atrium only those of wildcard reads, where the workspace is otherwise
+    // unknown to the client (a deliberate difference, README "Where we deliberately differ").
     if (wildcard) {
       meta.annotations = { ...(meta.annotations ?? {}), 'kcp.io/cluster': clusterOfKey(kv.key) };
     }
