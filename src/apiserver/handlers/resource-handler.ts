@@ -45,7 +45,9 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   const def = store.def;
   if (info.subresource && !def.subresources.some((s) => s.name === info.subresource)) throw errors.notFoundPath();
   if (!def.verbs.includes(info.verb) && !(info.subresource && ['get', 'update', 'patch'].includes(info.verb))) {
-    throw errors.methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+    // Upstream registers no route for a verb the storage does not implement (e.g. deletecollection on namespaces),
+    // so go-restful answers with its generic 405 rather than NewMethodNotSupported.
+    throw methodNotAllowedOnPath();
   }
   if (def.namespaced && !info.namespace && ['create', 'get', 'update', 'patch', 'delete'].includes(info.verb)) {
     throw errors.notFoundPath();

@@ -48,6 +48,9 @@ const namespaces = defineBuiltin({
   kind: 'Namespace',
   namespaced: false,
   shortNames: ['ns'],
+  // No deletecollection: upstream's namespace REST (pkg/registry/core/namespace/storage) implements no
+  // CollectionDeleter, so discovery omits the verb and DELETE on the collection has no route (405).
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   definitionName: 'io.k8s.api.core.v1.Namespace',
   strategy: {
     nameValidation: 'label',
