@@ -42,4 +42,52 @@ describe('delete parity', () => {
     assert.equal(still.json.metadata.deletionTimestamp, undefined);
     assert.equal(still.json.status.phase, 'Active');
   });
+
+  it('a repeated DELETE recomputes the orphan / foregroundDeletion finalizers of an object already being deleted', async () => {
+    const ns = await createNamespace(ts, 'regc');
+    const path = (n: string) => `/api/v1/namespaces/${ns}/configmaps/${n}`;
+    await createConfigMap(ts, ns, 'p3');
+    const fg = await ts.request('DELETE', path('p3'), { propagationPolicy: 'Foreground' });
+    assert.equal(fg.status, 200, fg.text);
+    assert.deepEqual(fg.json.metadata.finalizers, ['foregroundDeletion']);
+    const ts0 = fg.json.metadata.deletionTimestamp;
+    const orphan = await ts.request('DELETE', path('p3'), { propagationPolicy: 'Orphan' });
+    assert.equal(orphan.status, 200, orphan.text);
+    assert.deepEqual(orphan.json.metadata.finalizers, ['orphan'], 'Orphan replaces foregroundDeletion');
+    assert.equal(orphan.json.metadata.deletionTimestamp, ts0, 'the first deletionTimestamp stays');
+    const none = await ts.request('DELETE', path('p3'));
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.json.metadata.finalizers, ['orphan'], 'no policy keeps what is there');
+    assert.equal(none.json.metadata.resourceVersion, orphan.json.metadata.resourceVersion);
+    const bg = await ts.request('DELETE', path('p3'), { propagationPolicy: 'Background' });
+    assert.equal(bg.status, 200, bg.text);
+    assert.equal(bg.json.kind, 'Status', 'Background removes the last finalizer, so the object goes');
+    assert.equal((await ts.request('GET', path('p3'))).status, 404);
+
+    await createConfigMap(ts, ns, 'held', { metadata: { name: 'held', finalizers: ['x.io/f'] } });
+    const first = await ts.request('DELETE', path('held'));
+    assert.deepEqual(first.json.metadata.finalizers, ['x.io/f']);
+    const fg2 = await ts.request('DELETE', `${path('held')}?propagationPolicy=Foreground`);
+    assert.equal(fg2.status, 200, fg2.text);
+    assert.deepEqual(fg2.json.metadata.finalizers, ['x.io/f', 'foregroundDeletion']);
+    assert.equal(fg2.json.metadata.deletionTimestamp, first.json.metadata.deletionTimestamp);
+    const od = await ts.request('DELETE', path('held'), { orphanDependents: false });
+    assert.deepEqual(od.json.metadata.finalizers, ['x.io/f'], 'orphanDependents=false removes both');
+
+    await createConfigMap(ts, ns, 'fresh', { metadata: { name: 'fresh', finalizers: ['x.io/f', 'foregroundDeletion'] } });
+    const bg2 = await ts.request('DELETE', path('fresh'), { propagationPolicy: 'Background' });
+    assert.equal(bg2.status, 200, bg2.text);
+    assert.deepEqual(bg2.json.metadata.finalizers, ['x.io/f'], 'Background removes foregroundDeletion');
+    assert.ok(bg2.json.metadata.deletionTimestamp);
+  });
+
+  it('a terminating namespace whose spec.finalizers remain is answered unchanged, whatever the policy', async () => {
+    const ns = await createNamespace(ts, 'nsgc');
+    const first = await ts.request('DELETE', `/api/v1/namespaces/${ns}`);
+    assert.equal(first.status, 200, first.text);
+    const again = await ts.request('DELETE', `/api/v1/namespaces/${ns}`, { propagationPolicy: 'Foreground' });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.json.metadata.resourceVersion, first.json.metadata.resourceVersion);
+    assert.equal(again.json.metadata.finalizers, undefined);
+  });
 });

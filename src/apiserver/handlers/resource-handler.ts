@@ -388,7 +388,7 @@ async function parseDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
       ]);
     }
     opts.propagationPolicy = p;
-  } else if (orphanDependents === true) opts.propagationPolicy = 'Orphan';
+  } else if (orphanDependents !== undefined) opts.orphanDependents = orphanDependents;
   if (Array.isArray(body.dryRun)) {
     if (body.dryRun.some((v) => v !== 'All')) throw unsupportedDryRun('DeleteOptions', body.dryRun.map(String));
     if (body.dryRun.length) opts.dryRun = true;

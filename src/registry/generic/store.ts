@@ -51,6 +51,8 @@ export interface DeleteOptions {
   dryRun: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  /** The deprecated field; when set it decides alone (true: orphan, false: neither orphan nor foreground). */
+  orphanDependents?: boolean;
 }
 
 export interface DeleteResult {
@@ -81,6 +83,34 @@ export interface WatchOptions {
  * server-side apply of an unchanged configuration): the store then answers with the current object untouched.
  */
 export const NO_CHANGE: unique symbol = Symbol('no change');
+
+/**
+ * deletionFinalizersForGarbageCollection (store.go): the object's finalizers with `orphan` and `foregroundDeletion`
+ * as the options ask (orphanDependents, else propagationPolicy, else whichever of the two the object carries first),
+ * or undefined when that leaves the set as it is.
+ */
+function deletionFinalizersForGarbageCollection(existing: string[], opts: DeleteOptions): string[] | undefined {
+  let orphan: boolean;
+  let foreground: boolean;
+  if (opts.orphanDependents !== undefined) {
+    orphan = opts.orphanDependents;
+    foreground = false;
+  } else if (opts.propagationPolicy !== undefined) {
+    orphan = opts.propagationPolicy === 'Orphan';
+    foreground = opts.propagationPolicy === 'Foreground';
+  } else {
+    const first = existing.find((f) => f === 'orphan' || f === 'foregroundDeletion');
+    orphan = first === 'orphan';
+    foreground = first === 'foregroundDeletion';
+  }
+  const next = existing.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+  if (orphan) next.push('orphan');
+  if (foreground) next.push('foregroundDeletion');
+  const before = new Set(existing);
+  const after = new Set(next);
+  if (before.size === after.size && [...after].every((f) => before.has(f))) return undefined;
+  return next;
+}
 
 /** Name used to identify a not-yet-named object in errors. */
 function displayName(obj: KubeObject): string {
@@ -622,23 +652,29 @@ export class GenericStore {
           `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`,
         );
       }
+      // A namespace already terminating while spec.finalizers remain is answered as it is (namespace REST.Delete).
+      if (meta.deletionTimestamp && this.def.strategy.pendingFinalizers?.(current)) return { object: current, deleted: false };
       const next = deepCopy(current);
       const nmeta = metaOf(next);
-      const gcFinalizer =
-        opts.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : opts.propagationPolicy === 'Orphan' ? 'orphan' : undefined;
       let changed = false;
-      if (gcFinalizer && !nmeta.deletionTimestamp) {
-        const fins = (nmeta.finalizers ?? []).filter((f) => f !== 'foregroundDeletion' && f !== 'orphan');
-        fins.push(gcFinalizer);
-        nmeta.finalizers = fins;
+      // The garbage-collection finalizers follow the options on every DELETE, also of an object already being
+      // deleted (store.go updateForGracefulDeletionAndFinalizers: none of these types deletes gracefully).
+      const gcFinalizers = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
+      if (gcFinalizers) {
+        if (gcFinalizers.length) nmeta.finalizers = gcFinalizers;
+        else delete nmeta.finalizers;
         changed = true;
       }
       if (this.hasPendingFinalizers(next)) {
+        // markAsDeleting: the first deletionTimestamp stays; the grace period is always 0.
         if (!nmeta.deletionTimestamp) {
           nmeta.deletionTimestamp = nowRFC3339();
-          nmeta.deletionGracePeriodSeconds = 0;
           if (this.def.strategy.tracksGeneration) nmeta.generation = (nmeta.generation ?? 1) + 1;
           this.def.strategy.onDeletionStarted?.(next);
+          changed = true;
+        }
+        if (nmeta.deletionGracePeriodSeconds !== 0) {
+          nmeta.deletionGracePeriodSeconds = 0;
           changed = true;
         }
         if (!changed) return { object: current, deleted: false };
