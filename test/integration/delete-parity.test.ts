@@ -90,4 +90,41 @@ describe('delete parity', () => {
     assert.equal(again.json.metadata.resourceVersion, first.json.metadata.resourceVersion);
     assert.equal(again.json.metadata.finalizers, undefined);
   });
+
+  it('the first DELETE of a namespace with empty spec.finalizers only marks it; the controller empties and removes it', async () => {
+    const ns = await createNamespace(ts, 'fin0');
+    await createConfigMap(ts, ns, 'left-behind');
+    const get = await ts.request('GET', `/api/v1/namespaces/${ns}`);
+    const fin = structuredClone(get.json);
+    fin.spec.finalizers = [];
+    const put = await ts.request('PUT', `/api/v1/namespaces/${ns}/finalize`, fin);
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(put.json.spec.finalizers, []);
+
+    const d = await ts.request('DELETE', `/api/v1/namespaces/${ns}`);
+    assert.equal(d.status, 200, d.text);
+    assert.equal(d.json.kind, 'Namespace');
+    assert.ok(d.json.metadata.deletionTimestamp, d.text);
+    assert.equal(d.json.metadata.deletionGracePeriodSeconds, undefined, 'namespace REST.Delete sets no grace period');
+    assert.equal(d.json.status.phase, 'Terminating');
+    const after = await ts.request('GET', `/api/v1/namespaces/${ns}`);
+    assert.equal(after.status, 200, 'the namespace stays after its first DELETE');
+    assert.equal((await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps/left-behind`)).status, 200);
+
+    // The namespace controller (after its grace period) deletes the content, then the namespace.
+    const deadline = Date.now() + 20_000;
+    let gone = false;
+    while (Date.now() < deadline) {
+      if ((await ts.request('GET', `/api/v1/namespaces/${ns}`)).status === 404) {
+        gone = true;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(gone, 'the namespace is removed');
+    const again = await ts.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    assert.equal(again.status, 201, again.text);
+    const list = await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
+    assert.deepEqual(list.json.items.map((i: any) => i.metadata.name), [], 'a recreated namespace does not show the old content');
+  });
 });

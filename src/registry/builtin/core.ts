@@ -71,6 +71,8 @@ const namespaces = defineBuiltin({
       const meta = metaOf(obj);
       meta.labels = { ...(meta.labels ?? {}), 'kubernetes.io/metadata.name': meta.name ?? '' };
     },
+    // Even a namespace whose spec.finalizers were emptied is only marked Terminating by its first DELETE.
+    markDeletingFirst: true,
     pendingFinalizers(obj) {
       const spec = obj.spec as { finalizers?: string[] } | undefined;
       return (spec?.finalizers?.length ?? 0) > 0;

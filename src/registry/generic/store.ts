@@ -656,6 +656,23 @@ export class GenericStore {
       if (meta.deletionTimestamp && this.def.strategy.pendingFinalizers?.(current)) return { object: current, deleted: false };
       const next = deepCopy(current);
       const nmeta = metaOf(next);
+      if (this.def.strategy.markDeletingFirst && !nmeta.deletionTimestamp) {
+        // namespace REST.Delete's first DELETE: deletionTimestamp, phase and GC finalizers, no grace period; the
+        // object stays whatever is pending.
+        nmeta.deletionTimestamp = nowRFC3339();
+        this.def.strategy.onDeletionStarted?.(next);
+        const fins = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
+        if (fins?.length) nmeta.finalizers = fins;
+        else if (fins) delete nmeta.finalizers;
+        if (opts.dryRun) return { object: next, deleted: false };
+        try {
+          const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
+          return { object: this.decode(updated), deleted: false };
+        } catch (err) {
+          if (isStorageError(err, 'Conflict')) continue;
+          throw this.translate(err, name);
+        }
+      }
       let changed = false;
       // The garbage-collection finalizers follow the options on every DELETE, also of an object already being
       // deleted (store.go updateForGracefulDeletionAndFinalizers: none of these types deletes gracefully).
