@@ -127,4 +127,50 @@ describe('delete parity', () => {
     const list = await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps`);
     assert.deepEqual(list.json.items.map((i: any) => i.metadata.name), [], 'a recreated namespace does not show the old content');
   });
+
+  it('deletecollection honours limit and continue and answers the list as listed', async () => {
+    const ns = await createNamespace(ts, 'dclimit');
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    for (const n of ['a', 'b', 'c']) await createConfigMap(ts, ns, n, { metadata: { name: n, labels: { grp: 'x' }, finalizers: ['x.io/f'] } });
+    await createConfigMap(ts, ns, 'other', {}, { grp: 'y' });
+    const r = await ts.request('DELETE', `${base}?labelSelector=grp%3Dx&limit=1`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.kind, 'ConfigMapList');
+    assert.equal(r.json.apiVersion, 'v1');
+    assert.match(r.json.metadata.resourceVersion, /^\d+$/);
+    assert.equal(typeof r.json.metadata.continue, 'string');
+    assert.ok(r.json.metadata.continue.length > 0);
+    assert.deepEqual(r.json.items.map((i: any) => i.metadata.name), ['a']);
+    assert.equal(r.json.items[0].metadata.deletionTimestamp, undefined, 'items come back as they were listed');
+    assert.ok(r.json.items[0].metadata.resourceVersion);
+    const live = await ts.request('GET', `${base}?labelSelector=grp%3Dx`);
+    assert.deepEqual(
+      live.json.items.map((i: any) => [i.metadata.name, !!i.metadata.deletionTimestamp]),
+      [['a', true], ['b', false], ['c', false]],
+      'only the first page was deleted',
+    );
+    const next = await ts.request('DELETE', `${base}?labelSelector=grp%3Dx&limit=1&continue=${encodeURIComponent(r.json.metadata.continue)}`);
+    assert.equal(next.status, 200, next.text);
+    assert.deepEqual(next.json.items.map((i: any) => i.metadata.name), ['b']);
+
+    // Without a limit: every match, list metadata with a resourceVersion, items before deletion.
+    const all = await ts.request('DELETE', `${base}?labelSelector=grp%3Dy`);
+    assert.equal(all.status, 200, all.text);
+    assert.match(all.json.metadata.resourceVersion, /^\d+$/);
+    assert.equal(all.json.metadata.continue, undefined);
+    assert.deepEqual(all.json.items.map((i: any) => i.metadata.name), ['other']);
+  });
+
+  it('deletecollection hands its preconditions to every delete unchanged', async () => {
+    const ns = await createNamespace(ts, 'dcpre');
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const a = await createConfigMap(ts, ns, 'a', {}, { grp: 'z' });
+    await createConfigMap(ts, ns, 'b', {}, { grp: 'z' });
+    const r = await ts.request('DELETE', `${base}?labelSelector=grp%3Dz`, { preconditions: { uid: a.metadata.uid } });
+    assert.equal(r.status, 409, r.text);
+    assert.equal(r.json.reason, 'Conflict');
+    assert.match(r.json.message, /^Operation cannot be fulfilled on ConfigMap "b": the UID in the precondition/);
+    assert.equal((await ts.request('GET', `${base}/a`)).status, 404, 'the object the precondition names was deleted');
+    assert.equal((await ts.request('GET', `${base}/b`)).status, 200);
+  });
 });

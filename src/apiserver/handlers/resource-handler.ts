@@ -416,16 +416,19 @@ async function handleDelete(r: ResourceRequest): Promise<void> {
 
 async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
   const def = r.store.def;
+  const output = negotiateObjectOutput(r.req.headers.accept, r.query.get('includeObject'), true);
+  const listOpts = {
+    selection: parseSelection(r.query, r.store.fieldLabelSupport()),
+    limit: parseLimit(r.query),
+    continue: r.query.get('continue') || undefined,
+    resourceVersion: r.query.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: r.query.get('resourceVersionMatch') || undefined,
+  };
   const opts = await parseDeleteOptions(r);
-  const selection = parseSelection(r.query, r.store.fieldLabelSupport());
   await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: namespaceOf(r), name: '' });
-  const items = await r.store.deleteCollection(r.ctx, namespaceOf(r), { selection }, opts);
-  writeJson(r.res, 200, {
-    kind: def.listKind,
-    apiVersion: groupVersionString(def.group, def.version),
-    metadata: {},
-    items,
-  } satisfies KubeObject);
+  // The answer is the list that was deleted, as listed (with its resourceVersion and, under a limit, continue).
+  const listed = await r.store.deleteCollection(r.ctx, namespaceOf(r), listOpts, opts);
+  writeList(r.res, listed.items, listed, output, def);
 }
 
 export { StatusError };

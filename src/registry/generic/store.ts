@@ -716,11 +716,15 @@ export class GenericStore {
     throw errors.conflictModified(this.gr, name);
   }
 
-  /** deletecollection: deletes every selected object, tolerating ones that vanish meanwhile. */
-  async deleteCollection(ctx: RequestContext, namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject[]> {
-    const { items } = await this.list(ctx, namespace, { ...listOpts, limit: undefined, continue: undefined });
-    // Deletes run a few at a time so their commits share fsyncs (group commit); the result keeps list order.
-    const results: (KubeObject | undefined)[] = new Array(items.length);
+  /**
+   * deletecollection (store.go DeleteCollection): lists with the request's list options (a limit deletes only that
+   * page) and deletes each listed object with the request's DeleteOptions as they are, preconditions included,
+   * tolerating ones that vanish meanwhile. Answers the list as listed: its metadata and the objects before deletion.
+   */
+  async deleteCollection(ctx: RequestContext, namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<ListResult> {
+    const listed = await this.list(ctx, namespace, listOpts);
+    const { items } = listed;
+    // Deletes run a few at a time so their commits share fsyncs (group commit).
     let next = 0;
     let failure: unknown;
     const worker = async () => {
@@ -729,8 +733,7 @@ export class GenericStore {
         if (i >= items.length) return;
         const item = items[i]!;
         try {
-          const r = await this.delete(ctx, item.metadata?.namespace ?? '', item.metadata!.name!, { ...opts, preconditions: undefined });
-          results[i] = r.object;
+          await this.delete(ctx, item.metadata?.namespace ?? '', item.metadata!.name!, opts);
         } catch (err) {
           if (err instanceof StatusError && err.code === 404) continue;
           failure ??= err;
@@ -739,7 +742,7 @@ export class GenericStore {
     };
     await Promise.all(Array.from({ length: Math.min(deleteCollectionWorkers, items.length) }, worker));
     if (failure !== undefined) throw failure;
-    return results.filter((o): o is KubeObject => o !== undefined);
+    return listed;
   }
 
   /**
