@@ -173,4 +173,30 @@ describe('delete parity', () => {
     assert.equal((await ts.request('GET', `${base}/a`)).status, 404, 'the object the precondition names was deleted');
     assert.equal((await ts.request('GET', `${base}/b`)).status, 200);
   });
+
+  it('namespace DELETE precondition failures are worded as namespace REST.Delete words them', async () => {
+    const ns = await createNamespace(ts, 'nspre');
+    const cur = await ts.request('GET', `/api/v1/namespaces/${ns}`);
+    const uid = cur.json.metadata.uid;
+    const badUid = await ts.request('DELETE', `/api/v1/namespaces/${ns}`, { preconditions: { uid: 'abc' } });
+    assert.equal(badUid.status, 409, badUid.text);
+    assert.deepEqual(badUid.json, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: `Operation cannot be fulfilled on namespaces "${ns}": Precondition failed: UID in precondition: abc, UID in object meta: ${uid}`,
+      reason: 'Conflict',
+      details: { name: ns, kind: 'namespaces' },
+      code: 409,
+    });
+    const badRv = await ts.request('DELETE', `/api/v1/namespaces/${ns}`, { preconditions: { resourceVersion: '1' } });
+    assert.equal(badRv.status, 409, badRv.text);
+    assert.equal(
+      badRv.json.message,
+      `Operation cannot be fulfilled on namespaces "${ns}": Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: ${cur.json.metadata.resourceVersion}`,
+    );
+    assert.equal(badRv.json.details.kind, 'namespaces');
+    assert.equal((await ts.request('GET', `/api/v1/namespaces/${ns}`)).json.metadata.deletionTimestamp, undefined);
+  });
 });

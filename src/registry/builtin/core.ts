@@ -73,6 +73,8 @@ const namespaces = defineBuiltin({
     },
     // Even a namespace whose spec.finalizers were emptied is only marked Terminating by its first DELETE.
     markDeletingFirst: true,
+    deletePreconditionFailure: (field, inPrecondition, inObject) =>
+      `Precondition failed: ${field} in precondition: ${inPrecondition}, ${field} in object meta: ${inObject}`,
     pendingFinalizers(obj) {
       const spec = obj.spec as { finalizers?: string[] } | undefined;
       return (spec?.finalizers?.length ?? 0) > 0;

@@ -638,6 +638,11 @@ export class GenericStore {
       // rest.BeforeDelete checks preconditions first and names the object by its Kind (not the resource) in the message.
       const pre = opts.preconditions;
       const byKind = { group: this.def.group, resource: this.def.kind };
+      const ownWording = this.def.strategy.deletePreconditionFailure;
+      if (ownWording && pre?.uid && pre.uid !== meta.uid) throw errors.conflict(this.gr, name, ownWording('UID', pre.uid, meta.uid ?? ''));
+      if (ownWording && pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+        throw errors.conflict(this.gr, name, ownWording('ResourceVersion', pre.resourceVersion, meta.resourceVersion ?? ''));
+      }
       if (pre?.uid && pre.uid !== meta.uid) {
         throw errors.conflict(
           byKind,
