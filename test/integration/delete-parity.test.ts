@@ -199,4 +199,58 @@ describe('delete parity', () => {
     assert.equal(badRv.json.details.kind, 'namespaces');
     assert.equal((await ts.request('GET', `/api/v1/namespaces/${ns}`)).json.metadata.deletionTimestamp, undefined);
   });
+
+  it('DeleteOptions come from the body when one is sent, else from the query, never both', async () => {
+    const ns = await createNamespace(ts, 'opts');
+    const path = (n: string) => `/api/v1/namespaces/${ns}/configmaps/${n}`;
+    await createConfigMap(ts, ns, 'q1');
+    const notDry = await ts.request('DELETE', `${path('q1')}?dryRun=All`, '{}');
+    assert.equal(notDry.status, 200, notDry.text);
+    assert.equal(notDry.json.kind, 'Status');
+    assert.equal((await ts.request('GET', path('q1'))).status, 404, 'a body was sent, so ?dryRun=All does not apply');
+
+    await createConfigMap(ts, ns, 'q2', { metadata: { name: 'q2', finalizers: ['x.io/f'] } });
+    const bodyWins = await ts.request('DELETE', `${path('q2')}?propagationPolicy=Orphan`, '{}');
+    assert.equal(bodyWins.status, 200, bodyWins.text);
+    assert.deepEqual(bodyWins.json.metadata.finalizers, ['x.io/f']);
+
+    await createConfigMap(ts, ns, 'q3', { metadata: { name: 'q3', finalizers: ['x.io/f'] } });
+    const fromQuery = await ts.request('DELETE', `${path('q3')}?propagationPolicy=Orphan`);
+    assert.equal(fromQuery.status, 200, fromQuery.text);
+    assert.deepEqual(fromQuery.json.metadata.finalizers, ['x.io/f', 'orphan']);
+
+    await createConfigMap(ts, ns, 'q4');
+    const dryFromQuery = await ts.request('DELETE', `${path('q4')}?dryRun=All`);
+    assert.equal(dryFromQuery.status, 200, dryFromQuery.text);
+    assert.equal((await ts.request('GET', path('q4'))).status, 200, 'without a body ?dryRun=All applies');
+  });
+
+  it('ValidateDeleteOptions reports every problem in upstream order', async () => {
+    const ns = await createNamespace(ts, 'optval');
+    await createConfigMap(ts, ns, 'v');
+    const path = `/api/v1/namespaces/${ns}/configmaps/v`;
+    const both = await ts.request('DELETE', path, { propagationPolicy: 'Bogus', orphanDependents: true });
+    assert.equal(both.status, 422, both.text);
+    assert.equal(
+      both.json.message,
+      'DeleteOptions.meta.k8s.io "" is invalid: [propagationPolicy: Invalid value: "Bogus": orphanDependents and deletionPropagation cannot be both set, ' +
+        'propagationPolicy: Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"]',
+    );
+    assert.deepEqual(both.json.details, {
+      group: 'meta.k8s.io',
+      kind: 'DeleteOptions',
+      causes: [
+        { reason: 'FieldValueInvalid', message: 'Invalid value: "Bogus": orphanDependents and deletionPropagation cannot be both set', field: 'propagationPolicy' },
+        { reason: 'FieldValueNotSupported', message: 'Unsupported value: "Bogus": supported values: "Foreground", "Background", "Orphan", "nil"', field: 'propagationPolicy' },
+      ],
+    });
+    const withDryRun = await ts.request('DELETE', `${path}?propagationPolicy=Sometimes&dryRun=Bogus`);
+    assert.equal(withDryRun.status, 422, withDryRun.text);
+    assert.equal(
+      withDryRun.json.message,
+      'DeleteOptions.meta.k8s.io "" is invalid: [propagationPolicy: Unsupported value: "Sometimes": supported values: "Foreground", "Background", "Orphan", "nil", ' +
+        'dryRun: Unsupported value: []string{"Bogus"}: supported values: "All"]',
+    );
+    assert.equal((await ts.request('GET', path)).status, 200);
+  });
 });

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type KubeObject, isPlainObject, metaOf } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
+import * as fe from '../../apimachinery/field-errors.js';
+import type { FieldError } from '../../apimachinery/field-errors.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
 import { type GenericStore, type DeleteOptions, NO_CHANGE } from '../../registry/generic/store.js';
 import type { ComputedCreate, RequestContext } from '../../registry/rest.js';
@@ -14,7 +16,6 @@ import {
   type FieldValidation,
   parseBoolParam,
   parseDryRun,
-  unsupportedDryRun,
   parseFieldManager,
   parseFieldValidation,
   parseLimit,
@@ -361,42 +362,50 @@ async function handleApply(r: ResourceRequest): Promise<void> {
   writeObject(r.res, created ? 201 : 200, subresourceView(r, object), output, def);
 }
 
-/** DeleteOptions from the body (JSON or protobuf; any of the accepted apiVersions) merged over query parameters. */
+/**
+ * DeleteOptions as endpoints/handlers/delete.go reads them: from the body when one is sent (JSON or protobuf; any of
+ * the accepted apiVersions), otherwise from the query parameters (never merged), then ValidateDeleteOptions.
+ */
 async function parseDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
-  const opts: DeleteOptions = { dryRun: parseDryRun(r.query, 'DeleteOptions') };
-  const policy = r.query.get('propagationPolicy');
-  const orphan = parseBoolParam(r.query, 'orphanDependents');
   const buf = await readBody(r.req);
-  let body: Record<string, unknown> = {};
+  let policy: string | undefined;
+  let orphanDependents: boolean | undefined;
+  let dryRun: string[];
+  let preconditions: DeleteOptions['preconditions'];
   if (buf.length > 0) {
-    body = decodeBody(buf, r.req.headers['content-type'], { kind: 'DeleteOptions', version: 'v1' }).object;
+    const body = decodeBody(buf, r.req.headers['content-type'], { kind: 'DeleteOptions', version: 'v1' }).object as Record<string, unknown>;
     if (body.kind !== undefined && body.kind !== 'DeleteOptions') {
       throw errors.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): kind ${JSON.stringify(body.kind)}`);
     }
-  }
-  const p = (body.propagationPolicy as string | undefined) ?? policy ?? undefined;
-  const orphanDependents = (body.orphanDependents as boolean | undefined) ?? orphan;
-  if (p !== undefined && p !== null) {
-    if (p !== 'Foreground' && p !== 'Background' && p !== 'Orphan') {
-      throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', [
-        { type: 'FieldValueNotSupported', field: 'propagationPolicy', value: p, detail: 'supported values: "Foreground", "Background", "Orphan", "nil"' },
-      ]);
+    policy = (body.propagationPolicy as string | null | undefined) ?? undefined;
+    orphanDependents = (body.orphanDependents as boolean | null | undefined) ?? undefined;
+    dryRun = Array.isArray(body.dryRun) ? body.dryRun.map(String) : [];
+    if (isPlainObject(body.preconditions)) {
+      const pre = body.preconditions as { uid?: string; resourceVersion?: string };
+      preconditions = { uid: pre.uid, resourceVersion: pre.resourceVersion };
     }
-    if (orphanDependents !== undefined) {
-      throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', [
-        { type: 'FieldValueInvalid', field: 'propagationPolicy', value: p, detail: 'orphanDependents and deletionPropagation cannot be both set' },
-      ]);
-    }
-    opts.propagationPolicy = p;
-  } else if (orphanDependents !== undefined) opts.orphanDependents = orphanDependents;
-  if (Array.isArray(body.dryRun)) {
-    if (body.dryRun.some((v) => v !== 'All')) throw unsupportedDryRun('DeleteOptions', body.dryRun.map(String));
-    if (body.dryRun.length) opts.dryRun = true;
+  } else {
+    policy = r.query.get('propagationPolicy') ?? undefined;
+    orphanDependents = parseBoolParam(r.query, 'orphanDependents');
+    dryRun = r.query.getAll('dryRun');
   }
-  if (isPlainObject(body.preconditions)) {
-    const pre = body.preconditions as { uid?: string; resourceVersion?: string };
-    opts.preconditions = { uid: pre.uid, resourceVersion: pre.resourceVersion };
+  // ValidateDeleteOptions reports every problem, in this order.
+  const errs: FieldError[] = [];
+  if (orphanDependents !== undefined && policy !== undefined) {
+    errs.push(fe.invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
+  if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
+    errs.push(fe.notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  if (dryRun.some((v) => v !== 'All')) {
+    // Go prints the rejected []string with %#v.
+    errs.push({ ...fe.notSupported('dryRun', dryRun, ['All']), renderedValue: `[]string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}` });
+  }
+  if (errs.length) throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', errs);
+  const opts: DeleteOptions = { dryRun: dryRun.length > 0 };
+  if (policy !== undefined) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  if (orphanDependents !== undefined) opts.orphanDependents = orphanDependents;
+  if (preconditions) opts.preconditions = preconditions;
   return opts;
 }
 
