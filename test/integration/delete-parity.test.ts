@@ -253,4 +253,28 @@ describe('delete parity', () => {
     );
     assert.equal((await ts.request('GET', path)).status, 200);
   });
+
+  it('orphanDependents=false on an object not removed yet answers 202', async () => {
+    const ns = await createNamespace(ts, 'accepted');
+    const path = (n: string) => `/api/v1/namespaces/${ns}/configmaps/${n}`;
+    await createConfigMap(ts, ns, 'held', { metadata: { name: 'held', finalizers: ['x.io/f'] } });
+    const body = await ts.request('DELETE', path('held'), { orphanDependents: false });
+    assert.equal(body.status, 202, body.text);
+    assert.equal(body.json.kind, 'ConfigMap');
+    assert.ok(body.json.metadata.deletionTimestamp);
+    const query = await ts.request('DELETE', `${path('held')}?orphanDependents=false`);
+    assert.equal(query.status, 202, query.text);
+    const policy = await ts.request('DELETE', path('held'), { propagationPolicy: 'Background' });
+    assert.equal(policy.status, 200, 'only the deprecated field turns the answer into 202');
+
+    await createConfigMap(ts, ns, 'free');
+    const gone = await ts.request('DELETE', path('free'), { orphanDependents: false });
+    assert.equal(gone.status, 200, gone.text);
+    assert.equal(gone.json.kind, 'Status');
+
+    const target = await createNamespace(ts, 'accepted-ns');
+    const nsDel = await ts.request('DELETE', `/api/v1/namespaces/${target}`, { orphanDependents: false });
+    assert.equal(nsDel.status, 202, nsDel.text);
+    assert.equal(nsDel.json.status.phase, 'Terminating');
+  });
 });

@@ -420,7 +420,8 @@ async function handleDelete(r: ResourceRequest): Promise<void> {
     writeJson(r.res, 200, r.store.deletedStatus(result.object));
     return;
   }
-  writeObject(r.res, 200, result.object, output, def);
+  // delete.go: an object not removed yet after a cascading request in the deprecated form answers 202.
+  writeObject(r.res, !result.deleted && opts.orphanDependents === false ? 202 : 200, result.object, output, def);
 }
 
 async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
