@@ -43,6 +43,16 @@ export interface Strategy {
   selectableFields?(obj: KubeObject): Record<string, string>;
   /** Extra reasons an object may not be removed yet (namespaces: spec.finalizers). */
   pendingFinalizers?(obj: KubeObject): boolean;
+  /**
+   * The first DELETE only marks the object deleting (deletionTimestamp, onDeletionStarted, GC finalizers) and never
+   * removes it, even with nothing pending; a later DELETE removes it once nothing is pending (namespace REST.Delete).
+   */
+  markDeletingFirst?: boolean;
+  /**
+   * The detail of a 409 for a failed DELETE precondition when the type words it itself (namespace REST.Delete); it is
+   * then reported on the resource. Unset: rest.BeforeDelete's wording, reported on the Kind.
+   */
+  deletePreconditionFailure?(field: 'UID' | 'ResourceVersion', inPrecondition: string, inObject: string): string;
   /** Called when deletion starts (deletionTimestamp being set), e.g. namespace phase → Terminating. */
   onDeletionStarted?(obj: KubeObject): void;
   /** Fills defaults into an object read from storage (custom resources default on read as well as on write). */

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type KubeObject, isPlainObject, metaOf } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
+import * as fe from '../../apimachinery/field-errors.js';
+import type { FieldError } from '../../apimachinery/field-errors.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
 import { type GenericStore, type DeleteOptions, NO_CHANGE } from '../../registry/generic/store.js';
 import type { ComputedCreate, RequestContext } from '../../registry/rest.js';
@@ -14,7 +16,6 @@ import {
   type FieldValidation,
   parseBoolParam,
   parseDryRun,
-  unsupportedDryRun,
   parseFieldManager,
   parseFieldValidation,
   parseLimit,
@@ -46,7 +47,9 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   const def = store.def;
   if (info.subresource && !def.subresources.some((s) => s.name === info.subresource)) throw errors.notFoundPath();
   if (!def.verbs.includes(info.verb) && !(info.subresource && ['get', 'update', 'patch'].includes(info.verb))) {
-    throw errors.methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+    // Upstream registers no route for a verb the storage does not implement (e.g. deletecollection on namespaces),
+    // so go-restful answers with its generic 405 rather than NewMethodNotSupported.
+    throw methodNotAllowedOnPath();
   }
   if (def.namespaced && !info.namespace && ['create', 'get', 'update', 'patch', 'delete'].includes(info.verb)) {
     throw errors.notFoundPath();
@@ -356,42 +359,50 @@ async function handleApply(r: ResourceRequest): Promise<void> {
   writeObject(r.res, created ? 201 : 200, subresourceView(r, object), output, def);
 }
 
-/** DeleteOptions from the body (JSON or protobuf; any of the accepted apiVersions) merged over query parameters. */
+/**
+ * DeleteOptions as endpoints/handlers/delete.go reads them: from the body when one is sent (JSON or protobuf; any of
+ * the accepted apiVersions), otherwise from the query parameters (never merged), then ValidateDeleteOptions.
+ */
 async function parseDeleteOptions(r: ResourceRequest): Promise<DeleteOptions> {
-  const opts: DeleteOptions = { dryRun: parseDryRun(r.query, 'DeleteOptions') };
-  const policy = r.query.get('propagationPolicy');
-  const orphan = parseBoolParam(r.query, 'orphanDependents');
   const buf = await readBody(r.req);
-  let body: Record<string, unknown> = {};
+  let policy: string | undefined;
+  let orphanDependents: boolean | undefined;
+  let dryRun: string[];
+  let preconditions: DeleteOptions['preconditions'];
   if (buf.length > 0) {
-    body = decodeBody(buf, r.req.headers['content-type'], { kind: 'DeleteOptions', version: 'v1' }).object;
+    const body = decodeBody(buf, r.req.headers['content-type'], { kind: 'DeleteOptions', version: 'v1' }).object as Record<string, unknown>;
     if (body.kind !== undefined && body.kind !== 'DeleteOptions') {
       throw errors.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): kind ${JSON.stringify(body.kind)}`);
     }
-  }
-  const p = (body.propagationPolicy as string | undefined) ?? policy ?? undefined;
-  const orphanDependents = (body.orphanDependents as boolean | undefined) ?? orphan;
-  if (p !== undefined && p !== null) {
-    if (p !== 'Foreground' && p !== 'Background' && p !== 'Orphan') {
-      throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', [
-        { type: 'FieldValueNotSupported', field: 'propagationPolicy', value: p, detail: 'supported values: "Foreground", "Background", "Orphan", "nil"' },
-      ]);
+    policy = (body.propagationPolicy as string | null | undefined) ?? undefined;
+    orphanDependents = (body.orphanDependents as boolean | null | undefined) ?? undefined;
+    dryRun = Array.isArray(body.dryRun) ? body.dryRun.map(String) : [];
+    if (isPlainObject(body.preconditions)) {
+      const pre = body.preconditions as { uid?: string; resourceVersion?: string };
+      preconditions = { uid: pre.uid, resourceVersion: pre.resourceVersion };
     }
-    if (orphanDependents !== undefined) {
-      throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', [
-        { type: 'FieldValueInvalid', field: 'propagationPolicy', value: p, detail: 'orphanDependents and deletionPropagation cannot be both set' },
-      ]);
-    }
-    opts.propagationPolicy = p;
-  } else if (orphanDependents === true) opts.propagationPolicy = 'Orphan';
-  if (Array.isArray(body.dryRun)) {
-    if (body.dryRun.some((v) => v !== 'All')) throw unsupportedDryRun('DeleteOptions', body.dryRun.map(String));
-    if (body.dryRun.length) opts.dryRun = true;
+  } else {
+    policy = r.query.get('propagationPolicy') ?? undefined;
+    orphanDependents = parseBoolParam(r.query, 'orphanDependents');
+    dryRun = r.query.getAll('dryRun');
   }
-  if (isPlainObject(body.preconditions)) {
-    const pre = body.preconditions as { uid?: string; resourceVersion?: string };
-    opts.preconditions = { uid: pre.uid, resourceVersion: pre.resourceVersion };
+  // ValidateDeleteOptions reports every problem, in this order.
+  const errs: FieldError[] = [];
+  if (orphanDependents !== undefined && policy !== undefined) {
+    errs.push(fe.invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
+  if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
+    errs.push(fe.notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  if (dryRun.some((v) => v !== 'All')) {
+    // Go prints the rejected []string with %#v.
+    errs.push({ ...fe.notSupported('dryRun', dryRun, ['All']), renderedValue: `[]string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}` });
+  }
+  if (errs.length) throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', errs);
+  const opts: DeleteOptions = { dryRun: dryRun.length > 0 };
+  if (policy !== undefined) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  if (orphanDependents !== undefined) opts.orphanDependents = orphanDependents;
+  if (preconditions) opts.preconditions = preconditions;
   return opts;
 }
 
@@ -406,21 +417,25 @@ async function handleDelete(r: ResourceRequest): Promise<void> {
     writeJson(r.res, 200, r.store.deletedStatus(result.object));
     return;
   }
-  writeObject(r.res, 200, result.object, output, def);
+  // delete.go: an object not removed yet after a cascading request in the deprecated form answers 202.
+  writeObject(r.res, !result.deleted && opts.orphanDependents === false ? 202 : 200, result.object, output, def);
 }
 
 async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
   const def = r.store.def;
+  const output = negotiateObjectOutput(r.req.headers.accept, r.query.get('includeObject'), true);
+  const listOpts = {
+    selection: parseSelection(r.query, r.store.fieldLabelSupport()),
+    limit: parseLimit(r.query),
+    continue: r.query.get('continue') || undefined,
+    resourceVersion: r.query.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: r.query.get('resourceVersionMatch') || undefined,
+  };
   const opts = await parseDeleteOptions(r);
-  const selection = parseSelection(r.query, r.store.fieldLabelSupport());
   await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: namespaceOf(r), name: '' });
-  const items = await r.store.deleteCollection(r.ctx, namespaceOf(r), { selection }, opts);
-  writeJson(r.res, 200, {
-    kind: def.listKind,
-    apiVersion: groupVersionString(def.group, def.version),
-    metadata: {},
-    items,
-  } satisfies KubeObject);
+  // The answer is the list that was deleted, as listed (with its resourceVersion and, under a limit, continue).
+  const listed = await r.store.deleteCollection(r.ctx, namespaceOf(r), listOpts, opts);
+  writeList(r.res, listed.items, listed, output, def);
 }
 
 export { StatusError };

@@ -49,7 +49,11 @@ export const namespaceControllerInstaller: ControllerInstaller = {
         throw err;
       }
       if (!ns.metadata?.deletionTimestamp) return;
-      if (!(ns.spec?.finalizers ?? []).includes(finalizerToken)) return;
+      // Deliberately unlike upstream (whose deleter returns early for a namespace already finalized): a namespace
+      // deleted after its spec.finalizers were emptied is still emptied, then deleted again, which removes it; upstream
+      // it stays Terminating until someone deletes it again, and its content is left behind.
+      const finalized = (ns.spec?.finalizers ?? []).length === 0;
+      if (!finalized && !(ns.spec?.finalizers ?? []).includes(finalizerToken)) return;
 
       const outcome = await deleteAllContent(client, cluster, name);
       const now = nowRFC3339();
@@ -67,6 +71,15 @@ export const namespaceControllerInstaller: ControllerInstaller = {
       if (failed) throw new Error(`namespace ${cluster}|${name}: content deletion incomplete: ${outcome.contentErrors.join('; ') || outcome.discoveryError || 'discovery failed'}`);
       if (outcome.remainingByResource.size > 0) return contentRemains;
 
+      if (finalized) {
+        try {
+          await client.delete(namespacesGVR, name, { cluster }, { preconditions: { uid: ns.metadata?.uid } });
+        } catch (err) {
+          if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+          throw err;
+        }
+        return;
+      }
       const finalize = stripClusterAnnotation(deepCopy(ns));
       finalize.spec = { ...(finalize.spec ?? {}), finalizers: (ns.spec?.finalizers ?? []).filter((f) => f !== finalizerToken) };
       try {

@@ -48,6 +48,9 @@ const namespaces = defineBuiltin({
   kind: 'Namespace',
   namespaced: false,
   shortNames: ['ns'],
+  // No deletecollection: upstream's namespace REST (pkg/registry/core/namespace/storage) implements no
+  // CollectionDeleter, so discovery omits the verb and DELETE on the collection has no route (405).
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   definitionName: 'io.k8s.api.core.v1.Namespace',
   strategy: {
     nameValidation: 'label',
@@ -68,6 +71,10 @@ const namespaces = defineBuiltin({
       const meta = metaOf(obj);
       meta.labels = { ...(meta.labels ?? {}), 'kubernetes.io/metadata.name': meta.name ?? '' };
     },
+    // Even a namespace whose spec.finalizers were emptied is only marked Terminating by its first DELETE.
+    markDeletingFirst: true,
+    deletePreconditionFailure: (field, inPrecondition, inObject) =>
+      `Precondition failed: ${field} in precondition: ${inPrecondition}, ${field} in object meta: ${inObject}`,
     pendingFinalizers(obj) {
       const spec = obj.spec as { finalizers?: string[] } | undefined;
       return (spec?.finalizers?.length ?? 0) > 0;

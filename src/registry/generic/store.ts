@@ -51,6 +51,8 @@ export interface DeleteOptions {
   dryRun: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  /** The deprecated field; when set it decides alone (true: orphan, false: neither orphan nor foreground). */
+  orphanDependents?: boolean;
 }
 
 export interface DeleteResult {
@@ -81,6 +83,34 @@ export interface WatchOptions {
  * server-side apply of an unchanged configuration): the store then answers with the current object untouched.
  */
 export const NO_CHANGE: unique symbol = Symbol('no change');
+
+/**
+ * deletionFinalizersForGarbageCollection (store.go): the object's finalizers with `orphan` and `foregroundDeletion`
+ * as the options ask (orphanDependents, else propagationPolicy, else whichever of the two the object carries first),
+ * or undefined when that leaves the set as it is.
+ */
+function deletionFinalizersForGarbageCollection(existing: string[], opts: DeleteOptions): string[] | undefined {
+  let orphan: boolean;
+  let foreground: boolean;
+  if (opts.orphanDependents !== undefined) {
+    orphan = opts.orphanDependents;
+    foreground = false;
+  } else if (opts.propagationPolicy !== undefined) {
+    orphan = opts.propagationPolicy === 'Orphan';
+    foreground = opts.propagationPolicy === 'Foreground';
+  } else {
+    const first = existing.find((f) => f === 'orphan' || f === 'foregroundDeletion');
+    orphan = first === 'orphan';
+    foreground = first === 'foregroundDeletion';
+  }
+  const next = existing.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+  if (orphan) next.push('orphan');
+  if (foreground) next.push('foregroundDeletion');
+  const before = new Set(existing);
+  const after = new Set(next);
+  if (before.size === after.size && [...after].every((f) => before.has(f))) return undefined;
+  return next;
+}
 
 /** Name used to identify a not-yet-named object in errors. */
 function displayName(obj: KubeObject): string {
@@ -611,6 +641,11 @@ export class GenericStore {
       // rest.BeforeDelete checks preconditions first and names the object by its Kind (not the resource) in the message.
       const pre = opts.preconditions;
       const byKind = { group: this.def.group, resource: this.def.kind };
+      const ownWording = this.def.strategy.deletePreconditionFailure;
+      if (ownWording && pre?.uid && pre.uid !== meta.uid) throw errors.conflict(this.gr, name, ownWording('UID', pre.uid, meta.uid ?? ''));
+      if (ownWording && pre?.resourceVersion && pre.resourceVersion !== meta.resourceVersion) {
+        throw errors.conflict(this.gr, name, ownWording('ResourceVersion', pre.resourceVersion, meta.resourceVersion ?? ''));
+      }
       if (pre?.uid && pre.uid !== meta.uid) {
         throw errors.conflict(
           byKind,
@@ -625,23 +660,46 @@ export class GenericStore {
           `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`,
         );
       }
+      // A namespace already terminating while spec.finalizers remain is answered as it is (namespace REST.Delete).
+      if (meta.deletionTimestamp && this.def.strategy.pendingFinalizers?.(current)) return { object: current, deleted: false };
       const next = deepCopy(current);
       const nmeta = metaOf(next);
-      const gcFinalizer =
-        opts.propagationPolicy === 'Foreground' ? 'foregroundDeletion' : opts.propagationPolicy === 'Orphan' ? 'orphan' : undefined;
+      if (this.def.strategy.markDeletingFirst && !nmeta.deletionTimestamp) {
+        // namespace REST.Delete's first DELETE: deletionTimestamp, phase and GC finalizers, no grace period; the
+        // object stays whatever is pending.
+        nmeta.deletionTimestamp = nowRFC3339();
+        this.def.strategy.onDeletionStarted?.(next);
+        const fins = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
+        if (fins?.length) nmeta.finalizers = fins;
+        else if (fins) delete nmeta.finalizers;
+        if (opts.dryRun) return { object: next, deleted: false };
+        try {
+          const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
+          return { object: this.decode(updated), deleted: false };
+        } catch (err) {
+          if (isStorageError(err, 'Conflict')) continue;
+          throw this.translate(err, name);
+        }
+      }
       let changed = false;
-      if (gcFinalizer && !nmeta.deletionTimestamp) {
-        const fins = (nmeta.finalizers ?? []).filter((f) => f !== 'foregroundDeletion' && f !== 'orphan');
-        fins.push(gcFinalizer);
-        nmeta.finalizers = fins;
+      // The garbage-collection finalizers follow the options on every DELETE, also of an object already being
+      // deleted (store.go updateForGracefulDeletionAndFinalizers: none of these types deletes gracefully).
+      const gcFinalizers = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
+      if (gcFinalizers) {
+        if (gcFinalizers.length) nmeta.finalizers = gcFinalizers;
+        else delete nmeta.finalizers;
         changed = true;
       }
       if (this.hasPendingFinalizers(next)) {
+        // markAsDeleting: the first deletionTimestamp stays; the grace period is always 0.
         if (!nmeta.deletionTimestamp) {
           nmeta.deletionTimestamp = nowRFC3339();
-          nmeta.deletionGracePeriodSeconds = 0;
           if (this.def.strategy.tracksGeneration) nmeta.generation = (nmeta.generation ?? 1) + 1;
           this.def.strategy.onDeletionStarted?.(next);
+          changed = true;
+        }
+        if (nmeta.deletionGracePeriodSeconds !== 0) {
+          nmeta.deletionGracePeriodSeconds = 0;
           changed = true;
         }
         if (!changed) return { object: current, deleted: false };
@@ -666,11 +724,15 @@ export class GenericStore {
     throw errors.conflictModified(this.gr, name);
   }
 
-  /** deletecollection: deletes every selected object, tolerating ones that vanish meanwhile. */
-  async deleteCollection(ctx: RequestContext, namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<KubeObject[]> {
-    const { items } = await this.list(ctx, namespace, { ...listOpts, limit: undefined, continue: undefined });
-    // Deletes run a few at a time so their commits share fsyncs (group commit); the result keeps list order.
-    const results: (KubeObject | undefined)[] = new Array(items.length);
+  /**
+   * deletecollection (store.go DeleteCollection): lists with the request's list options (a limit deletes only that
+   * page) and deletes each listed object with the request's DeleteOptions as they are, preconditions included,
+   * tolerating ones that vanish meanwhile. Answers the list as listed: its metadata and the objects before deletion.
+   */
+  async deleteCollection(ctx: RequestContext, namespace: string, listOpts: ListOptions, opts: DeleteOptions): Promise<ListResult> {
+    const listed = await this.list(ctx, namespace, listOpts);
+    const { items } = listed;
+    // Deletes run a few at a time so their commits share fsyncs (group commit).
     let next = 0;
     let failure: unknown;
     const worker = async () => {
@@ -679,8 +741,7 @@ export class GenericStore {
         if (i >= items.length) return;
         const item = items[i]!;
         try {
-          const r = await this.delete(ctx, item.metadata?.namespace ?? '', item.metadata!.name!, { ...opts, preconditions: undefined });
-          results[i] = r.object;
+          await this.delete(ctx, item.metadata?.namespace ?? '', item.metadata!.name!, opts);
         } catch (err) {
           if (err instanceof StatusError && err.code === 404) continue;
           failure ??= err;
@@ -689,7 +750,7 @@ export class GenericStore {
     };
     await Promise.all(Array.from({ length: Math.min(deleteCollectionWorkers, items.length) }, worker));
     if (failure !== undefined) throw failure;
-    return results.filter((o): o is KubeObject => o !== undefined);
+    return listed;
   }
 
   /**
