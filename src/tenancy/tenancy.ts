@@ -24,7 +24,7 @@ import { resolveRequestCluster } from './request-cluster.js';
 import { WorkspaceAdmission } from './workspace-admission.js';
 import { WorkspaceIndex } from './workspace-index.js';
 import { WorkspaceLifecycle, systemContext, type WorkspaceInitializer } from './workspace-lifecycle.js';
-import { PATH_ANNOTATION, TYPE_ANNOTATION, WorkspaceTypeResolver, builtinWorkspaceTypes, workspaceTypeUsePolicy } from './workspace-types.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION, WorkspaceTypeResolver, builtinWorkspaceTypes, tenancyReaderPolicy, workspaceTypeUsePolicy } from './workspace-types.js';
 
 const CLUSTER_ANNOTATION = 'kcp.io/cluster';
 
@@ -198,7 +198,7 @@ export class Tenancy {
     const roles = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterroles');
     const bindings = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings');
     if (roles && bindings) {
-      for (const { role, binding } of [workspaceTypeUsePolicy(), homeCreatorPolicy()]) {
+      for (const { role, binding } of [workspaceTypeUsePolicy(), tenancyReaderPolicy(), homeCreatorPolicy()]) {
         await createIfMissing(roles, ctx, role);
         await createIfMissing(bindings, ctx, binding);
       }
