@@ -123,4 +123,71 @@ describe('kubectl ws plugin as a plain user', () => {
     await ok(['ws', ':root'], aliceConfig);
     assert.equal(await ok(['ws', 'tree'], aliceConfig), '.\n└── root\n    └── team-a\n\n');
   });
+
+  it('takes kubectl connection flags: --context, --user, --token, --server/-s, -w, --insecure-skip-tls-verify', async () => {
+    // One kubeconfig with several contexts and users, its current context the admin's at root.
+    const multi = join(ts.rootDir, 'multi.kubeconfig');
+    const kc = YAML.parse(readFileSync(ts.kubeconfig, 'utf8'));
+    const cluster = kc.clusters[0];
+    const admin = kc.users[0];
+    const rootServer = cluster.cluster.server;
+    writeFileSync(
+      multi,
+      YAML.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [cluster],
+        users: [admin, { name: 'alice', user: { token: 'alice-token' } }, { name: 'nobody', user: {} }],
+        contexts: [
+          { name: 'admin', context: { cluster: cluster.name, user: admin.name } },
+          { name: 'alice', context: { cluster: cluster.name, user: 'alice' } },
+        ],
+        'current-context': 'admin',
+      }),
+    );
+    const owner = async (parent: string, name: string) =>
+      JSON.parse((await ts.request('GET', `/clusters/${parent}/apis/tenancy.kcp.io/v1alpha1/workspaces/${name}`)).json.metadata.annotations['experimental.tenancy.kcp.io/owner']).username;
+
+    // --context and -w on create and tree: alice creates below her own workspace without entering it.
+    assert.equal(
+      await ok(['create', 'workspace', 'by-context', '--context', 'alice', '-w', ':root:team-a'], multi),
+      'Workspace "by-context" (type root:universal) created. Waiting for it to be ready...\nWorkspace "by-context" (type root:universal) is ready to use.\n',
+    );
+    assert.equal(await owner('root:team-a', 'by-context'), 'alice');
+    assert.equal(await ok(['ws', 'tree', '--context=alice', '--workspace', 'team-a', '--full'], multi), '.\n└── root:team-a\n    └── root:team-a:by-context\n\n');
+    assert.equal(await ok(['ws', 'tree', '-w', ':root:team-a:by-context:..'], multi), '.\n└── team-a\n    └── by-context\n\n');
+    await fails(['ws', 'tree', '-w', '..'], multi, 'Error: invalid workspace path: ..');
+    await fails(['ws', 'tree', '-w', '..:..'], multi, 'Error: cannot go above the root workspace');
+    await fails(['ws', 'tree', '-w', 'Bad_Name'], multi, 'Error: invalid workspace path: Bad_Name');
+    // --user picks another user entry, --token replaces the token: the server sees alice, then bob.
+    await fails(['create', 'workspace', 'nope', '--user', 'alice'], multi, /forbidden: User "alice" cannot create resource "workspaces"/);
+    await fails(['create', 'workspace', 'nope', '--user', 'nobody', '--token', 'bob-token'], multi, /forbidden: User "bob" cannot create resource "workspaces"/);
+    // --server/-s points at another workspace (and --insecure-skip-tls-verify[=true] drops the CA check).
+    assert.match(await ok(['create', 'workspace', 'by-server', '--server', `${rootServer}/clusters/root:team-a`], multi), /Workspace "by-server" \(type root:universal\) is ready to use/);
+    assert.equal((await ts.request('GET', '/clusters/root:team-a/apis/tenancy.kcp.io/v1alpha1/workspaces/by-server')).status, 200);
+    assert.equal(
+      await ok(['ws', 'tree', '-s', `${rootServer}/clusters/root:team-a`, '--insecure-skip-tls-verify=true'], multi),
+      '.\n└── team-a\n    ├── by-context\n    └── by-server\n\n',
+    );
+    // Unknown names fail as clientcmd's do.
+    await fails(['ws', 'tree', '--context', 'nope'], multi, 'Error: context "nope" does not exist');
+    await fails(['ws', '.', '--user', 'nope'], multi, 'Error: auth info "nope" does not exist');
+    // -w is for tree and create only, as in kcp.
+    const w = await kubectl(['ws', '-w', ':root'], multi);
+    assert.notEqual(w.code, 0);
+    assert.match(w.stderr, /unknown option '-w'/);
+
+    // `kubectl ws <path> --context alice` moves from alice's context: the new current context is hers.
+    assert.equal(await ok(['ws', ':root:team-a:by-context', '--context', 'alice'], multi), "Current workspace is 'root:team-a:by-context' (type root:universal).\n");
+    const after = YAML.parse(readFileSync(multi, 'utf8'));
+    assert.equal(after['current-context'], 'workspace.kcp.io/current');
+    const current = after.contexts.find((c: any) => c.name === 'workspace.kcp.io/current').context;
+    assert.equal(current.user, 'alice');
+    assert.equal(after.clusters.find((c: any) => c.name === current.cluster).cluster.server, `${rootServer}/clusters/root:team-a:by-context`);
+    assert.equal(await ok(['ws', 'current', '--short', '-n', 'default'], multi), 'root:team-a:by-context\n');
+    // --context admin starts from the admin context (at root), whatever the current one is.
+    assert.equal(await ok(['ws', 'use', 'team-a', '--short', '--context', 'admin'], multi), 'root:team-a\n');
+    const again = YAML.parse(readFileSync(multi, 'utf8'));
+    assert.equal(again.contexts.find((c: any) => c.name === 'workspace.kcp.io/current').context.user, admin.name);
+  });
 });

@@ -162,7 +162,7 @@ export class WorkspaceCommands {
   /** Points the `workspace.kcp.io/current` context at `url`, saving the current one as previous (kcp's commitConfig). */
   private async commit(url: string, short: boolean, type?: TypeRef): Promise<void> {
     const file = this.client.kubeconfig.file;
-    const currentName = file['current-context'];
+    const currentName = this.client.contextName();
     const currentContext = getNamed<KubeconfigContext>(file.contexts, 'context', currentName);
     if (!currentContext) throw new PluginError(`current ${JSON.stringify(currentName)} context not found`);
     const oldCluster = getNamed<KubeconfigCluster>(file.clusters, 'cluster', currentContext.cluster);
@@ -184,7 +184,7 @@ export class WorkspaceCommands {
   /** `kubectl ws -`: swaps the current and previous contexts (kcp's swapContexts). */
   private async swap(short: boolean): Promise<void> {
     const file = this.client.kubeconfig.file;
-    const currentName = file['current-context'];
+    const currentName = this.client.contextName();
     let currentContext = getNamed<KubeconfigContext>(file.contexts, 'context', currentName);
     if (!currentContext) throw new PluginError(`current ${JSON.stringify(currentName)} context not found`);
     let prev = getNamed<KubeconfigContext>(file.contexts, 'context', PREVIOUS_KEY);
