@@ -88,6 +88,7 @@ export class Tenancy {
     const wss = await this.workspaces.list(sys, '', { selection: {} }, true);
     this.lifecycle = new WorkspaceLifecycle(this.registry, this.index, this.workspaces, this.logicalClusters, () => this.baseURL, this.gate);
     this.lifecycle.initializers.push(...this.pendingInitializers.splice(0));
+    this.lifecycle.typeResolver = this.types;
     for (const o of wss.items) this.observeWorkspace('ADDED', o);
     const watchOpts = (rv: string) => ({ selection: {}, resourceVersion: rv, allowBookmarks: false });
     this.watches.push(
@@ -160,6 +161,9 @@ export class Tenancy {
       type: annotation(o, TYPE_ANNOTATION),
       phase: o.metadata?.deletionTimestamp ? 'Terminating' : (status.phase ?? 'Scheduling'),
     });
+    // A LogicalCluster still initializing: its workspace moves on once the last initializer is removed from it.
+    const owner = (o.spec as { owner?: { cluster?: string; name?: string } } | undefined)?.owner;
+    if (type !== 'ADDED' && status.phase === 'Initializing' && owner?.cluster && owner.name && this.gate.isOpen()) this.lifecycle?.enqueue(owner.cluster, owner.name);
   }
 
   private observeWorkspace(type: WatchEventType, o: KubeObject): void {
