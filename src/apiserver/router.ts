@@ -33,8 +33,12 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
     if (await serveNonResource(req, res, path, info, deps)) return;
     throw errors.notFoundPath();
   }
+  // kcp's WithWildcardListWatchGuard: only list and watch span every logical cluster.
   if (info.wildcardCluster && info.verb !== 'list' && info.verb !== 'watch') {
-    throw errors.methodNotSupported({ group: info.apiGroup, resource: info.resource }, info.verb);
+    const err = errors.methodNotSupported({ group: info.apiGroup, resource: info.resource }, info.verb);
+    err.status.message = `${err.status.message} in the \`*\` logical cluster`;
+    err.message = err.status.message;
+    throw err;
   }
   const store = deps.registry.lookup(info.wildcardCluster ? 'root' : ctx.cluster, info.apiGroup, info.apiVersion, info.resource);
   if (!store) throw errors.notFoundPath();

@@ -5,11 +5,14 @@
  *   kubectl ws use|cd <workspace>     kubectl ws current [--short]     kubectl ws tree [--full]
  *   kubectl ws create <name> [--type=<path:name>] [--enter] [--ignore-existing]   (deprecated spelling)
  *   kubectl create workspace <name> [--type=<path:name>] [--enter] [--ignore-existing]
+ * Every command also takes kubectl's connection flags (--kubeconfig, --context, --user, --server/-s, --token,
+ * --namespace/-n, --certificate-authority, --insecure-skip-tls-verify, --tls-server-name); tree and create take
+ * --workspace/-w, as in kcp.
  * Errors print as `Error: <message>` and exit 1, like the cobra-based original.
  */
 import { Command } from 'commander';
 import { PluginError, WorkspaceCommands, type Output } from '../tenancy/cli/workspace-commands.js';
-import { WorkspaceClient, kubeconfigPath } from '../tenancy/cli/workspace-client.js';
+import { WorkspaceClient, kubeconfigPath, type ConnectionOverrides } from '../tenancy/cli/workspace-client.js';
 
 const io: Output = {
   out: (t) => process.stdout.write(t),
@@ -19,8 +22,12 @@ const io: Output = {
 const createDeprecation =
   "Command \"create\" is deprecated, install the 'kubectl create workspace' plugin instead, compare https://docs.kcp.io/kcp/latest/setup/kubectl-plugin/.\n";
 
-async function withCommands(kubeconfig: string | undefined, fn: (c: WorkspaceCommands) => Promise<void> | void): Promise<void> {
-  const client = await WorkspaceClient.open(kubeconfigPath(kubeconfig));
+/** The connection flags every command takes (see addConnectionOptions). */
+type ConnectionFlags = ConnectionOverrides & { kubeconfig?: string };
+
+async function withCommands(flags: ConnectionFlags, fn: (c: WorkspaceCommands) => Promise<void> | void): Promise<void> {
+  const { kubeconfig, ...overrides } = flags;
+  const client = await WorkspaceClient.open(kubeconfigPath(kubeconfig), overrides);
   try {
     await fn(new WorkspaceCommands(client, io));
   } finally {
@@ -28,54 +35,90 @@ async function withCommands(kubeconfig: string | undefined, fn: (c: WorkspaceCom
   }
 }
 
-function addCreateOptions(cmd: Command): Command {
-  return cmd
-    .argument('<name>', 'name of the workspace')
-    .option('--type <type>', 'A workspace type. The default type depends on where this child workspace is created.')
-    .option('--enter', 'Immediately enter the created workspace')
-    .option('--ignore-existing', 'Ignore if the workspace already exists. Requires none or absolute type path.')
-    .option('--kubeconfig <path>', 'Path to the kubeconfig file to use');
+/**
+ * kubectl's connection flags, as kcp's plugins bind them (kcp-dev/cli pkg/base Options.BindFlags): --kubeconfig and
+ * clientcmd's override flags except --client-certificate, --client-key, --as, --as-group, --cluster and
+ * --request-timeout; `--workspace/-w` only where kcp offers it (tree, create), not on use/current.
+ */
+function addConnectionOptions(cmd: Command, opts: { workspace: boolean }): Command {
+  cmd
+    .option('--kubeconfig <path>', 'Path to the kubeconfig file')
+    .option('--context <name>', 'The name of the kubeconfig context to use')
+    .option('--user <name>', 'The name of the kubeconfig user to use')
+    .option('-s, --server <url>', 'The address and port of the Kubernetes API server')
+    .option('--token <token>', 'Bearer token for authentication to the API server')
+    .option('-n, --namespace <namespace>', 'If present, the namespace scope for this CLI request')
+    .option('--certificate-authority <path>', 'Path to a cert file for the certificate authority')
+    .option('--insecure-skip-tls-verify', "If true, the server's certificate will not be checked for validity. This will make your HTTPS connections insecure")
+    .option('--tls-server-name <name>', 'Server name to use for server certificate validation. If it is not provided, the hostname used to contact the server is used');
+  if (opts.workspace) {
+    cmd.option(
+      '-w, --workspace <path>',
+      "Workspace path to target. If not specified, the current workspace from the kubeconfig will be used. Use a leading ':' for absolute paths (e.g. ':root:my-ws'), or omit it for relative paths (e.g. 'my-ws'). '.' stays in the current workspace, '..' navigates to the parent workspace.",
+    );
+  }
+  return cmd;
 }
 
-type CreateFlags = { type?: string; enter?: boolean; ignoreExisting?: boolean; kubeconfig?: string };
+function addCreateOptions(cmd: Command): Command {
+  return addConnectionOptions(
+    cmd
+      .argument('<name>', 'name of the workspace')
+      .option('--type <type>', 'A workspace type. The default type depends on where this child workspace is created.')
+      .option('--enter', 'Immediately enter the created workspace')
+      .option('--ignore-existing', 'Ignore if the workspace already exists. Requires none or absolute type path.'),
+    { workspace: true },
+  );
+}
+
+type CreateFlags = ConnectionFlags & { type?: string; enter?: boolean; ignoreExisting?: boolean };
 
 function runCreate(name: string, flags: CreateFlags): Promise<void> {
-  return withCommands(flags.kubeconfig, (c) => c.create(name, { type: flags.type, enter: flags.enter, ignoreExisting: flags.ignoreExisting }));
+  const { type, enter, ignoreExisting, ...connection } = flags;
+  return withCommands(connection, (c) => c.create(name, { type, enter, ignoreExisting }));
 }
 
 function workspaceProgram(): Command {
-  const program = new Command('kubectl ws')
-    .description('Manages KCP workspaces')
-    // Flags after a subcommand belong to it (`ws current --short`), as with cobra.
-    .enablePositionalOptions()
-    .argument('[workspace]', 'workspace to enter: <name>, a:b, :root:a, :, .., -, .')
-    .option('--short', 'Print only the name of the workspace, e.g. for integration into the shell prompt')
-    .option('--kubeconfig <path>', 'Path to the kubeconfig file to use')
-    .action((workspace: string | undefined, flags: { short?: boolean; kubeconfig?: string }) =>
-      withCommands(flags.kubeconfig, async (c) => {
-        await c.use(workspace ?? '', !!flags.short);
-      }),
-    );
-  program
-    .command('use')
-    .alias('cd')
-    .description('Uses the given workspace as the current workspace. Using - means previous workspace, .. means parent workspace, . mean current, ~ means home workspace')
-    .argument('<workspace>')
-    .option('--short', 'Print only the name of the workspace, e.g. for integration into the shell prompt')
-    .option('--kubeconfig <path>', 'Path to the kubeconfig file to use')
-    .action((workspace: string, flags: { short?: boolean; kubeconfig?: string }) => withCommands(flags.kubeconfig, (c) => c.use(workspace, !!flags.short)));
-  program
-    .command('current')
-    .description("Print the current workspace. Same as 'kubectl ws .'.")
-    .option('--short', 'Print only the name of the workspace, e.g. for integration into the shell prompt')
-    .option('--kubeconfig <path>', 'Path to the kubeconfig file to use')
-    .action((flags: { short?: boolean; kubeconfig?: string }) => withCommands(flags.kubeconfig, (c) => c.current(!!flags.short)));
-  program
-    .command('tree')
-    .description('Print the current workspace tree.')
-    .option('-f, --full', 'Show full workspace names')
-    .option('--kubeconfig <path>', 'Path to the kubeconfig file to use')
-    .action((flags: { full?: boolean; kubeconfig?: string }) => withCommands(flags.kubeconfig, (c) => c.tree(!!flags.full)));
+  const program = addConnectionOptions(
+    new Command('kubectl ws')
+      .description('Manages KCP workspaces')
+      // Flags after a subcommand belong to it (`ws current --short`), as with cobra.
+      .enablePositionalOptions()
+      .argument('[workspace]', 'workspace to enter: <name>, a:b, :root:a, :, .., -, .')
+      .option('--short', 'Print only the name of the workspace, e.g. for integration into the shell prompt'),
+    { workspace: false },
+  ).action((workspace: string | undefined, flags: ConnectionFlags & { short?: boolean }) => {
+    const { short, ...connection } = flags;
+    return withCommands(connection, (c) => c.use(workspace ?? '', !!short));
+  });
+  addConnectionOptions(
+    program
+      .command('use')
+      .alias('cd')
+      .description('Uses the given workspace as the current workspace. Using - means previous workspace, .. means parent workspace, . mean current, ~ means home workspace')
+      .argument('<workspace>')
+      .option('--short', 'Print only the name of the workspace, e.g. for integration into the shell prompt'),
+    { workspace: false },
+  ).action((workspace: string, flags: ConnectionFlags & { short?: boolean }) => {
+    const { short, ...connection } = flags;
+    return withCommands(connection, (c) => c.use(workspace, !!short));
+  });
+  addConnectionOptions(
+    program
+      .command('current')
+      .description("Print the current workspace. Same as 'kubectl ws .'.")
+      .option('--short', 'Print only the name of the workspace, e.g. for integration into the shell prompt'),
+    { workspace: false },
+  ).action((flags: ConnectionFlags & { short?: boolean }) => {
+    const { short, ...connection } = flags;
+    return withCommands(connection, (c) => c.current(!!short));
+  });
+  addConnectionOptions(program.command('tree').description('Print the current workspace tree.').option('-f, --full', 'Show full workspace names'), {
+    workspace: true,
+  }).action((flags: ConnectionFlags & { full?: boolean }) => {
+    const { full, ...connection } = flags;
+    return withCommands(connection, (c) => c.tree(!!full));
+  });
   addCreateOptions(program.command('create').description('Creates a new workspace')).action((name: string, flags: CreateFlags) => {
     io.err(createDeprecation);
     return runCreate(name, flags);
@@ -89,11 +132,35 @@ function createWorkspaceProgram(): Command {
   );
 }
 
+const booleanFlags = new Set(['--short', '--enter', '--ignore-existing', '--full', '--insecure-skip-tls-verify']);
+
+/** pflag accepts `--flag=true` / `--flag=false` for booleans; commander only the bare flag. */
+function normalizeBooleanFlags(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const m = /^(--[a-z-]+)=(.*)$/.exec(a);
+    if (m && booleanFlags.has(m[1]!)) {
+      const v = m[2]!.toLowerCase();
+      if (v === 'true' || v === '1' || v === 't') out.push(m[1]!);
+      else if (v === 'false' || v === '0' || v === 'f') continue;
+      else throw new PluginError(`invalid argument ${JSON.stringify(m[2])} for "${m[1]}" flag: strconv.ParseBool: parsing ${JSON.stringify(m[2])}: invalid syntax`);
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
 async function run(program: Command, argv: string[]): Promise<void> {
   program.exitOverride();
   program.configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error: ') ? `Error: ${s.slice('error: '.length)}` : s) });
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(normalizeBooleanFlags(argv), { from: 'user' });
   } catch (err) {
     if (err instanceof PluginError) {
       process.stderr.write(`Error: ${err.message}\n`);

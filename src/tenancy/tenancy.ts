@@ -24,7 +24,7 @@ import { resolveRequestCluster } from './request-cluster.js';
 import { WorkspaceAdmission } from './workspace-admission.js';
 import { WorkspaceIndex } from './workspace-index.js';
 import { WorkspaceLifecycle, systemContext, type WorkspaceInitializer } from './workspace-lifecycle.js';
-import { PATH_ANNOTATION, TYPE_ANNOTATION, WorkspaceTypeResolver, builtinWorkspaceTypes, workspaceTypeUsePolicy } from './workspace-types.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION, WorkspaceTypeResolver, builtinWorkspaceTypes, tenancyReaderPolicy, workspaceTypeUsePolicy } from './workspace-types.js';
 
 const CLUSTER_ANNOTATION = 'kcp.io/cluster';
 
@@ -88,6 +88,7 @@ export class Tenancy {
     const wss = await this.workspaces.list(sys, '', { selection: {} }, true);
     this.lifecycle = new WorkspaceLifecycle(this.registry, this.index, this.workspaces, this.logicalClusters, () => this.baseURL, this.gate);
     this.lifecycle.initializers.push(...this.pendingInitializers.splice(0));
+    this.lifecycle.typeResolver = this.types;
     for (const o of wss.items) this.observeWorkspace('ADDED', o);
     const watchOpts = (rv: string) => ({ selection: {}, resourceVersion: rv, allowBookmarks: false });
     this.watches.push(
@@ -160,6 +161,9 @@ export class Tenancy {
       type: annotation(o, TYPE_ANNOTATION),
       phase: o.metadata?.deletionTimestamp ? 'Terminating' : (status.phase ?? 'Scheduling'),
     });
+    // A LogicalCluster still initializing: its workspace moves on once the last initializer is removed from it.
+    const owner = (o.spec as { owner?: { cluster?: string; name?: string } } | undefined)?.owner;
+    if (type !== 'ADDED' && status.phase === 'Initializing' && owner?.cluster && owner.name && this.gate.isOpen()) this.lifecycle?.enqueue(owner.cluster, owner.name);
   }
 
   private observeWorkspace(type: WatchEventType, o: KubeObject): void {
@@ -198,7 +202,7 @@ export class Tenancy {
     const roles = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterroles');
     const bindings = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings');
     if (roles && bindings) {
-      for (const { role, binding } of [workspaceTypeUsePolicy(), homeCreatorPolicy()]) {
+      for (const { role, binding } of [workspaceTypeUsePolicy(), tenancyReaderPolicy(), homeCreatorPolicy()]) {
         await createIfMissing(roles, ctx, role);
         await createIfMissing(bindings, ctx, binding);
       }

@@ -127,7 +127,7 @@ export class WorkspaceAdmission implements AdmissionPlugin {
       const cluster = this.index.resolve(alias.path);
       const attrs = resourceAttributes(user, { verb: 'use', apiGroup: 'tenancy.kcp.io', apiVersion: 'v1alpha1', resource: 'workspacetypes', name: alias.name });
       if (!cluster || this.authorizer.authorize(cluster, attrs).decision !== 'Allow') {
-        throw new WorkspaceTypeError(`unable to use cluster workspace type ${alias.path}:${alias.name}: missing verb='use' permission on workspacetype`);
+        throw new WorkspaceTypeError(`unable to use workspace type ${alias.path}:${alias.name}: missing verb='use' permission on workspacetype`);
       }
     }
   }

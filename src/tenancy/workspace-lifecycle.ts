@@ -4,7 +4,11 @@
  *   Scheduling   → picks a logical cluster name, creates its LogicalCluster `cluster`, sets spec.cluster and spec.URL
  *                  and, in the same round, creates the bootstrap objects (namespaces, the owner's `workspace-admin`
  *                  binding, every registered initializer such as RBAC);
- *   Initializing → (only seen after a crash mid-way) re-runs the idempotent bootstrap;
+ *   Initializing → waits for the WorkspaceType initializers (kcp's: every type in the chain with
+ *                  `initializer: true` adds `<logical cluster of the type>:<name>` to the LogicalCluster's
+ *                  spec.initializers and status.initializers); whoever initializes removes its entry from the
+ *                  LogicalCluster's status.initializers, and once none is left the workspace turns Ready. Also seen
+ *                  after a crash mid-way: re-runs the idempotent bootstrap;
  *   Ready        → nothing to do;
  *   Terminating  → deletes the logical cluster of the workspace and of every workspace below it, then drops the
  *                  finalizer so the Workspace object goes away.
@@ -25,7 +29,16 @@ import { deleteClusterTree } from './logical-cluster-content.js';
 import { joinPath, newLogicalClusterName } from './paths.js';
 import type { WorkspaceIndex } from './workspace-index.js';
 import { OWNER_ANNOTATION, type WorkspaceOwner, ownerOf, workspaceAdminBinding } from './workspace-owner.js';
-import { PATH_ANNOTATION, TYPE_ANNOTATION, qualifiedTypeName, type TypeReference } from './workspace-types.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION, WorkspaceTypeError, qualifiedTypeName, type ResolvedType, type TypeReference, type WorkspaceTypeResolver } from './workspace-types.js';
+
+/**
+ * kcp's initialization.InitializerForType: the initializer a WorkspaceType with `initializer: true` puts on the
+ * workspaces of its type (and of types extending it), `<logical cluster the type lives in>:<type name>` — the
+ * cluster's name, not its path (`root:universal` for root's types, `2x8k…:slow` for a type of root:org).
+ */
+export function initializerForType(typeCluster: string, typeName: string): string {
+  return `${typeCluster}:${typeName}`;
+}
 
 /** Creates a new workspace's bootstrap objects in its logical cluster (e.g. RBAC); runs during Initializing. */
 export type WorkspaceInitializer = (cluster: string) => Promise<void>;
@@ -56,14 +69,16 @@ interface Condition {
   type: string;
   status: string;
   lastTransitionTime: string;
+  severity?: string;
   reason?: string;
   message?: string;
 }
 
-function setCondition(conditions: Condition[], type: string, status: string): Condition[] {
+function setCondition(conditions: Condition[], type: string, status: string, detail?: { reason: string; message: string; severity: string }): Condition[] {
   const existing = conditions.find((c) => c.type === type);
-  if (existing && existing.status === status) return conditions;
-  const next = { type, status, lastTransitionTime: nowRFC3339() };
+  if (existing && existing.status === status && existing.reason === detail?.reason && existing.message === detail?.message) return conditions;
+  const lastTransitionTime = existing && existing.status === status ? existing.lastTransitionTime : nowRFC3339();
+  const next: Condition = detail ? { type, status, severity: detail.severity, lastTransitionTime, reason: detail.reason, message: detail.message } : { type, status, lastTransitionTime };
   return [...conditions.filter((c) => c.type !== type), next];
 }
 
@@ -82,6 +97,8 @@ export class WorkspaceLifecycle {
   private stopped = false;
   private readonly idleWaiters: (() => void)[] = [];
   readonly initializers: WorkspaceInitializer[] = [];
+  /** Resolves a workspace's type chain for its WorkspaceType initializers; without it no workspace waits for any. */
+  typeResolver: WorkspaceTypeResolver | undefined;
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -182,7 +199,8 @@ export class WorkspaceLifecycle {
   private async schedule(parent: string, ws: KubeObject): Promise<void> {
     const name = ws.metadata!.name!;
     const cluster = newLogicalClusterName();
-    const lc = this.logicalClusterOf(parent, ws);
+    const initializers = await this.typeInitializers(parent, ws);
+    const lc = this.logicalClusterOf(parent, ws, initializers);
     const url = (lc.status as { URL: string }).URL;
     let scheduledElsewhere = false;
     const results = await Promise.allSettled([
@@ -207,7 +225,33 @@ export class WorkspaceLifecycle {
     }
     for (const r of results) if (r.status === 'rejected') throw r.reason;
     this.indexCluster(parent, name, cluster, lc);
-    await this.markReady(parent, name, cluster);
+    if (initializers.length > 0) await this.markInitializing(parent, name, initializers);
+    else await this.markReady(parent, name, cluster);
+  }
+
+  /**
+   * The initializers of the workspace's type chain (kcp's LogicalClustersInitializers): for the type and each type it
+   * extends, in kcp's order (bases depth-first, the type itself last), those with `spec.initializer: true`.
+   */
+  private async typeInitializers(parent: string, ws: KubeObject): Promise<string[]> {
+    if (!this.typeResolver) return [];
+    const ref = (specOf(ws).type ?? { name: 'universal', path: 'root' }) as TypeReference;
+    let aliases: ResolvedType[];
+    try {
+      aliases = await this.typeResolver.aliases(await this.typeResolver.resolveRef(this.index.cluster(parent)?.path ?? parent, ref));
+    } catch (err) {
+      // Admission resolved the type when the workspace was created; one deleted since has nobody left to initialize.
+      if (!(err instanceof WorkspaceTypeError)) throw err;
+      logger.warn('workspace type no longer resolves; scheduling without its initializers', { parent, workspace: ws.metadata?.name, error: err.message });
+      return [];
+    }
+    const out: string[] = [];
+    for (const alias of aliases) {
+      if ((alias.object.spec as { initializer?: unknown } | undefined)?.initializer !== true) continue;
+      const init = initializerForType(this.index.resolve(alias.path) ?? alias.path, alias.name);
+      if (!out.includes(init)) out.push(init);
+    }
+    return out;
   }
 
   /**
@@ -220,21 +264,24 @@ export class WorkspaceLifecycle {
     this.index.linkChild(parent, name, cluster);
   }
 
-  /** The LogicalCluster `cluster` of a new workspace (phase Initializing), carrying path, type and owner. */
-  private logicalClusterOf(parent: string, ws: KubeObject): KubeObject {
+  /**
+   * The LogicalCluster `cluster` of a new workspace (phase Initializing), carrying path, type, owner and the type
+   * initializers (in spec and, as kcp's admission copies them on entering Initializing, in status).
+   */
+  private logicalClusterOf(parent: string, ws: KubeObject, initializers: string[]): KubeObject {
     const name = ws.metadata!.name!;
     const path = joinPath(this.index.cluster(parent)?.path ?? parent, name);
     const type = qualifiedTypeName((specOf(ws).type ?? { name: 'universal', path: 'root' }) as TypeReference);
     const annotations: Record<string, string> = { [PATH_ANNOTATION]: path, [TYPE_ANNOTATION]: type };
     const owner = ws.metadata?.annotations?.[OWNER_ANNOTATION];
     if (owner) annotations[OWNER_ANNOTATION] = owner;
-    return {
-      apiVersion: 'core.kcp.io/v1alpha1',
-      kind: 'LogicalCluster',
-      metadata: { name: 'cluster', annotations },
-      spec: { owner: { apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', name, cluster: parent, uid: ws.metadata!.uid! } },
-      status: { phase: 'Initializing', URL: `${this.baseURL()}/clusters/${path}` },
-    };
+    const spec: Record<string, unknown> = { owner: { apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', name, cluster: parent, uid: ws.metadata!.uid! } };
+    const status: Record<string, unknown> = { phase: 'Initializing', URL: `${this.baseURL()}/clusters/${path}` };
+    if (initializers.length > 0) {
+      spec.initializers = [...initializers];
+      status.initializers = [...initializers];
+    }
+    return { apiVersion: 'core.kcp.io/v1alpha1', kind: 'LogicalCluster', metadata: { name: 'cluster', annotations }, spec, status };
   }
 
   /** The objects every new logical cluster starts with; each step is idempotent and they run concurrently. */
@@ -258,19 +305,52 @@ export class WorkspaceLifecycle {
     }
   }
 
-  /** Re-runs initialization for a workspace found Scheduling/Initializing with a cluster (e.g. after a restart). */
+  /**
+   * A workspace found Scheduling/Initializing with a cluster: waiting for its type initializers (re-run whenever its
+   * LogicalCluster changes), or left mid-way by a crash. Re-runs the idempotent bootstrap, then reports the
+   * initializers still on the LogicalCluster's status, or turns Ready when none is left.
+   */
   private async initialize(parent: string, ws: KubeObject): Promise<void> {
     const cluster = String(specOf(ws).cluster);
-    const lc = this.logicalClusterOf(parent, ws);
+    const name = ws.metadata!.name!;
+    let lc: KubeObject;
     try {
-      // A crash right after spec.cluster was written may have lost the LogicalCluster of the same round.
-      await this.logicalClusters.create(systemContext(cluster), '', lc, { dryRun: false });
+      lc = await this.logicalClusters.get(systemContext(cluster), '', 'cluster');
     } catch (err) {
-      if (!(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err;
+      if (!(err instanceof StatusError && err.code === 404)) throw err;
+      // A crash right after spec.cluster was written may have lost the LogicalCluster of the same round.
+      lc = this.logicalClusterOf(parent, ws, await this.typeInitializers(parent, ws));
+      try {
+        await this.logicalClusters.create(systemContext(cluster), '', lc, { dryRun: false });
+      } catch (e) {
+        if (!(e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
+        lc = await this.logicalClusters.get(systemContext(cluster), '', 'cluster');
+      }
     }
     await this.bootstrapContent(cluster, ws);
-    this.indexCluster(parent, ws.metadata!.name!, cluster, lc);
-    await this.markReady(parent, ws.metadata!.name!, cluster);
+    this.indexCluster(parent, name, cluster, lc);
+    const lcStatus = statusOf(lc);
+    const pending = Array.isArray(lcStatus.initializers) ? (lcStatus.initializers as unknown[]).map(String) : [];
+    if (lcStatus.phase !== 'Ready' && pending.length > 0) await this.markInitializing(parent, name, pending);
+    else await this.markReady(parent, name, cluster);
+  }
+
+  /**
+   * The Workspace waits in Initializing with the LogicalCluster's initializers mirrored into status.initializers and
+   * WorkspaceInitialized False (kcp's reason InitializerExists and message); an unchanged status is not rewritten.
+   */
+  private async markInitializing(parent: string, name: string, initializers: string[]): Promise<void> {
+    await this.workspaces.guaranteedUpdate(systemContext(parent), '', name, (cur) => {
+      const st = statusOf(cur!);
+      let conditions = setCondition(st.conditions ?? [], 'WorkspaceScheduled', 'True');
+      conditions = setCondition(conditions, 'WorkspaceInitialized', 'False', {
+        reason: 'InitializerExists',
+        severity: 'Info',
+        message: `Initializers still exist: [${initializers.join(' ')}]`,
+      });
+      cur!.status = { ...st, phase: 'Initializing', initializers: [...initializers], conditions };
+      return cur!;
+    }, { dryRun: false }, 'status');
   }
 
   private async markReady(parent: string, name: string, cluster: string): Promise<void> {
@@ -283,7 +363,8 @@ export class WorkspaceLifecycle {
         const st = statusOf(cur!);
         let conditions = setCondition(st.conditions ?? [], 'WorkspaceScheduled', 'True');
         conditions = setCondition(conditions, 'WorkspaceInitialized', 'True');
-        cur!.status = { ...st, phase: 'Ready', conditions };
+        const { initializers: _done, ...rest } = st;
+        cur!.status = { ...rest, phase: 'Ready', conditions };
         return cur!;
       }, { dryRun: false }, 'status'),
     ]);

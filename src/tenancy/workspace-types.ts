@@ -119,6 +119,37 @@ export function workspaceTypeUsePolicy(): { role: KubeObject; binding: KubeObjec
   };
 }
 
+/**
+ * root's grant of read access to the tenancy objects to every authenticated user (kcp's bootstrap ClusterRole
+ * `system:kcp:tenancy:reader` and config/root's `system:kcp:authenticated:tenancy:reader` binding): get/list/watch
+ * on workspaces, workspacetypes and logicalclusters. It is bound in root only, so it lets a signed-in user see root's
+ * children (`kubectl get workspaces`, `kubectl ws tree`, "not found" rather than "denied" for a missing child) and
+ * grants nothing in any other workspace.
+ */
+export function tenancyReaderPolicy(): { role: KubeObject; binding: KubeObject } {
+  const name = 'system:kcp:tenancy:reader';
+  const read = ['get', 'list', 'watch'];
+  return {
+    role: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name },
+      rules: [
+        { apiGroups: ['tenancy.kcp.io'], resources: ['workspaces'], verbs: read },
+        { apiGroups: ['tenancy.kcp.io'], resources: ['workspacetypes'], verbs: read },
+        { apiGroups: ['core.kcp.io'], resources: ['logicalclusters'], verbs: read },
+      ],
+    },
+    binding: {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'system:kcp:authenticated:tenancy:reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:authenticated' }],
+    },
+  };
+}
+
 /** A plain Error whose message is what kcp puts after `is forbidden: `. */
 export class WorkspaceTypeError extends Error {}
 

@@ -168,6 +168,12 @@ describe('kubectl ws plugin', () => {
     await ok(['create', 'workspace', 'lab']);
     assert.equal(await ok(['ws', ':root']), "Current workspace is 'root' (type root).\n");
     assert.equal(await ok(['ws', '~:lab']), `Current workspace is '${adminHome}:lab' (type root:universal).\n`);
+    // An unquoted `kubectl ws ~` / `kubectl ws ~/lab` arrives as the shell expanded it: $HOME, $HOME/lab.
+    const shellHome = join(ts.rootDir, 'home');
+    assert.equal(await ok(['ws', ':root']), "Current workspace is 'root' (type root).\n");
+    assert.equal(await ok(['ws', shellHome]), `Current workspace is '${adminHome}' (type root:home).\n`);
+    assert.equal(await ok(['ws', `${shellHome}/lab`]), `Current workspace is '${adminHome}:lab' (type root:universal).\n`);
+    assert.equal(await ok(['ws', 'use', `${shellHome}/`]), `Current workspace is '${adminHome}' (type root:home).\n`);
 
     // A user from --token-auth-file: their own home, created on first use, where they are cluster-admin.
     const aliceConfig = join(ts.rootDir, 'alice.kubeconfig');

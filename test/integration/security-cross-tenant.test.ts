@@ -158,10 +158,16 @@ describe('cross-tenant isolation', () => {
     assert.equal((await asBob('GET', '/clusters/root:team-b/apis/a.example.com/v1/namespaces/default/vaults')).status, 404);
   });
 
-  it('a user without rights in the parent cannot read or list the workspace objects there', async () => {
+  it('a user without rights in the parent cannot read or list the workspace objects there (root excepted, as in kcp)', async () => {
     const asMallory = (path: string) => ts.request('GET', path, undefined, { token: 'mallory-token' });
-    assertRefused(await asMallory(`/clusters/root${WS}/team-a`), 'get workspace object');
-    assertRefused(await asMallory(`/clusters/root${WS}`), 'list workspace objects');
+    // root binds kcp's system:kcp:tenancy:reader to every authenticated user: the Workspace objects there are
+    // readable (not what is inside the workspaces).
+    assert.equal((await asMallory(`/clusters/root${WS}/team-a`)).status, 200);
+    assert.equal((await asMallory(`/clusters/root${WS}`)).status, 200);
+    // In any other parent, nothing, whether or not the child exists.
+    assertRefused(await asMallory(`/clusters/root:team-a${WS}/inner`), 'get workspace object');
+    assertRefused(await asMallory(`/clusters/root:team-a${WS}`), 'list workspace objects');
+    assertRefused(await asMallory('/clusters/root:team-a/apis/core.kcp.io/v1alpha1/logicalclusters/cluster'), 'get logical cluster');
     assertRefused(await asMallory('/clusters/root:team-a/api/v1/namespaces/default/configmaps/cfg'), 'get configmap');
   });
 

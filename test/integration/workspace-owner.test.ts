@@ -167,7 +167,7 @@ describe('workspace owners (non-admin users)', () => {
     assert.equal(refused.status, 403, refused.text);
     assert.equal(
       refused.json.message,
-      `workspaces.tenancy.kcp.io "typed" is forbidden: unable to use cluster workspace type root:acme:private: missing verb='use' permission on workspacetype`,
+      `workspaces.tenancy.kcp.io "typed" is forbidden: unable to use workspace type root:acme:private: missing verb='use' permission on workspacetype`,
     );
     const role = await admin('POST', `/clusters/root:acme${RBAC}/clusterroles`, {
       metadata: { name: 'use-private' },

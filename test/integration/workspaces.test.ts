@@ -201,8 +201,17 @@ describe('workspaces', () => {
     const byName = new Map(list.json.items.map((i: any) => [i.metadata.name, i.metadata.annotations['kcp.io/cluster']]));
     assert.equal(byName.get('in-team'), team.spec.cluster);
     assert.equal(byName.get('only-in-org'), org.spec.cluster);
+    // Everything but list and watch is refused there, with kcp's WithWildcardListWatchGuard message.
     const create = await ts.request('POST', '/clusters/*/api/v1/namespaces/default/configmaps', configMap('nope'));
-    assert.equal(create.status, 405);
+    assertStatus(create, 405, 'MethodNotAllowed');
+    assert.equal(create.json.message, 'create is not supported on resources of kind "configmaps" in the `*` logical cluster');
+    const get = await ts.request('GET', '/clusters/*/api/v1/namespaces/default/configmaps/in-team');
+    assertStatus(get, 405, 'MethodNotAllowed');
+    assert.equal(get.json.message, 'get is not supported on resources of kind "configmaps" in the `*` logical cluster');
+    assert.deepEqual(get.json.details, { kind: 'configmaps' });
+    const del = await ts.request('DELETE', '/clusters/*/apis/tenancy.kcp.io/v1alpha1/workspaces/org');
+    assertStatus(del, 405, 'MethodNotAllowed');
+    assert.equal(del.json.message, 'delete is not supported on resources of kind "workspaces.tenancy.kcp.io" in the `*` logical cluster');
   });
 
   it('deletes a workspace with its whole subtree and every object in it', async () => {

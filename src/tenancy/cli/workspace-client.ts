@@ -3,12 +3,23 @@
  * cluster's server URL, `https://host/clusters/<path>`), an HTTPS client with the current user's credentials, and
  * saving a changed kubeconfig back to its file.
  */
-import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join, delimiter } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import { Agent, request } from 'node:https';
 import YAML from 'yaml';
-import { readKubeconfig, type Kubeconfig } from '../../apiserver/kubeconfig/kubeconfig.js';
+import {
+  readKubeconfig,
+  type Kubeconfig,
+  type KubeconfigCluster,
+  type KubeconfigContext,
+  type KubeconfigUser,
+} from '../../apiserver/kubeconfig/kubeconfig.js';
+import { isValidPath } from '../paths.js';
+
+function unbase64(data: string): string {
+  return Buffer.from(data, 'base64').toString('utf8');
+}
 
 /** Which kubeconfig file to use: --kubeconfig, else the first entry of $KUBECONFIG, else ~/.kube/config. */
 export function kubeconfigPath(flag?: string): string {
@@ -54,36 +65,159 @@ export interface ApiResponse {
   text: string;
 }
 
-/** A small HTTPS client over the kubeconfig's current context. */
+/**
+ * kubectl's connection flags as kcp's plugins bind them (kcp-dev/cli pkg/base Options.BindFlags: clientcmd's
+ * recommended override flags minus --client-certificate, --client-key, --as, --as-group, --cluster and
+ * --request-timeout), plus the plugins' own --workspace. They apply to this invocation only: the kubeconfig file is
+ * read as it is, and what the plugin writes back is built from the file's entries, never from these values (except
+ * that a new workspace URL is derived from the --server/--workspace-adjusted server).
+ */
+export interface ConnectionOverrides {
+  /** --context: the kubeconfig context to use instead of current-context. */
+  context?: string;
+  /** --user: the kubeconfig user to use instead of the context's. */
+  user?: string;
+  /** --server/-s: the API server URL instead of the cluster's. */
+  server?: string;
+  /** --token: the bearer token instead of the user's (token and tokenFile). */
+  token?: string;
+  /** --namespace/-n: accepted for kubectl compatibility; the workspace commands touch only cluster-scoped objects. */
+  namespace?: string;
+  /** --insecure-skip-tls-verify: do not verify the server certificate (drops the cluster's CA, as clientcmd does). */
+  insecureSkipTlsVerify?: boolean;
+  /** --certificate-authority: a CA file instead of the cluster's CA. */
+  certificateAuthority?: string;
+  /** --tls-server-name: the name to verify the server certificate against. */
+  tlsServerName?: string;
+  /** --workspace/-w (tree, create): target this workspace (`:abs`, relative, `.`, `..`) instead of the current one. */
+  workspace?: string;
+}
+
+/** A context, cluster and user resolved from a kubeconfig and the overrides (clientcmd's DirectClientConfig). */
+interface Resolved {
+  contextName: string;
+  context: KubeconfigContext;
+  cluster: KubeconfigCluster;
+  user: KubeconfigUser;
+}
+
+function lookup<T>(list: { name: string }[], key: string, name: string): T | undefined {
+  const hit = list.find((e) => e.name === name) as Record<string, unknown> | undefined;
+  return hit?.[key] as T | undefined;
+}
+
+function resolveEntries(kc: Kubeconfig, o: ConnectionOverrides): Resolved {
+  const file = kc.file;
+  const contextName = o.context || file['current-context'];
+  let context = lookup<KubeconfigContext>(file.contexts, 'context', contextName);
+  if (!context) {
+    if (o.context) throw new ConfigError(`context ${JSON.stringify(contextName)} does not exist`);
+    if (!contextName) throw new ConfigError('current-context is not set');
+    throw new ConfigError(`context ${JSON.stringify(contextName)} does not exist`);
+  }
+  context = { ...context };
+  if (o.user) context.user = o.user;
+  if (o.namespace) context.namespace = o.namespace;
+  const user = lookup<KubeconfigUser>(file.users, 'user', context.user);
+  if (!user && o.user) throw new ConfigError(`auth info ${JSON.stringify(context.user)} does not exist`);
+  const cluster = lookup<KubeconfigCluster>(file.clusters, 'cluster', context.cluster);
+  if (!cluster && !o.server) throw new ConfigError(`cluster ${JSON.stringify(context.cluster)} does not exist`);
+  const merged: KubeconfigCluster = { ...(cluster ?? { server: '' }) };
+  if (o.server) merged.server = o.server;
+  if (o.certificateAuthority) {
+    merged['certificate-authority'] = o.certificateAuthority;
+    delete merged['certificate-authority-data'];
+  }
+  if (o.insecureSkipTlsVerify) {
+    merged['insecure-skip-tls-verify'] = true;
+    // clientcmd: --insecure-skip-tls-verify without a CA flag drops the configured CA.
+    if (!o.certificateAuthority) {
+      delete merged['certificate-authority'];
+      delete merged['certificate-authority-data'];
+    }
+  }
+  if (o.tlsServerName) merged['tls-server-name'] = o.tlsServerName;
+  const u: KubeconfigUser = { ...(user ?? {}) };
+  if (o.token) {
+    u.token = o.token;
+    delete u.tokenFile;
+  }
+  return { contextName, context, cluster: merged, user: u };
+}
+
+/** A kubeconfig or flag problem, printed as kcp prints clientcmd's errors. */
+export class ConfigError extends Error {}
+
+/**
+ * The server with --workspace applied (kcp's workspaceOverrideClientConfig): `:a:b` is absolute, anything else is
+ * relative to the current workspace, `.` and `..` are resolved; the workspace need not exist.
+ */
+export function workspaceOverrideServer(server: string, workspace: string): string {
+  const parsed = parseClusterURL(server);
+  if (!parsed) throw new ConfigError(`current URL ${JSON.stringify(server)} does not point to a workspace`);
+  const joined = workspace.startsWith(':') ? workspace.slice(1) : `${parsed.path}:${workspace}`;
+  const out: string[] = [];
+  for (const part of joined.split(':')) {
+    if (part === '.') continue;
+    if (part === '..') {
+      if (out.length === 0) throw new ConfigError('cannot go above the root workspace');
+      out.pop();
+      continue;
+    }
+    out.push(part);
+  }
+  const path = out.join(':');
+  if (!isValidPath(path)) throw new ConfigError(`invalid workspace path: ${workspace}`);
+  return workspaceURL(parsed.base, path);
+}
+
+/** A small HTTPS client over the kubeconfig's current context (or the one the overrides pick). */
 export class WorkspaceClient {
   private constructor(
     readonly path: string,
     readonly kubeconfig: Kubeconfig,
+    private readonly resolved: Resolved,
+    private readonly serverURL: string,
     private readonly agent: Agent,
     private readonly token: string | undefined,
   ) {}
 
-  static async open(path: string): Promise<WorkspaceClient> {
+  static async open(path: string, overrides: ConnectionOverrides = {}): Promise<WorkspaceClient> {
     const kc = await readKubeconfig(path);
-    const cluster = kc.currentCluster();
-    const creds = await kc.currentCredentials();
+    const resolved = resolveEntries(kc, overrides);
+    const { cluster, user } = resolved;
+    const abs = (p: string) => (isAbsolute(p) ? p : resolvePath(kc.baseDir, p));
+    // A CA given on the command line is relative to the working directory, one in the file to the file.
+    const caFile = overrides.certificateAuthority ? resolvePath(overrides.certificateAuthority) : cluster['certificate-authority'] ? abs(cluster['certificate-authority']) : undefined;
+    const ca = cluster['certificate-authority-data'] ? unbase64(cluster['certificate-authority-data']) : caFile ? await readFile(caFile, 'utf8') : undefined;
+    const cert = user['client-certificate-data'] ? unbase64(user['client-certificate-data']) : user['client-certificate'] ? await readFile(abs(user['client-certificate']), 'utf8') : undefined;
+    const key = user['client-key-data'] ? unbase64(user['client-key-data']) : user['client-key'] ? await readFile(abs(user['client-key']), 'utf8') : undefined;
+    const token = user.token ? user.token : user.tokenFile ? (await readFile(abs(user.tokenFile), 'utf8')).trim() : undefined;
     const agent = new Agent({
-      ca: await kc.currentCaPem(),
-      cert: creds.certPem,
-      key: creds.keyPem,
+      ca,
+      cert,
+      key,
+      servername: cluster['tls-server-name'],
       rejectUnauthorized: !cluster['insecure-skip-tls-verify'],
       keepAlive: true,
     });
-    return new WorkspaceClient(path, kc, agent, creds.token);
+    let server = cluster.server;
+    if (overrides.workspace) server = workspaceOverrideServer(server, overrides.workspace);
+    return new WorkspaceClient(path, kc, resolved, server, agent, token);
+  }
+
+  /** The name of the context in use: --context, else the kubeconfig's current-context. */
+  contextName(): string {
+    return this.resolved.contextName;
   }
 
   close(): void {
     this.agent.destroy();
   }
 
-  /** The current server URL of the current context. */
+  /** The server URL in use: the context's cluster's, or --server, with --workspace applied. */
   server(): string {
-    return this.kubeconfig.currentServer();
+    return this.serverURL;
   }
 
   /** One request to `<base>/clusters/<cluster><apiPath>`; never throws on an HTTP error status. */

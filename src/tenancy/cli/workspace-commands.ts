@@ -4,6 +4,7 @@
  * context (the previous one saved as `workspace.kcp.io/previous` for `ws -`), printing the current workspace, the
  * tree, and creating workspaces. Every failure is thrown as a PluginError carrying the text to print after "Error: ".
  */
+import { homedir } from 'node:os';
 import type { KubeconfigCluster, KubeconfigContext } from '../../apiserver/kubeconfig/kubeconfig.js';
 import { isValidPath, joinPath, splitPath } from '../paths.js';
 import { apiErrorMessage, parseClusterURL, workspaceURL, type WorkspaceClient } from './workspace-client.js';
@@ -54,6 +55,18 @@ export function currentWorkspaceMessage(host: string, short: boolean, type?: Typ
   return `Current workspace is '${parsed.path}'${type ? ` (type ${typeString(type)})` : ''}.`;
 }
 
+/**
+ * An unquoted `kubectl ws ~` or `kubectl ws ~/a` reaches the plugin as the shell expanded it ($HOME, $HOME/a); like
+ * kcp's use command, a leading home directory is turned back into `~` before the name is parsed.
+ */
+export function unexpandHome(name: string, home: string): string {
+  const h = home.replace(/\/+$/, '');
+  if (!h) return name;
+  if (name === h || name === `${h}/`) return '~';
+  if (name.startsWith(`${h}/`)) return `~${name.slice(h.length)}`;
+  return name;
+}
+
 /** Resolves `.` and `..` in an absolute path without its leading colon. */
 export function resolveDots(path: string): string {
   const out: string[] = [];
@@ -90,7 +103,7 @@ export class WorkspaceCommands {
 
   /** `kubectl ws <name>`: every form of the argument (relative, :absolute, :, .., -, ., root:legacy). */
   async use(rawName: string, short: boolean): Promise<void> {
-    let name = rawName.replaceAll('/', ':');
+    let name = unexpandHome(rawName, homedir()).replaceAll('/', ':');
     let goingHome = false;
     if (name === 'root' || (name.startsWith('root:') && !short)) {
       name = `:${name}`;
@@ -149,7 +162,7 @@ export class WorkspaceCommands {
   /** Points the `workspace.kcp.io/current` context at `url`, saving the current one as previous (kcp's commitConfig). */
   private async commit(url: string, short: boolean, type?: TypeRef): Promise<void> {
     const file = this.client.kubeconfig.file;
-    const currentName = file['current-context'];
+    const currentName = this.client.contextName();
     const currentContext = getNamed<KubeconfigContext>(file.contexts, 'context', currentName);
     if (!currentContext) throw new PluginError(`current ${JSON.stringify(currentName)} context not found`);
     const oldCluster = getNamed<KubeconfigCluster>(file.clusters, 'cluster', currentContext.cluster);
@@ -171,7 +184,7 @@ export class WorkspaceCommands {
   /** `kubectl ws -`: swaps the current and previous contexts (kcp's swapContexts). */
   private async swap(short: boolean): Promise<void> {
     const file = this.client.kubeconfig.file;
-    const currentName = file['current-context'];
+    const currentName = this.client.contextName();
     let currentContext = getNamed<KubeconfigContext>(file.contexts, 'context', currentName);
     if (!currentContext) throw new PluginError(`current ${JSON.stringify(currentName)} context not found`);
     let prev = getNamed<KubeconfigContext>(file.contexts, 'context', PREVIOUS_KEY);
