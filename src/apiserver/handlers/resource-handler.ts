@@ -5,6 +5,7 @@ import { groupVersionString } from '../../apimachinery/api-resource.js';
 import { type GenericStore, type DeleteOptions, NO_CHANGE } from '../../registry/generic/store.js';
 import type { ComputedCreate, RequestContext } from '../../registry/rest.js';
 import { applyPatch, patchTypeFromContentType } from '../../patch/apply-patch.js';
+import { patchInvalid } from '../../patch/patch-invalid.js';
 import type { RequestInfo } from '../request-info.js';
 import { decodeBody, readBody } from '../http/body.js';
 import { negotiateObjectOutput } from '../http/negotiation.js';
@@ -294,6 +295,13 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
       const typeName = subStrategy?.view ? (subStrategy.viewDefinitionName ?? def.definitionName) : def.definitionName;
       const patched = applyPatch(patchType, original, patch, { catalog: builtinCatalog, typeName }) as KubeObject;
       if (!isPlainObject(patched)) throw errors.badRequest('the patch produced something that is not an object');
+      // The result is decoded into the Go type before anything else looks at it: a value of the wrong type is a 422
+      // naming the whole patched document (JSON and merge patches) or the patch (strategic, through the unstructured
+      // converter, hence its own wording).
+      if (builtinCatalog.has(typeName)) {
+        const typeError = firstDecodeTypeError(patched, builtinCatalog, typeName, patchType === 'strategic' ? 'unstructured' : 'json');
+        if (typeError) throw patchInvalid(patchType, patched, patch, typeError);
+      }
       // A resourceVersion inside the patch is a precondition (kubectl diff and apply send one).
       const wanted = patched.metadata?.resourceVersion;
       if (wanted !== undefined && wanted !== original.metadata?.resourceVersion) {

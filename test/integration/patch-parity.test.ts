@@ -1,0 +1,108 @@
+/**
+ * PATCH (and the create/update decoding it shares) against kube-apiserver 1.32's exact answers: type errors in a
+ * patch's result, base64 bytes, metadata and identity, fieldValidation on patches, duplicate owner references,
+ * malformed JSON and time fields.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { assertStatus, createConfigMap, createNamespace } from './support.js';
+
+const merge = 'application/merge-patch+json';
+const jsonPatch = 'application/json-patch+json';
+const strategic = 'application/strategic-merge-patch+json';
+
+describe('patch parity with kube-apiserver', () => {
+  let ts: TestServer;
+  let ns: string;
+  before(async () => {
+    ts = await startTestServer();
+    ns = await createNamespace(ts, 'pparity');
+  });
+  after(async () => {
+    await ts?.stop();
+  });
+
+  const patch = (path: string, contentType: string, body: unknown, query = '') =>
+    ts.request('PATCH', path + query, typeof body === 'string' ? body : JSON.stringify(body), { headers: { 'Content-Type': contentType } });
+  const cmPath = (name: string) => `/api/v1/namespaces/${ns}/configmaps/${name}`;
+  const nsPath = (resource: string, name = '') => `/api/v1/namespaces/${ns}/${resource}${name ? `/${name}` : ''}`;
+
+  /** A 422 ` "" is invalid: patch: Invalid value: "<value>": <detail>` with the one cause upstream gives. */
+  function assertPatchInvalid(r: { status: number; text: string; json: any; headers: any }, detail: string, value?: string): void {
+    assertStatus(r as any, 422, 'Invalid');
+    const message: string = r.json.message;
+    assert.ok(message.startsWith(' "" is invalid: patch: Invalid value: "'), message);
+    assert.ok(message.endsWith(`": ${detail}`), message);
+    assert.deepEqual(Object.keys(r.json.details), ['causes']);
+    assert.equal(r.json.details.causes.length, 1);
+    assert.equal(r.json.details.causes[0].reason, 'FieldValueInvalid');
+    assert.equal(r.json.details.causes[0].field, 'patch');
+    if (value !== undefined) assert.equal(message, ` "" is invalid: patch: Invalid value: ${JSON.stringify(value)}: ${detail}`);
+  }
+
+  describe('patch results are decoded into the Go type (bug 1)', () => {
+    it('merge patch with a number in ConfigMap data is 422 naming the patched document; nothing is stored', async () => {
+      const cm = await createConfigMap(ts, ns, 'tc1', { data: { a: 'b' } });
+      const r = await patch(cmPath('tc1'), merge, { data: { a: 1 } });
+      assertPatchInvalid(r, 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string');
+      // The value is the whole patched object as JSON, top-level keys sorted as Go marshals them.
+      const value = JSON.parse(JSON.parse(r.json.message.slice(' "" is invalid: patch: Invalid value: '.length, r.json.message.lastIndexOf('": json:') + 1)));
+      assert.deepEqual(Object.keys(value), ['apiVersion', 'data', 'kind', 'metadata']);
+      assert.deepEqual(value.data, { a: 1 });
+      assert.equal(value.metadata.uid, cm.metadata.uid);
+      const got = await ts.request('GET', cmPath('tc1'));
+      assert.deepEqual(got.json.data, { a: 'b' });
+    });
+
+    it('JSON patch adding a bool to ConfigMap data is 422', async () => {
+      await createConfigMap(ts, ns, 'tc2', { data: { a: 'b' } });
+      const r = await patch(cmPath('tc2'), jsonPatch, [{ op: 'add', path: '/data/x', value: true }]);
+      assertPatchInvalid(r, 'json: cannot unmarshal bool into Go struct field ConfigMap.data of type string');
+    });
+
+    it('strategic merge patch with a bool label is 422 with the patch map in Go %+v form and the converter wording', async () => {
+      await createConfigMap(ts, ns, 'tc3', { data: { a: 'b' } });
+      const r = await patch(cmPath('tc3'), strategic, { metadata: { labels: { l: true } } });
+      assertPatchInvalid(r, 'unrecognized type: string', 'map[metadata:map[labels:map[l:true]]]');
+      const n = await patch(cmPath('tc3'), strategic, { data: { a: 1 } });
+      assertPatchInvalid(n, 'cannot convert int64 to string', 'map[data:map[a:1]]');
+    });
+
+    it('ServiceAccount secrets as an object (SMP), Role verbs number (JSON patch), Lease duration string (merge), Secret stringData number', async () => {
+      const sa = await ts.request('POST', nsPath('serviceaccounts'), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'tsa' } });
+      assert.equal(sa.status, 201, sa.text);
+      assertPatchInvalid(await patch(nsPath('serviceaccounts', 'tsa'), strategic, { secrets: { name: 'x' } }), 'cannot restore slice from map', 'map[secrets:map[name:x]]');
+
+      const role = await ts.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'trole' },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
+      });
+      assert.equal(role.status, 201, role.text);
+      assertPatchInvalid(
+        await patch(`/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles/trole`, jsonPatch, [{ op: 'add', path: '/rules/0/verbs/-', value: 5 }]),
+        'json: cannot unmarshal number into Go struct field PolicyRule.rules.verbs of type string',
+      );
+
+      const lease = await ts.request('POST', `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`, {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: 'tlease' },
+        spec: { leaseDurationSeconds: 10 },
+      });
+      assert.equal(lease.status, 201, lease.text);
+      assertPatchInvalid(
+        await patch(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/tlease`, merge, { spec: { leaseDurationSeconds: '10' } }),
+        'json: cannot unmarshal string into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32',
+      );
+
+      const secret = await ts.request('POST', nsPath('secrets'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'tsec' }, data: { a: 'Yg==' } });
+      assert.equal(secret.status, 201, secret.text);
+      assertPatchInvalid(await patch(nsPath('secrets', 'tsec'), merge, { stringData: { z: 5 } }), 'json: cannot unmarshal number into Go struct field Secret.stringData of type string');
+      const got = await ts.request('GET', nsPath('secrets', 'tsec'));
+      assert.deepEqual(got.json.data, { a: 'Yg==' });
+    });
+  });
+});
