@@ -105,4 +105,40 @@ describe('patch parity with kube-apiserver', () => {
       assert.deepEqual(got.json.data, { a: 'Yg==' });
     });
   });
+
+  describe('base64 bytes in Secret data and ConfigMap binaryData (bug 2)', () => {
+    const cannot = (kind: string, detail: string) => `${kind} in version "v1" cannot be handled as a ${kind}: ${detail}`;
+
+    it('Secret create and update with bad or unpadded base64 are 400 with base64.StdEncoding\'s error', async () => {
+      const create = (name: string, data: Record<string, string>) =>
+        ts.request('POST', nsPath('secrets'), { apiVersion: 'v1', kind: 'Secret', metadata: { name }, data });
+      assertStatus(await create('b64a', { a: '!!x' }), 400, 'BadRequest', cannot('Secret', 'illegal base64 data at input byte 0'));
+      assertStatus(await create('b64b', { a: 'YQ' }), 400, 'BadRequest', cannot('Secret', 'illegal base64 data at input byte 0'));
+      assertStatus(await create('b64c', { a: 'YWJjYQ' }), 400, 'BadRequest', cannot('Secret', 'illegal base64 data at input byte 4'));
+      assertStatus(await create('b64d', { a: 'YWJj!A==' }), 400, 'BadRequest', cannot('Secret', 'illegal base64 data at input byte 4'));
+      assertStatus(await create('b64e', { a: 'YQ==YQ==' }), 400, 'BadRequest', cannot('Secret', 'illegal base64 data at input byte 4'));
+      assertStatus(await create('b64f', { a: 'YQ=' }), 400, 'BadRequest', cannot('Secret', 'illegal base64 data at input byte 3'));
+      const ok = await create('b64ok', { a: 'YQ==', b: '' });
+      assert.equal(ok.status, 201, ok.text);
+      const put = await ts.request('PUT', nsPath('secrets', 'b64ok'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'b64ok' }, data: { a: 'YQ' } });
+      assertStatus(put, 400, 'BadRequest', cannot('Secret', 'illegal base64 data at input byte 0'));
+    });
+
+    it('ConfigMap binaryData is checked like Secret data', async () => {
+      const r = await ts.request('POST', nsPath('configmaps'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bin1' }, binaryData: { a: '!!x' } });
+      assertStatus(r, 400, 'BadRequest', cannot('ConfigMap', 'illegal base64 data at input byte 0'));
+      const unpadded = await ts.request('POST', nsPath('configmaps'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bin2' }, binaryData: { a: 'YQ' } });
+      assertStatus(unpadded, 400, 'BadRequest', cannot('ConfigMap', 'illegal base64 data at input byte 0'));
+    });
+
+    it('a patch that leaves bad base64 is the 422 patch error, for every patch type', async () => {
+      const s = await ts.request('POST', nsPath('secrets'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'b64p' }, data: { a: 'YQ==' } });
+      assert.equal(s.status, 201, s.text);
+      assertPatchInvalid(await patch(nsPath('secrets', 'b64p'), merge, { data: { a: '!!x' } }), 'illegal base64 data at input byte 0');
+      assertPatchInvalid(await patch(nsPath('secrets', 'b64p'), jsonPatch, [{ op: 'add', path: '/data/b', value: 'YQ' }]), 'illegal base64 data at input byte 0');
+      assertPatchInvalid(await patch(nsPath('secrets', 'b64p'), strategic, { data: { a: 'YQ' } }), 'illegal base64 data at input byte 0', 'map[data:map[a:YQ]]');
+      await createConfigMap(ts, ns, 'binp', { binaryData: { a: 'YQ==' } });
+      assertPatchInvalid(await patch(cmPath('binp'), merge, { binaryData: { a: '!!x' } }), 'illegal base64 data at input byte 0');
+    });
+  });
 });
