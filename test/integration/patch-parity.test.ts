@@ -141,4 +141,36 @@ describe('patch parity with kube-apiserver', () => {
       assertPatchInvalid(await patch(cmPath('binp'), merge, { binaryData: { a: '!!x' } }), 'illegal base64 data at input byte 0');
     });
   });
+
+  describe('patches that break metadata or the name (bug 3)', () => {
+    it('metadata made a string is the 422 patch error; labels survive', async () => {
+      await createConfigMap(ts, ns, 'meta1', { data: { a: 'b' } }, { keep: 'me' });
+      assertPatchInvalid(await patch(cmPath('meta1'), merge, { metadata: 'x' }), 'json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta');
+      assertPatchInvalid(await patch(cmPath('meta1'), strategic, { metadata: 'x' }), 'cannot restore struct from: string', 'map[metadata:x]');
+      const got = await ts.request('GET', cmPath('meta1'));
+      assert.deepEqual(got.json.metadata.labels, { keep: 'me' });
+    });
+
+    it('removing the name or all of metadata is 400: the name is undeterminable', async () => {
+      await createConfigMap(ts, ns, 'meta2', { data: { a: 'b' } }, { keep: 'me' });
+      const undeterminable = 'the name of the object (meta2 based on URL) was undeterminable: name must be provided';
+      assertStatus(await patch(cmPath('meta2'), jsonPatch, [{ op: 'remove', path: '/metadata/name' }]), 400, 'BadRequest', undeterminable);
+      assertStatus(await patch(cmPath('meta2'), merge, { metadata: null }), 400, 'BadRequest', undeterminable);
+      assertStatus(await patch(cmPath('meta2'), merge, { metadata: { name: null } }), 400, 'BadRequest', undeterminable);
+      assertStatus(await patch(cmPath('meta2'), strategic, { metadata: null }), 400, 'BadRequest', undeterminable);
+      assertStatus(
+        await patch(cmPath('meta2'), merge, { metadata: { name: 'other' } }),
+        400,
+        'BadRequest',
+        'the name of the object (other) does not match the name on the URL (meta2)',
+      );
+      const got = await ts.request('GET', cmPath('meta2'));
+      assert.deepEqual(got.json.metadata.labels, { keep: 'me' });
+    });
+
+    it('a create body whose metadata is not an object is refused with Go\'s decoding error', async () => {
+      const r = await ts.request('POST', nsPath('configmaps'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: 'x' });
+      assertStatus(r, 400, 'BadRequest', 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta');
+    });
+  });
 });

@@ -150,14 +150,15 @@ async function decodeObject(r: ResourceRequest): Promise<{ obj: KubeObject; warn
   if (obj.kind !== undefined && obj.kind !== expectedKind) {
     throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): kind ${JSON.stringify(obj.kind)} in version ${JSON.stringify(gv)}`);
   }
-  if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
-    throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: metadata must be an object`);
-  }
-  // Go's decoding of a built-in kind fails on a value of the wrong JSON type, before any field validation.
+  // Go's decoding of a built-in kind fails on a value of the wrong JSON type, before any field validation (metadata
+  // that is not an object included: `json: cannot unmarshal string into Go struct field ConfigMap.metadata ...`).
   const typeName = r.info.subresource ? undefined : def.definitionName;
   if (typeName !== undefined && builtinCatalog.has(typeName)) {
     const typeError = firstDecodeTypeError(obj, builtinCatalog, typeName);
     if (typeError) throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: ${typeError}`);
+  }
+  if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
+    throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: metadata must be an object`);
   }
   const warnings = fieldValidationProblems(r, obj, decoded.duplicateFields, expectedKind);
   return { obj, warnings };
@@ -301,6 +302,12 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
       if (builtinCatalog.has(typeName)) {
         const typeError = firstDecodeTypeError(patched, builtinCatalog, typeName, patchType === 'strategic' ? 'unstructured' : 'json');
         if (typeError) throw patchInvalid(patchType, patched, patch, typeError);
+      }
+      // checkName (handlers/rest.go) on the patched object: a patch that removes the name (or all of metadata) leaves
+      // an object whose name cannot be determined; one that changes it is caught by the store's identity check.
+      const patchedMeta = patched.metadata;
+      if (!(isPlainObject(patchedMeta) && typeof patchedMeta.name === 'string' && patchedMeta.name !== '')) {
+        throw errors.badRequest(`the name of the object (${r.info.name} based on URL) was undeterminable: name must be provided`);
       }
       // A resourceVersion inside the patch is a precondition (kubectl diff and apply send one).
       const wanted = patched.metadata?.resourceVersion;
