@@ -17,7 +17,15 @@ export function patchInvalid(patchType: PatchType, patched: unknown, patch: unkn
 /** The bad value upstream prints for this patch type. */
 export function renderPatchValue(patchType: PatchType, patched: unknown, patch: unknown): string {
   if (patchType === 'strategic') return goFormatValue(patch);
-  return JSON.stringify(sortedAlong(patched, patchPaths(patchType, patch)));
+  return JSON.stringify(goPatchedDocument(patchType, patched, patch));
+}
+
+/**
+ * The patched document with its keys in the order kube-apiserver's JSON or merge patch produces them, which is the
+ * order the result is decoded (and its unknown fields found) in. Subtrees are shared with `patched`, not copied.
+ */
+export function goPatchedDocument(patchType: PatchType, patched: unknown, patch: unknown): unknown {
+  return sortedAlong(patched, patchPaths(patchType, patch));
 }
 
 /**

@@ -173,4 +173,42 @@ describe('patch parity with kube-apiserver', () => {
       assertStatus(r, 400, 'BadRequest', 'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta');
     });
   });
+
+  describe('fieldValidation on patches (bug 4)', () => {
+    const warningsOf = (h: string | string[] | undefined) => (h === undefined ? [] : Array.isArray(h) ? h : [h]);
+
+    it('Strict: unknown fields in the result are the 422 patch error', async () => {
+      await createConfigMap(ts, ns, 'fv1', { data: { a: 'b' } });
+      const m = await patch(cmPath('fv1'), merge, { foo: 1, metadata: { bar: 2 } }, '?fieldValidation=Strict');
+      assertPatchInvalid(m, 'strict decoding error: unknown field "foo", unknown field "metadata.bar"');
+      const j = await patch(cmPath('fv1'), jsonPatch, [{ op: 'add', path: '/foo', value: 1 }], '?fieldValidation=Strict');
+      assertPatchInvalid(j, 'strict decoding error: unknown field "foo"');
+      // The unstructured converter sorts its unknown fields; the value is the patch map.
+      const smp = await patch(cmPath('fv1'), strategic, { zeta: 1, alpha: 2 }, '?fieldValidation=Strict');
+      assertPatchInvalid(smp, 'strict decoding error: unknown field "alpha", unknown field "zeta"', 'map[alpha:2 zeta:1]');
+      const dup = await patch(cmPath('fv1'), merge, '{"data":{"a":"x","a":"y"}}', '?fieldValidation=Strict');
+      assertPatchInvalid(dup, 'strict decoding error: duplicate field "data.a"');
+      const got = await ts.request('GET', cmPath('fv1'));
+      assert.deepEqual(got.json.data, { a: 'b' });
+      assert.equal(got.json.foo, undefined);
+    });
+
+    it('a type error trumps strict errors', async () => {
+      await createConfigMap(ts, ns, 'fv2', { data: { a: 'b' } });
+      const r = await patch(cmPath('fv2'), merge, { foo: 1, data: { a: 1 } }, '?fieldValidation=Strict');
+      assertPatchInvalid(r, 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string');
+    });
+
+    it('Warn (the default) answers 200 with the problems as warnings and drops unknown fields', async () => {
+      await createConfigMap(ts, ns, 'fv3', { data: { a: 'b' } });
+      const r = await patch(cmPath('fv3'), merge, '{"foo":1,"data":{"a":"x","a":"y"}}');
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(warningsOf(r.headers.warning).join(', '), '299 - "duplicate field \\"data.a\\"", 299 - "unknown field \\"foo\\""');
+      assert.equal(r.json.foo, undefined);
+      assert.deepEqual(r.json.data, { a: 'y' });
+      const ignored = await patch(cmPath('fv3'), merge, { foo: 1 }, '?fieldValidation=Ignore');
+      assert.equal(ignored.status, 200, ignored.text);
+      assert.equal(ignored.headers.warning, undefined);
+    });
+  });
 });

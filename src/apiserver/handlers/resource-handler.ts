@@ -5,9 +5,9 @@ import { groupVersionString } from '../../apimachinery/api-resource.js';
 import { type GenericStore, type DeleteOptions, NO_CHANGE } from '../../registry/generic/store.js';
 import type { ComputedCreate, RequestContext } from '../../registry/rest.js';
 import { applyPatch, patchTypeFromContentType } from '../../patch/apply-patch.js';
-import { patchInvalid } from '../../patch/patch-invalid.js';
+import { goPatchedDocument, patchInvalid } from '../../patch/patch-invalid.js';
 import type { RequestInfo } from '../request-info.js';
-import { decodeBody, readBody } from '../http/body.js';
+import { decodeBody, findDuplicateKeys, readBody } from '../http/body.js';
 import { negotiateObjectOutput } from '../http/negotiation.js';
 import { addWarnings, writeJson } from '../http/response.js';
 import { writeList, writeObject } from './render.js';
@@ -160,7 +160,7 @@ async function decodeObject(r: ResourceRequest): Promise<{ obj: KubeObject; warn
   if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
     throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: metadata must be an object`);
   }
-  const warnings = fieldValidationProblems(r, obj, decoded.duplicateFields, expectedKind);
+  const warnings = fieldValidationProblems(r, obj, decoded.duplicateFields.map((d) => `duplicate field "${d}"`), expectedKind);
   return { obj, warnings };
 }
 
@@ -168,7 +168,15 @@ async function decodeObject(r: ResourceRequest): Promise<{ obj: KubeObject; warn
  * fieldValidation: unknown and duplicate fields fail the request (Strict), come back as warnings (Warn), or are ignored.
  * Unknown fields are found against the built-in type catalog; custom resources do this in their schema pipeline.
  */
-function fieldValidationProblems(r: ResourceRequest, obj: KubeObject, duplicates: string[], kind: string): string[] {
+function fieldValidationProblems(
+  r: ResourceRequest,
+  obj: KubeObject,
+  duplicates: string[],
+  kind: string,
+  strictFailure?: (detail: string) => StatusError,
+  sortUnknown = false,
+  decodedAs: KubeObject = obj,
+): string[] {
   const mode: FieldValidation = parseFieldValidation(r.query, optionsKindOf(r.info.verb));
   const typeName = r.info.subresource ? undefined : r.store.def.definitionName;
   const catalogued = typeName !== undefined && builtinCatalog.has(typeName) ? typeName : undefined;
@@ -180,14 +188,20 @@ function fieldValidationProblems(r: ResourceRequest, obj: KubeObject, duplicates
     if (catalogued) dropUnknownFields(obj, builtinCatalog, catalogued);
     return [];
   }
-  const problems: string[] = duplicates.map((d) => `duplicate field "${d}"`);
+  const problems: string[] = [...duplicates];
+  const unknown: string[] = [];
   if (catalogued) {
-    for (const f of unknownFieldsOf(obj, builtinCatalog, catalogued)) problems.push(`unknown field "${f}"`);
+    for (const f of unknownFieldsOf(decodedAs, builtinCatalog, catalogued)) unknown.push(`unknown field "${f}"`);
   }
-  for (const f of prunedByCustomSchema) problems.push(`unknown field "${f}"`);
+  for (const f of prunedByCustomSchema) unknown.push(`unknown field "${f}"`);
+  // The unstructured converter (strategic merge patches) reports its unknown fields sorted.
+  if (sortUnknown) unknown.sort();
+  problems.push(...unknown);
   if (problems.length === 0) return [];
   if (mode === 'Strict') {
-    throw errors.badRequest(`${kind} in version "${r.store.def.version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(', ')}`);
+    const detail = `strict decoding error: ${problems.join(', ')}`;
+    if (strictFailure) throw strictFailure(detail);
+    throw errors.badRequest(`${kind} in version "${r.store.def.version}" cannot be handled as a ${kind}: ${detail}`);
   }
   if (catalogued) dropUnknownFields(obj, builtinCatalog, catalogued);
   return problems;
@@ -283,7 +297,10 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
   } catch (err) {
     throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
   }
-  parseFieldValidation(r.query, 'PatchOptions'); // a bad value fails before the body is read
+  const fieldValidation = parseFieldValidation(r.query, 'PatchOptions'); // a bad value fails before the body is read
+  // kjson.UnmarshalStrict of the body (Strict and Warn only): a JSON patch's are about its operations.
+  const patchDuplicates =
+    fieldValidation === 'Ignore' ? [] : findDuplicateKeys(body.toString('utf8')).map((d) => `${patchType === 'json' ? 'json patch ' : ''}duplicate field "${d}"`);
   let warnings: string[] = [];
   const { object } = await r.store.guaranteedUpdate(
     r.ctx,
@@ -303,6 +320,17 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
         const typeError = firstDecodeTypeError(patched, builtinCatalog, typeName, patchType === 'strategic' ? 'unstructured' : 'json');
         if (typeError) throw patchInvalid(patchType, patched, patch, typeError);
       }
+      // Strict/Warn: the patch body's own duplicate fields, then the result's unknown fields; Strict fails with the
+      // same 422 patch error as a type error (not the create/update 400), Warn returns them as warnings.
+      warnings = fieldValidationProblems(
+        r,
+        patched,
+        patchDuplicates,
+        def.kind,
+        (detail) => patchInvalid(patchType, patched, patch, detail),
+        patchType === 'strategic',
+        patchType === 'strategic' ? patched : (goPatchedDocument(patchType, patched, patch) as KubeObject),
+      );
       // checkName (handlers/rest.go) on the patched object: a patch that removes the name (or all of metadata) leaves
       // an object whose name cannot be determined; one that changes it is caught by the store's identity check.
       const patchedMeta = patched.metadata;
@@ -317,7 +345,6 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
       if (patched.apiVersion !== original.apiVersion || patched.kind !== original.kind) {
         throw errors.badRequest(`the API version or kind of the object changed in the patch`);
       }
-      warnings = fieldValidationProblems(r, patched, [], def.kind);
       await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name, object: patched, oldObject: original, subresource: r.info.subresource });
       return patched;
     },
