@@ -211,4 +211,33 @@ describe('patch parity with kube-apiserver', () => {
       assert.equal(ignored.headers.warning, undefined);
     });
   });
+
+  describe('duplicate owner references (bug 5)', () => {
+    const owner = (uid: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: `o-${uid}`, uid, ...extra });
+    const warning = (uids: string, after = false) =>
+      `299 - ".metadata.ownerReferences contains duplicate entries${after ? ' after mutating admission happens' : ''}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${uids}"`;
+
+    it('create and update drop exact duplicates (same UID, equal entry) and warn; differing entries with one UID stay', async () => {
+      const refs = [owner('u1'), owner('u2'), owner('u1'), owner('u2', { controller: true }), owner('u1')];
+      const c = await ts.request('POST', nsPath('configmaps'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'own1', ownerReferences: refs } });
+      assert.equal(c.status, 201, c.text);
+      assert.equal(c.headers.warning, warning('u1, u1'));
+      assert.deepEqual(c.json.metadata.ownerReferences, [owner('u1'), owner('u2'), owner('u2', { controller: true })]);
+
+      const put = await ts.request('PUT', cmPath('own1'), { ...c.json, metadata: { ...c.json.metadata, ownerReferences: [owner('u3'), owner('u3')] } });
+      assert.equal(put.status, 200, put.text);
+      assert.equal(put.headers.warning, warning('u3'));
+      assert.deepEqual(put.json.metadata.ownerReferences, [owner('u3')]);
+    });
+
+    it('a patch dedups after admission, with that wording', async () => {
+      await createConfigMap(ts, ns, 'own2', { data: { a: 'b' } });
+      const r = await patch(cmPath('own2'), merge, { metadata: { ownerReferences: [owner('u4'), owner('u4'), owner('u5')] } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.headers.warning, warning('u4', true));
+      assert.deepEqual(r.json.metadata.ownerReferences, [owner('u4'), owner('u5')]);
+      const got = await ts.request('GET', cmPath('own2'));
+      assert.deepEqual(got.json.metadata.ownerReferences, [owner('u4'), owner('u5')]);
+    });
+  });
 });

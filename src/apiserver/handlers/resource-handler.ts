@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type KubeObject, isPlainObject, metaOf } from '../../apimachinery/object.js';
+import { type KubeObject, type ObjectMeta, isPlainObject, jsonEqual, metaOf } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
 import { type GenericStore, type DeleteOptions, NO_CHANGE } from '../../registry/generic/store.js';
@@ -207,6 +207,34 @@ function fieldValidationProblems(
   return problems;
 }
 
+/**
+ * dedupOwnerReferencesAndAddWarning (handlers/rest.go): an owner reference whose UID was seen before and that equals
+ * one already kept is dropped, and the request gets a warning listing the dropped UIDs. Create and update do this
+ * before and after mutating admission, a patch only after (its own wording).
+ */
+function dedupOwnerReferences(obj: KubeObject, afterMutatingAdmission: boolean): string[] {
+  const refs = isPlainObject(obj.metadata) ? obj.metadata.ownerReferences : undefined;
+  if (!Array.isArray(refs) || refs.length < 2) return [];
+  const kept: unknown[] = [];
+  const seen = new Set<unknown>();
+  const duplicates: string[] = [];
+  for (const ref of refs) {
+    const uid = isPlainObject(ref) ? (ref.uid ?? '') : undefined;
+    if (!seen.has(uid) || !kept.some((k) => jsonEqual(k, ref))) {
+      seen.add(uid);
+      kept.push(ref);
+    } else {
+      duplicates.push(String(uid));
+    }
+  }
+  if (duplicates.length === 0) return [];
+  obj.metadata!.ownerReferences = kept as NonNullable<ObjectMeta['ownerReferences']>;
+  const what = afterMutatingAdmission ? 'contains duplicate entries after mutating admission happens' : 'contains duplicate entries';
+  return [
+    `.metadata.ownerReferences ${what}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${duplicates.join(', ')}`,
+  ];
+}
+
 async function handleCreate(r: ResourceRequest): Promise<void> {
   const def = r.store.def;
   const computed = def.computedCreates?.[r.info.subresource];
@@ -225,7 +253,9 @@ async function handleCreate(r: ResourceRequest): Promise<void> {
     }
     meta.namespace = r.info.namespace;
   }
+  warnings.push(...dedupOwnerReferences(obj, false));
   await r.admission.admit({ operation: 'CREATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: meta.name ?? '', object: obj });
+  warnings.push(...dedupOwnerReferences(obj, true));
   // The decoded body is this request's own: the store may write into it.
   const created = await r.store.create(r.ctx, namespaceOf(r), obj, { dryRun, fieldManager, inputHandedOver: true });
   addWarnings(r.res, [...warnings, ...(def.strategy.warnings?.(created) ?? [])]);
@@ -265,7 +295,9 @@ async function handleUpdate(r: ResourceRequest): Promise<void> {
   if (def.namespaced && meta.namespace && meta.namespace !== r.info.namespace) {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
+  warnings.push(...dedupOwnerReferences(obj, false));
   await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name, object: obj, subresource: r.info.subresource });
+  warnings.push(...dedupOwnerReferences(obj, true));
   const { object, created } = await r.store.update(r.ctx, namespaceOf(r), r.info.name, obj, { dryRun, fieldManager }, r.info.subresource);
   addWarnings(r.res, warnings);
   writeObject(r.res, created ? 201 : 200, subresourceView(r, object), output, def);
@@ -346,6 +378,7 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
         throw errors.badRequest(`the API version or kind of the object changed in the patch`);
       }
       await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name, object: patched, oldObject: original, subresource: r.info.subresource });
+      warnings.push(...dedupOwnerReferences(patched, true));
       return patched;
     },
     { dryRun, fieldManager },
