@@ -240,4 +240,37 @@ describe('patch parity with kube-apiserver', () => {
       assert.deepEqual(got.json.metadata.ownerReferences, [owner('u4'), owner('u5')]);
     });
   });
+
+  describe('malformed JSON bodies get encoding/json\'s words (bug 6)', () => {
+    it('PATCH: the prefix depends on the patch type and fieldValidation', async () => {
+      await createConfigMap(ts, ns, 'mal1', { data: { a: 'b' } });
+      const bad = '{"a":}';
+      const lookingFor = "invalid character '}' looking for beginning of value";
+      assertStatus(await patch(cmPath('mal1'), merge, bad), 400, 'BadRequest', `error decoding patch: ${lookingFor}`);
+      assertStatus(await patch(cmPath('mal1'), merge, ''), 400, 'BadRequest', 'error decoding patch: unexpected end of JSON input');
+      assertStatus(await patch(cmPath('mal1'), merge, bad, '?fieldValidation=Ignore'), 400, 'BadRequest', 'Invalid JSON Patch');
+      assertStatus(await patch(cmPath('mal1'), jsonPatch, '[{"op":"add",}]'), 400, 'BadRequest', 'error decoding patch: invalid character \'}\' looking for beginning of object key string');
+      assertStatus(await patch(cmPath('mal1'), jsonPatch, '[1 2]', '?fieldValidation=Ignore'), 400, 'BadRequest', "invalid character '2' after array element");
+      assertStatus(await patch(cmPath('mal1'), strategic, bad), 400, 'BadRequest', lookingFor);
+      assertStatus(await patch(cmPath('mal1'), strategic, '{"a":tru}'), 400, 'BadRequest', "invalid character '}' in literal true (expecting 'e')");
+      assertStatus(await patch(cmPath('mal1'), strategic, '{"a":1} x', '?fieldValidation=Ignore'), 400, 'BadRequest', "invalid character 'x' after top-level value");
+    });
+
+    it('create: the object is unrecognized, with Go\'s parse error and the summarized body', async () => {
+      const r = await ts.request('POST', nsPath('configmaps'), '{"metadata":{"name":"x"},"data":{"a":}}', { headers: { 'Content-Type': 'application/json' } });
+      assertStatus(
+        r,
+        400,
+        'BadRequest',
+        'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: invalid character \'}\' looking for beginning of value ({"metadata":{"name":"x"},"data ...)',
+      );
+      const truncated = await ts.request('POST', nsPath('configmaps'), '{"metadata":', { headers: { 'Content-Type': 'application/json' } });
+      assertStatus(
+        truncated,
+        400,
+        'BadRequest',
+        'the object provided is unrecognized (must be of type ConfigMap): couldn\'t get version/kind; json parse error: unexpected end of JSON input ({"metadata":)',
+      );
+    });
+  });
 });

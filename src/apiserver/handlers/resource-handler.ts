@@ -5,6 +5,7 @@ import { groupVersionString } from '../../apimachinery/api-resource.js';
 import { type GenericStore, type DeleteOptions, NO_CHANGE } from '../../registry/generic/store.js';
 import type { ComputedCreate, RequestContext } from '../../registry/rest.js';
 import { applyPatch, patchTypeFromContentType } from '../../patch/apply-patch.js';
+import { goJSONSyntaxError } from '../../apimachinery/go-json-syntax.js';
 import { goPatchedDocument, patchInvalid } from '../../patch/patch-invalid.js';
 import type { RequestInfo } from '../request-info.js';
 import { decodeBody, findDuplicateKeys, readBody } from '../http/body.js';
@@ -322,14 +323,21 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
       { type: 'FieldValueForbidden', field: 'force', detail: 'may not be specified for non-apply patch', omitValue: true },
     ]);
   }
+  const fieldValidation = parseFieldValidation(r.query, 'PatchOptions'); // a bad value fails before the body is read
   const body = await readBody(r.req);
   let patch: unknown;
   try {
     patch = JSON.parse(body.toString('utf8'));
-  } catch (err) {
-    throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
+  } catch {
+    // Go's words for the syntax error, from whichever decoding meets it first (handlers/patch.go): the strict
+    // pre-decode of JSON and merge patches (Strict/Warn, the default) prefixes `error decoding patch: `; without it
+    // (Ignore) a JSON patch's jsonpatch.DecodePatch says it bare and a merge patch's jsonpatch.MergePatch says
+    // `Invalid JSON Patch`; a strategic merge patch's decoding never prefixes.
+    const syntax = goJSONSyntaxError(body.toString('utf8')) ?? 'unexpected end of JSON input';
+    if (patchType === 'strategic') throw errors.badRequest(syntax);
+    if (fieldValidation === 'Ignore') throw errors.badRequest(patchType === 'merge' ? 'Invalid JSON Patch' : syntax);
+    throw errors.badRequest(`error decoding patch: ${syntax}`);
   }
-  const fieldValidation = parseFieldValidation(r.query, 'PatchOptions'); // a bad value fails before the body is read
   // kjson.UnmarshalStrict of the body (Strict and Warn only): a JSON patch's are about its operations.
   const patchDuplicates =
     fieldValidation === 'Ignore' ? [] : findDuplicateKeys(body.toString('utf8')).map((d) => `${patchType === 'json' ? 'json patch ' : ''}duplicate field "${d}"`);
