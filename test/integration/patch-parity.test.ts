@@ -273,4 +273,45 @@ describe('patch parity with kube-apiserver', () => {
       );
     });
   });
+
+  describe('patching uid, kind and apiVersion (bug 7)', () => {
+    it('a patched uid is immutable (422), not a failed precondition; a PUT body uid still is one (409)', async () => {
+      const cm = await createConfigMap(ts, ns, 'id1', { data: { a: 'b' } });
+      const r = await patch(cmPath('id1'), jsonPatch, [{ op: 'replace', path: '/metadata/uid', value: 'abc' }]);
+      assertStatus(r, 422, 'Invalid', 'ConfigMap "id1" is invalid: metadata.uid: Invalid value: "abc": field is immutable');
+      const m = await patch(cmPath('id1'), merge, { metadata: { uid: 'abc' } });
+      assertStatus(m, 422, 'Invalid', 'ConfigMap "id1" is invalid: metadata.uid: Invalid value: "abc": field is immutable');
+      const put = await ts.request('PUT', cmPath('id1'), { ...cm, metadata: { ...cm.metadata, uid: 'abc' } });
+      assertStatus(put, 409, 'Conflict', `Operation cannot be fulfilled on configmaps "id1": Precondition failed: UID in precondition: abc, UID in object meta: ${cm.metadata.uid}`);
+      const same = await patch(cmPath('id1'), merge, { metadata: { uid: cm.metadata.uid }, data: { a: 'c' } });
+      assert.equal(same.status, 200, same.text);
+    });
+
+    it('a removed kind or apiVersion is defaulted from the type: the patch succeeds', async () => {
+      await createConfigMap(ts, ns, 'id2', { data: { a: 'b' } });
+      const r = await patch(cmPath('id2'), merge, { kind: null, data: { a: 'c' } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.kind, 'ConfigMap');
+      assert.deepEqual(r.json.data, { a: 'c' });
+      const v = await patch(cmPath('id2'), jsonPatch, [{ op: 'remove', path: '/apiVersion' }]);
+      assert.equal(v.status, 200, v.text);
+      assert.equal(v.json.apiVersion, 'v1');
+    });
+
+    it('an unknown version or kind fails decoding: the 422 patch error', async () => {
+      await createConfigMap(ts, ns, 'id3', { data: { a: 'b' } });
+      assertPatchInvalid(
+        await patch(cmPath('id3'), merge, { apiVersion: 'v2' }),
+        'no kind "ConfigMap" is registered for version "v2" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+      );
+      assertPatchInvalid(
+        await patch(cmPath('id3'), jsonPatch, [{ op: 'replace', path: '/kind', value: 'Widget' }]),
+        'no kind "Widget" is registered for version "v1" in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"',
+      );
+      assertPatchInvalid(await patch(cmPath('id3'), merge, { kind: 5 }), "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string");
+      const got = await ts.request('GET', cmPath('id3'));
+      assert.equal(got.json.apiVersion, 'v1');
+      assert.equal(got.json.kind, 'ConfigMap');
+    });
+  });
 });
