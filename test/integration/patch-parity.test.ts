@@ -314,4 +314,52 @@ describe('patch parity with kube-apiserver', () => {
       assert.equal(got.json.kind, 'ConfigMap');
     });
   });
+
+  describe('time fields are parsed as Go parses them (bug 8)', () => {
+    const leases = () => `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`;
+    const lease = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name }, spec });
+    const cannot = (detail: string) => `Lease in version "v1" cannot be handled as a Lease: ${detail}`;
+    const micro = '2006-01-02T15:04:05.000000Z07:00';
+
+    it('a MicroTime that is not one is 400 with time.Parse\'s error', async () => {
+      assertStatus(
+        await ts.request('POST', leases(), lease('t1', { renewTime: 'notatime' })),
+        400,
+        'BadRequest',
+        cannot(`parsing time "notatime" as "${micro}": cannot parse "notatime" as "2006"`),
+      );
+      // MicroTime's layout wants exactly six fractional digits.
+      assertStatus(
+        await ts.request('POST', leases(), lease('t2', { acquireTime: '2024-01-01T00:00:00Z' })),
+        400,
+        'BadRequest',
+        cannot(`parsing time "2024-01-01T00:00:00Z" as "${micro}": cannot parse "Z" as ".000000"`),
+      );
+      assertStatus(await ts.request('POST', leases(), lease('t3', { renewTime: '2024-13-01T00:00:00.000000Z' })), 400, 'BadRequest', cannot('parsing time "2024-13-01T00:00:00.000000Z": month out of range'));
+      assertStatus(await ts.request('POST', leases(), lease('t4', { renewTime: 5 })), 400, 'BadRequest', cannot('json: cannot unmarshal number into Go value of type string'));
+      const ok = await ts.request('POST', leases(), lease('t5', { renewTime: '2024-01-01T00:00:00.123456Z', acquireTime: null }));
+      assert.equal(ok.status, 201, ok.text);
+    });
+
+    it('a time error wins over an earlier type mismatch, as encoding/json returns it at once', async () => {
+      const r = await ts.request('POST', leases(), lease('t6', { leaseDurationSeconds: 'x', renewTime: 'bad' }));
+      assertStatus(r, 400, 'BadRequest', cannot(`parsing time "bad" as "${micro}": cannot parse "bad" as "2006"`));
+    });
+
+    it('metav1.Time (RFC 3339) in ObjectMeta, on create and in a patch', async () => {
+      const r = await ts.request('POST', nsPath('configmaps'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tt1', creationTimestamp: 'yesterday' } });
+      assertStatus(r, 400, 'BadRequest', 'ConfigMap in version "v1" cannot be handled as a ConfigMap: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"');
+      const created = await ts.request('POST', leases(), lease('t7', { leaseDurationSeconds: 10 }));
+      assert.equal(created.status, 201, created.text);
+      assertPatchInvalid(
+        await ts.request('PATCH', `${leases()}/t7`, JSON.stringify({ spec: { renewTime: '2024-01-01T00:00:00Z' } }), { headers: { 'Content-Type': merge } }),
+        `parsing time "2024-01-01T00:00:00Z" as "${micro}": cannot parse "Z" as ".000000"`,
+      );
+      assertPatchInvalid(
+        await ts.request('PATCH', `${leases()}/t7`, JSON.stringify({ spec: { renewTime: 'soon' } }), { headers: { 'Content-Type': strategic } }),
+        `parsing time "soon" as "${micro}": cannot parse "soon" as "2006"`,
+        'map[spec:map[renewTime:soon]]',
+      );
+    });
+  });
 });

@@ -2,12 +2,13 @@
  * The type errors Go's JSON decoding of a built-in kind reports (`json: cannot unmarshal number into Go struct field
  * ConfigMap.data of type string`): a value of the wrong JSON type where the Go struct has a string, bool, number,
  * byte slice, struct, slice or map. kube-apiserver refuses such a body with 400 before anything else; storing it
- * would break every typed client that later lists the object. Fields with custom JSON decoding (times, durations,
- * quantities, int-or-string, raw JSON) are left to their own checks.
+ * would break every typed client that later lists the object. metav1.Time and MicroTime are parsed as Go parses them;
+ * other fields with custom JSON decoding (durations, quantities, int-or-string, raw JSON) are left to their own checks.
  */
 import { isPlainObject } from '../object.js';
 import type { FieldType, ScalarType, TypeCatalog } from './types.js';
 import { resolveJSONSchemaUnion } from './unknown-fields.js';
+import { RFC3339, RFC3339_MICRO, goTimeParseError } from './go-time.js';
 
 /**
  * How the value reaches the Go type: `json` is encoding/json decoding a body (create, update, and a JSON or merge
@@ -19,8 +20,14 @@ export type DecodeMode = 'json' | 'unstructured';
 
 /** The first such error in document order (declaration order for `unstructured`), as Go words it, or undefined. */
 export function firstDecodeTypeError(obj: unknown, catalog: TypeCatalog, typeName: string, mode: DecodeMode = 'json'): string | undefined {
-  return checkStruct(obj, catalog, typeName, '', true, mode);
+  if (mode === 'unstructured') return checkStruct(obj, catalog, typeName, '', true, mode, 'saved');
+  // encoding/json keeps the first type mismatch and goes on, but a custom UnmarshalJSON's error (a time that does not
+  // parse) ends decoding at once and is what it reports, wherever it is.
+  return checkStruct(obj, catalog, typeName, '', true, mode, 'immediate') ?? checkStruct(obj, catalog, typeName, '', true, mode, 'saved');
 }
+
+/** Which of encoding/json's errors a walk looks for: those that abort decoding, or the type mismatches it saves. */
+type Phase = 'immediate' | 'saved';
 
 const goScalar: Partial<Record<ScalarType, string>> = { string: 'string', boolean: 'bool', int32: 'int32', int64: 'int64', double: 'float64', bytes: '[]uint8' };
 
@@ -46,7 +53,7 @@ function jsonTypeOf(v: unknown): string {
   return 'object';
 }
 
-function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, path: string, root: boolean, mode: DecodeMode): string | undefined {
+function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, path: string, root: boolean, mode: DecodeMode, phase: Phase): string | undefined {
   const t = catalog.get(resolveJSONSchemaUnion(typeName));
   if (!t || !isPlainObject(value) || resolveJSONSchemaUnion(typeName) !== typeName) return undefined;
   const struct = typeName.slice(typeName.lastIndexOf('.') + 1);
@@ -57,20 +64,28 @@ function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, pat
     const f = byName.get(k);
     if (!f) continue;
     const p = path ? `${path}.${k}` : k;
-    const err = mode === 'json' ? checkField(value[k], catalog, f.type, p, struct) : checkUnstructured(value[k], catalog, f.type);
+    const err = mode === 'json' ? checkField(value[k], catalog, f.type, p, struct, phase) : checkUnstructured(value[k], catalog, f.type);
     if (err) return err;
   }
   return undefined;
 }
 
 /** `struct` is the innermost Go struct holding the field; Go names it with the whole JSON path from the root. */
-function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path: string, struct: string): string | undefined {
+function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path: string, struct: string, phase: Phase): string | undefined {
   if (value === null || value === undefined) return undefined;
   const mismatch = (what = jsonTypeOf(value)) => {
+    if (phase === 'immediate') return undefined;
     const goType = goTypeOf(type);
     return goType === undefined ? undefined : `json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goType}`;
   };
   if ('scalar' in type) {
+    if (type.scalar === 'time' || type.scalar === 'microTime') {
+      // metav1.Time and MicroTime decode themselves: json.Unmarshal into a string, then time.Parse.
+      if (phase === 'saved') return undefined;
+      if (typeof value !== 'string') return `json: cannot unmarshal ${jsonTypeOf(value)} into Go value of type string`;
+      return goTimeParseError(type.scalar === 'time' ? RFC3339 : RFC3339_MICRO, value);
+    }
+    if (phase === 'immediate') return undefined;
     switch (type.scalar) {
       case 'string':
         return typeof value === 'string' ? undefined : mismatch();
@@ -92,19 +107,19 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
   if ('ref' in type) {
     if (resolveJSONSchemaUnion(type.ref) !== type.ref) return undefined;
     if (!isPlainObject(value)) return catalog.has(type.ref) && !isCustomJson(catalog, type.ref) ? mismatch() : undefined;
-    return checkStruct(value, catalog, type.ref, path, false, 'json');
+    return checkStruct(value, catalog, type.ref, path, false, 'json', phase);
   }
   if ('list' in type) {
     if (!Array.isArray(value)) return mismatch();
     for (const item of value) {
-      const err = checkField(item, catalog, type.list, path, struct);
+      const err = checkField(item, catalog, type.list, path, struct, phase);
       if (err) return err;
     }
     return undefined;
   }
   if (!isPlainObject(value)) return mismatch();
   for (const item of Object.values(value)) {
-    const err = checkField(item, catalog, type.map, path, struct);
+    const err = checkField(item, catalog, type.map, path, struct, phase);
     if (err) return err;
   }
   return undefined;
@@ -152,13 +167,13 @@ function checkUnstructured(value: unknown, catalog: TypeCatalog, type: FieldType
       return undefined;
     }
     // Types with their own UnmarshalJSON are converted through JSON, with its errors.
-    if (type.scalar === 'time' || type.scalar === 'microTime') return checkField(value, catalog, type, '', '');
+    if (type.scalar === 'time' || type.scalar === 'microTime') return checkField(value, catalog, type, '', '', 'immediate');
     return undefined;
   }
   if ('ref' in type) {
     if (resolveJSONSchemaUnion(type.ref) !== type.ref || !catalog.has(type.ref) || isCustomJson(catalog, type.ref)) return undefined;
     if (!isPlainObject(value)) return `cannot restore struct from: ${st}`;
-    return checkStruct(value, catalog, type.ref, '', false, 'unstructured');
+    return checkStruct(value, catalog, type.ref, '', false, 'unstructured', 'saved');
   }
   if ('list' in type) {
     if (!Array.isArray(value)) return `cannot restore slice from ${st}`;
