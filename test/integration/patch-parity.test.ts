@@ -296,6 +296,16 @@ describe('patch parity with kube-apiserver', () => {
       const v = await patch(cmPath('id2'), jsonPatch, [{ op: 'remove', path: '/apiVersion' }]);
       assert.equal(v.status, 200, v.text);
       assert.equal(v.json.apiVersion, 'v1');
+      const empty = await patch(cmPath('id2'), merge, { apiVersion: '', kind: '' });
+      assert.equal(empty.status, 200, empty.text);
+      assert.equal(empty.json.apiVersion, 'v1');
+      assert.equal(empty.json.kind, 'ConfigMap');
+      // A strategic merge patch's result is converted into a ConfigMap whatever it says.
+      const smp = await patch(cmPath('id2'), strategic, { apiVersion: 'v2', kind: 'Widget', data: { a: 'd' } });
+      assert.equal(smp.status, 200, smp.text);
+      assert.equal(smp.json.apiVersion, 'v1');
+      assert.equal(smp.json.kind, 'ConfigMap');
+      assert.deepEqual(smp.json.data, { a: 'd' });
     });
 
     it('an unknown version or kind fails decoding: the 422 patch error', async () => {

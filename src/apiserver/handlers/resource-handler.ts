@@ -365,8 +365,8 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
           patched.apiVersion = original.apiVersion;
           patched.kind = original.kind;
         }
-        patched.apiVersion ??= original.apiVersion;
-        patched.kind ??= original.kind;
+        patched.apiVersion ||= original.apiVersion;
+        patched.kind ||= original.kind;
         const typeError = firstDecodeTypeError(patched, builtinCatalog, typeName, patchType === 'strategic' ? 'unstructured' : 'json');
         if (typeError) throw patchInvalid(patchType, patched, patch, typeError);
       }
