@@ -20,14 +20,16 @@ export type DecodeMode = 'json' | 'unstructured';
 
 /** The first such error in document order (declaration order for `unstructured`), as Go words it, or undefined. */
 export function firstDecodeTypeError(obj: unknown, catalog: TypeCatalog, typeName: string, mode: DecodeMode = 'json'): string | undefined {
-  if (mode === 'unstructured') return checkStruct(obj, catalog, typeName, '', true, mode, 'saved');
+  const saved: Saved = {};
   // encoding/json keeps the first type mismatch and goes on, but a custom UnmarshalJSON's error (a time that does not
   // parse) ends decoding at once and is what it reports, wherever it is.
-  return checkStruct(obj, catalog, typeName, '', true, mode, 'immediate') ?? checkStruct(obj, catalog, typeName, '', true, mode, 'saved');
+  return checkStruct(obj, catalog, typeName, '', true, mode, saved) ?? saved.first;
 }
 
-/** Which of encoding/json's errors a walk looks for: those that abort decoding, or the type mismatches it saves. */
-type Phase = 'immediate' | 'saved';
+/** The first type mismatch encoding/json saved while decoding went on (the walks return errors that end it). */
+interface Saved {
+  first?: string;
+}
 
 const goScalar: Partial<Record<ScalarType, string>> = { string: 'string', boolean: 'bool', int32: 'int32', int64: 'int64', double: 'float64', bytes: '[]uint8' };
 
@@ -53,7 +55,7 @@ function jsonTypeOf(v: unknown): string {
   return 'object';
 }
 
-function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, path: string, root: boolean, mode: DecodeMode, phase: Phase): string | undefined {
+function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, path: string, root: boolean, mode: DecodeMode, saved: Saved): string | undefined {
   const t = catalog.get(resolveJSONSchemaUnion(typeName));
   if (!t || !isPlainObject(value) || resolveJSONSchemaUnion(typeName) !== typeName) return undefined;
   const struct = typeName.slice(typeName.lastIndexOf('.') + 1);
@@ -64,34 +66,37 @@ function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, pat
     const f = byName.get(k);
     if (!f) continue;
     const p = path ? `${path}.${k}` : k;
-    const err = mode === 'json' ? checkField(value[k], catalog, f.type, p, struct, phase) : checkUnstructured(value[k], catalog, f.type);
+    const err = mode === 'json' ? checkField(value[k], catalog, f.type, p, struct, saved) : checkUnstructured(value[k], catalog, f.type);
     if (err) return err;
   }
   return undefined;
 }
 
 /** `struct` is the innermost Go struct holding the field; Go names it with the whole JSON path from the root. */
-function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path: string, struct: string, phase: Phase): string | undefined {
+function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path: string, struct: string, saved: Saved): string | undefined {
   if (value === null || value === undefined) return undefined;
-  const mismatch = (what = jsonTypeOf(value)) => {
-    if (phase === 'immediate') return undefined;
+  // A mismatch is saved (the first one wins) and decoding skips the value: undefined tells the caller to go on.
+  const mismatch = (what = jsonTypeOf(value)): undefined => {
     const goType = goTypeOf(type);
-    return goType === undefined ? undefined : `json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goType}`;
+    if (goType !== undefined) saved.first ??= `json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goType}`;
+    return undefined;
   };
   if ('scalar' in type) {
     if (type.scalar === 'time' || type.scalar === 'microTime') {
       // metav1.Time and MicroTime decode themselves: json.Unmarshal into a string, then time.Parse.
-      if (phase === 'saved') return undefined;
       if (typeof value !== 'string') return `json: cannot unmarshal ${jsonTypeOf(value)} into Go value of type string`;
       return goTimeParseError(type.scalar === 'time' ? RFC3339 : RFC3339_MICRO, value);
     }
-    if (phase === 'immediate') return undefined;
     switch (type.scalar) {
       case 'string':
         return typeof value === 'string' ? undefined : mismatch();
-      case 'bytes':
-        // encoding/json decodes a []byte with base64.StdEncoding and reports its CorruptInputError as it is.
-        return typeof value === 'string' ? goBase64Error(value) : mismatch();
+      case 'bytes': {
+        // encoding/json decodes a []byte with base64.StdEncoding and saves its CorruptInputError as it is.
+        if (typeof value !== 'string') return mismatch();
+        const err = goBase64Error(value);
+        if (err) saved.first ??= err;
+        return undefined;
+      }
       case 'boolean':
         return typeof value === 'boolean' ? undefined : mismatch();
       case 'int32':
@@ -101,25 +106,25 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
       case 'double':
         return typeof value === 'number' ? undefined : mismatch();
       default:
-        return undefined; // custom unmarshalers (time, quantity, int-or-string, raw JSON, ...)
+        return undefined; // other custom unmarshalers (duration, quantity, int-or-string, raw JSON, ...)
     }
   }
   if ('ref' in type) {
     if (resolveJSONSchemaUnion(type.ref) !== type.ref) return undefined;
     if (!isPlainObject(value)) return catalog.has(type.ref) && !isCustomJson(catalog, type.ref) ? mismatch() : undefined;
-    return checkStruct(value, catalog, type.ref, path, false, 'json', phase);
+    return checkStruct(value, catalog, type.ref, path, false, 'json', saved);
   }
   if ('list' in type) {
     if (!Array.isArray(value)) return mismatch();
     for (const item of value) {
-      const err = checkField(item, catalog, type.list, path, struct, phase);
+      const err = checkField(item, catalog, type.list, path, struct, saved);
       if (err) return err;
     }
     return undefined;
   }
   if (!isPlainObject(value)) return mismatch();
   for (const item of Object.values(value)) {
-    const err = checkField(item, catalog, type.map, path, struct, phase);
+    const err = checkField(item, catalog, type.map, path, struct, saved);
     if (err) return err;
   }
   return undefined;
@@ -167,13 +172,13 @@ function checkUnstructured(value: unknown, catalog: TypeCatalog, type: FieldType
       return undefined;
     }
     // Types with their own UnmarshalJSON are converted through JSON, with its errors.
-    if (type.scalar === 'time' || type.scalar === 'microTime') return checkField(value, catalog, type, '', '', 'immediate');
+    if (type.scalar === 'time' || type.scalar === 'microTime') return checkField(value, catalog, type, '', '', {});
     return undefined;
   }
   if ('ref' in type) {
     if (resolveJSONSchemaUnion(type.ref) !== type.ref || !catalog.has(type.ref) || isCustomJson(catalog, type.ref)) return undefined;
     if (!isPlainObject(value)) return `cannot restore struct from: ${st}`;
-    return checkStruct(value, catalog, type.ref, '', false, 'unstructured', 'saved');
+    return checkStruct(value, catalog, type.ref, '', false, 'unstructured', {});
   }
   if ('list' in type) {
     if (!Array.isArray(value)) return `cannot restore slice from ${st}`;
