@@ -17,7 +17,11 @@ export function patchInvalid(patchType: PatchType, patched: unknown, patch: unkn
 /** The bad value upstream prints for this patch type. */
 export function renderPatchValue(patchType: PatchType, patched: unknown, patch: unknown): string {
   if (patchType === 'strategic') return goFormatValue(patch);
-  return JSON.stringify(goPatchedDocument(patchType, patched, patch));
+  // json.Marshal escapes <, > and & (and U+2028/U+2029) for HTML safety.
+  return JSON.stringify(goPatchedDocument(patchType, patched, patch)).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**

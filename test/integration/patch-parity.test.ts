@@ -55,6 +55,13 @@ describe('patch parity with kube-apiserver', () => {
       assert.deepEqual(got.json.data, { a: 'b' });
     });
 
+    it('the patched document is JSON as Go marshals it: HTML characters escaped', async () => {
+      await createConfigMap(ts, ns, 'tc4', { data: { html: '<a&b>' } });
+      const r = await patch(cmPath('tc4'), merge, { data: { n: 1 } });
+      assertPatchInvalid(r, 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string');
+      assert.ok(r.json.message.includes('\\"html\\":\\"\\\\u003ca\\\\u0026b\\\\u003e\\"'), r.json.message);
+    });
+
     it('JSON patch adding a bool to ConfigMap data is 422', async () => {
       await createConfigMap(ts, ns, 'tc2', { data: { a: 'b' } });
       const r = await patch(cmPath('tc2'), jsonPatch, [{ op: 'add', path: '/data/x', value: true }]);
