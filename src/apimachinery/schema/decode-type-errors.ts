@@ -2,16 +2,33 @@
  * The type errors Go's JSON decoding of a built-in kind reports (`json: cannot unmarshal number into Go struct field
  * ConfigMap.data of type string`): a value of the wrong JSON type where the Go struct has a string, bool, number,
  * byte slice, struct, slice or map. kube-apiserver refuses such a body with 400 before anything else; storing it
- * would break every typed client that later lists the object. Fields with custom JSON decoding (times, durations,
- * quantities, int-or-string, raw JSON) are left to their own checks.
+ * would break every typed client that later lists the object. metav1.Time and MicroTime are parsed as Go parses them;
+ * other fields with custom JSON decoding (durations, quantities, int-or-string, raw JSON) are left to their own checks.
  */
 import { isPlainObject } from '../object.js';
 import type { FieldType, ScalarType, TypeCatalog } from './types.js';
 import { resolveJSONSchemaUnion } from './unknown-fields.js';
+import { RFC3339, RFC3339_MICRO, goTimeParseError } from './go-time.js';
 
-/** The first such error in document order, as Go words it, or undefined. */
-export function firstDecodeTypeError(obj: unknown, catalog: TypeCatalog, typeName: string): string | undefined {
-  return checkStruct(obj, catalog, typeName, '', true);
+/**
+ * How the value reaches the Go type: `json` is encoding/json decoding a body (create, update, and a JSON or merge
+ * patch's result); `unstructured` is runtime.DefaultUnstructuredConverter.FromUnstructured, which a strategic merge
+ * patch's result goes through (handlers/patch.go applyPatchToObject) and which words its errors differently
+ * (`cannot convert int64 to string`) and walks struct fields in declaration order rather than document order.
+ */
+export type DecodeMode = 'json' | 'unstructured';
+
+/** The first such error in document order (declaration order for `unstructured`), as Go words it, or undefined. */
+export function firstDecodeTypeError(obj: unknown, catalog: TypeCatalog, typeName: string, mode: DecodeMode = 'json'): string | undefined {
+  const saved: Saved = {};
+  // encoding/json keeps the first type mismatch and goes on, but a custom UnmarshalJSON's error (a time that does not
+  // parse) ends decoding at once and is what it reports, wherever it is.
+  return checkStruct(obj, catalog, typeName, '', true, mode, saved) ?? saved.first;
+}
+
+/** The first type mismatch encoding/json saved while decoding went on (the walks return errors that end it). */
+interface Saved {
+  first?: string;
 }
 
 const goScalar: Partial<Record<ScalarType, string>> = { string: 'string', boolean: 'bool', int32: 'int32', int64: 'int64', double: 'float64', bytes: '[]uint8' };
@@ -38,34 +55,48 @@ function jsonTypeOf(v: unknown): string {
   return 'object';
 }
 
-function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, path: string, root: boolean): string | undefined {
+function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, path: string, root: boolean, mode: DecodeMode, saved: Saved): string | undefined {
   const t = catalog.get(resolveJSONSchemaUnion(typeName));
   if (!t || !isPlainObject(value) || resolveJSONSchemaUnion(typeName) !== typeName) return undefined;
   const struct = typeName.slice(typeName.lastIndexOf('.') + 1);
   const byName = new Map(t.fields.map((f) => [f.name, f]));
-  for (const [k, v] of Object.entries(value)) {
+  const keys = mode === 'json' ? Object.keys(value) : t.fields.map((f) => f.name).filter((k) => Object.prototype.hasOwnProperty.call(value, k));
+  for (const k of keys) {
     if (root && (k === 'apiVersion' || k === 'kind')) continue;
     const f = byName.get(k);
     if (!f) continue;
     const p = path ? `${path}.${k}` : k;
-    const err = checkField(v, catalog, f.type, p, struct);
+    const err = mode === 'json' ? checkField(value[k], catalog, f.type, p, struct, saved) : checkUnstructured(value[k], catalog, f.type);
     if (err) return err;
   }
   return undefined;
 }
 
 /** `struct` is the innermost Go struct holding the field; Go names it with the whole JSON path from the root. */
-function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path: string, struct: string): string | undefined {
+function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path: string, struct: string, saved: Saved): string | undefined {
   if (value === null || value === undefined) return undefined;
-  const mismatch = (what = jsonTypeOf(value)) => {
+  // A mismatch is saved (the first one wins) and decoding skips the value: undefined tells the caller to go on.
+  const mismatch = (what = jsonTypeOf(value)): undefined => {
     const goType = goTypeOf(type);
-    return goType === undefined ? undefined : `json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goType}`;
+    if (goType !== undefined) saved.first ??= `json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goType}`;
+    return undefined;
   };
   if ('scalar' in type) {
+    if (type.scalar === 'time' || type.scalar === 'microTime') {
+      // metav1.Time and MicroTime decode themselves: json.Unmarshal into a string, then time.Parse.
+      if (typeof value !== 'string') return `json: cannot unmarshal ${jsonTypeOf(value)} into Go value of type string`;
+      return goTimeParseError(type.scalar === 'time' ? RFC3339 : RFC3339_MICRO, value);
+    }
     switch (type.scalar) {
       case 'string':
-      case 'bytes':
         return typeof value === 'string' ? undefined : mismatch();
+      case 'bytes': {
+        // encoding/json decodes a []byte with base64.StdEncoding and saves its CorruptInputError as it is.
+        if (typeof value !== 'string') return mismatch();
+        const err = goBase64Error(value);
+        if (err) saved.first ??= err;
+        return undefined;
+      }
       case 'boolean':
         return typeof value === 'boolean' ? undefined : mismatch();
       case 'int32':
@@ -75,25 +106,25 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
       case 'double':
         return typeof value === 'number' ? undefined : mismatch();
       default:
-        return undefined; // custom unmarshalers (time, quantity, int-or-string, raw JSON, ...)
+        return undefined; // other custom unmarshalers (duration, quantity, int-or-string, raw JSON, ...)
     }
   }
   if ('ref' in type) {
     if (resolveJSONSchemaUnion(type.ref) !== type.ref) return undefined;
     if (!isPlainObject(value)) return catalog.has(type.ref) && !isCustomJson(catalog, type.ref) ? mismatch() : undefined;
-    return checkStruct(value, catalog, type.ref, path, false);
+    return checkStruct(value, catalog, type.ref, path, false, 'json', saved);
   }
   if ('list' in type) {
     if (!Array.isArray(value)) return mismatch();
     for (const item of value) {
-      const err = checkField(item, catalog, type.list, path, struct);
+      const err = checkField(item, catalog, type.list, path, struct, saved);
       if (err) return err;
     }
     return undefined;
   }
   if (!isPlainObject(value)) return mismatch();
   for (const item of Object.values(value)) {
-    const err = checkField(item, catalog, type.map, path, struct);
+    const err = checkField(item, catalog, type.map, path, struct, saved);
     if (err) return err;
   }
   return undefined;
@@ -102,4 +133,105 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
 /** Catalog types without fields are decoded by custom code (e.g. a JSON wrapper): not checked as structs. */
 function isCustomJson(catalog: TypeCatalog, typeName: string): boolean {
   return (catalog.get(typeName)?.fields.length ?? 0) === 0;
+}
+
+/** reflect's Kind name of a decoded JSON value (int64 for integral numbers, as the patch decoding keeps them). */
+function unstructuredKind(v: unknown): string {
+  if (Array.isArray(v)) return 'slice';
+  if (isPlainObject(v)) return 'map';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  return 'string';
+}
+
+const unstructuredScalarKind: Partial<Record<ScalarType, string>> = { string: 'string', boolean: 'bool', int32: 'int32', int64: 'int64', double: 'float64' };
+
+/**
+ * runtime.fromUnstructured's errors (apimachinery pkg/runtime/converter.go). Only Kinds are known here, not Go's named
+ * types, so a field of a named string type (v1.ResourceName) is reported as `string`.
+ */
+function checkUnstructured(value: unknown, catalog: TypeCatalog, type: FieldType): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const st = unstructuredKind(value);
+  if ('scalar' in type) {
+    const dt = unstructuredScalarKind[type.scalar];
+    if (dt !== undefined) {
+      if (st === dt || (st === 'int64' && (dt === 'int32' || dt === 'float64'))) return undefined;
+      // Go converts between integers and floats, and an integer to a string (a rune): the latter is refused.
+      if (st === 'int64' && dt === 'string') return 'cannot convert int64 to string';
+      if (st === 'float64' && (dt === 'int32' || dt === 'int64')) return Number.isInteger(value) ? undefined : `cannot convert float64 to ${dt}`;
+      return `unrecognized type: ${dt}`;
+    }
+    if (type.scalar === 'bytes') {
+      if (typeof value === 'string') return goBase64Error(value);
+      if (!Array.isArray(value)) return `cannot restore slice from ${st}`;
+      for (const item of value) {
+        const k = unstructuredKind(item);
+        if (item !== null && k !== 'int64' && k !== 'float64') return 'unrecognized type: uint8';
+      }
+      return undefined;
+    }
+    // Types with their own UnmarshalJSON are converted through JSON, with its errors.
+    if (type.scalar === 'time' || type.scalar === 'microTime') return checkField(value, catalog, type, '', '', {});
+    return undefined;
+  }
+  if ('ref' in type) {
+    if (resolveJSONSchemaUnion(type.ref) !== type.ref || !catalog.has(type.ref) || isCustomJson(catalog, type.ref)) return undefined;
+    if (!isPlainObject(value)) return `cannot restore struct from: ${st}`;
+    return checkStruct(value, catalog, type.ref, '', false, 'unstructured', {});
+  }
+  if ('list' in type) {
+    if (!Array.isArray(value)) return `cannot restore slice from ${st}`;
+    for (const item of value) {
+      const err = checkUnstructured(item, catalog, type.list);
+      if (err) return err;
+    }
+    return undefined;
+  }
+  if (!isPlainObject(value)) return `cannot restore map from ${st}`;
+  for (const item of Object.values(value)) {
+    const err = checkUnstructured(item, catalog, type.map);
+    if (err) return err;
+  }
+  return undefined;
+}
+
+/**
+ * base64.StdEncoding.Decode's error for `text` (as UTF-8 bytes), or undefined when it decodes: padding is required,
+ * CR and LF are skipped, and the offset is Go's (decodeQuantum's CorruptInputError).
+ */
+export function goBase64Error(text: string): string | undefined {
+  const src = Buffer.from(text, 'utf8');
+  const corrupt = (n: number) => `illegal base64 data at input byte ${n}`;
+  const isB64 = (c: number) =>
+    (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f;
+  const isNewline = (c: number | undefined) => c === 0x0a || c === 0x0d;
+  let si = 0;
+  while (si < src.length) {
+    for (let j = 0; j < 4; j++) {
+      if (si === src.length) {
+        if (j === 0) return undefined;
+        return corrupt(si - j); // padding is required
+      }
+      const c = src[si]!;
+      si++;
+      if (isB64(c)) continue;
+      if (isNewline(c)) {
+        j--;
+        continue;
+      }
+      if (c !== 0x3d) return corrupt(si - 1);
+      // '=': the end, with the right amount of padding and nothing after it.
+      if (j === 0 || j === 1) return corrupt(si - 1);
+      if (j === 2) {
+        while (si < src.length && isNewline(src[si])) si++;
+        if (si === src.length) return corrupt(src.length);
+        if (src[si] !== 0x3d) return corrupt(si - 1);
+        si++;
+      }
+      while (si < src.length && isNewline(src[si])) si++;
+      return si < src.length ? corrupt(si) : undefined;
+    }
+  }
+  return undefined;
 }

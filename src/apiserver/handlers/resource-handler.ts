@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type KubeObject, isPlainObject, metaOf } from '../../apimachinery/object.js';
+import { type KubeObject, type ObjectMeta, isPlainObject, jsonEqual, metaOf } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
 import * as fe from '../../apimachinery/field-errors.js';
 import type { FieldError } from '../../apimachinery/field-errors.js';
@@ -7,8 +7,10 @@ import { groupVersionString } from '../../apimachinery/api-resource.js';
 import { type GenericStore, type DeleteOptions, NO_CHANGE } from '../../registry/generic/store.js';
 import type { ComputedCreate, RequestContext } from '../../registry/rest.js';
 import { applyPatch, patchTypeFromContentType } from '../../patch/apply-patch.js';
+import { goJSONSyntaxError } from '../../apimachinery/go-json-syntax.js';
+import { goPatchedDocument, patchInvalid } from '../../patch/patch-invalid.js';
 import type { RequestInfo } from '../request-info.js';
-import { decodeBody, readBody } from '../http/body.js';
+import { decodeBody, findDuplicateKeys, readBody } from '../http/body.js';
 import { negotiateObjectOutput } from '../http/negotiation.js';
 import { addWarnings, writeJson } from '../http/response.js';
 import { writeList, writeObject } from './render.js';
@@ -149,16 +151,17 @@ async function decodeObject(r: ResourceRequest): Promise<{ obj: KubeObject; warn
   if (obj.kind !== undefined && obj.kind !== expectedKind) {
     throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectedKind}): kind ${JSON.stringify(obj.kind)} in version ${JSON.stringify(gv)}`);
   }
-  if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
-    throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: metadata must be an object`);
-  }
-  // Go's decoding of a built-in kind fails on a value of the wrong JSON type, before any field validation.
+  // Go's decoding of a built-in kind fails on a value of the wrong JSON type, before any field validation (metadata
+  // that is not an object included: `json: cannot unmarshal string into Go struct field ConfigMap.metadata ...`).
   const typeName = r.info.subresource ? undefined : def.definitionName;
   if (typeName !== undefined && builtinCatalog.has(typeName)) {
     const typeError = firstDecodeTypeError(obj, builtinCatalog, typeName);
     if (typeError) throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: ${typeError}`);
   }
-  const warnings = fieldValidationProblems(r, obj, decoded.duplicateFields, expectedKind);
+  if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
+    throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: metadata must be an object`);
+  }
+  const warnings = fieldValidationProblems(r, obj, decoded.duplicateFields.map((d) => `duplicate field "${d}"`), expectedKind);
   return { obj, warnings };
 }
 
@@ -166,7 +169,15 @@ async function decodeObject(r: ResourceRequest): Promise<{ obj: KubeObject; warn
  * fieldValidation: unknown and duplicate fields fail the request (Strict), come back as warnings (Warn), or are ignored.
  * Unknown fields are found against the built-in type catalog; custom resources do this in their schema pipeline.
  */
-function fieldValidationProblems(r: ResourceRequest, obj: KubeObject, duplicates: string[], kind: string): string[] {
+function fieldValidationProblems(
+  r: ResourceRequest,
+  obj: KubeObject,
+  duplicates: string[],
+  kind: string,
+  strictFailure?: (detail: string) => StatusError,
+  sortUnknown = false,
+  decodedAs: KubeObject = obj,
+): string[] {
   const mode: FieldValidation = parseFieldValidation(r.query, optionsKindOf(r.info.verb));
   const typeName = r.info.subresource ? undefined : r.store.def.definitionName;
   const catalogued = typeName !== undefined && builtinCatalog.has(typeName) ? typeName : undefined;
@@ -178,17 +189,51 @@ function fieldValidationProblems(r: ResourceRequest, obj: KubeObject, duplicates
     if (catalogued) dropUnknownFields(obj, builtinCatalog, catalogued);
     return [];
   }
-  const problems: string[] = duplicates.map((d) => `duplicate field "${d}"`);
+  const problems: string[] = [...duplicates];
+  const unknown: string[] = [];
   if (catalogued) {
-    for (const f of unknownFieldsOf(obj, builtinCatalog, catalogued)) problems.push(`unknown field "${f}"`);
+    for (const f of unknownFieldsOf(decodedAs, builtinCatalog, catalogued)) unknown.push(`unknown field "${f}"`);
   }
-  for (const f of prunedByCustomSchema) problems.push(`unknown field "${f}"`);
+  for (const f of prunedByCustomSchema) unknown.push(`unknown field "${f}"`);
+  // The unstructured converter (strategic merge patches) reports its unknown fields sorted.
+  if (sortUnknown) unknown.sort();
+  problems.push(...unknown);
   if (problems.length === 0) return [];
   if (mode === 'Strict') {
-    throw errors.badRequest(`${kind} in version "${r.store.def.version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(', ')}`);
+    const detail = `strict decoding error: ${problems.join(', ')}`;
+    if (strictFailure) throw strictFailure(detail);
+    throw errors.badRequest(`${kind} in version "${r.store.def.version}" cannot be handled as a ${kind}: ${detail}`);
   }
   if (catalogued) dropUnknownFields(obj, builtinCatalog, catalogued);
   return problems;
+}
+
+/**
+ * dedupOwnerReferencesAndAddWarning (handlers/rest.go): an owner reference whose UID was seen before and that equals
+ * one already kept is dropped, and the request gets a warning listing the dropped UIDs. Create and update do this
+ * before and after mutating admission, a patch only after (its own wording).
+ */
+function dedupOwnerReferences(obj: KubeObject, afterMutatingAdmission: boolean): string[] {
+  const refs = isPlainObject(obj.metadata) ? obj.metadata.ownerReferences : undefined;
+  if (!Array.isArray(refs) || refs.length < 2) return [];
+  const kept: unknown[] = [];
+  const seen = new Set<unknown>();
+  const duplicates: string[] = [];
+  for (const ref of refs) {
+    const uid = isPlainObject(ref) ? (ref.uid ?? '') : undefined;
+    if (!seen.has(uid) || !kept.some((k) => jsonEqual(k, ref))) {
+      seen.add(uid);
+      kept.push(ref);
+    } else {
+      duplicates.push(String(uid));
+    }
+  }
+  if (duplicates.length === 0) return [];
+  obj.metadata!.ownerReferences = kept as NonNullable<ObjectMeta['ownerReferences']>;
+  const what = afterMutatingAdmission ? 'contains duplicate entries after mutating admission happens' : 'contains duplicate entries';
+  return [
+    `.metadata.ownerReferences ${what}; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: ${duplicates.join(', ')}`,
+  ];
 }
 
 async function handleCreate(r: ResourceRequest): Promise<void> {
@@ -209,7 +254,9 @@ async function handleCreate(r: ResourceRequest): Promise<void> {
     }
     meta.namespace = r.info.namespace;
   }
+  warnings.push(...dedupOwnerReferences(obj, false));
   await r.admission.admit({ operation: 'CREATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: meta.name ?? '', object: obj });
+  warnings.push(...dedupOwnerReferences(obj, true));
   // The decoded body is this request's own: the store may write into it.
   const created = await r.store.create(r.ctx, namespaceOf(r), obj, { dryRun, fieldManager, inputHandedOver: true });
   addWarnings(r.res, [...warnings, ...(def.strategy.warnings?.(created) ?? [])]);
@@ -249,7 +296,9 @@ async function handleUpdate(r: ResourceRequest): Promise<void> {
   if (def.namespaced && meta.namespace && meta.namespace !== r.info.namespace) {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
+  warnings.push(...dedupOwnerReferences(obj, false));
   await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name, object: obj, subresource: r.info.subresource });
+  warnings.push(...dedupOwnerReferences(obj, true));
   const { object, created } = await r.store.update(r.ctx, namespaceOf(r), r.info.name, obj, { dryRun, fieldManager }, r.info.subresource);
   addWarnings(r.res, warnings);
   writeObject(r.res, created ? 201 : 200, subresourceView(r, object), output, def);
@@ -274,14 +323,24 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
       { type: 'FieldValueForbidden', field: 'force', detail: 'may not be specified for non-apply patch', omitValue: true },
     ]);
   }
+  const fieldValidation = parseFieldValidation(r.query, 'PatchOptions'); // a bad value fails before the body is read
   const body = await readBody(r.req);
   let patch: unknown;
   try {
     patch = JSON.parse(body.toString('utf8'));
-  } catch (err) {
-    throw errors.badRequest(`error decoding patch: ${(err as Error).message}`);
+  } catch {
+    // Go's words for the syntax error, from whichever decoding meets it first (handlers/patch.go): the strict
+    // pre-decode of JSON and merge patches (Strict/Warn, the default) prefixes `error decoding patch: `; without it
+    // (Ignore) a JSON patch's jsonpatch.DecodePatch says it bare and a merge patch's jsonpatch.MergePatch says
+    // `Invalid JSON Patch`; a strategic merge patch's decoding never prefixes.
+    const syntax = goJSONSyntaxError(body.toString('utf8')) ?? 'unexpected end of JSON input';
+    if (patchType === 'strategic') throw errors.badRequest(syntax);
+    if (fieldValidation === 'Ignore') throw errors.badRequest(patchType === 'merge' ? 'Invalid JSON Patch' : syntax);
+    throw errors.badRequest(`error decoding patch: ${syntax}`);
   }
-  parseFieldValidation(r.query, 'PatchOptions'); // a bad value fails before the body is read
+  // kjson.UnmarshalStrict of the body (Strict and Warn only): a JSON patch's are about its operations.
+  const patchDuplicates =
+    fieldValidation === 'Ignore' ? [] : findDuplicateKeys(body.toString('utf8')).map((d) => `${patchType === 'json' ? 'json patch ' : ''}duplicate field "${d}"`);
   let warnings: string[] = [];
   const { object } = await r.store.guaranteedUpdate(
     r.ctx,
@@ -294,16 +353,51 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
       const typeName = subStrategy?.view ? (subStrategy.viewDefinitionName ?? def.definitionName) : def.definitionName;
       const patched = applyPatch(patchType, original, patch, { catalog: builtinCatalog, typeName }) as KubeObject;
       if (!isPlainObject(patched)) throw errors.badRequest('the patch produced something that is not an object');
+      // The result is decoded into the Go type before anything else looks at it: a value of the wrong type is a 422
+      // naming the whole patched document (JSON and merge patches) or the patch (strategic, through the unstructured
+      // converter, hence its own wording).
+      if (builtinCatalog.has(typeName)) {
+        const gvkError = patchType === 'strategic' ? stringTypeMetaError(patched) : patchedKindError(patched, original);
+        if (gvkError) throw patchInvalid(patchType, patched, patch, gvkError);
+        // JSON decoding defaults a missing apiVersion or kind from the type decoded into; a strategic merge patch's
+        // result is converted into a new object of the resource's own type, whatever it says.
+        if (patchType === 'strategic') {
+          patched.apiVersion = original.apiVersion;
+          patched.kind = original.kind;
+        }
+        patched.apiVersion ||= original.apiVersion;
+        patched.kind ||= original.kind;
+        const typeError = firstDecodeTypeError(patched, builtinCatalog, typeName, patchType === 'strategic' ? 'unstructured' : 'json');
+        if (typeError) throw patchInvalid(patchType, patched, patch, typeError);
+      }
+      // Strict/Warn: the patch body's own duplicate fields, then the result's unknown fields; Strict fails with the
+      // same 422 patch error as a type error (not the create/update 400), Warn returns them as warnings.
+      warnings = fieldValidationProblems(
+        r,
+        patched,
+        patchDuplicates,
+        def.kind,
+        (detail) => patchInvalid(patchType, patched, patch, detail),
+        patchType === 'strategic',
+        patchType === 'strategic' ? patched : (goPatchedDocument(patchType, patched, patch) as KubeObject),
+      );
+      // checkName (handlers/rest.go) on the patched object: a patch that removes the name (or all of metadata) leaves
+      // an object whose name cannot be determined; one that changes it is caught by the store's identity check.
+      const patchedMeta = patched.metadata;
+      if (!(isPlainObject(patchedMeta) && typeof patchedMeta.name === 'string' && patchedMeta.name !== '')) {
+        throw errors.badRequest(`the name of the object (${r.info.name} based on URL) was undeterminable: name must be provided`);
+      }
       // A resourceVersion inside the patch is a precondition (kubectl diff and apply send one).
       const wanted = patched.metadata?.resourceVersion;
       if (wanted !== undefined && wanted !== original.metadata?.resourceVersion) {
         throw errors.conflictModified({ group: def.group, resource: def.resource }, r.info.name);
       }
-      if (patched.apiVersion !== original.apiVersion || patched.kind !== original.kind) {
+      if (!builtinCatalog.has(typeName) && (patched.apiVersion !== original.apiVersion || patched.kind !== original.kind)) {
+        // atrium's own answer for custom resources, whose unstructured decoding upstream is not modelled here.
         throw errors.badRequest(`the API version or kind of the object changed in the patch`);
       }
-      warnings = fieldValidationProblems(r, patched, [], def.kind);
       await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: namespaceOf(r), name: r.info.name, object: patched, oldObject: original, subresource: r.info.subresource });
+      warnings.push(...dedupOwnerReferences(patched, true));
       return patched;
     },
     { dryRun, fieldManager },
@@ -311,6 +405,44 @@ async function handlePatch(r: ResourceRequest): Promise<void> {
   );
   addWarnings(r.res, warnings);
   writeObject(r.res, 200, subresourceView(r, object), output, def);
+}
+
+/** The unstructured converter's error for a non-string apiVersion or kind (TypeMeta's string fields). */
+function stringTypeMetaError(patched: KubeObject): string | undefined {
+  for (const field of ['apiVersion', 'kind'] as const) {
+    const v = patched[field];
+    if (v === undefined || v === null || typeof v === 'string') continue;
+    return typeof v === 'number' && Number.isInteger(v) ? 'cannot convert int64 to string' : 'unrecognized type: string';
+  }
+  return undefined;
+}
+
+/**
+ * Why the JSON serializer cannot decode a patch result into the resource's type because of its apiVersion or kind
+ * (runtime/serializer/json Decode): a non-string one fails reading them, a missing one is defaulted from the type,
+ * and a pair naming another type fails as not registered (or, for a registered type, as a conversion atrium does not
+ * have). Every built-in kind is reported in kube-apiserver's legacy scheme, as most of them are upstream.
+ */
+function patchedKindError(patched: KubeObject, original: KubeObject): string | undefined {
+  for (const field of ['apiVersion', 'kind'] as const) {
+    const v = patched[field];
+    if (v !== undefined && v !== null && typeof v !== 'string') {
+      const what = Array.isArray(v) ? 'array' : typeof v === 'object' ? 'object' : typeof v === 'boolean' ? 'bool' : 'number';
+      return `couldn't get version/kind; json parse error: json: cannot unmarshal ${what} into Go struct field .${field} of type string`;
+    }
+  }
+  const apiVersion = (patched.apiVersion as string | undefined) || original.apiVersion || '';
+  const kind = (patched.kind as string | undefined) || original.kind || '';
+  if (apiVersion === original.apiVersion && kind === original.kind) return undefined;
+  const slash = apiVersion.indexOf('/');
+  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+  const registered = [...builtinCatalog.values()].find((t) => t.gvk?.some((g) => g.group === group && g.version === version && g.kind === kind));
+  if (!registered) {
+    return `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)} in scheme "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"`;
+  }
+  const target = [...builtinCatalog.values()].find((t) => t.gvk?.some((g) => groupVersionString(g.group, g.version) === original.apiVersion && g.kind === original.kind));
+  const pkg = (name: string, back: number) => name.split('.').at(-back) ?? '';
+  return `converting (${pkg(registered.name, 2)}.${kind}) to (${target ? pkg(target.name, 3) : ''}.${original.kind}): unknown conversion`;
 }
 
 /**

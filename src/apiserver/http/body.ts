@@ -4,6 +4,7 @@ import { errors, StatusError } from '../../apimachinery/status.js';
 import { isPlainObject } from '../../apimachinery/object.js';
 import { decodeKubernetesProtobuf } from '../../apimachinery/protobuf/decode.js';
 import { bareMediaType } from './negotiation.js';
+import { goJSONSyntaxError } from '../../apimachinery/go-json-syntax.js';
 
 /** kube-apiserver's default limit on request bodies (MaxRequestBodyBytes, 3 MiB). */
 export const maxRequestBodyBytes = 3 * 1024 * 1024;
@@ -119,11 +120,11 @@ export function decodeBody(buf: Buffer, contentType: string | undefined, what: {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
+  } catch {
     // Upstream cannot even read apiVersion/kind from such a body, so it does not name a kind it was handled as
     // (endpoints/handlers transformDecodeError): "the object provided is unrecognized (must be of type X)".
     throw errors.badRequest(
-      `the object provided is unrecognized (must be of type ${what.kind}): couldn't get version/kind; json parse error: ${describeJsonError(text, err as Error)} (${summarizeBody(buf)})`,
+      `the object provided is unrecognized (must be of type ${what.kind}): couldn't get version/kind; json parse error: ${describeJsonError(text)} (${summarizeBody(buf)})`,
     );
   }
   if (!isPlainObject(value)) throw errors.badRequest(`${prefix}: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct`);
@@ -200,14 +201,9 @@ function summarizeBody(buf: Buffer, max = 30): string {
   return buf[0] === 0x7b ? head.toString('utf8') + more : head.toString('hex') + more;
 }
 
-/** Go encoding/json's wording where it is easy to match (bad first character, truncated input); V8's otherwise. */
-function describeJsonError(text: string, err: Error): string {
-  const first = /\S/.exec(text);
-  if (!first) return 'unexpected end of JSON input';
-  if (!/[{["\-0-9tfn]/.test(first[0])) return `invalid character '${first[0]}' looking for beginning of value`;
-  const m = /position (\d+)/.exec(err.message);
-  const offset = m ? Number(m[1]) : text.length;
-  return `invalid character or unexpected end of JSON input at offset ${offset}: ${err.message}`;
+/** Go encoding/json's wording of the syntax error (V8's message is never shown). */
+function describeJsonError(text: string): string {
+  return goJSONSyntaxError(text) ?? 'unexpected end of JSON input';
 }
 
 /**

@@ -432,6 +432,12 @@ export class GenericStore {
       namespace,
       name,
       (current) => {
+        // A uid in a PUT body is a storage precondition (rest.defaultUpdatedObjectInfo.Preconditions), checked before
+        // anything else; a patch has none (its objInfo carries no object), so a patched uid fails validation instead.
+        const uid = isPlainObject(input.metadata) ? input.metadata.uid : undefined;
+        if (current && uid && uid !== current.metadata?.uid) {
+          throw errors.conflict(this.gr, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid}`);
+        }
         // Store.Update answers NotFound for a missing object before it looks at the resourceVersion, and names the
         // resource (not the Kind) in the Invalid error, printing the uint64 zero with %#v.
         if (current && !subresource && !rv && !this.def.strategy.allowUnconditionalUpdate) {
@@ -580,12 +586,9 @@ export class GenericStore {
     const old = metaOf(current);
     next.apiVersion = this.apiVersion;
     next.kind = this.def.kind;
-    // A uid in the body is a precondition (rest.defaultUpdatedObjectInfo.Preconditions); an empty one means "the
-    // existing object" (rest.BeforeUpdate).
-    if (meta.uid && meta.uid !== old.uid) {
-      throw errors.conflict(this.gr, meta.name ?? '', `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.uid}`);
-    }
-    meta.uid = old.uid;
+    // An empty uid means "the existing object" (rest.BeforeUpdate); a different one is left for validation to refuse
+    // as immutable (what a patch gets). A PUT body's uid was already checked as a precondition in update().
+    if (!meta.uid) meta.uid = old.uid;
     meta.creationTimestamp = old.creationTimestamp;
     if (old.deletionTimestamp) meta.deletionTimestamp = old.deletionTimestamp;
     else delete meta.deletionTimestamp;
