@@ -1,6 +1,7 @@
 import * as fe from '../../apimachinery/field-errors.js';
 import type { FieldError } from '../../apimachinery/field-errors.js';
 import { type KubeObject, isPlainObject, jsonEqual, metaOf } from '../../apimachinery/object.js';
+import { goJSONSyntaxError } from '../../apimachinery/go-json-syntax.js';
 import type { ResourceDefinition } from '../rest.js';
 import { defineBuiltin, statusOnly } from './define.js';
 
@@ -171,140 +172,6 @@ function goJSONObjectError(text: string): string | undefined {
   if (value === null || isPlainObject(value)) return undefined;
   const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
   return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
-}
-
-/** encoding/json's quoteChar. */
-function goQuoteChar(c: string): string {
-  if (c === "'") return `'\\''`;
-  if (c === '"') return `'"'`;
-  const q = JSON.stringify(c);
-  return `'${q.slice(1, -1)}'`;
-}
-
-/**
- * The first syntax error encoding/json's scanner reports (checkValid runs before any decoding), so the message names
- * the same character and context as kube-apiserver's.
- */
-function goJSONSyntaxError(text: string): string | undefined {
-  let i = 0;
-  class Bad extends Error {}
-  const fail = (context: string): never => {
-    throw new Bad(`invalid character ${goQuoteChar(text[i]!)} ${context}`);
-  };
-  const eof = (): never => {
-    throw new Bad('unexpected end of JSON input');
-  };
-  const space = () => {
-    while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
-  };
-  const digit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
-  const literal = (word: string) => {
-    for (let k = 1; k < word.length; k++) {
-      i++;
-      if (i >= text.length) eof();
-      if (text[i] !== word[k]) fail(`in literal ${word} (expecting ${goQuoteChar(word[k]!)})`);
-    }
-    i++;
-  };
-  const string = () => {
-    i++;
-    for (;;) {
-      if (i >= text.length) eof();
-      const c = text[i]!;
-      if (c === '"') return void i++;
-      if (c < ' ') fail('in string literal');
-      if (c === '\\') {
-        i++;
-        if (i >= text.length) eof();
-        if (text[i] === 'u') {
-          for (let k = 0; k < 4; k++) {
-            i++;
-            if (i >= text.length) eof();
-            if (!/[0-9a-fA-F]/.test(text[i]!)) fail('in \\u hexadecimal character escape');
-          }
-        } else if (!'"\\/bfnrt'.includes(text[i]!)) fail('in string escape code');
-      }
-      i++;
-    }
-  };
-  const number = () => {
-    if (text[i] === '-') {
-      i++;
-      if (i >= text.length) eof();
-      if (!digit(text[i])) fail('in numeric literal');
-    }
-    if (text[i] === '0') i++;
-    else while (digit(text[i])) i++;
-    if (text[i] === '.') {
-      i++;
-      if (i >= text.length) eof();
-      if (!digit(text[i])) fail('after decimal point in numeric literal');
-      while (digit(text[i])) i++;
-    }
-    if (text[i] === 'e' || text[i] === 'E') {
-      i++;
-      if (text[i] === '+' || text[i] === '-') i++;
-      if (i >= text.length) eof();
-      if (!digit(text[i])) fail('in exponent of numeric literal');
-      while (digit(text[i])) i++;
-    }
-  };
-  const value = (): void => {
-    space();
-    if (i >= text.length) eof();
-    const c = text[i]!;
-    if (c === '{') {
-      i++;
-      space();
-      if (i >= text.length) eof();
-      if (text[i] === '}') return void i++;
-      for (;;) {
-        space();
-        if (i >= text.length) eof();
-        if (text[i] !== '"') fail('looking for beginning of object key string');
-        string();
-        space();
-        if (i >= text.length) eof();
-        if (text[i] !== ':') fail('after object key');
-        i++;
-        value();
-        space();
-        if (i >= text.length) eof();
-        if (text[i] === '}') return void i++;
-        if (text[i] !== ',') fail('after object key:value pair');
-        i++;
-      }
-    }
-    if (c === '[') {
-      i++;
-      space();
-      if (i >= text.length) eof();
-      if (text[i] === ']') return void i++;
-      for (;;) {
-        value();
-        space();
-        if (i >= text.length) eof();
-        if (text[i] === ']') return void i++;
-        if (text[i] !== ',') fail('after array element');
-        i++;
-      }
-    }
-    if (c === '"') return string();
-    if (c === '-' || digit(c)) return number();
-    if (c === 't') return literal('true');
-    if (c === 'f') return literal('false');
-    if (c === 'n') return literal('null');
-    fail('looking for beginning of value');
-  };
-  try {
-    value();
-    space();
-    if (i < text.length) fail('after top-level value');
-    return undefined;
-  } catch (err) {
-    if (err instanceof Bad) return err.message;
-    throw err;
-  }
 }
 
 function validateSecret(obj: KubeObject): FieldError[] {
