@@ -4,15 +4,13 @@
  * this grants nothing anywhere else.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
-import { kubectlPath, startTestServer, type TestServer } from '../helpers/harness.js';
+import { runKubectlWithPlugins, startTestServer, type TestServer } from '../helpers/harness.js';
 
-const binDir = resolve(import.meta.dirname, '..', '..', '..', 'bin');
 
 let ts: TestServer;
 let adminConfig: string;
@@ -26,18 +24,7 @@ interface Result {
 
 /** Runs kubectl the way a user does: KUBECONFIG in the environment, the plugins on PATH. */
 function kubectl(args: string[], config: string): Promise<Result> {
-  return new Promise((res, rej) => {
-    const child = spawn(kubectlPath(), args, {
-      env: { ...process.env, KUBECONFIG: config, PATH: `${binDir}:${process.env.PATH}`, HOME: join(ts.rootDir, 'home') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', rej);
-    child.on('close', (code) => res({ code: code ?? -1, stdout, stderr }));
-  });
+  return runKubectlWithPlugins(args, config, join(ts.rootDir, 'home'));
 }
 
 async function ok(args: string[], config: string): Promise<string> {

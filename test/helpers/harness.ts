@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest, Agent } from 'node:https';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/apiserver/server.js';
 
@@ -135,5 +135,27 @@ export function runKubectl(
       resolve({ code: code ?? -1, stdout, stderr });
     });
     child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** The project's bin/ (the kubectl plugins), from dist/test/helpers. */
+export const pluginBinDir = resolve(import.meta.dirname, '..', '..', '..', 'bin');
+
+/**
+ * kubectl as a user runs it with the project's plugins: KUBECONFIG in the environment (no --kubeconfig flag, so
+ * the plugins find it as kubectl hands it over), bin/ first on PATH and HOME as given.
+ */
+export function runKubectlWithPlugins(args: string[], kubeconfig: string, home: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((res, rej) => {
+    const child = spawn(kubectlPath(), args, {
+      env: { ...process.env, KUBECONFIG: kubeconfig, PATH: `${pluginBinDir}:${process.env.PATH}`, HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', rej);
+    child.on('close', (code) => res({ code: code ?? -1, stdout, stderr }));
   });
 }

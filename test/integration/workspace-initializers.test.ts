@@ -7,33 +7,20 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { kubectlPath, startTestServer, type TestServer } from '../helpers/harness.js';
+import { join } from 'node:path';
+import { runKubectlWithPlugins, startTestServer, type TestServer } from '../helpers/harness.js';
 import { sleep } from './support.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const WST = '/apis/tenancy.kcp.io/v1alpha1/workspacetypes';
 const LC = '/apis/core.kcp.io/v1alpha1/logicalclusters/cluster';
-const binDir = resolve(import.meta.dirname, '..', '..', '..', 'bin');
 
 let ts: TestServer;
 
 /** kubectl as a user runs it: KUBECONFIG in the environment and the plugins from bin/ on PATH. */
 function runKubectl(args: string[], kubeconfig: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((res, rej) => {
-    const child = spawn(kubectlPath(), args, {
-      env: { ...process.env, KUBECONFIG: kubeconfig, PATH: `${binDir}:${process.env.PATH}`, HOME: join(ts.rootDir, 'home') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', rej);
-    child.on('close', (code) => res({ code: code ?? -1, stdout, stderr }));
-  });
+  return runKubectlWithPlugins(args, kubeconfig, join(ts.rootDir, 'home'));
 }
 /** The logical cluster name of root:org2, where the initializing types live. */
 let org2: string;
