@@ -61,8 +61,21 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts an etcd cluster of `members` members (default 1) and waits until every member is healthy. */
+/**
+ * Starts an etcd cluster of `members` members (default 1) and waits until every member is healthy. A port taken by
+ * someone else between freePort() and etcd's bind (suites start servers in parallel) is retried on new ports.
+ */
 export async function startEtcd(options: { members?: number } = {}): Promise<EtcdCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEtcdOnce(options);
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function startEtcdOnce(options: { members?: number }): Promise<EtcdCluster> {
   const binary = etcdBinary();
   const count = options.members ?? 1;
   const baseDir = mkdtempSync(join(tmpdir(), 'atrium-etcd-'));

@@ -146,7 +146,16 @@ async function watchTable(up: RestClient, timeoutMs: number, out: (l: string) =>
       out(`--- ${elapsed()}`);
       for (const l of lines) out(l);
     }
-    const ready = new Map(list.items.map((d) => [d.metadata!.name!, `${(d.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0}/${(d.spec as { replicas?: number }).replicas ?? 1}`]));
-    return ready.size === Object.keys(want).length && Object.entries(want).every(([n, r]) => ready.get(n) === r);
+    // Settled means READY as wanted and UP-TO-DATE and AVAILABLE equal to the desired count too: a root's aggregated
+    // status can still count a child that has just been removed for a moment after its READY column is right.
+    const settled = new Map(
+      list.items.map((d) => {
+        const st = (d.status ?? {}) as { readyReplicas?: number; updatedReplicas?: number; availableReplicas?: number };
+        const desired = (d.spec as { replicas?: number }).replicas ?? 1;
+        const ready = `${st.readyReplicas ?? 0}/${desired}`;
+        return [d.metadata!.name!, (st.updatedReplicas ?? 0) === desired && (st.availableReplicas ?? 0) === desired ? ready : `${ready} (settling)`];
+      }),
+    );
+    return settled.size === Object.keys(want).length && Object.entries(want).every(([n, r]) => settled.get(n) === r);
   });
 }
