@@ -90,6 +90,12 @@ export interface ResourceDefinition extends APIResourceDescriptor {
   /** Sent as a Warning header with every request to this resource (deprecated CRD versions). */
   deprecationWarning?: string;
   /**
+   * Custom resources of a CRD being deleted. Discovery then lists only `verbs` (read and delete), but, as
+   * apiextensions-apiserver's serveResource, the handler still serves every verb but create, so finalizers can be
+   * removed and the deletion can finish.
+   */
+  terminating?: boolean;
+  /**
    * Creates answered by code rather than storage, by subresource ('' = the resource itself): access and token reviews
    * (create-only, never stored) and serviceaccounts/token. The handler decodes the body, calls it and answers 201 with
    * the returned object; nothing is stored and admission does not run.

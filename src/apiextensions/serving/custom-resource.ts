@@ -20,7 +20,10 @@ import { negotiatedPrinterFor } from './negotiated-printers.js';
 import { printerForColumns } from './printer-columns.js';
 import { scaleSubresource, validateScaleStatus } from './scale.js';
 
-/** Verbs of a CRD being deleted: objects can still be read and deleted, not created or changed. */
+/**
+ * Verbs discovery lists for a CRD being deleted (upstream's discovery controller). Only create is refused then
+ * (`terminating` on the definition); updates and patches still go through so finalizers can be removed.
+ */
 const terminatingVerbs = ['delete', 'deletecollection', 'get', 'list', 'watch'];
 const subresourceVerbs = ['get', 'patch', 'update'];
 
@@ -161,6 +164,7 @@ function buildVersion(
     singular: names.singular ?? kind.toLowerCase(),
     namespaced: crd.spec.scope === 'Namespaced',
     verbs: terminating ? terminatingVerbs : standardVerbs,
+    ...(terminating ? { terminating: true } : {}),
     shortNames: names.shortNames ?? [],
     categories: names.categories ?? [],
     subresources,

@@ -48,13 +48,20 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   const { info, store } = r;
   const def = store.def;
   if (info.subresource && !def.subresources.some((s) => s.name === info.subresource)) throw errors.notFoundPath();
-  if (!def.verbs.includes(info.verb) && !(info.subresource && ['get', 'update', 'patch'].includes(info.verb))) {
+  // A terminating CRD's reduced verb list is for discovery only; its objects keep every verb but create (below).
+  if (!def.terminating && !def.verbs.includes(info.verb) && !(info.subresource && ['get', 'update', 'patch'].includes(info.verb))) {
     // Upstream registers no route for a verb the storage does not implement (e.g. deletecollection on namespaces),
     // so go-restful answers with its generic 405 rather than NewMethodNotSupported.
     throw methodNotAllowedOnPath();
   }
   if (def.namespaced && !info.namespace && ['create', 'get', 'update', 'patch', 'delete'].includes(info.verb)) {
     throw errors.notFoundPath();
+  }
+  if (def.terminating && info.verb === 'create' && !info.subresource) {
+    // customresource_handler.go serveResource: NewMethodNotSupported with its message replaced.
+    const err = errors.methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
+    err.status.message = `${info.verb} not allowed while custom resource definition is terminating`;
+    throw err;
   }
   if (def.deprecationWarning) addWarnings(r.res, [def.deprecationWarning]);
   switch (info.verb) {

@@ -1,0 +1,78 @@
+/**
+ * CRD behaviours checked against kube-apiserver 1.32 / apiextensions-apiserver, one shared server: what a terminating
+ * CRD still serves, which CRD fields are immutable once established, generation on subresource writes, CEL typing,
+ * and the exact texts of validation causes and printer columns.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { assertStatus, createNamespace } from './support.js';
+import { cronTabCRD } from './crd-fixtures.js';
+import { installCRD, waitForCRD } from './crd-support.js';
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const mergePatch = { 'Content-Type': 'application/merge-patch+json' };
+
+let ts: TestServer;
+let ns: string;
+
+before(async () => {
+  ts = await startTestServer();
+  ns = await createNamespace(ts, 'parity');
+});
+after(async () => {
+  await ts.stop();
+});
+
+/** A small namespaced CRD `<plural>.<group>` whose spec keeps unknown fields, with status and scale subresources. */
+function simpleCRD(group: string, plural = 'things', kind = 'Thing', specSchema: any = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }): any {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.${group}` },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: { plural, singular: kind.toLowerCase(), kind },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: specSchema, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } },
+          subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+        },
+      ],
+    },
+  };
+}
+
+describe('a terminating CRD', () => {
+  it('refuses only create; its objects can still be updated and patched, so finalizers come off and the deletion finishes', async () => {
+    await installCRD(ts, simpleCRD('term.example.com'));
+    const base = `/apis/term.example.com/v1/namespaces/${ns}/things`;
+    const t1 = { apiVersion: 'term.example.com/v1', kind: 'Thing', metadata: { name: 't1', finalizers: ['example.com/hold'] }, spec: { a: 1 } };
+    assert.equal((await ts.request('POST', base, t1)).status, 201);
+    assert.equal((await ts.request('DELETE', `${CRDS}/things.term.example.com`)).status, 200);
+    // The finalizer controller deletes the instance; it stays, held by its finalizer.
+    const deadline = Date.now() + 10_000;
+    let cur: any;
+    for (;;) {
+      cur = (await ts.request('GET', `${base}/t1`)).json;
+      if (cur.metadata.deletionTimestamp) break;
+      assert.ok(Date.now() < deadline, 'instance never marked for deletion');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const create = await ts.request('POST', base, { ...t1, metadata: { name: 't2' } });
+    assertStatus(create, 405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');
+    assert.deepEqual(create.json.details, { group: 'term.example.com', kind: 'things' });
+    // Discovery lists only the verbs left to clients of a terminating CRD.
+    const disc = (await ts.request('GET', '/apis/term.example.com/v1')).json;
+    assert.deepEqual(disc.resources.find((r: any) => r.name === 'things').verbs, ['delete', 'deletecollection', 'get', 'list', 'watch']);
+    const put = await ts.request('PUT', `${base}/t1`, { ...cur, metadata: { ...cur.metadata, labels: { a: 'b' } } });
+    assert.equal(put.status, 200, put.text);
+    const patch = await ts.request('PATCH', `${base}/t1`, { metadata: { finalizers: null } }, { headers: mergePatch });
+    assert.equal(patch.status, 200, patch.text);
+    await waitForCRD(ts, 'things.term.example.com', (x) => x === undefined);
+  });
+});
