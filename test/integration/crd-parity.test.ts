@@ -76,3 +76,20 @@ describe('a terminating CRD', () => {
     await waitForCRD(ts, 'things.term.example.com', (x) => x === undefined);
   });
 });
+
+describe('updating an established CRD', () => {
+  it('refuses a new scope or kind (field is immutable), in upstream order; listKind may change', async () => {
+    await installCRD(ts, simpleCRD('immut.example.com', 'widgets', 'Widget'));
+    const path = `${CRDS}/widgets.immut.example.com`;
+    const scope = await ts.request('PATCH', path, { spec: { scope: 'Cluster' } }, { headers: mergePatch });
+    assertStatus(scope, 422, 'Invalid', 'CustomResourceDefinition.apiextensions.k8s.io "widgets.immut.example.com" is invalid: spec.scope: Invalid value: "Cluster": field is immutable');
+    const both = await ts.request('PATCH', path, { spec: { scope: 'Cluster', names: { kind: 'Gadget', listKind: 'GadgetList' } } }, { headers: mergePatch });
+    assertStatus(both, 422, 'Invalid');
+    assert.deepEqual(both.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+      'spec.scope: Invalid value: "Cluster": field is immutable',
+      'spec.names.kind: Invalid value: "Gadget": field is immutable',
+    ]);
+    const listKind = await ts.request('PATCH', path, { spec: { names: { listKind: 'WidgetCollection' } } }, { headers: mergePatch });
+    assert.equal(listKind.status, 200, listKind.text);
+  });
+});

@@ -9,7 +9,7 @@ import { jsonEqual } from '../../apimachinery/object.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../../apimachinery/validation/names.js';
 import { validateCRDSchema } from '../schema/validate-crd-schema.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
-import type { CRDColumn, CRDNames, CRDSubresources, CRDVersion, CustomResourceDefinition } from './types.js';
+import { type CRDColumn, type CRDNames, type CRDSubresources, type CRDVersion, type CustomResourceDefinition, isConditionTrue } from './types.js';
 
 const printerColumnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
 const printerColumnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
@@ -45,9 +45,16 @@ export function validateCRD(crd: CustomResourceDefinition): FieldError[] {
   return errs;
 }
 
-/** Validates a CRD update: everything validateCRD checks plus the immutable group and plural. */
+/**
+ * Validates a CRD update: everything validateCRD checks plus the immutable group and plural, and, once the old CRD is
+ * Established (upstream's requireImmutableNames), scope and names.kind, which the storage was built from.
+ */
 export function validateCRDUpdate(crd: CustomResourceDefinition, old: CustomResourceDefinition): FieldError[] {
   const errs = validateSpec(crd);
+  if (isConditionTrue(old, 'Established')) {
+    if ((crd.spec?.scope ?? '') !== (old.spec?.scope ?? '')) errs.push(invalid('spec.scope', crd.spec?.scope ?? '', 'field is immutable'));
+    if ((crd.spec?.names?.kind ?? '') !== (old.spec?.names?.kind ?? '')) errs.push(invalid('spec.names.kind', crd.spec?.names?.kind ?? '', 'field is immutable'));
+  }
   if ((crd.spec?.group ?? '') !== (old.spec?.group ?? '')) errs.push(invalid('spec.group', crd.spec?.group ?? '', 'field is immutable'));
   if ((crd.spec?.names?.plural ?? '') !== (old.spec?.names?.plural ?? '')) {
     errs.push(invalid('spec.names.plural', crd.spec?.names?.plural ?? '', 'field is immutable'));
