@@ -93,3 +93,25 @@ describe('updating an established CRD', () => {
     assert.equal(listKind.status, 200, listKind.text);
   });
 });
+
+describe('the scale subresource', () => {
+  it('bumps metadata.generation when it changes the spec replicas, and not when it changes nothing', async () => {
+    await installCRD(ts, simpleCRD('scale.example.com', 'scalers', 'Scaler'));
+    const base = `/apis/scale.example.com/v1/namespaces/${ns}/scalers`;
+    const c = await ts.request('POST', base, { apiVersion: 'scale.example.com/v1', kind: 'Scaler', metadata: { name: 'w1' }, spec: { replicas: 1 } });
+    assert.equal(c.json.metadata.generation, 1);
+    const scale = (await ts.request('GET', `${base}/w1/scale`)).json;
+    const put = await ts.request('PUT', `${base}/w1/scale`, { ...scale, spec: { replicas: 4 } });
+    assert.equal(put.status, 200, put.text);
+    let obj = (await ts.request('GET', `${base}/w1`)).json;
+    assert.deepEqual([obj.spec.replicas, obj.metadata.generation], [4, 2]);
+    const patch = await ts.request('PATCH', `${base}/w1/scale`, { spec: { replicas: 4 } }, { headers: mergePatch });
+    assert.equal(patch.status, 200, patch.text);
+    obj = (await ts.request('GET', `${base}/w1`)).json;
+    assert.equal(obj.metadata.generation, 2);
+    // A status write never moves generation.
+    const st = await ts.request('PATCH', `${base}/w1/status`, { status: { replicas: 4 } }, { headers: mergePatch });
+    assert.equal(st.status, 200, st.text);
+    assert.equal(st.json.metadata.generation, 2);
+  });
+});

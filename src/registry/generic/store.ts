@@ -614,6 +614,12 @@ export class GenericStore {
     if (!strategy) throw errors.notFoundPath();
     const next = strategy.apply(desired, deepCopy(current));
     metaOf(next).resourceVersion = current.metadata?.resourceVersion;
+    // Upstream's /scale (CRs, Deployments, ReplicaSets) writes through the main store, whose PrepareForUpdate bumps
+    // generation when the spec changed; /status strategies keep the spec and never bump it.
+    if (subresource !== 'status' && this.def.strategy.tracksGeneration) {
+      const specOf = this.def.subresourceStrategies.status ? withoutMetaAndStatus : withoutMeta;
+      if (!jsonEqual(specOf(next), specOf(current))) metaOf(next).generation = (current.metadata?.generation ?? 1) + 1;
+    }
     return next;
   }
 
