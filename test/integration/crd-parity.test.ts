@@ -115,3 +115,28 @@ describe('the scale subresource', () => {
     assert.equal(st.json.metadata.generation, 2);
   });
 });
+
+describe('CEL rules with optionalOldSelf', () => {
+  it('has(oldSelf.x) is false on create (no old object) and tests the field of the old object on update', async () => {
+    const spec = {
+      type: 'object',
+      properties: { color: { type: 'string' }, size: { type: 'integer' } },
+      'x-kubernetes-validations': [
+        { rule: '!has(oldSelf.color) || self.color == oldSelf.color.value()', optionalOldSelf: true, message: 'color is immutable once set' },
+      ],
+    };
+    await installCRD(ts, simpleCRD('opt.example.com', 'paints', 'Paint', spec));
+    const base = `/apis/opt.example.com/v1/namespaces/${ns}/paints`;
+    const c = await ts.request('POST', base, { apiVersion: 'opt.example.com/v1', kind: 'Paint', metadata: { name: 'p1' }, spec: { color: 'red' } });
+    assert.equal(c.status, 201, c.text);
+    const c2 = await ts.request('POST', base, { apiVersion: 'opt.example.com/v1', kind: 'Paint', metadata: { name: 'p2' }, spec: { size: 1 } });
+    assert.equal(c2.status, 201, c2.text);
+    // p2 had no color: setting one is allowed; p1's color cannot change.
+    const set = await ts.request('PATCH', `${base}/p2`, { spec: { color: 'blue' } }, { headers: mergePatch });
+    assert.equal(set.status, 200, set.text);
+    const same = await ts.request('PATCH', `${base}/p1`, { spec: { size: 2 } }, { headers: mergePatch });
+    assert.equal(same.status, 200, same.text);
+    const change = await ts.request('PATCH', `${base}/p1`, { spec: { color: 'green' } }, { headers: mergePatch });
+    assertStatus(change, 422, 'Invalid', 'Paint.opt.example.com "p1" is invalid: spec: Invalid value: "object": color is immutable once set');
+  });
+});

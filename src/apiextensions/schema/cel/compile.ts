@@ -47,10 +47,44 @@ export function celEnvironment(optionalOldSelf = false): Environment {
     registerKubernetesLibrary(base);
     environments = {
       plain: base.clone().registerVariable('oldSelf', 'dyn'),
-      optionalOldSelf: base.clone().registerVariable('oldSelf', 'optional<dyn>'),
+      optionalOldSelf: base.clone().registerVariable('oldSelf', 'optional<dyn>').registerVariable(OLD_SELF_VALUE, 'dyn'),
     };
   }
   return optionalOldSelf ? environments.optionalOldSelf : environments.plain;
+}
+
+/**
+ * The value inside an optional `oldSelf`, bound only for the rewritten presence tests below; `__` names are reserved
+ * in CEL, so no rule can name it.
+ */
+const OLD_SELF_VALUE = '__oldSelfValue';
+
+/**
+ * cel-go's evalTestOnly answers `has(oldSelf.x)` on an optional `oldSelf` with whether a value is there, then tests
+ * the field inside it; cel-js tests presence on the optional wrapper itself, which is always "present". Rules with
+ * `optionalOldSelf` therefore run a rewritten program in which each `has(oldSelf.<path>)` reads
+ * `(oldSelf.hasValue() && has(__oldSelfValue.<path>))`; the original program still serves cost and field analysis.
+ */
+function withOptionalPresenceTests(env: Environment, expr: string, program: ParseResult): ParseResult {
+  const edits: { start: number; end: number; id: { start: number; end: number } }[] = [];
+  visitAll(program.ast, (n) => {
+    if (n.op !== 'call' || n.args[0] !== 'has') return;
+    let arg = (n.args[1] as ASTNode[])[0];
+    while (arg && (arg.op === '.' || arg.op === '.?')) arg = arg.args[0];
+    if (arg?.op === 'id' && arg.args === 'oldSelf') edits.push({ start: n.range.start, end: n.range.end, id: arg.range });
+  });
+  if (edits.length === 0) return program;
+  let text = expr;
+  for (const e of edits.sort((a, b) => b.start - a.start)) {
+    const call = text.slice(e.start, e.id.start) + OLD_SELF_VALUE + text.slice(e.id.end, e.end);
+    text = `${text.slice(0, e.start)}(oldSelf.hasValue() && ${call})${text.slice(e.end)}`;
+  }
+  const rewritten = env.parse(text);
+  const run = (ctx?: Record<string, unknown>): unknown => {
+    const old = ctx?.oldSelf as { hasValue?(): boolean; value?(): unknown } | undefined;
+    return rewritten({ ...ctx, [OLD_SELF_VALUE]: old?.hasValue?.() ? old.value!() : null });
+  };
+  return Object.assign(run, { ast: program.ast, check: () => program.check() }) as ParseResult;
 }
 
 interface CelErrorLike {
@@ -199,7 +233,7 @@ function compileExpression(expr: string, s: Structural, optionalOldSelf: boolean
     const start = undef.node.range.end - undef.field.length - 1;
     return { error: issues(expr, { message: `undefined field '${undef.field}'`, range: { start, end: undef.node.range.end } }) };
   }
-  return { program, type: checked.type };
+  return { program: optionalOldSelf ? withOptionalPresenceTests(env, expr, program) : program, type: checked.type };
 }
 
 /** Compiles every rule of schema node `s`. Never throws; problems are reported on the result. */
