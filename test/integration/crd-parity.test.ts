@@ -140,3 +140,29 @@ describe('CEL rules with optionalOldSelf', () => {
     assertStatus(change, 422, 'Invalid', 'Paint.opt.example.com "p1" is invalid: spec: Invalid value: "object": color is immutable once set');
   });
 });
+
+describe('spec.preserveUnknownFields', () => {
+  const causes = (r: any) => r.json.details.causes.map((c: any) => `${c.field}: ${c.message}`);
+  it('cannot be set to true; the defaults message comes only when the schema has defaults', async () => {
+    const plain = simpleCRD('pres.example.com', 'plains', 'Plain');
+    plain.spec.preserveUnknownFields = true;
+    const r1 = await ts.request('POST', CRDS, plain);
+    assertStatus(
+      r1,
+      422,
+      'Invalid',
+      'CustomResourceDefinition.apiextensions.k8s.io "plains.pres.example.com" is invalid: spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+    );
+    const defaulted = simpleCRD('pres.example.com', 'defs', 'Def', { type: 'object', properties: { a: { type: 'string', default: 'x' } } });
+    defaulted.spec.preserveUnknownFields = true;
+    const r2 = await ts.request('POST', CRDS, defaulted);
+    assertStatus(r2, 422, 'Invalid');
+    assert.deepEqual(causes(r2), [
+      'spec.preserveUnknownFields: Invalid value: true: must be false in order to use defaults in the schema',
+      'spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+    ]);
+    await installCRD(ts, simpleCRD('pres.example.com', 'laters', 'Later'));
+    const r3 = await ts.request('PATCH', `${CRDS}/laters.pres.example.com`, { spec: { preserveUnknownFields: true } }, { headers: mergePatch });
+    assertStatus(r3, 422, 'Invalid', /spec\.preserveUnknownFields: Invalid value: true: cannot set to true/);
+  });
+});

@@ -42,6 +42,7 @@ export function validateCRD(crd: CustomResourceDefinition): FieldError[] {
   errs.push(...validateSpec(crd));
   errs.push(...validateNames(crd.status?.acceptedNames ?? {}, FieldPath.root('status').child('acceptedNames')));
   errs.push(...validateStoredVersions(crd));
+  errs.push(...validatePreserveUnknownFields(crd));
   return errs;
 }
 
@@ -61,7 +62,31 @@ export function validateCRDUpdate(crd: CustomResourceDefinition, old: CustomReso
   }
   errs.push(...validateNames(crd.status?.acceptedNames ?? {}, FieldPath.root('status').child('acceptedNames')));
   errs.push(...validateStoredVersions(crd));
+  errs.push(...validatePreserveUnknownFields(crd, old));
   return errs;
+}
+
+/**
+ * spec.preserveUnknownFields may not be turned on in apiextensions.k8s.io/v1 (upstream validatePreserveUnknownFields);
+ * a CRD that already had it (stored through v1beta1 elsewhere) keeps it.
+ */
+function validatePreserveUnknownFields(crd: CustomResourceDefinition, old?: CustomResourceDefinition): FieldError[] {
+  if (old?.spec?.preserveUnknownFields === true || crd.spec?.preserveUnknownFields !== true) return [];
+  return [invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead')];
+}
+
+/** Whether a schema sets `default` anywhere (upstream specHasDefaults / SchemaHas). */
+function schemaHasDefault(s: unknown): boolean {
+  if (s === null || typeof s !== 'object' || Array.isArray(s)) return false;
+  const o = s as Record<string, unknown>;
+  if (o.default !== undefined) return true;
+  const sub = (x: unknown): boolean => (Array.isArray(x) ? x.some(schemaHasDefault) : schemaHasDefault(x));
+  const map = (x: unknown): boolean => x !== null && typeof x === 'object' && Object.values(x as object).some(schemaHasDefault);
+  return (
+    map(o.properties) || map(o.patternProperties) || map(o.definitions) || sub(o.items) || sub(o.allOf) || sub(o.anyOf) || sub(o.oneOf) ||
+    schemaHasDefault(o.not) || schemaHasDefault(o.additionalProperties) || schemaHasDefault(o.additionalItems) ||
+    (o.dependencies !== null && typeof o.dependencies === 'object' && Object.values(o.dependencies as object).some((d) => !Array.isArray(d) && schemaHasDefault(d)))
+  );
 }
 
 /** status.storedVersions must be non-empty, name only versions in spec, and include the storage version. */
@@ -114,6 +139,9 @@ function validateSpec(crd: CustomResourceDefinition): FieldError[] {
   for (const [i, v] of versions.entries()) {
     if (!v.schema?.openAPIV3Schema) errs.push(required(p.child('versions').index(i).child('schema').child('openAPIV3Schema').toString()));
   }
+  if (spec.preserveUnknownFields === true && versions.some((v) => schemaHasDefault(v.schema?.openAPIV3Schema))) {
+    errs.push(invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
+  }
   let storageCount = 0;
   const seen = new Set<string>();
   let unique = true;
@@ -145,9 +173,6 @@ function validateSpec(crd: CustomResourceDefinition): FieldError[] {
   if (hoistSubresources && versions.length) errs.push(...validateSubresources(versions[0]!.subresources, p.child('subresources')));
   if (hoistColumns && versions.length) {
     (versions[0]!.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, p.child('additionalPrinterColumns').index(j))));
-  }
-  if (spec.preserveUnknownFields === true) {
-    errs.push(invalid('spec.preserveUnknownFields', true, 'must be false in order to use defaults in the schema'));
   }
   const strategy = spec.conversion?.strategy;
   if (spec.conversion) {
