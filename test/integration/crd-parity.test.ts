@@ -166,3 +166,40 @@ describe('spec.preserveUnknownFields', () => {
     assertStatus(r3, 422, 'Invalid', /spec\.preserveUnknownFields: Invalid value: true: cannot set to true/);
   });
 });
+
+describe('CRDs in protected groups', () => {
+  const ann = 'api-approved.kubernetes.io';
+  it('need the api-approved.kubernetes.io annotation with a URL or an "unapproved" reason', async () => {
+    const missing = simpleCRD('demo.k8s.io', 'tests', 'Test');
+    const r1 = await ts.request('POST', CRDS, missing);
+    assertStatus(
+      r1,
+      422,
+      'Invalid',
+      'CustomResourceDefinition.apiextensions.k8s.io "tests.demo.k8s.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+    );
+    const bad = simpleCRD('x.kubernetes.io', 'tests', 'Test');
+    bad.metadata.annotations = { [ann]: 'sure' };
+    const r2 = await ts.request('POST', CRDS, bad);
+    assertStatus(
+      r2,
+      422,
+      'Invalid',
+      'CustomResourceDefinition.apiextensions.k8s.io "tests.x.kubernetes.io" is invalid: metadata.annotations[api-approved.kubernetes.io]: Invalid value: "sure": protected groups must have approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111',
+    );
+    const approved = simpleCRD('demo.k8s.io', 'tests', 'Test');
+    approved.metadata.annotations = { [ann]: 'https://github.com/kubernetes/kubernetes/pull/1' };
+    await installCRD(ts, approved);
+    const bypassed = simpleCRD('kubernetes.io', 'others', 'Other');
+    bypassed.metadata.annotations = { [ann]: 'unapproved, experimental' };
+    await installCRD(ts, bypassed);
+    // Changing the approval state to another valid one is fine; to an invalid one is not; other changes never fail.
+    const path = `${CRDS}/tests.demo.k8s.io`;
+    const r3 = await ts.request('PATCH', path, { metadata: { annotations: { [ann]: 'nope' } } }, { headers: mergePatch });
+    assertStatus(r3, 422, 'Invalid', /metadata\.annotations\[api-approved\.kubernetes\.io\]: Invalid value: "nope"/);
+    const r4 = await ts.request('PATCH', path, { metadata: { labels: { a: 'b' } } }, { headers: mergePatch });
+    assert.equal(r4.status, 200, r4.text);
+    // A group that merely contains k8s.io is not protected.
+    assert.equal((await ts.request('POST', CRDS, simpleCRD('k8s.io.example.com', 'frees', 'Free'))).status, 201);
+  });
+});

@@ -42,6 +42,7 @@ export function validateCRD(crd: CustomResourceDefinition): FieldError[] {
   errs.push(...validateSpec(crd));
   errs.push(...validateNames(crd.status?.acceptedNames ?? {}, FieldPath.root('status').child('acceptedNames')));
   errs.push(...validateStoredVersions(crd));
+  errs.push(...validateAPIApproval(crd));
   errs.push(...validatePreserveUnknownFields(crd));
   return errs;
 }
@@ -62,8 +63,54 @@ export function validateCRDUpdate(crd: CustomResourceDefinition, old: CustomReso
   }
   errs.push(...validateNames(crd.status?.acceptedNames ?? {}, FieldPath.root('status').child('acceptedNames')));
   errs.push(...validateStoredVersions(crd));
+  errs.push(...validateAPIApproval(crd, old));
   errs.push(...validatePreserveUnknownFields(crd, old));
   return errs;
+}
+
+const API_APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
+type APIApprovalState = 'Invalid' | 'Approved' | 'Bypassed' | 'Missing';
+
+/** Groups of the Kubernetes community, whose CRDs need API approval (upstream IsProtectedCommunityGroup). */
+function isProtectedCommunityGroup(group: string): boolean {
+  return group === 'k8s.io' || group.endsWith('.k8s.io') || group === 'kubernetes.io' || group.endsWith('.kubernetes.io');
+}
+
+/** The approval state of a CRD's annotations and the reason upstream's GetAPIApprovalState gives for it. */
+function apiApprovalState(annotations: Record<string, string> | undefined): { state: APIApprovalState; reason: string } {
+  const value = annotations?.[API_APPROVAL_ANNOTATION] ?? '';
+  const see = 'see https://github.com/kubernetes/enhancements/pull/1111';
+  if (value === '') return { state: 'Missing', reason: `protected groups must have approval annotation "${API_APPROVAL_ANNOTATION}", ${see}` };
+  if (value.startsWith('unapproved')) return { state: 'Bypassed', reason: `not approved: ${JSON.stringify(value)}` };
+  // url.ParseRequestURI with a scheme and a host.
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url && url.protocol.length > 1 && url.host !== '') return { state: 'Approved', reason: `approved in ${value}` };
+  return {
+    state: 'Invalid',
+    reason: `protected groups must have approval annotation "${API_APPROVAL_ANNOTATION}" with either a URL or a reason starting with "unapproved", ${see}`,
+  };
+}
+
+/**
+ * CRDs in protected groups (*.k8s.io, *.kubernetes.io) need the api-approved.kubernetes.io annotation (upstream
+ * validateAPIApproval); an update that leaves the approval state as it was is never refused. Deliberate difference:
+ * negotiated CRDs (apiresource.kcp.io/negotiated, writable only by the negotiation controller) stand in for built-in
+ * types of physical clusters (e.g. networking.k8s.io), which need no approval of their own, and are exempt.
+ */
+function validateAPIApproval(crd: CustomResourceDefinition, old?: CustomResourceDefinition): FieldError[] {
+  if (!isProtectedCommunityGroup(crd.spec?.group ?? '')) return [];
+  if (crd.metadata?.annotations?.['apiresource.kcp.io/negotiated'] === 'true') return [];
+  const { state, reason } = apiApprovalState(crd.metadata?.annotations);
+  if (old && apiApprovalState(old.metadata?.annotations).state === state) return [];
+  const path = FieldPath.root('metadata').child('annotations').key(API_APPROVAL_ANNOTATION).toString();
+  if (state === 'Missing') return [required(path, reason)];
+  if (state === 'Invalid') return [invalid(path, crd.metadata?.annotations?.[API_APPROVAL_ANNOTATION] ?? '', reason)];
+  return [];
 }
 
 /**
