@@ -203,3 +203,53 @@ describe('CRDs in protected groups', () => {
     assert.equal((await ts.request('POST', CRDS, simpleCRD('k8s.io.example.com', 'frees', 'Free'))).status, 201);
   });
 });
+
+describe('texts of validation causes and printer columns', () => {
+  it('names the skipped CEL rules cause <nil> and prints a duplicate list-map key as Go does', async () => {
+    const spec = {
+      type: 'object',
+      properties: {
+        size: { type: 'integer' },
+        shape: { type: 'string', enum: ['round', 'square'] },
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+        },
+      },
+      'x-kubernetes-validations': [{ rule: 'self.size >= 0' }],
+    };
+    await installCRD(ts, simpleCRD('texts.example.com', 'boxes', 'Box', spec));
+    const base = `/apis/texts.example.com/v1/namespaces/${ns}/boxes`;
+    const r1 = await ts.request('POST', base, { apiVersion: 'texts.example.com/v1', kind: 'Box', metadata: { name: 'b1' }, spec: { size: 1, shape: 'flat' } });
+    assertStatus(r1, 422, 'Invalid');
+    assert.deepEqual(r1.json.details.causes.map((c: any) => [c.field, c.message]), [
+      ['spec.shape', 'Unsupported value: "flat": supported values: "round", "square"'],
+      ['<nil>', 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'],
+    ]);
+    const r2 = await ts.request('POST', base, {
+      apiVersion: 'texts.example.com/v1',
+      kind: 'Box',
+      metadata: { name: 'b2' },
+      spec: { size: 1, ports: [{ name: 'a', port: 1 }, { name: 'a', port: 2 }] },
+    });
+    assertStatus(r2, 422, 'Invalid', 'Box.texts.example.com "b2" is invalid: spec.ports[1]: Duplicate value: map[string]interface {}{"name":"a"}');
+  });
+
+  it('printer columns: the first match of a [*] path, integers truncated, <invalid> for a date that does not parse', async () => {
+    const crd = simpleCRD('cols.example.com', 'services', 'Service', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+    crd.spec.versions[0].additionalPrinterColumns = [
+      { name: 'Port', type: 'string', jsonPath: '.spec.ports[*].name' },
+      { name: 'Count', type: 'integer', jsonPath: '.spec.count' },
+      { name: 'Since', type: 'date', jsonPath: '.spec.since' },
+    ];
+    await installCRD(ts, crd);
+    const base = `/apis/cols.example.com/v1/namespaces/${ns}/services`;
+    const obj = { apiVersion: 'cols.example.com/v1', kind: 'Service', metadata: { name: 's1' }, spec: { ports: [{ name: 'http' }, { name: 'https' }], count: 2.7, since: 'yesterday' } };
+    assert.equal((await ts.request('POST', base, obj)).status, 201);
+    const table = await ts.request('GET', `${base}/s1`, undefined, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
+    assert.equal(table.status, 200, table.text);
+    assert.deepEqual(table.json.rows[0].cells, ['s1', 'http', 2, '<invalid>']);
+  });
+});

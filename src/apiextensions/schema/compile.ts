@@ -84,7 +84,8 @@ export class CompiledSchema {
     }
     if (this.cel.hasRules) {
       if (errs.some((e) => blockingTypes.has(e.type))) {
-        errs.push(invalid('', null, 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
+        // Upstream reports this with a nil field path, which prints as `<nil>`.
+        errs.push(invalid('<nil>', null, 'some validation rules were not checked because the object was invalid; correct the existing errors to complete validation'));
       } else {
         errs.push(...this.cel.validate(obj, old, root, RuntimeCELCostBudget).errors);
       }

@@ -105,8 +105,18 @@ function validateListMap(s: Structural, x: unknown[], p: FieldPath, errs: FieldE
     const key: Record<string, unknown> = {};
     if (isObject(item)) for (const f of keyFields) if (f in item) key[f] = item[f];
     // With a single key field upstream reports the key as `{name: value}`, an absent key as `{}`.
-    errs.push(duplicate(p.index(i).toString(), key));
+    errs.push({ ...duplicate(p.index(i).toString(), key), renderedValue: goSharpV(key) });
   }
+}
+
+/** Go's `%#v` of a value decoded from JSON into interface{} (field.Duplicate prints a map key that way). */
+function goSharpV(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpV).join(', ')}}`;
+  const o = v as Record<string, unknown>;
+  return `map[string]interface {}{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${goSharpV(o[k])}`).join(', ')}}`;
 }
 
 /**

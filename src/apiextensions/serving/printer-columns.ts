@@ -48,22 +48,36 @@ export function printerForColumns(columns: CRDColumn[] | undefined): TablePrinte
   };
 }
 
+/**
+ * One cell as upstream's tableconvertor does it: only the first value the path finds counts (`.spec.ports[*].name`
+ * shows the first name), then cellForJSONValue: an integer column truncates a float (2.7 → 2), a date column shows
+ * `<invalid>` for a string that is not RFC 3339.
+ */
 function cell(p: PreparedColumn, obj: JsonObject, now: number | Date): unknown {
   const found = p.path?.find(obj) ?? [];
   if (found.length === 0 || found[0] === undefined || found[0] === null) return null;
   const v = found[0];
   switch (p.def.type) {
     case 'integer':
-      return typeof v === 'number' && Number.isInteger(v) ? v : null;
+      if (typeof v === 'bigint') return Number(v);
+      return typeof v === 'number' ? Math.trunc(v) : null;
     case 'number':
-      return typeof v === 'number' ? v : null;
+      return typeof v === 'number' || typeof v === 'bigint' ? Number(v) : null;
     case 'boolean':
       return typeof v === 'boolean' ? v : null;
     case 'date':
-      return typeof v === 'string' ? translateTimestampSince(v, now) : null;
+      if (typeof v !== 'string') return null;
+      // metav1.Time.UnmarshalQueryParameter: "" and "null" are the zero time, anything else must parse as RFC 3339.
+      if (v !== '' && v !== 'null' && !isRFC3339(v)) return '<invalid>';
+      return translateTimestampSince(v === 'null' ? '' : v, now);
     default:
-      return found.map(printValue).join(' ');
+      return printValue(v);
   }
+}
+
+/** Whether Go's time.Parse(time.RFC3339, s) accepts `s`. */
+function isRFC3339(s: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(s) && !Number.isNaN(Date.parse(s));
 }
 
 /** How jsonpath's text printer renders a value: strings bare, everything else as JSON. */

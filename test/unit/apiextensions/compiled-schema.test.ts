@@ -181,7 +181,7 @@ test('realistic schema: an invalid object reports every error with upstream text
     'spec.podTemplate.apiVersion: Required value: must not be empty',
     'spec.podTemplate.kind: Required value: must not be empty',
     'spec.dnsNames[1]: Duplicate value: "a"',
-    'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+    '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
   ]);
 });
 
