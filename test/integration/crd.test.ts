@@ -324,7 +324,7 @@ describe('operator-grade CRDs', () => {
     assert.equal(ok.json.spec.endpoints[0].relabelings[0].action, 'replace');
     assert.equal(ok.json.spec.endpoints[0].targetPort, 8080);
     const dup = await ts.request('POST', base, sm(['web', 'web', 'x']));
-    assertStatus(dup, 422, 'Invalid', /spec\.endpoints\[1\]: Duplicate value: "object"/);
+    assertStatus(dup, 422, 'Invalid', 'ServiceMonitor.monitoring.example.io "sm-3" is invalid: spec.endpoints[1]: Duplicate value: map[string]interface {}{"port":"web"}');
   });
 
   it('Rollout: embedded pod template, scale, unserved version', async () => {

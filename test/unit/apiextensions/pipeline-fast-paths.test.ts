@@ -181,7 +181,7 @@ test('the compiled pipeline reports CEL errors on list-map items by index after 
   const obj = { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, spec: { min: 3, max: 1, ports: [{ name: 'a', port: 1 }, { name: 'b', port: 0 }, { name: 'a', port: 2 }] } };
   const r = compiled.process(structuredClone(obj), undefined);
   assert.deepEqual(r.errors.map(errorString), [
-    'spec.ports[2]: Duplicate value: "object"',
+    'spec.ports[2]: Duplicate value: map[string]interface {}{"name":"a"}',
     'spec: Invalid value: "object": min above max',
     'spec.ports[1]: Invalid value: "object": failed rule: self.port > 0 || self.name == "none"',
   ]);
