@@ -253,3 +253,22 @@ describe('texts of validation causes and printer columns', () => {
     assert.deepEqual(table.json.rows[0].cells, ['s1', 'http', 2, '<invalid>']);
   });
 });
+
+describe('CEL rules are type-checked against the schema', () => {
+  it('refuses, at CRD create, a rule that is not a bool or applies an operator or function to the wrong types', async () => {
+    const crd = simpleCRD('typed.example.com', 'typeds', 'Typed', {
+      type: 'object',
+      properties: { a: { type: 'string' }, num: { type: 'integer' } },
+      'x-kubernetes-validations': [{ rule: 'self.a' }, { rule: 'self.a == 1' }, { rule: 'self.num.startsWith("x")' }, { rule: 'self.num > 1 && self.a.startsWith("x")' }],
+    });
+    const r = await ts.request('POST', CRDS, crd);
+    assertStatus(r, 422, 'Invalid');
+    const P = 'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations';
+    assert.deepEqual(r.json.details.causes.map((c: any) => `${c.field}: ${c.message}`), [
+      `${P}[0].rule: Invalid value: "object": cel expression must evaluate to a bool`,
+      `${P}[1].rule: Invalid value: "object": compilation failed: ERROR: <input>:1:8: found no matching overload for '_==_' applied to '(string, int)'\n | self.a == 1\n | .......^`,
+      `${P}[2].rule: Invalid value: "object": compilation failed: ERROR: <input>:1:20: found no matching overload for 'startsWith' applied to 'int.(string)'\n | self.num.startsWith("x")\n | ...................^`,
+    ]);
+    assert.equal((await ts.request('GET', `${CRDS}/typeds.typed.example.com`)).status, 404);
+  });
+});

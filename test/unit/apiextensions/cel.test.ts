@@ -236,7 +236,8 @@ const compileCases: CompileCase[] = [
     rules: [{ rule: 'self.nope == 1' }],
     want: [`${P}.rule: Invalid value: "object": compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope == 1\n | ....^`],
   },
-  { name: 'not a bool', rules: [{ rule: 'self.name' }], want: [] },
+  // self is typed from the schema, so a string-valued rule is refused as cel-go refuses it.
+  { name: 'not a bool', rules: [{ rule: 'self.name' }], want: [`${P}.rule: Invalid value: "object": cel expression must evaluate to a bool`] },
   { name: 'string result', rules: [{ rule: "'abc'" }], want: [`${P}.rule: Invalid value: "object": cel expression must evaluate to a bool`] },
   { name: 'messageExpression not a string', rules: [{ rule: 'true', messageExpression: '1' }], want: [`${P}.messageExpression: Invalid value: "object": messageExpression must evaluate to a string`] },
   {

@@ -218,6 +218,113 @@ function undefinedField(ast: ASTNode, s: Structural): { node: ASTNode; field: st
   return found;
 }
 
+let typedBase: Environment | undefined;
+const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+
+/**
+ * A check-only environment in which `self`/`oldSelf` carry the types the structural schema gives them, as
+ * apiextensions' compilation.go declares them (objects with properties are message types, maps `map<string, T>`,
+ * arrays `list<T>`, integer `int`, number `double`, date-time strings timestamps). Rules still run in the dynamic
+ * environment; this one only finds type errors. Where our model could be narrower than upstream's (int-or-string,
+ * nullable, preserve-unknown-fields, embedded metadata, property names that need escaping) the type is `dyn`.
+ */
+function typedEnvironment(s: Structural, optionalOldSelf: boolean): Environment {
+  if (!typedBase) {
+    typedBase = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+    registerKubernetesLibrary(typedBase);
+  }
+  const env = typedBase.clone();
+  let n = 0;
+  const typeOf = (x: Structural | undefined): string => {
+    if (!x || x.intOrString || x.nullable) return 'dyn';
+    switch (x.type) {
+      case 'integer':
+        return 'int';
+      case 'number':
+        return 'double';
+      case 'boolean':
+        return 'bool';
+      case 'string':
+        if (x.format === 'date-time' || x.format === 'datetime') return 'google.protobuf.Timestamp';
+        if (x.format === 'byte') return 'bytes';
+        return x.format === 'duration' ? 'dyn' : 'string';
+      case 'array':
+        return `list<${typeOf(x.items)}>`;
+      case 'object': {
+        if (x.preserveUnknownFields) return 'dyn';
+        if (x.properties && x.properties.size > 0) {
+          const names = [...x.properties.keys()];
+          if (names.some((k) => !identifier.test(k) || celReserved.has(k))) return 'dyn';
+          const fields: Record<string, string> = {};
+          for (const [k, v] of x.properties) fields[k] = typeOf(v);
+          if (x.embeddedResource) for (const k of ['apiVersion', 'kind', 'metadata']) fields[k] ??= k === 'metadata' ? 'dyn' : 'string';
+          const name = `atrium.cel.Object${n++}`;
+          env.registerType({ name, fields });
+          return name;
+        }
+        if (x.additionalProperties?.schema) return `map<string, ${typeOf(x.additionalProperties.schema)}>`;
+        return 'dyn';
+      }
+      default:
+        return 'dyn';
+    }
+  };
+  const selfType = typeOf(s);
+  env.registerVariable('self', selfType);
+  env.registerVariable('oldSelf', optionalOldSelf ? `optional<${selfType}>` : selfType);
+  return env;
+}
+
+const scalarTypes = new Set(['string', 'int', 'uint', 'double', 'bool', 'bytes']);
+const operatorNames: Record<string, string> = {
+  '==': '_==_', '!=': '_!=_', '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_', '+': '_+_', '-': '_-_', '*': '_*_', '/': '_/_', '%': '_%_', in: '@in',
+};
+
+/**
+ * The typed check's verdict in cel-go's words, for the errors our type model is sure of: an operator or function
+ * applied to scalar types it has no overload for (`found no matching overload for '_==_' applied to '(string, int)'`,
+ * reported at the operator or at the call's `(` as cel-go does). Other typed-check failures are left to the
+ * dynamic check (which passed), so a gap in the model never rejects a rule upstream accepts.
+ */
+function typedCheckError(expr: string, ast: ASTNode, error: CelErrorLike): string | undefined {
+  const msg = error.message.split('\n')[0] ?? '';
+  const range = error.range;
+  if (!range) return undefined;
+  const at = (n: ASTNode): boolean => n.range.start === range.start && n.range.end === range.end;
+  const binary = /^no such overload: (\S+) (==|!=|<=|>=|<|>|\+|-|\*|\/|%|in) (\S+)$/.exec(msg);
+  if (binary) {
+    const [, left, op, right] = binary as unknown as [string, string, string, string];
+    if (!scalarTypes.has(left) || !scalarTypes.has(right)) return undefined;
+    let node: ASTNode | undefined;
+    visitAll(ast, (x) => {
+      if (!node && x.op === op && at(x)) node = x;
+    });
+    if (!node) return undefined;
+    const lhs = (node.args as ASTNode[])[0]!;
+    const pos = expr.indexOf(op, lhs.range.end);
+    if (pos < 0) return undefined;
+    return issues(expr, { message: `found no matching overload for '${operatorNames[op]}' applied to '(${left}, ${right})'`, range: { start: pos, end: pos + op.length } });
+  }
+  const call = /^found no matching overload for '(?:(\w+)\.)?(\w+)\(([\w, ]*)\)'$/.exec(msg);
+  if (call) {
+    const [, receiver, name, argList] = call as unknown as [string, string | undefined, string, string];
+    const args = argList ? argList.split(', ') : [];
+    if ((receiver !== undefined && !scalarTypes.has(receiver)) || !args.every((a) => scalarTypes.has(a))) return undefined;
+    let node: ASTNode | undefined;
+    visitAll(ast, (x) => {
+      if (!node && (x.op === 'rcall' || x.op === 'call') && x.args[0] === name && at(x)) node = x;
+    });
+    if (!node) return undefined;
+    const from = node.op === 'rcall' ? (node.args[1] as ASTNode).range.end : node.range.start;
+    const open = expr.indexOf('(', expr.indexOf(name, from));
+    if (open < 0) return undefined;
+    const applied = receiver !== undefined ? `${receiver}.(${args.join(', ')})` : `(${args.join(', ')})`;
+    return issues(expr, { message: `found no matching overload for '${name}' applied to '${applied}'`, range: { start: open, end: open + 1 } });
+  }
+  return undefined;
+}
+
 function compileExpression(expr: string, s: Structural, optionalOldSelf: boolean): { program?: ParseResult; error?: string; type?: string } {
   const env = celEnvironment(optionalOldSelf);
   let program: ParseResult;
@@ -233,7 +340,14 @@ function compileExpression(expr: string, s: Structural, optionalOldSelf: boolean
     const start = undef.node.range.end - undef.field.length - 1;
     return { error: issues(expr, { message: `undefined field '${undef.field}'`, range: { start, end: undef.node.range.end } }) };
   }
-  return { program: optionalOldSelf ? withOptionalPresenceTests(env, expr, program) : program, type: checked.type };
+  let type = checked.type;
+  const typed = typedEnvironment(s, optionalOldSelf).check(expr);
+  if (typed.valid) type = typed.type;
+  else {
+    const error = typedCheckError(expr, program.ast, typed.error as CelErrorLike);
+    if (error !== undefined) return { error };
+  }
+  return { program: optionalOldSelf ? withOptionalPresenceTests(env, expr, program) : program, type };
 }
 
 /** Compiles every rule of schema node `s`. Never throws; problems are reported on the result. */
