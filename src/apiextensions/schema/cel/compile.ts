@@ -229,7 +229,17 @@ const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'cons
  * environment; this one only finds type errors. Where our model could be narrower than upstream's (int-or-string,
  * nullable, preserve-unknown-fields, embedded metadata, property names that need escaping) the type is `dyn`.
  */
+const typedEnvironments = new WeakMap<Structural, Map<boolean, Environment>>();
+
 function typedEnvironment(s: Structural, optionalOldSelf: boolean): Environment {
+  let byOptional = typedEnvironments.get(s);
+  if (!byOptional) typedEnvironments.set(s, (byOptional = new Map()));
+  let env = byOptional.get(optionalOldSelf);
+  if (!env) byOptional.set(optionalOldSelf, (env = buildTypedEnvironment(s, optionalOldSelf)));
+  return env;
+}
+
+function buildTypedEnvironment(s: Structural, optionalOldSelf: boolean): Environment {
   if (!typedBase) {
     typedBase = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
     registerKubernetesLibrary(typedBase);
