@@ -60,8 +60,9 @@ export class AuthSystem {
     const tokens: TokenTable = new Map(opts.tokens);
     if (opts.tokenAuthFile) for (const [t, u] of loadTokenFile(opts.tokenAuthFile)) tokens.set(t, u);
     this.serviceAccountTokens = new ServiceAccountTokens(loadOrCreateServiceAccountKey(join(opts.pkiDir, 'service-account.key')));
-    const getServiceAccount = async (cluster: string, namespace: string, name: string): Promise<KubeObject | undefined> => {
-      const store = registry.lookup(cluster, '', 'v1', 'serviceaccounts');
+    // core/v1 objects the token path reads: ServiceAccounts, and the Secrets, Pods and Nodes tokens are bound to.
+    const getCoreObject = async (cluster: string, resource: string, namespace: string, name: string): Promise<KubeObject | undefined> => {
+      const store = registry.lookup(cluster, '', 'v1', resource);
       if (!store) return undefined;
       try {
         return await store.get({ cluster, user: { username: 'system:apiserver', groups: ['system:masters'] } }, namespace, name);
@@ -70,13 +71,14 @@ export class AuthSystem {
         throw err;
       }
     };
-    this.authenticator = new Authenticator({ tokens, serviceAccountTokens: this.serviceAccountTokens, getServiceAccount, anonymous: opts.anonymous ?? false });
+    const getServiceAccount = (cluster: string, namespace: string, name: string) => getCoreObject(cluster, 'serviceaccounts', namespace, name);
+    this.authenticator = new Authenticator({ tokens, serviceAccountTokens: this.serviceAccountTokens, getServiceAccount, getCoreObject, anonymous: opts.anonymous ?? false });
     this.index = new RbacIndex(registry.storage);
     this.authorizer = new Authorizer(new RbacAuthorizer(this.index));
     this.admission = new RbacEscalationAdmission(this.authorizer);
     this.rateLimiter = opts.maxRequestsPerSecondPerUser ? new PerUserRateLimiter(opts.maxRequestsPerSecondPerUser) : undefined;
     this.objectLimit = opts.maxObjectsPerWorkspace ? new ObjectCountLimit(registry, opts.maxObjectsPerWorkspace) : undefined;
-    this.reviewServices = { authorizer: this.authorizer, authenticator: this.authenticator, serviceAccountTokens: this.serviceAccountTokens, getServiceAccount };
+    this.reviewServices = { authorizer: this.authorizer, authenticator: this.authenticator, serviceAccountTokens: this.serviceAccountTokens, getServiceAccount, getCoreObject };
     new ClusterRoleAggregator(registry, this.index);
   }
 

@@ -95,9 +95,11 @@ describe('authentication: tokens, ServiceAccounts, anonymous, object quota', () 
   });
 
   it('TokenRequest validation and a missing ServiceAccount', async () => {
+    // As upstream, the ServiceAccount is looked up before the request is validated (a missing one is 404 first).
+    assert.equal((await ts.request('POST', '/api/v1/namespaces/default/serviceaccounts', { metadata: { name: 'default' } })).status, 201);
     const short = await ts.request('POST', '/api/v1/namespaces/default/serviceaccounts/default/token', { spec: { expirationSeconds: 10 } });
     assert.equal(short.status, 422, short.text);
-    assert.equal(short.json.message, 'TokenRequest.authentication.k8s.io "default" is invalid: spec.expirationSeconds: Invalid value: 10: may not specify a duration less than 10 minutes');
+    assert.equal(short.json.message, 'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 10: may not specify a duration less than 10 minutes');
     const missing = await ts.request('POST', '/api/v1/namespaces/default/serviceaccounts/ghost/token', { spec: {} });
     assert.equal(missing.status, 404);
     assert.equal(missing.json.message, 'serviceaccounts "ghost" not found');

@@ -19,10 +19,18 @@ export type TokenTable = Map<string, UserInfo>;
 /** Reads a ServiceAccount of a logical cluster; undefined when it does not exist. */
 export type ServiceAccountGetter = (cluster: string, namespace: string, name: string) => Promise<KubeObject | undefined>;
 
+/**
+ * Reads a core/v1 object (`secrets`, `pods`, `nodes`; namespace '' for nodes) of a logical cluster; undefined when it
+ * does not exist or the cluster does not serve that resource at all (the control plane serves no pods or nodes).
+ */
+export type CoreObjectGetter = (cluster: string, resource: string, namespace: string, name: string) => Promise<KubeObject | undefined>;
+
 export interface AuthenticatorOptions {
   tokens: TokenTable;
   serviceAccountTokens: ServiceAccountTokens;
   getServiceAccount: ServiceAccountGetter;
+  /** Looks up the object a token is bound to (Secret, Pod, Node). */
+  getCoreObject: CoreObjectGetter;
   anonymous: boolean;
 }
 
@@ -97,22 +105,68 @@ export class Authenticator {
 
   /**
    * Authenticates a bearer token (also TokenReview's job): static tokens first, then ServiceAccount tokens, which
-   * must be for `cluster` when one is given and whose ServiceAccount must still exist with the same uid.
+   * must be for `cluster` when one is given and whose ServiceAccount, and the Secret, Pod or Node the token is bound
+   * to, must still exist with the same uid.
    */
-  async authenticateToken(token: string, cluster?: string, audiences?: readonly string[]): Promise<{ user: UserInfo; audiences?: string[] } | { error: string }> {
+  async authenticateToken(token: string, cluster?: string, audiences?: readonly string[], now = new Date()): Promise<{ user: UserInfo; audiences?: string[] } | { error: string }> {
     for (const [t, user] of this.opts.tokens) {
       if (tokenEquals(t, token)) return { user: withAuthenticated(user) };
     }
     const sat = this.opts.serviceAccountTokens;
     if (!sat.looksLikeOurs(token)) return { error: 'invalid bearer token' };
-    const v = sat.verify(token, audiences);
+    const v = sat.verify(token, audiences, now);
     if ('error' in v) return v;
     // The token belongs to one workspace: elsewhere it is not a credential at all.
     if (cluster !== undefined && v.cluster !== cluster) return { error: `invalid bearer token, token is for logical cluster ${JSON.stringify(v.cluster)}, not ${JSON.stringify(cluster)}` };
+    // pkg/serviceaccount/claims.go validator.Validate: the ServiceAccount and the object the token is bound to must
+    // still exist with the UIDs in the claims. Something deleted (deletionTimestamp set, finalizers pending) counts
+    // as gone once its deletionTimestamp is more than jwt.DefaultLeeway (1 minute) in the past.
+    const invalidIfDeletedBefore = now.getTime() - 60_000;
+    const deletedBefore = (o: KubeObject): boolean => {
+      const ts = o.metadata?.deletionTimestamp;
+      return typeof ts === 'string' && Date.parse(ts) < invalidIfDeletedBefore;
+    };
     const sa = await this.opts.getServiceAccount(v.cluster, v.namespace, v.name);
     if (!sa) return { error: `invalid bearer token, serviceaccounts ${JSON.stringify(v.name)} not found` };
-    if (sa.metadata?.uid !== v.uid) return { error: `invalid bearer token, service account UID (${v.uid}) does not match claim (${sa.metadata?.uid ?? ''})` };
-    if (sa.metadata?.deletionTimestamp) return { error: 'invalid bearer token, service account is being deleted' };
-    return { user: serviceAccountUser(v.cluster, v.namespace, v.name, v.uid, v.jti), audiences: v.audiences };
+    if (sa.metadata?.uid !== v.uid) return { error: `invalid bearer token, service account UID (${sa.metadata?.uid ?? ''}) does not match claim (${v.uid})` };
+    if (deletedBefore(sa)) return { error: `invalid bearer token, service account ${v.namespace}/${v.name} has been deleted` };
+    const invalidated = { error: 'invalid bearer token, service account token has been invalidated' };
+    const extra: Record<string, string[]> = {};
+    if (v.secret) {
+      const secret = await this.opts.getCoreObject(v.cluster, 'secrets', v.namespace, v.secret.name);
+      if (!secret) return invalidated;
+      if (secret.metadata?.uid !== v.secret.uid) return { error: `invalid bearer token, secret UID (${secret.metadata?.uid ?? ''}) does not match service account secret ref claim (${v.secret.uid ?? ''})` };
+      if (deletedBefore(secret)) return invalidated;
+    }
+    if (v.pod) {
+      const pod = await this.opts.getCoreObject(v.cluster, 'pods', v.namespace, v.pod.name);
+      if (!pod) return invalidated;
+      if (pod.metadata?.uid !== v.pod.uid) return { error: `invalid bearer token, pod UID (${pod.metadata?.uid ?? ''}) does not match service account pod ref claim (${v.pod.uid ?? ''})` };
+      if (deletedBefore(pod)) return invalidated;
+      if (v.pod.name && v.pod.uid) {
+        extra['authentication.kubernetes.io/pod-name'] = [v.pod.name];
+        extra['authentication.kubernetes.io/pod-uid'] = [v.pod.uid];
+      }
+    }
+    if (v.node) {
+      // A pod-bound token only reports the node its pod ran on; a node-bound one needs the Node itself.
+      if (!v.pod) {
+        const node = await this.opts.getCoreObject(v.cluster, 'nodes', '', v.node.name);
+        if (!node) return invalidated;
+        if (node.metadata?.uid !== v.node.uid) return { error: `invalid bearer token, node UID (${node.metadata?.uid ?? ''}) does not match service account node ref claim (${v.node.uid ?? ''})` };
+        if (deletedBefore(node)) return invalidated;
+      }
+      if (v.node.name) {
+        extra['authentication.kubernetes.io/node-name'] = [v.node.name];
+        if (v.node.uid) extra['authentication.kubernetes.io/node-uid'] = [v.node.uid];
+      }
+    }
+    const user = serviceAccountUser(v.cluster, v.namespace, v.name, v.uid, v.jti);
+    if (Object.keys(extra).length) {
+      // ServiceAccountInfo.UserInfo's extras; keys sorted as Go writes a map.
+      const all = { ...user.extra, ...extra };
+      user.extra = Object.fromEntries(Object.keys(all).sort().map((key) => [key, all[key]!]));
+    }
+    return { user, audiences: v.audiences };
   }
 }

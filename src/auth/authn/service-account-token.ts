@@ -18,7 +18,22 @@ export interface ServiceAccountClaims {
   audiences: string[];
   /** Lifetime in seconds. */
   expirationSeconds: number;
-  boundObject?: { kind: string; name: string; uid?: string };
+  /**
+   * The object the token is bound to, as TokenRequest looked it up (pkg/serviceaccount/claims.go Claims): a Pod
+   * (with the Node it runs on, when known), a Secret or a Node, each with the UID it has in storage. At most one of
+   * pod/secret/node-alone; the authenticator refuses the token once that object is gone or has another UID.
+   */
+  pod?: BoundObjectClaim;
+  secret?: BoundObjectClaim;
+  node?: BoundObjectClaim;
+  /** Seconds after which a (pod-bound, extended) token is stale: claims.go's warnafter. */
+  warnAfterSeconds?: number;
+}
+
+/** A bound object in the claims: `{name, uid}`, uid left out when unknown (a pod's Node that does not exist). */
+export interface BoundObjectClaim {
+  name: string;
+  uid?: string;
 }
 
 export interface VerifiedServiceAccountToken {
@@ -29,6 +44,9 @@ export interface VerifiedServiceAccountToken {
   audiences: string[];
   jti: string;
   expiresAt: Date;
+  pod?: BoundObjectClaim;
+  secret?: BoundObjectClaim;
+  node?: BoundObjectClaim;
 }
 
 interface JwtPayload {
@@ -39,7 +57,27 @@ interface JwtPayload {
   iat: number;
   nbf: number;
   jti: string;
-  'kubernetes.io': { namespace: string; serviceaccount: { name: string; uid: string }; clusterName: string; [k: string]: unknown };
+  'kubernetes.io': {
+    namespace: string;
+    serviceaccount: { name: string; uid: string };
+    pod?: BoundObjectClaim;
+    secret?: BoundObjectClaim;
+    node?: BoundObjectClaim;
+    warnafter?: number;
+    clusterName: string;
+  };
+}
+
+/** claims.go's `ref` with omitempty on both fields. */
+function refClaim(r: BoundObjectClaim): BoundObjectClaim {
+  return r.uid ? { name: r.name, uid: r.uid } : { name: r.name };
+}
+
+/** A ref read back from a token: present only when it is an object (a malformed one names nothing). */
+function readRef(v: unknown): BoundObjectClaim | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const r = v as { name?: unknown; uid?: unknown };
+  return { name: typeof r.name === 'string' ? r.name : '', uid: typeof r.uid === 'string' ? r.uid : '' };
 }
 
 /** Loads the signing key, creating a new P-256 key when the file does not exist. */
@@ -68,10 +106,19 @@ export class ServiceAccountTokens {
     this.keyId = b64url(this.publicKey.export({ type: 'spki', format: 'der' }).subarray(-16));
   }
 
-  /** Issues a signed token; iat/nbf are now, exp now + expirationSeconds. */
+  /** Issues a signed token; iat/nbf are now, exp now + expirationSeconds; the bound object's claims as given. */
   issue(c: ServiceAccountClaims, now = new Date()): { token: string; expiresAt: Date } {
     const iat = Math.floor(now.getTime() / 1000);
     const exp = iat + c.expirationSeconds;
+    // Only the bound object's real name and UID go into the token (Claims: pod, secret, node, warnafter, in this
+    // order), never a reference the caller made up: the authenticator checks exactly these against storage.
+    if (c.secret && (c.pod || c.node)) throw new Error('internal error, token can only be bound to one object type');
+    const k: JwtPayload['kubernetes.io'] = { namespace: c.namespace, serviceaccount: { name: c.name, uid: c.uid } } as JwtPayload['kubernetes.io'];
+    if (c.pod) k.pod = refClaim(c.pod);
+    if (c.secret) k.secret = refClaim(c.secret);
+    if (c.node) k.node = refClaim(c.node);
+    if (c.warnAfterSeconds) k.warnafter = iat + c.warnAfterSeconds;
+    k.clusterName = c.cluster;
     const payload: JwtPayload = {
       iss: this.issuer,
       sub: `system:serviceaccount:${c.namespace}:${c.name}`,
@@ -80,9 +127,8 @@ export class ServiceAccountTokens {
       iat,
       nbf: iat,
       jti: randomUUID(),
-      'kubernetes.io': { namespace: c.namespace, serviceaccount: { name: c.name, uid: c.uid }, clusterName: c.cluster },
+      'kubernetes.io': k,
     };
-    if (c.boundObject) payload['kubernetes.io'][c.boundObject.kind.toLowerCase()] = { name: c.boundObject.name, uid: c.boundObject.uid };
     const signingInput = `${b64url(JSON.stringify({ alg: 'ES256', kid: this.keyId }))}.${b64url(JSON.stringify(payload))}`;
     // ieee-p1363 gives the raw r||s form JWS requires (not DER).
     const sig = sign('sha256', Buffer.from(signingInput), { key: this.privateKey, dsaEncoding: 'ieee-p1363' });
@@ -125,6 +171,13 @@ export class ServiceAccountTokens {
     if (matching.length === 0) return { error: 'invalid bearer token, token audiences ' + JSON.stringify(aud) + ' is invalid for the target audiences ' + JSON.stringify(audiences) };
     const k = p['kubernetes.io'];
     if (!k?.namespace || !k.serviceaccount?.name || !k.clusterName) return { error: 'invalid bearer token, missing service account claims' };
-    return { cluster: k.clusterName, namespace: k.namespace, name: k.serviceaccount.name, uid: k.serviceaccount.uid, audiences: matching, jti: p.jti, expiresAt: new Date(p.exp * 1000) };
+    const out: VerifiedServiceAccountToken = { cluster: k.clusterName, namespace: k.namespace, name: k.serviceaccount.name, uid: k.serviceaccount.uid, audiences: matching, jti: p.jti, expiresAt: new Date(p.exp * 1000) };
+    const pod = readRef(k.pod);
+    const secret = readRef(k.secret);
+    const node = readRef(k.node);
+    if (pod) out.pod = pod;
+    if (secret) out.secret = secret;
+    if (node) out.node = node;
+    return out;
   }
 }

@@ -13,8 +13,8 @@ import { defineBuiltin } from '../../registry/builtin/define.js';
 import { type AuthorizationAttributes, nonResourceAttributes, resourceAttributes } from '../authz/attributes.js';
 import { type Authorizer, SYSTEM_MASTERS } from '../authz/authorizer.js';
 import type { PolicyRule } from '../authz/policy-rule.js';
-import type { Authenticator, ServiceAccountGetter } from '../authn/authenticator.js';
-import type { ServiceAccountTokens } from '../authn/service-account-token.js';
+import type { Authenticator, CoreObjectGetter, ServiceAccountGetter } from '../authn/authenticator.js';
+import type { BoundObjectClaim, ServiceAccountTokens } from '../authn/service-account-token.js';
 import { aggregateText } from '../authz/rbac-authorizer.js';
 
 export interface ReviewServices {
@@ -22,6 +22,7 @@ export interface ReviewServices {
   authenticator: Authenticator;
   serviceAccountTokens: ServiceAccountTokens;
   getServiceAccount: ServiceAccountGetter;
+  getCoreObject: CoreObjectGetter;
 }
 
 const AUTHZ = 'authorization.k8s.io';
@@ -167,35 +168,127 @@ export function reviewResources(s: ReviewServices): ResourceDefinition[] {
 
 const MIN_EXPIRATION_SECONDS = 600;
 const MAX_EXPIRATION_SECONDS = 2 ** 32;
+/** claims.go: a pod-bound token asked for 1h7s (what the kubelet asks for) lives a year but is stale after 1h7s. */
+const WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 60 * 60 + 7;
+const EXPIRATION_EXTENSION_SECONDS = 24 * 365 * 60 * 60;
 
-/** POST serviceaccounts/<name>/token (TokenRequest): a signed token for the ServiceAccount, valid in this cluster only. */
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** schema.FromAPIVersionAndKind: "v1" is the core group, "g/v" a group; anything else names no group or version. */
+function groupVersionKind(apiVersion: string, kind: string): { group: string; version: string; kind: string } {
+  if (apiVersion === '' || apiVersion === '/') return { group: '', version: '', kind };
+  const slashes = apiVersion.split('/').length - 1;
+  if (slashes === 0) return { group: '', version: apiVersion, kind };
+  if (slashes === 1) {
+    const i = apiVersion.indexOf('/');
+    return { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1), kind };
+  }
+  return { group: '', version: '', kind };
+}
+
+/** BoundObjectReference as it decodes and encodes: kind, apiVersion, name, uid, each omitted when empty. */
+function boundObjectReference(v: Record<string, unknown>): { kind?: string; apiVersion?: string; name?: string; uid?: string } {
+  const out: Record<string, string> = {};
+  for (const k of ['kind', 'apiVersion', 'name', 'uid']) if (typeof v[k] === 'string' && v[k] !== '') out[k] = v[k] as string;
+  return out;
+}
+
+/** What the token is bound to, looked up as TokenREST.Create does; throws the answer the request gets otherwise. */
+async function lookUpBoundObject(
+  s: ReviewServices,
+  cluster: string,
+  namespace: string,
+  saName: string,
+  ref: { kind?: string; apiVersion?: string; name?: string; uid?: string },
+): Promise<{ pod?: BoundObjectClaim; secret?: BoundObjectClaim; node?: BoundObjectClaim }> {
+  const gvk = groupVersionKind(ref.apiVersion ?? '', ref.kind ?? '');
+  const name = ref.name ?? '';
+  // The registry's Get of each kind: an empty name is "Name parameter required."; a missing object is the usual 404.
+  // The control plane serves no pods or nodes (only `atrium pcluster` and negotiated clusters do): there the object
+  // cannot exist, so binding to one answers `pods "x" not found` / `nodes "x" not found` as a missing object would.
+  const get = async (resource: string, ns: string): Promise<KubeObject> => {
+    if (!name) throw errors.badRequest('Name parameter required.');
+    const obj = await s.getCoreObject(cluster, resource, ns, name);
+    if (!obj) throw errors.notFound({ group: '', resource }, name);
+    return obj;
+  };
+  const uidOf = (o: KubeObject): string => String(o.metadata?.uid ?? '');
+  let uid: string;
+  const bound: { pod?: BoundObjectClaim; secret?: BoundObjectClaim; node?: BoundObjectClaim } = {};
+  if (gvk.group === '' && gvk.kind === 'Pod') {
+    const pod = await get('pods', namespace);
+    const spec = isPlainObject(pod.spec) ? pod.spec : {};
+    if (saName !== (spec.serviceAccountName ?? '')) throw errors.badRequest(`cannot bind token for serviceaccount ${JSON.stringify(saName)} to pod running with different serviceaccount name.`);
+    uid = uidOf(pod);
+    bound.pod = { name: String(pod.metadata!.name), uid };
+    // ServiceAccountTokenPodNodeInfo (on in 1.32): the pod's node goes into the claims too, its name alone when the
+    // Node does not exist.
+    const nodeName = typeof spec.nodeName === 'string' ? spec.nodeName : '';
+    if (nodeName) {
+      const node = await s.getCoreObject(cluster, 'nodes', '', nodeName);
+      bound.node = node ? { name: nodeName, uid: uidOf(node) } : { name: nodeName };
+    }
+  } else if (gvk.group === '' && gvk.kind === 'Node') {
+    // ServiceAccountTokenNodeBinding is beta and on in 1.32.
+    const node = await get('nodes', '');
+    uid = uidOf(node);
+    bound.node = { name: String(node.metadata!.name), uid };
+  } else if (gvk.group === '' && gvk.kind === 'Secret') {
+    const secret = await get('secrets', namespace);
+    uid = uidOf(secret);
+    bound.secret = { name: String(secret.metadata!.name), uid };
+  } else {
+    throw errors.badRequest(`cannot bind token to object of type ${gvk.group}/${gvk.version}, Kind=${gvk.kind}`);
+  }
+  if (ref.uid && ref.uid !== uid) {
+    throw errors.conflict({ group: gvk.group, resource: gvk.kind }, name, `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+  }
+  return bound;
+}
+
+/**
+ * POST serviceaccounts/<name>/token (TokenRequest): a signed token for the ServiceAccount, valid in this cluster only
+ * (pkg/registry/core/serviceaccount/storage/token.go). A boundObjectRef must name an existing Pod, Secret or Node of
+ * the core group; the token carries that object's name and real UID and stops authenticating when it is gone.
+ */
 export function tokenRequestCreate(s: ReviewServices): ComputedCreate {
   return async (ctx: RequestContext, req: ComputedCreateRequest) => {
+    const meta: Record<string, unknown> = isPlainObject(req.object.metadata) ? { ...req.object.metadata } : {};
+    if (meta.name && meta.name !== req.name) invalidIf(AUTHN, 'TokenRequest', req.name, [fe.invalid('metadata.name', meta.name, 'must match the service account name if specified')]);
+    if (meta.namespace && meta.namespace !== req.namespace) invalidIf(AUTHN, 'TokenRequest', req.name, [fe.invalid('metadata.namespace', meta.namespace, 'must match the service account namespace if specified')]);
+    const sa = await s.getServiceAccount(ctx.cluster, req.namespace, req.name);
+    if (!sa) throw errors.notFound({ group: '', resource: 'serviceaccounts' }, req.name);
     const spec = specOf(req.object);
     const errs: FieldError[] = [];
     const expirationSeconds = spec.expirationSeconds === undefined || spec.expirationSeconds === null ? 3600 : Number(spec.expirationSeconds);
     if (expirationSeconds < MIN_EXPIRATION_SECONDS) errs.push(fe.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration less than 10 minutes'));
     if (expirationSeconds > MAX_EXPIRATION_SECONDS) errs.push(fe.invalid('spec.expirationSeconds', expirationSeconds, 'may not specify a duration larger than 2^32 seconds'));
-    invalidIf(AUTHN, 'TokenRequest', req.name, errs);
-    const sa = await s.getServiceAccount(ctx.cluster, req.namespace, req.name);
-    if (!sa) throw errors.notFound({ group: '', resource: 'serviceaccounts' }, req.name);
+    // ValidateTokenRequest runs after the ServiceAccount lookup and its error names no object (NewInvalid(gk, "", errs)).
+    invalidIf(AUTHN, 'TokenRequest', '', errs);
     const audiences = Array.isArray(spec.audiences) && spec.audiences.length ? spec.audiences.map(String) : [...s.serviceAccountTokens.apiAudiences];
-    const bound = isPlainObject(spec.boundObjectRef) ? (spec.boundObjectRef as { kind: string; name: string; uid?: string }) : undefined;
-    const { token, expiresAt } = s.serviceAccountTokens.issue({
-      cluster: ctx.cluster,
-      namespace: req.namespace,
-      name: req.name,
-      uid: sa.metadata!.uid!,
-      audiences,
-      expirationSeconds,
-      boundObject: bound,
-    });
+    const ref = isPlainObject(spec.boundObjectRef) ? boundObjectReference(spec.boundObjectRef) : undefined;
+    const bound = ref ? await lookUpBoundObject(s, ctx.cluster, req.namespace, req.name, ref) : {};
+    // --service-account-extend-token-expiration (on by default): a pod-bound kubelet token for the API's audiences.
+    let tokenSeconds = expirationSeconds;
+    let warnAfterSeconds: number | undefined;
+    if (bound.pod && expirationSeconds === WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS && audiences.every((a) => s.serviceAccountTokens.apiAudiences.includes(a))) {
+      warnAfterSeconds = expirationSeconds;
+      tokenSeconds = EXPIRATION_EXTENSION_SECONDS;
+    }
+    const now = new Date();
+    const { token } = s.serviceAccountTokens.issue(
+      { cluster: ctx.cluster, namespace: req.namespace, name: req.name, uid: sa.metadata!.uid!, audiences, expirationSeconds: tokenSeconds, ...bound, warnAfterSeconds },
+      now,
+    );
     return {
       kind: 'TokenRequest',
       apiVersion: `${AUTHN}/v1`,
-      metadata: { name: req.name, namespace: req.namespace, creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') },
-      spec: { audiences, expirationSeconds, boundObjectRef: bound ?? null },
-      status: { token, expirationTimestamp: expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+      metadata: { ...meta, name: req.name, namespace: req.namespace, creationTimestamp: rfc3339(now) },
+      // The reference comes back as sent (no UID filled in), as upstream returns its copy of the request.
+      spec: { audiences, expirationSeconds, boundObjectRef: ref ?? null },
+      status: { token, expirationTimestamp: rfc3339(new Date(Math.floor(now.getTime() / 1000) * 1000 + expirationSeconds * 1000)) },
     };
   };
 }
