@@ -6,9 +6,9 @@
  * `system:masters` is exempt. Refusals are 403 with upstream's exact text.
  */
 import { errors, type StatusError } from '../../apimachinery/status.js';
-import { jsonEqual } from '../../apimachinery/object.js';
+import { type KubeObject, jsonEqual } from '../../apimachinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../apiserver/admission/admission.js';
-import type { UserInfo } from '../../registry/rest.js';
+import type { RequestContext, ResourceDefinition, UserInfo } from '../../registry/rest.js';
 import { resourceAttributes } from './attributes.js';
 import { type Authorizer, SYSTEM_MASTERS } from './authorizer.js';
 import { type PolicyRule, type RoleRef, compactRules, compactString, covers, goQuotedList, rulesOf } from './policy-rule.js';
@@ -29,12 +29,49 @@ export function escalationMessage(user: UserInfo, missing: PolicyRule[], resolut
   return msg;
 }
 
+/** Reads the stored object a PUT replaces (a PUT's admission brings no old object). */
+export interface StoredObjectReader {
+  storeFor(def: ResourceDefinition): { get(ctx: RequestContext, namespace: string, name: string): Promise<KubeObject> };
+}
+
+/** Drops what Go's semantic equality cannot tell from absent: null, and empty lists and maps (nil vs empty). */
+function semanticForm(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(semanticForm);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const n = semanticForm(x);
+    if (n === undefined || n === null) continue;
+    if (Array.isArray(n) && n.length === 0) continue;
+    if (typeof n === 'object' && !Array.isArray(n) && Object.keys(n as object).length === 0) continue;
+    out[k] = n;
+  }
+  return out;
+}
+
+/**
+ * rbacregistry.IsOnlyMutatingGCFields: whether an update changes nothing but what the garbage collector writes
+ * (ownerReferences, finalizers; selfLink is never stored). Labels, annotations and everything else count as changes:
+ * a relabelled ClusterRole can join an aggregation and hand its rules to every holder of the aggregating role.
+ */
+export function isOnlyMutatingGCFields(obj: KubeObject, old: KubeObject | undefined): boolean {
+  if (!old) return false;
+  const strip = (o: KubeObject): unknown => {
+    const { ownerReferences: _o, finalizers: _f, selfLink: _s, ...meta } = (o.metadata ?? {}) as Record<string, unknown>;
+    return semanticForm({ ...o, metadata: meta });
+  };
+  return jsonEqual(strip(obj), strip(old));
+}
+
 export class RbacEscalationAdmission implements AdmissionPlugin {
   readonly name = 'RBACEscalation';
 
-  constructor(private readonly authorizer: Authorizer) {}
+  constructor(
+    private readonly authorizer: Authorizer,
+    private readonly stored?: StoredObjectReader,
+  ) {}
 
-  admit(attrs: AdmissionAttributes): void {
+  async admit(attrs: AdmissionAttributes): Promise<void> {
     if (attrs.def.group !== RBAC_GROUP || !attrs.object || attrs.subresource) return;
     if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return;
     const user = attrs.ctx.user;
@@ -46,9 +83,11 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
     switch (attrs.def.resource) {
       case 'roles':
       case 'clusterroles': {
-        if (attrs.oldObject && jsonEqual(attrs.oldObject.rules ?? [], obj.rules ?? []) && jsonEqual(attrs.oldObject.aggregationRule, obj.aggregationRule)) return;
         const check = resourceAttributes(user, { verb: 'escalate', apiGroup: RBAC_GROUP, resource: attrs.def.resource, namespace: attrs.namespace, name });
         if (this.authorizer.authorize(cluster, check).decision === 'Allow') return;
+        // Only an update that touches nothing but the garbage collector's fields skips the check (upstream's
+        // policybased storage); a relabel or annotation change is checked like any other write.
+        if (attrs.operation === 'UPDATE' && isOnlyMutatingGCFields(obj, await this.oldObject(attrs, name))) return;
         const requested = obj.aggregationRule ? fullAuthority : rulesOf(obj);
         this.confirmNoEscalation(cluster, user, attrs.namespace, requested, gr, name);
         return;
@@ -57,6 +96,7 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
       case 'clusterrolebindings': {
         const ref = obj.roleRef as RoleRef | undefined;
         if (!ref?.name) return; // validation reports it
+        if (attrs.operation === 'UPDATE' && isOnlyMutatingGCFields(obj, await this.oldObject(attrs, name))) return;
         const bindResource = ref.kind === 'Role' ? 'roles' : 'clusterroles';
         const check = resourceAttributes(user, { verb: 'bind', apiGroup: RBAC_GROUP, resource: bindResource, namespace: attrs.namespace, name: ref.name });
         if (this.authorizer.authorize(cluster, check).decision === 'Allow') return;
@@ -65,6 +105,18 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
         this.confirmNoEscalation(cluster, user, attrs.namespace, rules!, gr, name);
         return;
       }
+    }
+  }
+
+  /** The object an update replaces: the patch's or apply's old object, or the stored one for a PUT. */
+  private async oldObject(attrs: AdmissionAttributes, name: string): Promise<KubeObject | undefined> {
+    if (attrs.oldObject) return attrs.oldObject;
+    if (!this.stored) return undefined;
+    try {
+      return await this.stored.storeFor(attrs.def).get(attrs.ctx, attrs.namespace, name);
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return undefined; // a PUT that creates
+      throw err;
     }
   }
 

@@ -1,0 +1,137 @@
+/**
+ * Authentication and authorization parity with kube-apiserver 1.32, against one real server with static-token users
+ * (and the real kubectl where a user would use it): escalation prevention on every kind of update, the escalation
+ * rule comparator, impersonation headers, access reviews and their texts.
+ *
+ * carol holds create/update/get/patch on clusterroles and clusterrolebindings, and admin in namespace x.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runKubectl, startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
+
+const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+
+let ts: TestServer;
+let dir: string;
+const kubeconfigs: Record<string, string> = {};
+
+const as = (token: string) => (method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse> =>
+  ts.request(method, path, body, { token, headers });
+const asCarol = as('carol-token');
+const asBob = as('bob-token');
+const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { headers });
+const kubectlAs = (who: string, args: string[]) => runKubectl(kubeconfigs[who]!, args);
+
+const user = (name: string) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A kubeconfig that authenticates with a bearer token only. */
+function tokenKubeconfig(name: string, token: string): string {
+  const path = join(dir, `${name}.kubeconfig`);
+  const ca = Buffer.from(readFileSync(join(ts.rootDir, 'pki', 'ca.crt'))).toString('base64');
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{name: atrium, cluster: {server: "${ts.url}", certificate-authority-data: ${ca}}}]`,
+      `users: [{name: ${name}, user: {token: "${token}"}}]`,
+      `contexts: [{name: ${name}, context: {cluster: atrium, user: ${name}}}]`,
+      `current-context: ${name}`,
+    ].join('\n'),
+  );
+  return path;
+}
+
+async function created(r: Promise<HttpResponse>): Promise<HttpResponse> {
+  const res = await r;
+  assert.ok(res.status === 201 || res.status === 200, `${res.status} ${res.text}`);
+  return res;
+}
+
+async function ensureNamespace(name: string): Promise<void> {
+  const r = await admin('POST', '/api/v1/namespaces', { metadata: { name } });
+  assert.ok(r.status === 201 || r.status === 409, r.text);
+}
+
+async function clusterRole(name: string, rules: object[], extra: object = {}): Promise<void> {
+  await created(admin('POST', `${RBAC}/clusterroles`, { metadata: { name }, rules, ...extra }));
+}
+
+async function clusterRoleBinding(name: string, role: string, subjects: object[]): Promise<void> {
+  await created(admin('POST', `${RBAC}/clusterrolebindings`, { metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects }));
+}
+
+async function roleBinding(namespace: string, name: string, kind: 'Role' | 'ClusterRole', role: string, subjects: object[]): Promise<void> {
+  await created(admin('POST', `${RBAC}/namespaces/${namespace}/rolebindings`, { metadata: { name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name: role }, subjects }));
+}
+
+const escalationText = (username: string, kindPlural: string, name: string, missing: string[], groups = '["system:authenticated"]') =>
+  `${kindPlural}.rbac.authorization.k8s.io "${name}" is forbidden: user "${username}" (groups=${groups}) is attempting to grant RBAC permissions not currently held:\n${missing.join('\n')}`;
+
+const CLUSTER_ADMIN_MISSING = ['{APIGroups:["*"], Resources:["*"], Verbs:["*"]}', '{NonResourceURLs:["*"], Verbs:["*"]}'];
+
+describe('auth parity with kube-apiserver', () => {
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'atrium-auth-parity-'));
+    const tokens = join(dir, 'tokens.csv');
+    writeFileSync(tokens, ['carol-token,carol,uid-carol', 'bob-token,bob,uid-bob', 'dave-token,dave,uid-dave', 'erin-token,erin,uid-erin'].join('\n') + '\n');
+    ts = await startTestServer({ server: { tokenAuthFile: tokens } });
+    for (const [who, token] of [['carol', 'carol-token'], ['bob', 'bob-token'], ['dave', 'dave-token']] as const) kubeconfigs[who] = tokenKubeconfig(who, token);
+    await ensureNamespace('x');
+    await clusterRole('rbac-writer', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings'], verbs: ['create', 'update', 'get', 'patch'] }]);
+    await clusterRoleBinding('carol-rbac-writer', 'rbac-writer', [user('carol')]);
+    await roleBinding('x', 'carol-admin', 'ClusterRole', 'admin', [user('carol')]);
+  });
+  after(async () => {
+    await ts?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('escalation checks on updates (clusterrole/role policybased storage Update)', () => {
+    it('relabelling cluster-admin into an aggregation is refused: kubectl label as carol', async () => {
+      const r = await kubectlAs('carol', ['label', 'clusterrole', 'cluster-admin', 'rbac.authorization.k8s.io/aggregate-to-view=true']);
+      assert.equal(r.code, 1, r.stdout);
+      assert.equal(r.stderr.trim(), `Error from server (Forbidden): ${escalationText('carol', 'clusterroles', 'cluster-admin', CLUSTER_ADMIN_MISSING)}`);
+      await sleep(200);
+      const cur = (await admin('GET', `${RBAC}/clusterroles/cluster-admin`)).json;
+      assert.equal(cur.metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-view'], undefined);
+      const view = (await admin('GET', `${RBAC}/clusterroles/view`)).json;
+      assert.ok(!view.rules.some((r: { resources?: string[] }) => r.resources?.includes('*')), 'view did not aggregate cluster-admin');
+    });
+
+    it('annotation-only patches and relabelling PUTs are checked too; a no-op update and a role one holds pass', async () => {
+      const patch = await asCarol('PATCH', `${RBAC}/clusterroles/cluster-admin`, { metadata: { annotations: { a: 'b' } } }, { 'Content-Type': 'application/merge-patch+json' });
+      assert.equal(patch.status, 403, patch.text);
+      assert.equal(patch.json.message, escalationText('carol', 'clusterroles', 'cluster-admin', CLUSTER_ADMIN_MISSING));
+      assert.deepEqual(patch.json.details, { name: 'cluster-admin', group: 'rbac.authorization.k8s.io', kind: 'clusterroles' });
+
+      const cur = (await asCarol('GET', `${RBAC}/clusterroles/cluster-admin`)).json;
+      const put = await asCarol('PUT', `${RBAC}/clusterroles/cluster-admin`, { ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, 'rbac.authorization.k8s.io/aggregate-to-edit': 'true' } } });
+      assert.equal(put.status, 403, put.text);
+      assert.equal(put.json.message, escalationText('carol', 'clusterroles', 'cluster-admin', CLUSTER_ADMIN_MISSING));
+      // Changing nothing is not an escalation.
+      const same = await asCarol('PUT', `${RBAC}/clusterroles/cluster-admin`, cur);
+      assert.equal(same.status, 200, same.text);
+
+      // A role whose rules carol holds may be relabelled.
+      await clusterRole('rbac-reader', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['get'] }]);
+      const ok = await kubectlAs('carol', ['label', 'clusterrole', 'rbac-reader', 'team=a']);
+      assert.equal(ok.code, 0, ok.stderr);
+    });
+
+    it('a namespaced Role beyond the updater is checked on a relabel; bindings are checked on every update', async () => {
+      await created(admin('POST', `${RBAC}/namespaces/x/roles`, { metadata: { name: 'everything' }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }] }));
+      const r = await kubectlAs('carol', ['label', 'role', 'everything', '-n', 'x', 'team=a']);
+      assert.equal(r.code, 1, r.stdout);
+      assert.equal(r.stderr.trim(), `Error from server (Forbidden): ${escalationText('carol', 'roles', 'everything', ['{APIGroups:["*"], Resources:["*"], Verbs:["*"]}'])}`);
+
+      const b = await kubectlAs('carol', ['label', 'clusterrolebinding', 'cluster-admin', 'team=a']);
+      assert.equal(b.code, 1, b.stdout);
+      assert.equal(b.stderr.trim(), `Error from server (Forbidden): ${escalationText('carol', 'clusterrolebindings', 'cluster-admin', CLUSTER_ADMIN_MISSING)}`);
+    });
+  });
+});
