@@ -134,4 +134,43 @@ describe('auth parity with kube-apiserver', () => {
       assert.equal(b.stderr.trim(), `Error from server (Forbidden): ${escalationText('carol', 'clusterrolebindings', 'cluster-admin', CLUSTER_ADMIN_MISSING)}`);
     });
   });
+
+  describe('escalation coverage agrees with the authorizer on subresource wildcards (policy_comparator)', () => {
+    const ssar = async (resourceAttributes: object): Promise<boolean> => {
+      const r = await asBob('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes } });
+      assert.equal(r.status, 201, r.text);
+      return r.json.status.allowed;
+    };
+    const role = (name: string, rule: object) => asBob('POST', `${RBAC}/namespaces/yy/roles`, { metadata: { name }, rules: [rule] });
+
+    before(async () => {
+      await ensureNamespace('yy');
+      await created(
+        admin('POST', `${RBAC}/namespaces/yy/roles`, {
+          metadata: { name: 'sub-wildcards' },
+          rules: [
+            { apiGroups: ['', 'apps'], resources: ['*/status', 'configmaps/*'], verbs: ['get'] },
+            { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['create'] },
+          ],
+        }),
+      );
+      await roleBinding('yy', 'bob-sub-wildcards', 'Role', 'sub-wildcards', [user('bob')]);
+    });
+
+    it('*/status covers deployments/status: a Role granting what an SSAR allows is created', async () => {
+      assert.equal(await ssar({ namespace: 'yy', verb: 'get', group: 'apps', resource: 'deployments', subresource: 'status' }), true);
+      const r = await role('deploy-status', { apiGroups: ['apps'], resources: ['deployments/status'], verbs: ['get'] });
+      assert.equal(r.status, 201, r.text);
+    });
+
+    it('configmaps/* is no wildcard: a Role granting configmaps/finalize, which an SSAR refuses, is forbidden', async () => {
+      assert.equal(await ssar({ namespace: 'yy', verb: 'get', resource: 'configmaps', subresource: 'finalize' }), false);
+      const r = await role('cm-finalize', { apiGroups: [''], resources: ['configmaps/finalize'], verbs: ['get'] });
+      assert.equal(r.status, 403, r.text);
+      assert.equal(r.json.message, escalationText('bob', 'roles', 'cm-finalize', ['{APIGroups:[""], Resources:["configmaps/finalize"], Verbs:["get"]}']));
+      // The literal rules bob holds are his to grant.
+      const same = await role('literal', { apiGroups: [''], resources: ['configmaps/*', '*/status'], verbs: ['get'] });
+      assert.equal(same.status, 201, same.text);
+    });
+  });
 });

@@ -59,11 +59,11 @@ export function resourceNameMatches(rule: PolicyRule, name: string): boolean {
   return names.length === 0 || names.includes(name);
 }
 
-/** Exact URL, `*`, or a prefix rule ending in `*`. */
+/** Exact URL, `*`, or a prefix rule ending in `*` (every trailing `*` trimmed, as strings.TrimRight). */
 export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   for (const u of rule.nonResourceURLs ?? []) {
     if (u === ALL || u === path) return true;
-    if (u.endsWith('*') && path.startsWith(u.slice(0, -1))) return true;
+    if (u.endsWith('*') && path.startsWith(u.replace(/\*+$/, ''))) return true;
   }
   return false;
 }
@@ -109,8 +109,9 @@ function resourcesCoverAll(owner: readonly string[] | undefined, wanted: readonl
   for (const w of wanted ?? []) {
     if (has(owner, w)) continue;
     const slash = w.indexOf('/');
-    // A `res/*` owner rule covers every subresource of res; nothing else covers a resource it does not name.
-    if (slash < 0 || !has(owner, `${w.slice(0, slash)}/*`)) return false;
+    // As the authorizer matches (ResourceMatches), an owner's `*\/sub` covers that subresource of every resource;
+    // `res/*` is no wildcard there (it names a subresource called `*`), so it covers only itself.
+    if (slash < 0 || !has(owner, `*/${w.slice(slash + 1)}`)) return false;
   }
   return true;
 }
