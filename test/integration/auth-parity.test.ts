@@ -173,4 +173,46 @@ describe('auth parity with kube-apiserver', () => {
       assert.equal(same.status, 201, same.text);
     });
   });
+
+  describe('impersonation headers (filters/impersonation.go buildImpersonationRequests)', () => {
+    const ssr = (headers: Record<string, string | string[]>, token?: string) =>
+      ts.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, { token, headers: headers as Record<string, string> });
+
+    it('repeated Impersonate-Group lines are separate groups: kubectl auth whoami --as-group twice', async () => {
+      const r = await ts.kubectl(['auth', 'whoami', '--as=dave', '--as-group=g1', '--as-group=g2', '-o', 'json']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout).status.userInfo, { username: 'dave', groups: ['g1', 'g2', 'system:authenticated'] });
+    });
+
+    it('a header line is one value, never split on commas (groups and extras)', async () => {
+      const r = await ssr({ 'Impersonate-User': 'dave', 'Impersonate-Group': ['a, b', 'c'], 'Impersonate-Extra-Foo': ['a,b', 'c'], 'Impersonate-Extra-Bar': 'x' });
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual(r.json.status.userInfo, { username: 'dave', groups: ['a, b', 'c', 'system:authenticated'], extra: { foo: ['a,b', 'c'], bar: ['x'] } });
+    });
+
+    it('a non-master impersonator: each value is checked alone and the identity is scoped to the workspace', async () => {
+      await clusterRole('impersonator', [
+        { apiGroups: [''], resources: ['users'], resourceNames: ['dave'], verbs: ['impersonate'] },
+        { apiGroups: [''], resources: ['groups'], resourceNames: ['g1', 'g2'], verbs: ['impersonate'] },
+        { apiGroups: ['authentication.k8s.io'], resources: ['userextras/foo'], resourceNames: ['a,b', 'c'], verbs: ['impersonate'] },
+      ]);
+      await clusterRoleBinding('erin-impersonator', 'impersonator', [user('erin')]);
+      const ok = await ssr({ 'Impersonate-User': 'dave', 'Impersonate-Group': ['g1', 'g2'], 'Impersonate-Extra-Foo': ['a,b', 'c'] }, 'erin-token');
+      assert.equal(ok.status, 201, ok.text);
+      assert.deepEqual(ok.json.status.userInfo, { username: 'dave', groups: ['g1', 'g2', 'system:authenticated'], extra: { foo: ['a,b', 'c'], 'authentication.kcp.io/scopes': ['cluster:root'] } });
+      // "g1,g2" on one line is a group of its own, which erin may not impersonate.
+      const joined = await ssr({ 'Impersonate-User': 'dave', 'Impersonate-Group': 'g1,g2' }, 'erin-token');
+      assert.equal(joined.status, 403, joined.text);
+      assert.equal(joined.json.message, 'groups "g1,g2" is forbidden: User "erin" cannot impersonate resource "groups" in API group "" at the cluster scope');
+      // The server's scopes stay reserved.
+      const scoped = await ssr({ 'Impersonate-User': 'dave', 'Impersonate-Extra-Authentication.kcp.io%2fscopes': ['cluster:root', 'cluster:other'] }, 'erin-token');
+      assert.equal(scoped.status, 403, scoped.text);
+    });
+
+    it('groups or extras without a user: upstream 400 naming the requests', async () => {
+      const r = await ssr({ 'Impersonate-Group': 'g1' });
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.json.message, 'requested [{Group  g1    }] without impersonating a user');
+    });
+  });
 });
