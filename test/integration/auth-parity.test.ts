@@ -209,6 +209,20 @@ describe('auth parity with kube-apiserver', () => {
       assert.equal(scoped.status, 403, scoped.text);
     });
 
+    it('impersonating system:unauthenticated adds no system:authenticated', async () => {
+      // Root lets system:authenticated in; dave as system:unauthenticated alone is not let in.
+      const denied = await ssr({ 'Impersonate-User': 'dave', 'Impersonate-Group': 'system:unauthenticated' });
+      assert.equal(denied.status, 403, denied.text);
+      assert.match(denied.json.message, /: workspace access not permitted$/);
+      await clusterRoleBinding('dave-access', 'system:kcp:workspace:access', [user('dave')]);
+      await clusterRoleBinding('dave-basic-user', 'system:basic-user', [user('dave')]);
+      const r = await ssr({ 'Impersonate-User': 'dave', 'Impersonate-Group': 'system:unauthenticated' });
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual(r.json.status.userInfo, { username: 'dave', groups: ['system:unauthenticated'] });
+      const both = await ssr({ 'Impersonate-User': 'dave', 'Impersonate-Group': ['x', 'system:authenticated'] });
+      assert.deepEqual(both.json.status.userInfo, { username: 'dave', groups: ['x', 'system:authenticated'] });
+    });
+
     it('groups or extras without a user: upstream 400 naming the requests', async () => {
       const r = await ssr({ 'Impersonate-Group': 'g1' });
       assert.equal(r.status, 400, r.text);

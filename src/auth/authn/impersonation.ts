@@ -88,9 +88,12 @@ export function impersonate(req: IncomingMessage, user: UserInfo, cluster: strin
     const d = authorizer.authorize(cluster, c);
     if (d.decision !== 'Allow') throw forbiddenError(c, d.reason);
   }
+  // Anyone but system:anonymous is system:authenticated unless the request named either all-users group itself.
   if (username === 'system:anonymous') {
     if (!impersonatedGroups.includes('system:unauthenticated')) impersonatedGroups.push('system:unauthenticated');
-  } else if (!impersonatedGroups.includes('system:authenticated')) impersonatedGroups.push('system:authenticated');
+  } else if (!impersonatedGroups.includes('system:authenticated') && !impersonatedGroups.includes('system:unauthenticated')) {
+    impersonatedGroups.push('system:authenticated');
+  }
   // kcp's impersonation scoping: whom a non-master makes up here is someone only here.
   if (!user.groups.includes(SYSTEM_MASTERS)) userExtra = { ...userExtra, [SCOPES_EXTRA]: [...(userExtra[SCOPES_EXTRA] ?? []), `cluster:${cluster}`] };
   const out: UserInfo = { username, groups: impersonatedGroups };
