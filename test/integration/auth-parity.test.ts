@@ -135,6 +135,38 @@ describe('auth parity with kube-apiserver', () => {
     });
   });
 
+  describe('aggregationRule needs full authority (clusterrole/policybased)', () => {
+    const aggregation = { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'parity.example.com/agg': 'true' } }] } };
+    const mustBeAdmin = (name: string) => `clusterroles.rbac.authorization.k8s.io "${name}" is forbidden: must have cluster-admin privileges to use the aggregationRule`;
+
+    it('creating an aggregating ClusterRole as a non-cluster-admin: upstream text', async () => {
+      const r = await asCarol('POST', `${RBAC}/clusterroles`, { metadata: { name: 'agg1' }, ...aggregation });
+      assert.equal(r.status, 403, r.text);
+      assert.equal(r.json.message, mustBeAdmin('agg1'));
+      assert.deepEqual(r.json.details, { name: 'agg1', group: 'rbac.authorization.k8s.io', kind: 'clusterroles' });
+      // The role's own rules are checked first.
+      const rules = await asCarol('POST', `${RBAC}/clusterroles`, { metadata: { name: 'agg1' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }], ...aggregation });
+      assert.equal(rules.status, 403, rules.text);
+      assert.equal(rules.json.message, escalationText('carol', 'clusterroles', 'agg1', ['{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}']));
+    });
+
+    it('removing or keeping an aggregationRule is checked on the old object too', async () => {
+      await clusterRole('agg2', [], aggregation);
+      const removed = await asCarol('PATCH', `${RBAC}/clusterroles/agg2`, { aggregationRule: null }, { 'Content-Type': 'application/merge-patch+json' });
+      assert.equal(removed.status, 403, removed.text);
+      assert.equal(removed.json.message, mustBeAdmin('agg2'));
+      const cur = (await admin('GET', `${RBAC}/clusterroles/agg2`)).json;
+      delete cur.aggregationRule;
+      const put = await asCarol('PUT', `${RBAC}/clusterroles/agg2`, cur);
+      assert.equal(put.status, 403, put.text);
+      assert.equal(put.json.message, mustBeAdmin('agg2'));
+      const relabel = await kubectlAs('carol', ['label', 'clusterrole', 'agg2', 'team=a']);
+      assert.equal(relabel.code, 1, relabel.stdout);
+      assert.equal(relabel.stderr.trim(), `Error from server (Forbidden): ${mustBeAdmin('agg2')}`);
+      assert.ok((await admin('GET', `${RBAC}/clusterroles/agg2`)).json.aggregationRule, 'the aggregationRule is still there');
+    });
+  });
+
   describe('escalation coverage agrees with the authorizer on subresource wildcards (policy_comparator)', () => {
     const ssar = async (resourceAttributes: object): Promise<boolean> => {
       const r = await asBob('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes } });

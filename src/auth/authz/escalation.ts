@@ -21,6 +21,12 @@ const fullAuthority: PolicyRule[] = [
   { nonResourceURLs: ['*'], verbs: ['*'] },
 ];
 
+/** Whether a ClusterRole aggregates: an aggregationRule with at least one selector. */
+function hasAggregationRule(role: KubeObject | undefined): boolean {
+  const selectors = (role?.aggregationRule as { clusterRoleSelectors?: unknown[] } | undefined)?.clusterRoleSelectors;
+  return Array.isArray(selectors) && selectors.length > 0;
+}
+
 /** The escalation error body: which user, their groups, and the compacted missing rules in sorted order. */
 export function escalationMessage(user: UserInfo, missing: PolicyRule[], resolutionErrors: string[]): string {
   const lines = [...new Set(compactRules(missing).map(compactString))].sort();
@@ -87,9 +93,15 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
         if (this.authorizer.authorize(cluster, check).decision === 'Allow') return;
         // Only an update that touches nothing but the garbage collector's fields skips the check (upstream's
         // policybased storage); a relabel or annotation change is checked like any other write.
-        if (attrs.operation === 'UPDATE' && isOnlyMutatingGCFields(obj, await this.oldObject(attrs, name))) return;
-        const requested = obj.aggregationRule ? fullAuthority : rulesOf(obj);
-        this.confirmNoEscalation(cluster, user, attrs.namespace, requested, gr, name);
+        const old = attrs.operation === 'UPDATE' ? await this.oldObject(attrs, name) : undefined;
+        if (attrs.operation === 'UPDATE' && isOnlyMutatingGCFields(obj, old)) return;
+        // The role's own rules first, then (clusterroles/policybased): an aggregationRule on the new or the old object
+        // can gather anything or stop a role from tightening, so setting, keeping or removing one needs * on *.
+        this.confirmNoEscalation(cluster, user, attrs.namespace, rulesOf(obj), gr, name);
+        if (attrs.def.resource === 'clusterroles' && (hasAggregationRule(obj) || hasAggregationRule(old))) {
+          const owner = this.authorizer.rules.rulesFor(cluster, user, attrs.namespace);
+          if (!covers(owner.rules, fullAuthority).covered) throw errors.forbidden(gr, name, 'must have cluster-admin privileges to use the aggregationRule');
+        }
         return;
       }
       case 'rolebindings':
