@@ -206,6 +206,81 @@ describe('auth parity with kube-apiserver', () => {
     });
   });
 
+  describe('escalation errors and the escalate verb (ConfirmNoEscalation, CompactRules, GetRoleReferenceRules)', () => {
+    const asDave = as('dave-token');
+    const asErin = as('erin-token');
+
+    it('missing rules naming one resource are compacted by verb like any simple rule', async () => {
+      const r = await asBob('POST', `${RBAC}/namespaces/yy/roles`, {
+        metadata: { name: 'named-secrets' },
+        rules: [
+          { apiGroups: [''], resources: ['secrets'], resourceNames: ['a'], verbs: ['get', 'update'] },
+          { apiGroups: [''], resources: ['configmaps'], resourceNames: ['a', 'b'], verbs: ['delete'] },
+        ],
+      });
+      assert.equal(r.status, 403, r.text);
+      assert.equal(
+        r.json.message,
+        escalationText('bob', 'roles', 'named-secrets', [
+          '{APIGroups:[""], Resources:["configmaps"], ResourceNames:["a"], Verbs:["delete"]}',
+          '{APIGroups:[""], Resources:["configmaps"], ResourceNames:["b"], Verbs:["delete"]}',
+          '{APIGroups:[""], Resources:["secrets"], ResourceNames:["a"], Verbs:["get" "update"]}',
+        ]),
+      );
+    });
+
+    it('binding a missing role: the registry\'s 404 for the role', async () => {
+      const crb = await asCarol('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'to-nope' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'nope' }, subjects: [user('carol')] });
+      assert.equal(crb.status, 404, crb.text);
+      assert.deepEqual(crb.json, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'clusterroles.rbac.authorization.k8s.io "nope" not found',
+        reason: 'NotFound',
+        details: { name: 'nope', group: 'rbac.authorization.k8s.io', kind: 'clusterroles' },
+        code: 404,
+      });
+      const rb = await asCarol('POST', `${RBAC}/namespaces/x/rolebindings`, { metadata: { name: 'to-nope' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'nope' }, subjects: [user('carol')] });
+      assert.equal(rb.status, 404, rb.text);
+      assert.equal(rb.json.message, 'roles.rbac.authorization.k8s.io "nope" not found');
+    });
+
+    it('resolution errors in the escalation text name roles as the registry does', async () => {
+      await ensureNamespace('dz');
+      await roleBinding('dz', 'erin-admin', 'ClusterRole', 'admin', [user('erin')]);
+      await roleBinding('dz', 'erin-dangling', 'Role', 'missing-role', [user('erin')]);
+      const r = await asErin('POST', `${RBAC}/namespaces/dz/roles`, { metadata: { name: 'nodes' }, rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }] });
+      assert.equal(r.status, 403, r.text);
+      assert.equal(
+        r.json.message,
+        escalationText('erin', 'roles', 'nodes', ['{APIGroups:[""], Resources:["nodes"], Verbs:["get"]}']) + '; resolution errors: [roles.rbac.authorization.k8s.io "missing-role" not found]',
+      );
+    });
+
+    it('escalate restricted by resourceNames allows updating that role, never a create', async () => {
+      await created(
+        admin('POST', `${RBAC}/namespaces/yy/roles`, {
+          metadata: { name: 'escalate-named' },
+          rules: [
+            { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], verbs: ['create', 'update', 'get'] },
+            { apiGroups: ['rbac.authorization.k8s.io'], resources: ['roles'], resourceNames: ['named'], verbs: ['escalate'] },
+          ],
+        }),
+      );
+      await roleBinding('yy', 'dave-escalate-named', 'Role', 'escalate-named', [user('dave')]);
+      const secrets = [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }];
+      const create = await asDave('POST', `${RBAC}/namespaces/yy/roles`, { metadata: { name: 'named' }, rules: secrets });
+      assert.equal(create.status, 403, create.text);
+      assert.equal(create.json.message, escalationText('dave', 'roles', 'named', ['{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}']));
+      await created(admin('POST', `${RBAC}/namespaces/yy/roles`, { metadata: { name: 'named' }, rules: [] }));
+      const cur = (await asDave('GET', `${RBAC}/namespaces/yy/roles/named`)).json;
+      const update = await asDave('PUT', `${RBAC}/namespaces/yy/roles/named`, { ...cur, rules: secrets });
+      assert.equal(update.status, 200, update.text);
+    });
+  });
+
   describe('impersonation headers (filters/impersonation.go buildImpersonationRequests)', () => {
     const ssr = (headers: Record<string, string | string[]>, token?: string) =>
       ts.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, { token, headers: headers as Record<string, string> });

@@ -12,7 +12,7 @@ import type { RequestContext, ResourceDefinition, UserInfo } from '../../registr
 import { resourceAttributes } from './attributes.js';
 import { type Authorizer, SYSTEM_MASTERS } from './authorizer.js';
 import { type PolicyRule, type RoleRef, compactRules, compactString, covers, goQuotedList, rulesOf } from './policy-rule.js';
-import { roleRefRules } from './rbac-authorizer.js';
+import { aggregateText, roleRefRules } from './rbac-authorizer.js';
 import { RBAC_GROUP } from './rbac-index.js';
 
 /** What an aggregating ClusterRole may come to hold: everything, so only full authority may create one. */
@@ -31,7 +31,8 @@ function hasAggregationRule(role: KubeObject | undefined): boolean {
 export function escalationMessage(user: UserInfo, missing: PolicyRule[], resolutionErrors: string[]): string {
   const lines = [...new Set(compactRules(missing).map(compactString))].sort();
   let msg = `user ${JSON.stringify(user.username)} (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
-  if (resolutionErrors.length) msg += `; resolution errors: [${resolutionErrors.join(' ')}]`;
+  // Upstream prints a one-element []error holding RulesFor's aggregate: `[a]`, or `[[a, b]]` for several.
+  if (resolutionErrors.length) msg += `; resolution errors: [${aggregateText(resolutionErrors)}]`;
   return msg;
 }
 
@@ -89,7 +90,10 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
     switch (attrs.def.resource) {
       case 'roles':
       case 'clusterroles': {
-        const check = resourceAttributes(user, { verb: 'escalate', apiGroup: RBAC_GROUP, resource: attrs.def.resource, namespace: attrs.namespace, name });
+        // RoleEscalationAuthorized asks with the request's name, which a create (POST to the collection) has not:
+        // `escalate` restricted by resourceNames never covers a create.
+        const requestName = attrs.operation === 'CREATE' ? '' : name;
+        const check = resourceAttributes(user, { verb: 'escalate', apiGroup: RBAC_GROUP, resource: attrs.def.resource, namespace: attrs.namespace, name: requestName });
         if (this.authorizer.authorize(cluster, check).decision === 'Allow') return;
         // Only an update that touches nothing but the garbage collector's fields skips the check (upstream's
         // policybased storage); a relabel or annotation change is checked like any other write.
@@ -99,7 +103,7 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
         // can gather anything or stop a role from tightening, so setting, keeping or removing one needs * on *.
         this.confirmNoEscalation(cluster, user, attrs.namespace, rulesOf(obj), gr, name);
         if (attrs.def.resource === 'clusterroles' && (hasAggregationRule(obj) || hasAggregationRule(old))) {
-          const owner = this.authorizer.rules.rulesFor(cluster, user, attrs.namespace);
+          const owner = this.authorizer.rules.rulesFor(cluster, user, attrs.namespace, 'registry');
           if (!covers(owner.rules, fullAuthority).covered) throw errors.forbidden(gr, name, 'must have cluster-admin privileges to use the aggregationRule');
         }
         return;
@@ -112,8 +116,9 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
         const bindResource = ref.kind === 'Role' ? 'roles' : 'clusterroles';
         const check = resourceAttributes(user, { verb: 'bind', apiGroup: RBAC_GROUP, resource: bindResource, namespace: attrs.namespace, name: ref.name });
         if (this.authorizer.authorize(cluster, check).decision === 'Allow') return;
-        const { rules, error } = roleRefRules(this.authorizer.rules.policyOf(cluster), ref, attrs.namespace);
-        if (error !== undefined) throw errors.notFound({ group: RBAC_GROUP, resource: ref.kind === 'Role' ? 'role' : 'clusterrole' }, ref.name);
+        const { rules, error } = roleRefRules(this.authorizer.rules.policyOf(cluster), ref, attrs.namespace, 'registry');
+        // The registry's NotFound for the role (GetRoleReferenceRules reads roles through their storage).
+        if (error !== undefined) throw errors.notFound({ group: RBAC_GROUP, resource: ref.kind === 'Role' ? 'roles' : 'clusterroles' }, ref.name);
         this.confirmNoEscalation(cluster, user, attrs.namespace, rules!, gr, name);
         return;
       }
@@ -133,7 +138,7 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
   }
 
   private confirmNoEscalation(cluster: string, user: UserInfo, namespace: string, requested: PolicyRule[], gr: { group: string; resource: string }, name: string): void {
-    const owner = this.authorizer.rules.rulesFor(cluster, user, namespace);
+    const owner = this.authorizer.rules.rulesFor(cluster, user, namespace, 'registry');
     const { covered, missing } = covers(owner.rules, requested);
     if (covered) return;
     throw errors.forbidden(gr, name, escalationMessage(user, missing, owner.errors)) as StatusError;

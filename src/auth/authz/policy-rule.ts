@@ -143,25 +143,27 @@ export function covers(owner: readonly PolicyRule[], requested: readonly PolicyR
 }
 
 /**
- * Merges "simple" rules (one group, one resource, no names, no URLs) that differ only in verbs, as the escalation
- * error does before printing; other rules are kept as they are.
+ * CompactRules: merges "simple" rules (one group, one resource, at most one resource name, no URLs) that differ only
+ * in verbs, as the escalation error does before printing; verbs are appended as they come (upstream does not
+ * deduplicate them). Other rules are kept as they are.
  */
 export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const simple = new Map<string, PolicyRule>();
   const out: PolicyRule[] = [];
   for (const r of rules) {
-    const isSimple =
-      (r.apiGroups ?? []).length === 1 && (r.resources ?? []).length === 1 && (r.resourceNames ?? []).length === 0 && (r.nonResourceURLs ?? []).length === 0;
+    const names = r.resourceNames ?? [];
+    const isSimple = (r.apiGroups ?? []).length === 1 && (r.resources ?? []).length === 1 && names.length <= 1 && (r.nonResourceURLs ?? []).length === 0;
     if (!isSimple) {
       out.push({ ...r });
       continue;
     }
-    const key = `${r.apiGroups![0]}\u0000${r.resources![0]}`;
+    const key = JSON.stringify([r.apiGroups![0], r.resources![0], names.length === 1, names[0] ?? '']);
     const existing = simple.get(key);
     if (existing) {
-      for (const v of r.verbs) if (!existing.verbs.includes(v)) existing.verbs.push(v);
+      existing.verbs.push(...r.verbs);
     } else {
       const copy: PolicyRule = { apiGroups: [...r.apiGroups!], resources: [...r.resources!], verbs: [...r.verbs] };
+      if (names.length === 1) copy.resourceNames = [names[0]!];
       simple.set(key, copy);
       out.push(copy);
     }
