@@ -281,6 +281,47 @@ describe('auth parity with kube-apiserver', () => {
     });
   });
 
+  describe('access reviews (subjectaccessreview, selfsubjectrulesreview, tokenreview REST)', () => {
+    const badRequest = (message: string) => ({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'BadRequest', code: 400 });
+
+    before(async () => {
+      await clusterRoleBinding('ghost-dangling', 'ghost-missing', [user('ghost')]);
+      await ensureNamespace('rz');
+      await roleBinding('rz', 'erin-gone', 'Role', 'gone', [user('erin')]);
+    });
+
+    it('a SAR for a user bound to a missing role: the reason only, no evaluationError', async () => {
+      const r = await admin('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: { user: 'ghost', groups: ['system:authenticated'], resourceAttributes: { verb: 'get', resource: 'configmaps', namespace: 'default' } },
+      });
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual(r.json.status, { allowed: false, reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "ghost-missing" not found' });
+    });
+
+    it('SSRR: a missing role is an evaluationError, not incomplete; the answer carries only the status', async () => {
+      const r = await as('erin-token')('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: { name: 'x' }, spec: { namespace: 'rz' } });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.json.status.incomplete, false);
+      assert.equal(r.json.status.evaluationError, 'role.rbac.authorization.k8s.io "gone" not found');
+      assert.deepEqual(r.json.metadata, { creationTimestamp: null });
+      assert.deepEqual(r.json.spec, {});
+    });
+
+    it('SSRR without spec.namespace: 400 no namespace on request', async () => {
+      const r = await asBob('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: {} });
+      assert.equal(r.status, 400, r.text);
+      assert.deepEqual(r.json, badRequest('no namespace on request'));
+    });
+
+    it('TokenReview without a token: 400 token is required', async () => {
+      const r = await admin('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: {} });
+      assert.equal(r.status, 400, r.text);
+      assert.deepEqual(r.json, badRequest('token is required for TokenReview in authentication'));
+    });
+  });
+
   describe('impersonation headers (filters/impersonation.go buildImpersonationRequests)', () => {
     const ssr = (headers: Record<string, string | string[]>, token?: string) =>
       ts.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, { token, headers: headers as Record<string, string> });

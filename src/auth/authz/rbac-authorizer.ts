@@ -125,8 +125,8 @@ export class RbacAuthorizer {
       return true;
     });
     if (allowedBy) return { decision: 'Allow', reason: `RBAC: allowed by ${describeSource(allowedBy)}` };
-    const reason = errs.length === 0 ? '' : `RBAC: ${aggregateText(errs)}`;
-    return errs.length ? { decision: 'NoOpinion', reason, evaluationError: aggregateText(errs) } : { decision: 'NoOpinion', reason };
+    // A binding to a missing role is only explained in the reason: RBAC's Authorize returns no error.
+    return { decision: 'NoOpinion', reason: errs.length === 0 ? '' : `RBAC: ${aggregateText(errs)}` };
   }
 
   /**
