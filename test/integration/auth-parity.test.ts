@@ -300,6 +300,25 @@ describe('auth parity with kube-apiserver', () => {
       assert.deepEqual(r.json.status, { allowed: false, reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "ghost-missing" not found' });
     });
 
+    it('a SAR allowed by a ServiceAccount subject names it name/namespace', async () => {
+      await roleBinding('x', 'robot-view', 'ClusterRole', 'view', [{ kind: 'ServiceAccount', name: 'robot', namespace: 'x' }]);
+      await roleBinding('x', 'robot2-view', 'ClusterRole', 'view', [{ kind: 'ServiceAccount', name: 'robot2' }]);
+      const sar = (name: string) =>
+        admin('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SubjectAccessReview',
+          spec: {
+            user: `system:serviceaccount:x:${name}`,
+            groups: ['system:serviceaccounts', 'system:serviceaccounts:x', 'system:authenticated'],
+            resourceAttributes: { verb: 'get', resource: 'configmaps', namespace: 'x' },
+          },
+        });
+      const r = await sar('robot');
+      assert.deepEqual(r.json.status, { allowed: true, reason: 'RBAC: allowed by RoleBinding "robot-view/x" of ClusterRole "view" to ServiceAccount "robot/x"' });
+      const defaulted = await sar('robot2');
+      assert.deepEqual(defaulted.json.status, { allowed: true, reason: 'RBAC: allowed by RoleBinding "robot2-view/x" of ClusterRole "view" to ServiceAccount "robot2/x"' });
+    });
+
     it('SSRR: a missing role is an evaluationError, not incomplete; the answer carries only the status', async () => {
       const r = await as('erin-token')('POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: { name: 'x' }, spec: { namespace: 'rz' } });
       assert.equal(r.status, 201, r.text);

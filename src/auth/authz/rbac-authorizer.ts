@@ -42,8 +42,9 @@ export function subjectMatches(subject: Subject, user: UserInfo, bindingNamespac
   }
 }
 
+/** validation.describeSubject: a ServiceAccount as `name/namespace` (its own namespace, else the binding's). */
 function describeSubject(s: Subject, bindingNamespace: string): string {
-  if (s.kind === 'ServiceAccount') return `${s.kind} "${s.namespace || bindingNamespace}/${s.name}"`;
+  if (s.kind === 'ServiceAccount') return `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || bindingNamespace}`)}`;
   return `${s.kind} ${JSON.stringify(s.name)}`;
 }
 
