@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKubectl, startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
+import { services } from '../../src/registry/builtin/workloads.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
@@ -79,7 +80,8 @@ describe('auth parity with kube-apiserver', () => {
     dir = mkdtempSync(join(tmpdir(), 'atrium-auth-parity-'));
     const tokens = join(dir, 'tokens.csv');
     writeFileSync(tokens, ['carol-token,carol,uid-carol', 'bob-token,bob,uid-bob', 'dave-token,dave,uid-dave', 'erin-token,erin,uid-erin'].join('\n') + '\n');
-    ts = await startTestServer({ server: { tokenAuthFile: tokens } });
+    // Core Services as `atrium start` serves them (without the multi-cluster controllers).
+    ts = await startTestServer({ server: { tokenAuthFile: tokens, extraResources: [services] } });
     for (const [who, token] of [['carol', 'carol-token'], ['bob', 'bob-token'], ['dave', 'dave-token']] as const) kubeconfigs[who] = tokenKubeconfig(who, token);
     await ensureNamespace('x');
     await clusterRole('rbac-writer', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings'], verbs: ['create', 'update', 'get', 'patch'] }]);
@@ -338,6 +340,22 @@ describe('auth parity with kube-apiserver', () => {
       const r = await admin('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: {} });
       assert.equal(r.status, 400, r.text);
       assert.deepEqual(r.json, badRequest('token is required for TokenReview in authentication'));
+    });
+  });
+
+  describe('bootstrap roles cover core Services (bootstrappolicy aggregate-to-view/edit)', () => {
+    it('edit writes services and events; view reads services and services/status', async () => {
+      const svc = await kubectlAs('carol', ['create', 'service', 'clusterip', 'web', '--tcp=80:8080', '-n', 'x']);
+      assert.equal(svc.code, 0, svc.stderr);
+      const event = await asCarol('POST', '/api/v1/namespaces/x/events', { metadata: { name: 'e1' }, involvedObject: { kind: 'Service', name: 'web', namespace: 'x' }, reason: 'Test', message: 'm' });
+      assert.equal(event.status, 201, event.text);
+      await roleBinding('x', 'bob-view', 'ClusterRole', 'view', [user('bob')]);
+      const list = await kubectlAs('bob', ['get', 'services', '-n', 'x', '-o', 'name']);
+      assert.equal(list.code, 0, list.stderr);
+      assert.equal(list.stdout.trim(), 'service/web');
+      assert.equal((await asBob('GET', '/api/v1/namespaces/x/services/web/status')).status, 200);
+      const del = await asBob('DELETE', '/api/v1/namespaces/x/services/web');
+      assert.equal(del.status, 403, del.text);
     });
   });
 
