@@ -11,7 +11,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKubectl, startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
+import { Agent } from 'node:https';
 import { services } from '../../src/registry/builtin/workloads.js';
+import { createCertificateAuthority, issueClientCertificate } from '../../src/apiserver/certs/certificates.js';
+import { doRequest } from '../helpers/harness.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
@@ -80,8 +83,8 @@ describe('auth parity with kube-apiserver', () => {
     dir = mkdtempSync(join(tmpdir(), 'atrium-auth-parity-'));
     const tokens = join(dir, 'tokens.csv');
     writeFileSync(tokens, ['carol-token,carol,uid-carol', 'bob-token,bob,uid-bob', 'dave-token,dave,uid-dave', 'erin-token,erin,uid-erin'].join('\n') + '\n');
-    // Core Services as `atrium start` serves them (without the multi-cluster controllers).
-    ts = await startTestServer({ server: { tokenAuthFile: tokens, extraResources: [services] } });
+    // Core Services as `atrium start` serves them (without the multi-cluster controllers); --anonymous-auth.
+    ts = await startTestServer({ server: { tokenAuthFile: tokens, extraResources: [services], anonymous: true } });
     for (const [who, token] of [['carol', 'carol-token'], ['bob', 'bob-token'], ['dave', 'dave-token']] as const) kubeconfigs[who] = tokenKubeconfig(who, token);
     await ensureNamespace('x');
     await clusterRole('rbac-writer', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings'], verbs: ['create', 'update', 'get', 'patch'] }]);
@@ -412,6 +415,49 @@ describe('auth parity with kube-apiserver', () => {
       const r = await ssr({ 'Impersonate-Group': 'g1' });
       assert.equal(r.status, 400, r.text);
       assert.equal(r.json.message, 'requested [{Group  g1    }] without impersonating a user');
+    });
+  });
+
+  describe('authentication with --anonymous-auth (union.NewFailOnError, bearertoken)', () => {
+    const unauthorized = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+    const ssrPath = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
+    const ssrBody = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
+    let foreign: Agent;
+    let plain: Agent;
+
+    before(async () => {
+      const ca = await createCertificateAuthority('someone-else', 1);
+      const pair = await issueClientCertificate(ca, { cn: 'mallory', groups: ['system:masters'], days: 1 });
+      const serverCa = readFileSync(join(ts.rootDir, 'pki', 'ca.crt'));
+      foreign = new Agent({ ca: serverCa, cert: pair.certPem, key: pair.keyPem });
+      plain = new Agent({ ca: serverCa });
+    });
+    after(() => {
+      foreign?.destroy();
+      plain?.destroy();
+    });
+
+    it('a client certificate from an unknown CA is 401, not anonymous', async () => {
+      const r = await doRequest(foreign, ts.url, 'POST', ssrPath, ssrBody);
+      assert.equal(r.status, 401, r.text);
+      assert.deepEqual(r.json, unauthorized);
+      assert.equal((await doRequest(foreign, ts.url, 'GET', '/version')).status, 401);
+      // Another credential on the same request still authenticates it.
+      const withToken = await doRequest(foreign, ts.url, 'POST', ssrPath, ssrBody, { token: 'bob-token' });
+      assert.equal(withToken.status, 201, withToken.text);
+      assert.equal(withToken.json.status.userInfo.username, 'bob');
+    });
+
+    it('an Authorization header that is not Bearer is no credential: anonymous', async () => {
+      const r = await doRequest(plain, ts.url, 'POST', ssrPath, ssrBody, { headers: { Authorization: 'Basic Ym9iOnNlY3JldA==' } });
+      assert.equal(r.status, 403, r.text);
+      assert.match(r.json.message, /^selfsubjectreviews\.authentication\.k8s\.io is forbidden: User "system:anonymous" cannot create resource/);
+      assert.equal((await doRequest(plain, ts.url, 'GET', '/version', undefined, { headers: { Authorization: 'Basic Ym9iOnNlY3JldA==' } })).status, 200);
+      // An invalid bearer token stays 401; extra parts after the token are ignored as upstream splits them off.
+      assert.deepEqual((await doRequest(plain, ts.url, 'GET', '/version', undefined, { headers: { Authorization: 'Bearer nope' } })).json, unauthorized);
+      const extra = await doRequest(plain, ts.url, 'POST', ssrPath, ssrBody, { headers: { Authorization: 'bearer bob-token trailing' } });
+      assert.equal(extra.status, 201, extra.text);
+      assert.equal(extra.json.status.userInfo.username, 'bob');
     });
   });
 });
