@@ -2,7 +2,9 @@
  * RBAC escalation prevention (kubernetes pkg/registry/rbac/{role,clusterrole,rolebinding,clusterrolebinding}/policybased
  * and validation.ConfirmNoEscalation), as an admission plugin because it needs the requesting user:
  * - a Role/ClusterRole may be written by a user who has `escalate` on it, or who already holds every rule it grants;
+ *   a ClusterRole that aggregates (now or before the update) also needs full authority;
  * - a RoleBinding/ClusterRoleBinding by a user who has `bind` on the referenced role, or who holds all its rules.
+ * Every create and update is checked, except an update that changes only ownerReferences and finalizers.
  * `system:masters` is exempt. Refusals are 403 with upstream's exact text.
  */
 import { errors, type StatusError } from '../../apimachinery/status.js';
