@@ -75,7 +75,7 @@ export class AuthSystem {
     this.authenticator = new Authenticator({ tokens, serviceAccountTokens: this.serviceAccountTokens, getServiceAccount, getCoreObject, anonymous: opts.anonymous ?? false });
     this.index = new RbacIndex(registry.storage);
     this.authorizer = new Authorizer(new RbacAuthorizer(this.index));
-    this.admission = new RbacEscalationAdmission(this.authorizer);
+    this.admission = new RbacEscalationAdmission(this.authorizer, registry);
     this.rateLimiter = opts.maxRequestsPerSecondPerUser ? new PerUserRateLimiter(opts.maxRequestsPerSecondPerUser) : undefined;
     this.objectLimit = opts.maxObjectsPerWorkspace ? new ObjectCountLimit(registry, opts.maxObjectsPerWorkspace) : undefined;
     this.reviewServices = { authorizer: this.authorizer, authenticator: this.authenticator, serviceAccountTokens: this.serviceAccountTokens, getServiceAccount, getCoreObject };

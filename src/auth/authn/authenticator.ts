@@ -1,8 +1,8 @@
 /**
  * Request authentication (k8s.io/apiserver pkg/authentication), in upstream's order: a client certificate verified
  * against our CA (CN = user, O = groups), else a bearer token (static tokens, then ServiceAccount JWTs), else
- * anonymous when enabled; otherwise 401. A presented but invalid credential is refused even when anonymous access
- * is enabled. Every authenticated user also gets system:authenticated.
+ * anonymous when enabled; otherwise 401. A presented but invalid credential (certificate or bearer token) is refused
+ * even when anonymous access is enabled. Every authenticated user also gets system:authenticated.
  */
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -64,43 +64,68 @@ export function serviceAccountUser(cluster: string, namespace: string, name: str
   };
 }
 
-const certificateUsers = new WeakMap<TLSSocket, UserInfo | null>();
+/** What a connection's client certificate says: a user, no opinion (none, or no CN), or a failed verification. */
+type CertificateResult = { user: UserInfo } | { error: true } | null;
+const certificateResults = new WeakMap<TLSSocket, CertificateResult>();
+
+/**
+ * The bearer token of an Authorization header as bearertoken.Authenticator reads it: the trimmed value split on
+ * single spaces (at most three parts), scheme `bearer` in any case, the second part non-empty. Anything else (Basic,
+ * an empty token) is no opinion, never an error.
+ */
+function bearerToken(header: string | undefined): string | undefined {
+  const auth = (header ?? '').trim();
+  if (!auth) return undefined;
+  const parts = auth.split(' ');
+  const [scheme, token] = [parts[0]!, parts[1]];
+  if (token === undefined || scheme.toLowerCase() !== 'bearer') return undefined;
+  return token || undefined;
+}
 
 export class Authenticator {
   constructor(private readonly opts: AuthenticatorOptions) {}
 
   /**
-   * Authenticates an HTTP request; throws 401 when it cannot. A ServiceAccount token authenticates whatever cluster
-   * it names (in extra[CLUSTER_NAME_EXTRA]); the caller rejects it when the request addresses another cluster.
+   * Authenticates an HTTP request; throws 401 when it cannot. As upstream's chain: the client certificate, then the
+   * bearer token; the first that authenticates wins. A credential that fails (a certificate our CA did not sign or that
+   * expired, an unknown token) makes the request 401 unless another one authenticates it — anonymous access never
+   * covers it (union.NewFailOnError). A request with no credential (or an Authorization scheme other than Bearer) is
+   * anonymous when enabled, else 401. A ServiceAccount token authenticates whatever cluster it names (in
+   * extra[CLUSTER_NAME_EXTRA]); the caller rejects it when the request addresses another cluster.
    */
   async authenticate(req: IncomingMessage): Promise<UserInfo> {
-    const fromCert = this.certificateUser(req);
-    if (fromCert) return fromCert;
-    const auth = req.headers.authorization;
-    if (auth !== undefined) {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-      if (m) {
-        const r = await this.authenticateToken(m[1]!);
-        if ('user' in r) return r.user;
-      }
-      throw errors.unauthorized();
+    const cert = this.certificateUser(req);
+    if (cert && 'user' in cert) return cert.user;
+    let failed = cert !== null;
+    const token = bearerToken(req.headers.authorization);
+    if (token !== undefined) {
+      const r = await this.authenticateToken(token);
+      if ('user' in r) return r.user;
+      failed = true;
     }
-    if (this.opts.anonymous) return ANONYMOUS;
+    if (!failed && this.opts.anonymous) return ANONYMOUS;
     throw errors.unauthorized();
   }
 
-  private certificateUser(req: IncomingMessage): UserInfo | undefined {
+  private certificateUser(req: IncomingMessage): CertificateResult {
     const socket = req.socket as TLSSocket;
-    if (!socket.authorized || typeof socket.getPeerCertificate !== 'function') return undefined;
+    if (typeof socket.getPeerCertificate !== 'function') return null;
     // A connection's peer certificate never changes and reading it is costly (it showed at ~8% of a create's CPU):
     // work the user out once per TLS connection.
-    const cached = certificateUsers.get(socket);
-    if (cached !== undefined) return cached ?? undefined;
-    const cert = socket.getPeerCertificate();
-    const cn = cert?.subject ? asList(cert.subject.CN)[0] : undefined;
-    const user = cn ? withAuthenticated({ username: cn, groups: asList(cert.subject.O) }) : null;
-    certificateUsers.set(socket, user);
-    return user ?? undefined;
+    const cached = certificateResults.get(socket);
+    if (cached !== undefined) return cached;
+    let result: CertificateResult = null;
+    if (socket.authorized) {
+      const cert = socket.getPeerCertificate();
+      const cn = cert?.subject ? asList(cert.subject.CN)[0] : undefined;
+      if (cn) result = { user: withAuthenticated({ username: cn, groups: asList(cert.subject.O) }) };
+    } else {
+      // Presented but not verified against our CA: an authentication error, not an absent credential.
+      const cert = socket.getPeerCertificate();
+      if (cert && Object.keys(cert).length > 0) result = { error: true };
+    }
+    certificateResults.set(socket, result);
+    return result;
   }
 
   /**

@@ -15,9 +15,26 @@ import { forbiddenError } from '../authz/forbidden.js';
 const SA_PREFIX = 'system:serviceaccount:';
 const EXTRA_PREFIX = 'impersonate-extra-';
 
-function headerList(v: string | string[] | undefined): string[] {
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v];
+/**
+ * Every value of a header, one per header line as Go's http.Header keeps them: a line is never split on commas
+ * (`Impersonate-Group: a, b` is the one group "a, b"), and repeated lines are separate values.
+ */
+function headerValues(req: IncomingMessage, name: string): string[] {
+  return req.headersDistinct?.[name] ?? [];
+}
+
+/** url.PathUnescape, keeping a malformed key as sent (unescapeExtraKey). */
+function unescapeExtraKey(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
+/** Go's %v of the v1.ObjectReference upstream builds per impersonation request (seven fields, space separated). */
+function objectReferenceText(kind: string, name: string, apiVersion = '', fieldPath = ''): string {
+  return `{${[kind, '', name, '', apiVersion, '', fieldPath].join(' ')}}`;
 }
 
 /**
@@ -25,21 +42,26 @@ function headerList(v: string | string[] | undefined): string[] {
  * impersonated identity after checking every impersonation against the authorizer in `cluster`.
  */
 export function impersonate(req: IncomingMessage, user: UserInfo, cluster: string, authorizer: Authorizer): UserInfo {
-  const h = req.headers;
-  const username = headerList(h['impersonate-user'])[0];
-  const groups = headerList(h['impersonate-group']);
-  const uid = headerList(h['impersonate-uid'])[0];
+  // headers.Get: the first line; an empty value is no request at all.
+  const username = headerValues(req, 'impersonate-user')[0] || undefined;
+  const groups = headerValues(req, 'impersonate-group');
+  const uid = headerValues(req, 'impersonate-uid')[0] || undefined;
   const extra: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries(h)) {
+  for (const name of Object.keys(req.headersDistinct ?? {})) {
     if (!name.startsWith(EXTRA_PREFIX)) continue;
     // Extra keys are percent-encoded in header names (legal header characters only).
-    const key = decodeURIComponent(name.slice(EXTRA_PREFIX.length));
-    extra[key] = headerList(value).flatMap((v) => v.split(',').map((s) => s.trim()));
+    const key = unescapeExtraKey(name.slice(EXTRA_PREFIX.length));
+    extra[key] = [...(extra[key] ?? []), ...headerValues(req, name)];
   }
   const extraKeys = Object.keys(extra);
   if (username === undefined) {
     if (groups.length || uid !== undefined || extraKeys.length) {
-      throw errors.badRequest('requested impersonation of groups, uid or extra without impersonating a user');
+      const requests = [
+        ...groups.map((g) => objectReferenceText('Group', g)),
+        ...extraKeys.flatMap((k) => extra[k]!.map((v) => objectReferenceText('UserExtra', v, 'authentication.k8s.io/v1', k))),
+        ...(uid !== undefined ? [objectReferenceText('UID', uid, 'authentication.k8s.io/v1')] : []),
+      ];
+      throw errors.badRequest(`requested [${requests.join(' ')}] without impersonating a user`);
     }
     return user;
   }
@@ -66,9 +88,12 @@ export function impersonate(req: IncomingMessage, user: UserInfo, cluster: strin
     const d = authorizer.authorize(cluster, c);
     if (d.decision !== 'Allow') throw forbiddenError(c, d.reason);
   }
+  // Anyone but system:anonymous is system:authenticated unless the request named either all-users group itself.
   if (username === 'system:anonymous') {
     if (!impersonatedGroups.includes('system:unauthenticated')) impersonatedGroups.push('system:unauthenticated');
-  } else if (!impersonatedGroups.includes('system:authenticated')) impersonatedGroups.push('system:authenticated');
+  } else if (!impersonatedGroups.includes('system:authenticated') && !impersonatedGroups.includes('system:unauthenticated')) {
+    impersonatedGroups.push('system:authenticated');
+  }
   // kcp's impersonation scoping: whom a non-master makes up here is someone only here.
   if (!user.groups.includes(SYSTEM_MASTERS)) userExtra = { ...userExtra, [SCOPES_EXTRA]: [...(userExtra[SCOPES_EXTRA] ?? []), `cluster:${cluster}`] };
   const out: UserInfo = { username, groups: impersonatedGroups };

@@ -1,6 +1,7 @@
 /**
  * The RBAC objects every logical cluster starts with (kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy,
- * trimmed to what atrium serves, plus kcp's workspace access role): cluster-admin, the aggregated admin/edit/view,
+ * trimmed to the resources atrium serves (core Services included, as `atrium start` serves them), plus kcp's
+ * workspace access role): cluster-admin, the aggregated admin/edit/view,
  * system:discovery, system:basic-user, system:public-info-viewer, and their bindings. In `root` every authenticated
  * user may enter (system:kcp:workspace:access bound to system:authenticated); other workspaces admit only those bound.
  */
@@ -65,7 +66,7 @@ export function bootstrapClusterRoles(): KubeObject[] {
       'system:aggregate-to-edit',
       [
         { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'] },
-        { apiGroups: [''], resources: ['configmaps', 'secrets', 'serviceaccounts'], verbs: write },
+        { apiGroups: [''], resources: ['configmaps', 'events', 'secrets', 'serviceaccounts', 'services'], verbs: write },
         { apiGroups: [''], resources: ['secrets'], verbs: read },
         { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: all },
@@ -75,8 +76,9 @@ export function bootstrapClusterRoles(): KubeObject[] {
     clusterRole(
       'system:aggregate-to-view',
       [
-        { apiGroups: [''], resources: ['configmaps', 'events', 'serviceaccounts'], verbs: read },
-        { apiGroups: [''], resources: ['namespaces', 'namespaces/status'], verbs: read },
+        { apiGroups: [''], resources: ['configmaps', 'serviceaccounts', 'services', 'services/status'], verbs: read },
+        { apiGroups: [''], resources: ['events', 'namespaces/status'], verbs: read },
+        { apiGroups: [''], resources: ['namespaces'], verbs: read },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: read },
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: read },
       ],

@@ -59,11 +59,11 @@ export function resourceNameMatches(rule: PolicyRule, name: string): boolean {
   return names.length === 0 || names.includes(name);
 }
 
-/** Exact URL, `*`, or a prefix rule ending in `*`. */
+/** Exact URL, `*`, or a prefix rule ending in `*` (every trailing `*` trimmed, as strings.TrimRight). */
 export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   for (const u of rule.nonResourceURLs ?? []) {
     if (u === ALL || u === path) return true;
-    if (u.endsWith('*') && path.startsWith(u.slice(0, -1))) return true;
+    if (u.endsWith('*') && path.startsWith(u.replace(/\*+$/, ''))) return true;
   }
   return false;
 }
@@ -109,8 +109,9 @@ function resourcesCoverAll(owner: readonly string[] | undefined, wanted: readonl
   for (const w of wanted ?? []) {
     if (has(owner, w)) continue;
     const slash = w.indexOf('/');
-    // A `res/*` owner rule covers every subresource of res; nothing else covers a resource it does not name.
-    if (slash < 0 || !has(owner, `${w.slice(0, slash)}/*`)) return false;
+    // As the authorizer matches (ResourceMatches), an owner's `*\/sub` covers that subresource of every resource;
+    // `res/*` is no wildcard there (it names a subresource called `*`), so it covers only itself.
+    if (slash < 0 || !has(owner, `*/${w.slice(slash + 1)}`)) return false;
   }
   return true;
 }
@@ -142,25 +143,27 @@ export function covers(owner: readonly PolicyRule[], requested: readonly PolicyR
 }
 
 /**
- * Merges "simple" rules (one group, one resource, no names, no URLs) that differ only in verbs, as the escalation
- * error does before printing; other rules are kept as they are.
+ * CompactRules: merges "simple" rules (one group, one resource, at most one resource name, no URLs) that differ only
+ * in verbs, as the escalation error does before printing; verbs are appended as they come (upstream does not
+ * deduplicate them). Other rules are kept as they are.
  */
 export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const simple = new Map<string, PolicyRule>();
   const out: PolicyRule[] = [];
   for (const r of rules) {
-    const isSimple =
-      (r.apiGroups ?? []).length === 1 && (r.resources ?? []).length === 1 && (r.resourceNames ?? []).length === 0 && (r.nonResourceURLs ?? []).length === 0;
+    const names = r.resourceNames ?? [];
+    const isSimple = (r.apiGroups ?? []).length === 1 && (r.resources ?? []).length === 1 && names.length <= 1 && (r.nonResourceURLs ?? []).length === 0;
     if (!isSimple) {
       out.push({ ...r });
       continue;
     }
-    const key = `${r.apiGroups![0]}\u0000${r.resources![0]}`;
+    const key = JSON.stringify([r.apiGroups![0], r.resources![0], names.length === 1, names[0] ?? '']);
     const existing = simple.get(key);
     if (existing) {
-      for (const v of r.verbs) if (!existing.verbs.includes(v)) existing.verbs.push(v);
+      existing.verbs.push(...r.verbs);
     } else {
       const copy: PolicyRule = { apiGroups: [...r.apiGroups!], resources: [...r.resources!], verbs: [...r.verbs] };
+      if (names.length === 1) copy.resourceNames = [names[0]!];
       simple.set(key, copy);
       out.push(copy);
     }

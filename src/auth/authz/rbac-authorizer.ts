@@ -42,8 +42,9 @@ export function subjectMatches(subject: Subject, user: UserInfo, bindingNamespac
   }
 }
 
+/** validation.describeSubject: a ServiceAccount as `name/namespace` (its own namespace, else the binding's). */
 function describeSubject(s: Subject, bindingNamespace: string): string {
-  if (s.kind === 'ServiceAccount') return `${s.kind} "${s.namespace || bindingNamespace}/${s.name}"`;
+  if (s.kind === 'ServiceAccount') return `${s.kind} ${JSON.stringify(`${s.name}/${s.namespace || bindingNamespace}`)}`;
   return `${s.kind} ${JSON.stringify(s.name)}`;
 }
 
@@ -55,24 +56,32 @@ function describeSource(src: RuleSource): string {
   return `RoleBinding ${JSON.stringify(`${b.metadata?.name}/${ns}`)} of ${ref.kind} ${JSON.stringify(ref.name)} to ${describeSubject(src.subject, ns)}`;
 }
 
+/**
+ * Where a missing role is reported from, which decides its text: the authorizer reads informer listers
+ * (`clusterrole.rbac.authorization.k8s.io "x" not found`), escalation checks read the registry
+ * (`clusterroles.rbac.authorization.k8s.io "x" not found`).
+ */
+export type RoleSource = 'lister' | 'registry';
+
 /** The rules a role reference grants in a cluster; undefined (with an error text) when the role does not exist. */
-export function roleRefRules(policy: ClusterPolicy, ref: RoleRef, namespace: string): { rules?: PolicyRule[]; error?: string } {
+export function roleRefRules(policy: ClusterPolicy, ref: RoleRef, namespace: string, source: RoleSource = 'lister'): { rules?: PolicyRule[]; error?: string } {
+  const plural = source === 'registry' ? 's' : '';
   if (ref.kind === 'ClusterRole') {
     const role = policy.clusterroles.get(ref.name);
-    return role ? { rules: rulesOf(role) } : { error: `clusterrole.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found` };
+    return role ? { rules: rulesOf(role) } : { error: `clusterrole${plural}.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found` };
   }
   if (ref.kind === 'Role') {
     const role = policy.roles.get(`${namespace}/${ref.name}`);
-    return role ? { rules: rulesOf(role) } : { error: `role.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found` };
+    return role ? { rules: rulesOf(role) } : { error: `role${plural}.rbac.authorization.k8s.io ${JSON.stringify(ref.name)} not found` };
   }
   return { error: `unsupported role reference kind: ${JSON.stringify(ref.kind)}` };
 }
 
-function visitRulesFor(policy: ClusterPolicy, user: UserInfo, namespace: string, visit: RuleVisitor): void {
+function visitRulesFor(policy: ClusterPolicy, user: UserInfo, namespace: string, visit: RuleVisitor, source: RoleSource = 'lister'): void {
   for (const b of policy.clusterrolebindings.values()) {
     const subject = ((b.subjects as Subject[] | undefined) ?? []).find((s) => subjectMatches(s, user, ''));
     if (!subject) continue;
-    const { rules, error } = roleRefRules(policy, b.roleRef as RoleRef, '');
+    const { rules, error } = roleRefRules(policy, b.roleRef as RoleRef, '', source);
     if (error !== undefined) {
       if (!visit(undefined, undefined, error)) return;
       continue;
@@ -86,7 +95,7 @@ function visitRulesFor(policy: ClusterPolicy, user: UserInfo, namespace: string,
     if (!key.startsWith(prefix)) continue;
     const subject = ((b.subjects as Subject[] | undefined) ?? []).find((s) => subjectMatches(s, user, namespace));
     if (!subject) continue;
-    const { rules, error } = roleRefRules(policy, b.roleRef as RoleRef, namespace);
+    const { rules, error } = roleRefRules(policy, b.roleRef as RoleRef, namespace, source);
     if (error !== undefined) {
       if (!visit(undefined, undefined, error)) return;
       continue;
@@ -117,19 +126,28 @@ export class RbacAuthorizer {
       return true;
     });
     if (allowedBy) return { decision: 'Allow', reason: `RBAC: allowed by ${describeSource(allowedBy)}` };
-    const reason = errs.length === 0 ? '' : `RBAC: ${aggregateText(errs)}`;
-    return errs.length ? { decision: 'NoOpinion', reason, evaluationError: aggregateText(errs) } : { decision: 'NoOpinion', reason };
+    // A binding to a missing role is only explained in the reason: RBAC's Authorize returns no error.
+    return { decision: 'NoOpinion', reason: errs.length === 0 ? '' : `RBAC: ${aggregateText(errs)}` };
   }
 
-  /** Every rule that applies to the user in the namespace (cluster-wide rules included), plus resolution errors. */
-  rulesFor(cluster: string, user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
+  /**
+   * Every rule that applies to the user in the namespace (cluster-wide rules included), plus resolution errors
+   * (texts as `source` reports a missing role).
+   */
+  rulesFor(cluster: string, user: UserInfo, namespace: string, source: RoleSource = 'lister'): { rules: PolicyRule[]; errors: string[] } {
     const rules: PolicyRule[] = [];
     const errors: string[] = [];
-    visitRulesFor(this.index.policy(cluster), user, namespace, (_src, rule, err) => {
-      if (rule) rules.push(rule);
-      if (err !== undefined) errors.push(err);
-      return true;
-    });
+    visitRulesFor(
+      this.index.policy(cluster),
+      user,
+      namespace,
+      (_src, rule, err) => {
+        if (rule) rules.push(rule);
+        if (err !== undefined) errors.push(err);
+        return true;
+      },
+      source,
+    );
     return { rules, errors };
   }
 }

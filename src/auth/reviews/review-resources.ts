@@ -109,7 +109,8 @@ export function rulesReviewStatus(authorizer: Authorizer, cluster: string, user:
   }
   const { rules, errors: errs } = authorizer.rules.rulesFor(cluster, user, namespace);
   for (const r of rules) add(r);
-  const status: Record<string, unknown> = { resourceRules, nonResourceRules, incomplete: errs.length > 0 };
+  // RBAC's RulesFor lists what it could and reports the rest as an error, never as incomplete.
+  const status: Record<string, unknown> = { resourceRules, nonResourceRules, incomplete: false };
   if (errs.length) status.evaluationError = aggregateText(errs);
   return status;
 }
@@ -148,7 +149,9 @@ export function reviewResources(s: ReviewServices): ResourceDefinition[] {
   });
   const ssrr = reviewDef('selfsubjectrulesreviews', 'SelfSubjectRulesReview', AUTHZ, false, async (ctx, { object }) => {
     const namespace = String(specOf(object).namespace ?? '');
-    return answer(object, AUTHZ, 'SelfSubjectRulesReview', rulesReviewStatus(s.authorizer, ctx.cluster, ctx.user, namespace));
+    if (!namespace) throw errors.badRequest('no namespace on request');
+    // The answer is a new object holding only the status (selfsubjectrulesreview/rest.go): no metadata, empty spec.
+    return { kind: 'SelfSubjectRulesReview', apiVersion: `${AUTHZ}/v1`, metadata: { creationTimestamp: null }, spec: {}, status: rulesReviewStatus(s.authorizer, ctx.cluster, ctx.user, namespace) };
   });
   const ssr = reviewDef('selfsubjectreviews', 'SelfSubjectReview', AUTHN, false, async (ctx, { object }) => {
     const out = answer(object, AUTHN, 'SelfSubjectReview', { userInfo: userInfoJson(ctx.user) });
@@ -157,7 +160,7 @@ export function reviewResources(s: ReviewServices): ResourceDefinition[] {
   });
   const tokenReview = reviewDef('tokenreviews', 'TokenReview', AUTHN, false, async (ctx, { object }) => {
     const spec = specOf(object);
-    if (!spec.token) invalidIf(AUTHN, 'TokenReview', '', [fe.required('spec.token', 'token must be specified')]);
+    if (!spec.token) throw errors.badRequest('token is required for TokenReview in authentication');
     const audiences = Array.isArray(spec.audiences) && spec.audiences.length ? spec.audiences.map(String) : undefined;
     const r = await s.authenticator.authenticateToken(String(spec.token), ctx.cluster, audiences);
     if ('error' in r) return answer(object, AUTHN, 'TokenReview', { user: {}, error: r.error });

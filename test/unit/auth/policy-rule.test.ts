@@ -51,13 +51,15 @@ describe('covers and the escalation text', () => {
     assert.equal(covered, false);
     assert.deepEqual(compactRules(missing).map(compactString), ['{APIGroups:[""], Resources:["configmaps"], Verbs:["delete"]}', '{APIGroups:[""], Resources:["secrets"], Verbs:["get" "delete"]}']);
   });
-  it('wildcards, res/* and URL prefixes cover', () => {
+  it('wildcards, */sub and URL prefixes cover; res/* covers only itself (policy_comparator resourceCoversAll)', () => {
     const owner: PolicyRule[] = [
-      { apiGroups: ['*'], resources: ['serviceaccounts/*'], verbs: ['*'] },
+      { apiGroups: ['*'], resources: ['*/token', 'configmaps/*'], verbs: ['*'] },
       { nonResourceURLs: ['/apis/*'], verbs: ['get'] },
     ];
     assert.equal(covers(owner, [{ apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] }, { nonResourceURLs: ['/apis/x'], verbs: ['get'] }]).covered, true);
     assert.equal(covers(owner, [{ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['create'] }]).covered, false);
+    assert.equal(covers(owner, [{ apiGroups: [''], resources: ['configmaps/finalize'], verbs: ['get'] }]).covered, false);
+    assert.equal(covers(owner, [{ apiGroups: [''], resources: ['configmaps/*', '*/token'], verbs: ['get'] }]).covered, true);
   });
   it('a named owner rule does not cover an unnamed request', () => {
     const owner: PolicyRule[] = [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'], verbs: ['get'] }];
