@@ -99,3 +99,71 @@ describe('server-side apply of custom resources uses the CRD schema', () => {
     assert.deepEqual(entryOf(r.json, 'm1').fieldsV1, { 'f:spec': { 'f:amap': { 'f:k': {} } } });
   });
 });
+
+/** The 500 without a reason that ErrorToAPIStatus makes of a plain error. */
+function assertUnknownError(r: { status: number; text: string; json: any }, message: string): void {
+  assert.equal(r.status, 500, r.text);
+  assert.deepEqual(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+}
+
+describe('apply configurations are type-checked (smd ObjectToTyped)', () => {
+  it('rejects values of the wrong type, listing every error, and stores nothing', async () => {
+    const name = uniqueName('typed');
+    const r = await apply(cmPath(name, '?fieldManager=m'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { x: true } }, data: { a: 1 } });
+    assertUnknownError(
+      r,
+      `failed to create typed patch object (/${name}; /v1, Kind=ConfigMap): errors:\n` +
+        '  .metadata.labels.x: expected string, got &value.valueUnstructured{Value:true}\n' +
+        '  .data.a: expected string, got &value.valueUnstructured{Value:1}',
+    );
+    assert.equal((await ts.request('GET', cmPath(name))).status, 404);
+    const one = await apply(cmPath(name, '?fieldManager=m'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, immutable: 'yes' });
+    assertUnknownError(one, `failed to create typed patch object (${ns}/${name}; /v1, Kind=ConfigMap): .immutable: expected boolean, got &{yes}`);
+  });
+
+  it('rejects duplicate map-list and set entries and undeclared fields, whatever the fieldValidation', async () => {
+    const name = uniqueName('dups');
+    const owners = [1, 2].map(() => ({ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u1' }));
+    let r = await apply(cmPath(name, '?fieldManager=m'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ownerReferences: owners } });
+    assertUnknownError(r, `failed to create typed patch object (/${name}; /v1, Kind=ConfigMap): .metadata.ownerReferences: duplicate entries for key [uid="u1"]`);
+    r = await apply(cmPath(name, '?fieldManager=m'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, finalizers: ['a/b', 'a/b'] } });
+    assertUnknownError(r, `failed to create typed patch object (/${name}; /v1, Kind=ConfigMap): .metadata.finalizers: duplicate entries for key [="a/b"]`);
+    for (const mode of ['', '&fieldValidation=Ignore', '&fieldValidation=Warn', '&fieldValidation=Strict']) {
+      r = await apply(cmPath(name, `?fieldManager=m${mode}`), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, foo: 'x' });
+      assertUnknownError(r, `failed to create typed patch object (/${name}; /v1, Kind=ConfigMap): .foo: field not declared in schema`);
+    }
+  });
+
+  it('checks custom resources against their schema', async () => {
+    const name = uniqueName('w');
+    const base = { apiVersion: 'ssaparity.example.com/v1', kind: 'Widget', metadata: { name } };
+    const path = `/apis/ssaparity.example.com/v1/namespaces/${ns}/widgets/${name}?fieldManager=m`;
+    let r = await apply(path, { ...base, spec: { items: [{ name: 'a', v: 'one' }, { name: 'a' }], extra: 1 } });
+    assertUnknownError(
+      r,
+      `failed to create typed patch object (/${name}; ssaparity.example.com/v1, Kind=Widget): errors:\n` +
+        '  .spec.items[name="a"].v: expected numeric (int or float), got string\n' +
+        '  .spec.items: duplicate entries for key [name="a"]\n' +
+        '  .spec.extra: field not declared in schema',
+    );
+    r = await apply(path, { ...base, spec: { items: [{ v: 1 }] } });
+    assertUnknownError(
+      r,
+      `failed to create typed patch object (/${name}; ssaparity.example.com/v1, Kind=Widget): .spec.items: element 0: associative list with keys has an element that omits all key fields ["name"] (and doesn't have default values for any key fields)`,
+    );
+  });
+});
+
+describe('apply configurations must be of the endpoint kind (versionCheckManager)', () => {
+  it('answers 400 invalid object type', async () => {
+    const name = uniqueName('kind');
+    let r = await apply(cmPath(name, '?fieldManager=m'), { apiVersion: 'v1', kind: 'Secret', metadata: { name } });
+    assertStatus(r, 400, 'BadRequest', 'invalid object type: /v1, Kind=Secret');
+    r = await apply(cmPath(name, '?fieldManager=m'), { kind: 'ConfigMap', metadata: { name } });
+    assertStatus(r, 400, 'BadRequest', 'invalid object type: /, Kind=ConfigMap');
+    r = await apply(cmPath(name, '?fieldManager=m'), { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name } });
+    assertStatus(r, 400, 'BadRequest', 'invalid object type: apps/v1, Kind=ConfigMap');
+    r = await apply(cmPath(name, '?fieldManager=m'), { apiVersion: 'a/b/c', kind: 'ConfigMap', metadata: { name } });
+    assertStatus(r, 400, 'BadRequest', 'invalid object type: /, Kind=');
+  });
+});

@@ -459,9 +459,9 @@ async function handleApply(r: ResourceRequest): Promise<void> {
   if (r.info.subresource && def.subresourceStrategies[r.info.subresource]?.view) {
     throw errors.unsupportedMediaType('application/apply-patch+yaml', ['application/json-patch+json', 'application/merge-patch+json']);
   }
-  checkApplyConfiguration(config, groupVersionString(def.group, def.version), def.kind);
-  const warnings = fieldValidationProblems(r, config, [], def.kind);
   const manager = fieldManagerFor(def, r.info.subresource);
+  checkApplyConfiguration(config, groupVersionString(def.group, def.version), def.kind, manager.rootType);
+  const warnings = fieldValidationProblems(r, config, [], def.kind);
   const { object, created } = await r.store.guaranteedUpdate(
     r.ctx,
     namespaceOf(r),

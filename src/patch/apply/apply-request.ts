@@ -6,10 +6,11 @@
 import * as fe from '../../apimachinery/field-errors.js';
 import { FieldPath } from '../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import { errors } from '../../apimachinery/status.js';
+import { errors, StatusError } from '../../apimachinery/status.js';
 import { validateFieldManager } from '../../apimachinery/validation/object-meta.js';
 import { parse as parseYaml } from 'yaml';
-import { isObjectValue } from './schema.js';
+import { isObjectValue, type SsaType } from './schema.js';
+import { configurationTypeErrors } from './validate-config.js';
 
 export interface ApplyOptions {
   fieldManager: string;
@@ -67,27 +68,49 @@ export function decodeApplyBody(body: Buffer): KubeObject {
 }
 
 /**
- * The configuration must be of the endpoint's version (400 `Incorrect version specified in apply patch. Specified
- * patch version: <v>, expected: <gv>`), carry no managedFields (400 `metadata.managedFields must be nil`), and be
- * of its kind (upstream finds no type for another kind: 500 `failed to create typed patch object`).
+ * The field manager's checks on the configuration, in upstream's order: versionCheckManager (the configuration's
+ * group, version and kind are the endpoint's: 400 `invalid object type: <gvk>`), structuredMergeManager (no
+ * managedFields: 400 `metadata.managedFields must be nil`) and the type converter (the configuration matches the
+ * schema: a plain error, which reaches the client as a 500 without a reason, `failed to create typed patch object
+ * (<ns>/<name>; <gvk>): <smd errors>`). structuredMergeManager's `Incorrect version specified in apply patch` can
+ * no longer fail once the group and version matched.
  */
-export function checkApplyConfiguration(config: KubeObject, groupVersion: string, kind: string): void {
-  const version = typeof config.apiVersion === 'string' ? config.apiVersion : '';
-  if (version !== groupVersion) {
-    throw errors.badRequest(`Incorrect version specified in apply patch. Specified patch version: ${version}, expected: ${groupVersion}`);
-  }
+export function checkApplyConfiguration(config: KubeObject, groupVersion: string, kind: string, root: SsaType): void {
+  const gvk = configGVK(config);
+  if (gvk !== gvkString(groupVersion, kind)) throw errors.badRequest(`invalid object type: ${gvk}`);
   const meta = config.metadata;
   if (isObjectValue(meta) && meta.managedFields !== undefined && meta.managedFields !== null) {
     throw errors.badRequest('metadata.managedFields must be nil');
   }
-  const configKind = typeof config.kind === 'string' ? config.kind : '';
-  if (configKind !== kind) {
-    const [group, v] = groupVersion.includes('/') ? groupVersion.split('/') : ['', groupVersion];
-    const gvk = `${group}/${v}, Kind=${configKind}`;
+  const problems = configurationTypeErrors(config, root);
+  if (problems) {
     const ns = isObjectValue(meta) && typeof meta.namespace === 'string' ? meta.namespace : '';
     const name = isObjectValue(meta) && typeof meta.name === 'string' ? meta.name : '';
-    throw errors.internal(`failed to create typed patch object (${ns}/${name}; ${gvk}): no corresponding type for ${gvk}`);
+    throw unknownError(`failed to create typed patch object (${ns}/${name}; ${gvk}): ${problems}`);
   }
+}
+
+/** ErrorToAPIStatus of an error that is no APIStatus: 500, no reason, no details. */
+function unknownError(message: string): StatusError {
+  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+}
+
+function gvkString(groupVersion: string, kind: string): string {
+  const slash = groupVersion.indexOf('/');
+  return slash < 0 ? `/${groupVersion}, Kind=${kind}` : `${groupVersion.slice(0, slash)}/${groupVersion.slice(slash + 1)}, Kind=${kind}`;
+}
+
+/**
+ * Unstructured.GroupVersionKind() of the configuration, printed: apiVersion and kind read as strings (anything else
+ * is ""), and an apiVersion with more than one slash parses to nothing, kind included.
+ */
+function configGVK(config: KubeObject): string {
+  const apiVersion = typeof config.apiVersion === 'string' ? config.apiVersion : '';
+  const kind = typeof config.kind === 'string' ? config.kind : '';
+  if (apiVersion === '' || apiVersion === '/') return `/, Kind=${kind}`;
+  const slashes = apiVersion.split('/').length - 1;
+  if (slashes > 1) return '/, Kind=';
+  return gvkString(apiVersion, kind);
 }
 
 /**

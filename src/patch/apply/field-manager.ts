@@ -53,6 +53,11 @@ export class FieldManager {
   private readonly revisions = new Map<string, DecodedRevision>();
   private readonly now: () => string;
 
+  /** The type of the whole object, which configurations are checked against. */
+  get rootType(): SsaType {
+    return this.opts.root;
+  }
+
   constructor(private readonly opts: FieldManagerOptions) {
     for (const f of opts.resetFields ?? []) this.ignored.insert([`f:${f}`]);
     this.now = opts.now ?? nowRFC3339;
