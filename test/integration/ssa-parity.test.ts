@@ -167,3 +167,31 @@ describe('apply configurations must be of the endpoint kind (versionCheckManager
     assertStatus(r, 400, 'BadRequest', 'invalid object type: /, Kind=');
   });
 });
+
+describe('duplicate keys in the apply body (yaml.UnmarshalStrict after the apply)', () => {
+  const yamlBody = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n  a: "2"\n  b:\n    "3"\n  b: "4"\n`;
+
+  it('Strict answers 400 naming every duplicate by line; Warn and the default warn; Ignore is silent', async () => {
+    const name = uniqueName('dupkeys');
+    let r = await apply(cmPath(name, '?fieldManager=m&fieldValidation=Strict'), yamlBody(name));
+    assertStatus(
+      r,
+      400,
+      'BadRequest',
+      'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map\n  line 10: key "b" already set in map',
+    );
+    assert.equal((await ts.request('GET', cmPath(name))).status, 404);
+    for (const query of ['?fieldManager=m&fieldValidation=Warn', '?fieldManager=m']) {
+      r = await apply(cmPath(name, query), yamlBody(name));
+      assert.ok(r.status === 201 || r.status === 200, r.text);
+      assert.deepEqual(r.json.data, { a: '2', b: '4' });
+      assert.equal(r.headers.warning, '299 - "line 7: key \\"a\\" already set in map", 299 - "line 10: key \\"b\\" already set in map"');
+    }
+    r = await apply(cmPath(name, '?fieldManager=m&fieldValidation=Ignore'), yamlBody(name));
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers.warning, undefined);
+    // JSON is YAML: a one-line JSON body reports line 1.
+    r = await apply(cmPath(name, '?fieldManager=m&fieldValidation=Strict'), `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}"},"data":{"x":"1","x":"2"}}`);
+    assertStatus(r, 400, 'BadRequest', 'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 1: key "x" already set in map');
+  });
+});

@@ -8,7 +8,7 @@ import { FieldPath } from '../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { validateFieldManager } from '../../apimachinery/validation/object-meta.js';
-import { parse as parseYaml } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, parseDocument } from 'yaml';
 import { isObjectValue, type SsaType } from './schema.js';
 import { configurationTypeErrors } from './validate-config.js';
 
@@ -124,6 +124,41 @@ export function checkAppliedName(obj: KubeObject, name: string, namespace: strin
   if (namespace && objNamespace && objNamespace !== namespace) {
     throw errors.badRequest(`the namespace of the object (${objNamespace}) does not match the namespace on the request (${namespace})`);
   }
+}
+
+/**
+ * The duplicate keys yaml.v2's strict decoding reports for an apply body (JSON bodies are YAML too), in document
+ * order: `line <n>: key "<k>" already set in map`, the line being where the repeated key's value starts (the node
+ * yaml.v2 reports), or the key's own line for an empty value.
+ */
+export function yamlDuplicateKeys(text: string): string[] {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { uniqueKeys: false, lineCounter });
+  if (doc.errors.length) return [];
+  const out: string[] = [];
+  const walk = (node: unknown): void => {
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const item of node.items) {
+        if (!isPair(item)) continue;
+        const key = isScalar(item.key) ? item.key.value : item.key;
+        const id = typeof key === 'string' ? `s:${key}` : `v:${String(key)}`;
+        if (seen.has(id)) {
+          const value = item.value as { range?: [number, number, number] } | null;
+          const keyRange = (item.key as { range?: [number, number, number] } | null)?.range;
+          const offset = isScalar(item.value) && item.value.value === null ? keyRange?.[0] : (value?.range?.[0] ?? keyRange?.[0]);
+          const line = offset === undefined ? 0 : lineCounter.linePos(offset).line;
+          out.push(`line ${line}: key ${typeof key === 'string' ? JSON.stringify(key) : String(key)} already set in map`);
+        }
+        seen.add(id);
+        walk(item.value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) walk(item);
+    }
+  };
+  walk(doc.contents);
+  return out;
 }
 
 const NOT_JSON = Symbol('not JSON');
