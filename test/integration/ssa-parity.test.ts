@@ -195,3 +195,27 @@ describe('duplicate keys in the apply body (yaml.UnmarshalStrict after the apply
     assertStatus(r, 400, 'BadRequest', 'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 1: key "x" already set in map');
   });
 });
+
+describe('apply preconditions', () => {
+  it('metadata.resourceVersion must be the current one (409), also for an apply that changes nothing', async () => {
+    const name = uniqueName('rv');
+    const body = (rv?: string, v = '1') => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(rv ? { resourceVersion: rv } : {}) }, data: { a: v } });
+    const created = await apply(cmPath(name, '?fieldManager=m'), body());
+    assert.equal(created.status, 201, created.text);
+    const rv = created.json.metadata.resourceVersion;
+    const stale = String(Number(rv) - 1);
+    const message = `Operation cannot be fulfilled on configmaps "${name}": the object has been modified; please apply your changes to the latest version and try again`;
+    assertStatus(await apply(cmPath(name, '?fieldManager=m'), body(stale, '2')), 409, 'Conflict', message);
+    assertStatus(await apply(cmPath(name, '?fieldManager=m'), body(stale)), 409, 'Conflict', message);
+    const ok = await apply(cmPath(name, '?fieldManager=m'), body(rv, '2'));
+    assert.equal(ok.status, 200, ok.text);
+    assert.deepEqual(ok.json.data, { a: '2' });
+  });
+
+  it('an apply that creates the object must not specify a uid (409)', async () => {
+    const name = uniqueName('newuid');
+    const r = await apply(cmPath(name, '?fieldManager=m'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, uid: 'abc' } });
+    assertStatus(r, 409, 'Conflict', `Operation cannot be fulfilled on configmaps "${name}": uid mismatch: the provided object specified uid abc, and no existing object was found`);
+    assert.equal((await ts.request('GET', cmPath(name))).status, 404);
+  });
+});

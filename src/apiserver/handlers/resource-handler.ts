@@ -477,6 +477,15 @@ async function handleApply(r: ResourceRequest): Promise<void> {
       if (duplicates.length && fieldValidation === 'Strict') {
         throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
       }
+      // patcher.applyPatch: an object created by the apply must not carry a uid of its own.
+      const appliedUID = applied.metadata?.uid;
+      if (!current && typeof appliedUID === 'string' && appliedUID !== '') {
+        throw errors.conflict(
+          { group: def.group, resource: def.resource },
+          r.info.name,
+          `uid mismatch: the provided object specified uid ${appliedUID}, and no existing object was found`,
+        );
+      }
       checkAppliedName(applied, r.info.name, namespaceOf(r));
       // The field manager hands back the live object itself when the apply changes nothing.
       const unchanged = applied === current;
@@ -490,6 +499,12 @@ async function handleApply(r: ResourceRequest): Promise<void> {
         oldObject: current ?? undefined,
         subresource: r.info.subresource,
       });
+      // A resourceVersion in the configuration is a precondition on the existing object (the store's update checks
+      // the merged object's), also when nothing would change.
+      const wanted = isPlainObject(config.metadata) ? config.metadata.resourceVersion : undefined;
+      if (current && typeof wanted === 'string' && wanted !== '' && wanted !== current.metadata?.resourceVersion) {
+        throw errors.conflictModified({ group: def.group, resource: def.resource }, r.info.name);
+      }
       return unchanged ? NO_CHANGE : applied;
     },
     { dryRun },
