@@ -219,3 +219,28 @@ describe('apply preconditions', () => {
     assert.equal((await ts.request('GET', cmPath(name))).status, 404);
   });
 });
+
+describe('force is converted as the parameter codec converts booleans', () => {
+  it('"0" and any capitalisation of "false" do not force; anything else does', async () => {
+    const name = uniqueName('force');
+    const body = (v: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: v } });
+    assert.equal((await apply(cmPath(name, '?fieldManager=owner'), body('1'))).status, 201);
+    for (const f of ['False', 'FALSE', '0', 'false']) {
+      const r = await apply(cmPath(name, `?fieldManager=other&force=${f}`), body(`x${f}`));
+      assertStatus(r, 409, 'Conflict');
+    }
+    for (const f of ['yes', 'abc', 'True', '']) {
+      const r = await apply(cmPath(name, `?fieldManager=other${f}&force=${f}`), body(`y${f}`));
+      assert.equal(r.status, 200, `force=${f}: ${r.text}`);
+    }
+  });
+
+  it('other boolean query parameters convert the same way (allowWatchBookmarks, orphanDependents)', async () => {
+    const r = await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps?allowWatchBookmarks=Yes`);
+    assert.equal(r.status, 200, r.text);
+    const name = uniqueName('orphan');
+    assert.equal((await apply(cmPath(name, '?fieldManager=m'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } })).status, 201);
+    const d = await ts.request('DELETE', cmPath(name, '?orphanDependents=FALSE'));
+    assert.equal(d.status, 200, d.text);
+  });
+});

@@ -91,12 +91,20 @@ export function parseLimit(query: URLSearchParams): number | undefined {
   return n > 0 ? n : undefined;
 }
 
+/**
+ * A boolean query parameter as the parameter codec converts it (runtime.Convert_Slice_string_To_bool and
+ * _To_Pointer_bool): its first value, false when it is "0" or any capitalisation of "false", true otherwise (also
+ * when empty); undefined when absent.
+ */
 export function parseBoolParam(query: URLSearchParams, name: string): boolean | undefined {
   const v = query.get(name);
   if (v === null) return undefined;
-  if (v === 'true' || v === '1' || v === '') return true;
-  if (v === 'false' || v === '0') return false;
-  throw errors.badRequest(`${name}: invalid value ${JSON.stringify(v)}: must be a boolean`);
+  return !goFalse(v);
+}
+
+/** `s == "0" || strings.EqualFold(s, "false")` (the long s folds to s, as in Go). */
+function goFalse(s: string): boolean {
+  return s === '0' || s.replace(/\u017f/g, 's').toLowerCase() === 'false';
 }
 
 export function parseTimeoutSeconds(query: URLSearchParams): number | undefined {

@@ -8,6 +8,7 @@ import { FieldPath } from '../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { validateFieldManager } from '../../apimachinery/validation/object-meta.js';
+import { parseBoolParam } from '../../apiserver/handlers/query-options.js';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, parseDocument } from 'yaml';
 import { isObjectValue, type SsaType } from './schema.js';
 import { configurationTypeErrors } from './validate-config.js';
@@ -26,13 +27,9 @@ export function parseApplyOptions(query: URLSearchParams): ApplyOptions {
   const fieldManager = query.get('fieldManager') ?? '';
   const errs = fieldManager === '' ? [fe.required('fieldManager', 'is required for apply patch')] : validateFieldManager(fieldManager, FieldPath.root('fieldManager'));
   if (errs.length) throw errors.invalid('meta.k8s.io', 'PatchOptions', '', errs);
-  const raw = query.get('force');
-  let force = false;
-  if (raw !== null) {
-    if (raw === 'true' || raw === '1' || raw === '') force = true;
-    else if (raw !== 'false' && raw !== '0') throw errors.badRequest(`force: invalid value ${JSON.stringify(raw)}: must be a boolean`);
-  }
-  return { fieldManager, force };
+  // PatchOptions.Force through runtime.Convert_Slice_string_To_Pointer_bool: "0" and any "false" are false, anything
+  // else true (so force=yes forces).
+  return { fieldManager, force: parseBoolParam(query, 'force') ?? false };
 }
 
 /**
