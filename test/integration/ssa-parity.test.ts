@@ -244,3 +244,25 @@ describe('force is converted as the parameter codec converts booleans', () => {
     assert.equal(d.status, 200, d.text);
   });
 });
+
+describe('namespace /status keeps metadata (namespaceStatusStrategy resets only spec)', () => {
+  it('an apply through /status with labels stores them, as its managedFields say', async () => {
+    const name = await createNamespace(ts, 'nsstatus');
+    const r = await apply(`/api/v1/namespaces/${name}/status?fieldManager=st`, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name, labels: { x: 'y' } },
+      status: { conditions: [{ type: 'Custom', status: 'True' }] },
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.metadata.labels.x, 'y');
+    const entry = entryOf(r.json, 'st');
+    assert.equal(entry.subresource, 'status');
+    assert.deepEqual(entry.fieldsV1['f:metadata'], { 'f:labels': { 'f:x': {} } });
+    const got = (await ts.request('GET', `/api/v1/namespaces/${name}`)).json;
+    assert.equal(got.metadata.labels.x, 'y');
+    // Invalid label values are refused as for any metadata update.
+    const bad = await ts.request('PATCH', `/api/v1/namespaces/${name}/status`, { metadata: { labels: { x: '-' } } }, { headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assertStatus(bad, 422, 'Invalid');
+  });
+});
