@@ -266,3 +266,30 @@ describe('namespace /status keeps metadata (namespaceStatusStrategy resets only 
     assertStatus(bad, 422, 'Invalid');
   });
 });
+
+describe('managedFields details', () => {
+  it('an empty fieldManager falls back to the User-Agent prefix; without a User-Agent the entry has no manager', async () => {
+    const name = uniqueName('mgr');
+    const created = await ts.request('POST', `/api/v1/namespaces/${ns}/configmaps?fieldManager=`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } }, { headers: { 'User-Agent': 'my-tool/1.2 (linux)' } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.json.metadata.managedFields[0].manager, 'my-tool');
+    const patched = await ts.request('PATCH', cmPath(name, '?fieldManager='), { data: { b: '2' } }, { headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(patched.status, 200, patched.text);
+    const anonymous = patched.json.metadata.managedFields.filter((e: any) => !('manager' in e));
+    assert.equal(anonymous.length, 1, JSON.stringify(patched.json.metadata.managedFields));
+    assert.deepEqual(anonymous[0].fieldsV1, { 'f:data': { 'f:b': {} } });
+  });
+
+  it('a new manager applying values already there gets no time and sorts first among appliers', async () => {
+    const name = uniqueName('notime');
+    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } };
+    const first = await apply(cmPath(name, '?fieldManager=aa'), body);
+    assert.equal(first.status, 201, first.text);
+    const second = await apply(cmPath(name, '?fieldManager=zz-second'), body);
+    assert.equal(second.status, 200, second.text);
+    const entries = second.json.metadata.managedFields;
+    assert.deepEqual(entries.map((e: any) => e.manager), ['zz-second', 'aa']);
+    assert.equal('time' in entries[0], false, JSON.stringify(entries));
+    assert.equal(entries[1].time, first.json.metadata.managedFields[0].time);
+  });
+});

@@ -46,7 +46,11 @@ export function parseFieldValidation(query: URLSearchParams, optionsKind = 'Crea
   throw errors.invalid('meta.k8s.io', optionsKind, '', [fe.notSupported('fieldValidation', v, ['', 'Ignore', 'Strict', 'Warn'])]);
 }
 
-/** fieldManager: at most 128 printable characters; defaults to the User-Agent up to its first "/". */
+/**
+ * fieldManager: at most 128 printable characters (ValidateFieldManager on the parameter as sent); when empty or
+ * absent, managerOrUserAgent takes the User-Agent up to its first "/", without unprintable characters and cut to 128
+ * bytes, which is "" without a User-Agent.
+ */
 export function parseFieldManager(query: URLSearchParams, userAgent: string | undefined, kind: string): string {
   const v = query.get('fieldManager');
   if (v !== null) {
@@ -56,10 +60,24 @@ export function parseFieldManager(query: URLSearchParams, userAgent: string | un
     if (!/^[\x20-\x7e]*$/.test(v)) {
       throw errors.invalid('meta.k8s.io', kind, '', [fe.invalid('fieldManager', v, 'must only contain printable characters')]);
     }
-    return v;
+    if (v !== '') return v;
   }
-  const ua = userAgent ?? 'unknown';
-  return ua.split('/')[0]!.slice(0, 128);
+  return prefixFromUserAgent(userAgent ?? '');
+}
+
+/** fieldmanager's prefixFromUserAgent, over the header's bytes read as UTF-8 (Node hands them over as latin1). */
+function prefixFromUserAgent(ua: string): string {
+  const text = new TextDecoder().decode(Buffer.from(ua.split('/')[0]!, 'latin1'));
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue; // unicode.IsPrint
+    const len = Buffer.byteLength(ch, 'utf8');
+    if (bytes + len > 128) break;
+    out += ch;
+    bytes += len;
+  }
+  return out;
 }
 
 /**
