@@ -169,13 +169,13 @@ describe('server-side apply', () => {
       reason: 'Invalid',
       message: 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
     },
-    { name: 'wrong apiVersion', query: '?fieldManager=m', body: { ...cm('x', {}), apiVersion: 'v2' }, code: 400, reason: 'BadRequest', message: 'Incorrect version specified in apply patch. Specified patch version: v2, expected: v1' },
-    { name: 'no apiVersion', query: '?fieldManager=m', body: { kind: 'ConfigMap', metadata: { name: 'x' } }, code: 400, reason: 'BadRequest', message: 'Incorrect version specified in apply patch. Specified patch version: , expected: v1' },
+    { name: 'wrong apiVersion', query: '?fieldManager=m', body: { ...cm('x', {}), apiVersion: 'v2' }, code: 400, reason: 'BadRequest', message: 'invalid object type: /v2, Kind=ConfigMap' },
+    { name: 'no apiVersion', query: '?fieldManager=m', body: { kind: 'ConfigMap', metadata: { name: 'x' } }, code: 400, reason: 'BadRequest', message: 'invalid object type: /, Kind=ConfigMap' },
     { name: 'managedFields in the body', query: '?fieldManager=m', body: cm('x', {}, { managedFields: [] }), code: 400, reason: 'BadRequest', message: 'metadata.managedFields must be nil' },
     { name: 'name mismatch', query: '?fieldManager=m', body: cm('y', {}), code: 400, reason: 'BadRequest', message: 'the name of the object (y) does not match the name on the URL (x)' },
     { name: 'malformed YAML', query: '?fieldManager=m', body: 'a: [', code: 400, reason: 'BadRequest', message: /^error decoding YAML: / },
     { name: 'a YAML list', query: '?fieldManager=m', body: '- a\n', code: 400, reason: 'BadRequest', message: /cannot unmarshal array into Go value of type map\[string\]interface \{\}$/ },
-    { name: 'wrong kind', query: '?fieldManager=m', body: { ...cm('x', {}), kind: 'Secret' }, code: 500, reason: 'InternalError', message: /no corresponding type for \/v1, Kind=Secret$/ },
+    { name: 'wrong kind', query: '?fieldManager=m', body: { ...cm('x', {}), kind: 'Secret' }, code: 400, reason: 'BadRequest', message: 'invalid object type: /v1, Kind=Secret' },
   ];
   for (const c of badRequests) {
     it(`rejects: ${c.name}`, async () => {

@@ -19,6 +19,7 @@ import { crDefinitionName, crOpenAPISchemas } from './openapi.js';
 import { negotiatedPrinterFor } from './negotiated-printers.js';
 import { printerForColumns } from './printer-columns.js';
 import { scaleSubresource, validateScaleStatus } from './scale.js';
+import { ssaSchemaFromStructural } from '../../patch/apply/structural-schema.js';
 
 /**
  * Verbs discovery lists for a CRD being deleted (upstream's discovery controller). Only create is refused then
@@ -189,6 +190,7 @@ function buildVersion(
       fromStorage: (obj: KubeObject): KubeObject => obj,
     },
     tableConvertor: negotiatedPrinterFor(crd, kind) ?? printerForColumns(v.additionalPrinterColumns),
+    ssaSchema: ssaSchemaFromStructural(v.schema?.openAPIV3Schema),
     openAPISchemas: crOpenAPISchemas({ group, version: v.name, kind, listKind, schema: v.schema?.openAPIV3Schema }),
     schemaVersion: `${crd.metadata?.uid ?? ''}@${crd.metadata?.resourceVersion ?? ''}`,
     crdUID: crd.metadata?.uid ?? '',

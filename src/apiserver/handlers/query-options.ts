@@ -46,7 +46,11 @@ export function parseFieldValidation(query: URLSearchParams, optionsKind = 'Crea
   throw errors.invalid('meta.k8s.io', optionsKind, '', [fe.notSupported('fieldValidation', v, ['', 'Ignore', 'Strict', 'Warn'])]);
 }
 
-/** fieldManager: at most 128 printable characters; defaults to the User-Agent up to its first "/". */
+/**
+ * fieldManager: at most 128 printable characters (ValidateFieldManager on the parameter as sent); when empty or
+ * absent, managerOrUserAgent takes the User-Agent up to its first "/", without unprintable characters and cut to 128
+ * bytes, which is "" without a User-Agent.
+ */
 export function parseFieldManager(query: URLSearchParams, userAgent: string | undefined, kind: string): string {
   const v = query.get('fieldManager');
   if (v !== null) {
@@ -56,10 +60,24 @@ export function parseFieldManager(query: URLSearchParams, userAgent: string | un
     if (!/^[\x20-\x7e]*$/.test(v)) {
       throw errors.invalid('meta.k8s.io', kind, '', [fe.invalid('fieldManager', v, 'must only contain printable characters')]);
     }
-    return v;
+    if (v !== '') return v;
   }
-  const ua = userAgent ?? 'unknown';
-  return ua.split('/')[0]!.slice(0, 128);
+  return prefixFromUserAgent(userAgent ?? '');
+}
+
+/** fieldmanager's prefixFromUserAgent, over the header's bytes read as UTF-8 (Node hands them over as latin1). */
+function prefixFromUserAgent(ua: string): string {
+  const text = new TextDecoder().decode(Buffer.from(ua.split('/')[0]!, 'latin1'));
+  let out = '';
+  let bytes = 0;
+  for (const ch of text) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue; // unicode.IsPrint
+    const len = Buffer.byteLength(ch, 'utf8');
+    if (bytes + len > 128) break;
+    out += ch;
+    bytes += len;
+  }
+  return out;
 }
 
 /**
@@ -91,12 +109,20 @@ export function parseLimit(query: URLSearchParams): number | undefined {
   return n > 0 ? n : undefined;
 }
 
+/**
+ * A boolean query parameter as the parameter codec converts it (runtime.Convert_Slice_string_To_bool and
+ * _To_Pointer_bool): its first value, false when it is "0" or any capitalisation of "false", true otherwise (also
+ * when empty); undefined when absent.
+ */
 export function parseBoolParam(query: URLSearchParams, name: string): boolean | undefined {
   const v = query.get(name);
   if (v === null) return undefined;
-  if (v === 'true' || v === '1' || v === '') return true;
-  if (v === 'false' || v === '0') return false;
-  throw errors.badRequest(`${name}: invalid value ${JSON.stringify(v)}: must be a boolean`);
+  return !goFalse(v);
+}
+
+/** `s == "0" || strings.EqualFold(s, "false")` (the long s folds to s, as in Go). */
+function goFalse(s: string): boolean {
+  return s === '0' || s.replace(/\u017f/g, 's').toLowerCase() === 'false';
 }
 
 export function parseTimeoutSeconds(query: URLSearchParams): number | undefined {

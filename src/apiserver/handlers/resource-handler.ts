@@ -30,7 +30,7 @@ import type { Admission } from '../admission/admission.js';
 import { unknownFieldsOf } from '../../apimachinery/schema/unknown-fields.js';
 import { firstDecodeTypeError } from '../../apimachinery/schema/decode-type-errors.js';
 import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
-import { checkAppliedName, checkApplyConfiguration, decodeApplyBody, parseApplyOptions } from '../../patch/apply/apply-request.js';
+import { checkAppliedName, checkApplyConfiguration, decodeApplyBody, parseApplyOptions, yamlDuplicateKeys } from '../../patch/apply/apply-request.js';
 import { fieldManagerFor } from '../../patch/apply/resource-field-manager.js';
 
 export interface ResourceRequest {
@@ -461,20 +461,38 @@ async function handleApply(r: ResourceRequest): Promise<void> {
   const output = negotiateObjectOutput(r.req.headers.accept, null, false);
   const { fieldManager, force } = parseApplyOptions(r.query);
   const dryRun = parseDryRun(r.query, 'PatchOptions');
-  parseFieldValidation(r.query, 'PatchOptions');
-  const config = decodeApplyBody(await readBody(r.req));
+  const fieldValidation = parseFieldValidation(r.query, 'PatchOptions');
+  const body = await readBody(r.req);
+  const config = decodeApplyBody(body);
   if (r.info.subresource && def.subresourceStrategies[r.info.subresource]?.view) {
     throw errors.unsupportedMediaType('application/apply-patch+yaml', ['application/json-patch+json', 'application/merge-patch+json']);
   }
-  checkApplyConfiguration(config, groupVersionString(def.group, def.version), def.kind);
-  const warnings = fieldValidationProblems(r, config, [], def.kind);
   const manager = fieldManagerFor(def, r.info.subresource);
+  checkApplyConfiguration(config, groupVersionString(def.group, def.version), def.kind, manager.rootType);
+  // Duplicate keys, by their YAML line; a JSON body without any (the common case) is not parsed again.
+  const text = body.toString('utf8');
+  const duplicates =
+    fieldValidation === 'Ignore' || (/^\s*\{/.test(text) && findDuplicateKeys(text).length === 0) ? [] : yamlDuplicateKeys(text);
+  const warnings = [...duplicates, ...fieldValidationProblems(r, config, [], def.kind)];
   const { object, created } = await r.store.guaranteedUpdate(
     r.ctx,
     namespaceOf(r),
     r.info.name,
     async (current) => {
       const applied = manager.apply(current, config, fieldManager, force);
+      // After a successful apply, Strict and Warn decode the body again with yaml.UnmarshalStrict (applyPatcher).
+      if (duplicates.length && fieldValidation === 'Strict') {
+        throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
+      }
+      // patcher.applyPatch: an object created by the apply must not carry a uid of its own.
+      const appliedUID = applied.metadata?.uid;
+      if (!current && typeof appliedUID === 'string' && appliedUID !== '') {
+        throw errors.conflict(
+          { group: def.group, resource: def.resource },
+          r.info.name,
+          `uid mismatch: the provided object specified uid ${appliedUID}, and no existing object was found`,
+        );
+      }
       checkAppliedName(applied, r.info.name, namespaceOf(r));
       // The field manager hands back the live object itself when the apply changes nothing.
       const unchanged = applied === current;
@@ -488,6 +506,12 @@ async function handleApply(r: ResourceRequest): Promise<void> {
         oldObject: current ?? undefined,
         subresource: r.info.subresource,
       });
+      // A resourceVersion in the configuration is a precondition on the existing object (the store's update checks
+      // the merged object's), also when nothing would change.
+      const wanted = isPlainObject(config.metadata) ? config.metadata.resourceVersion : undefined;
+      if (current && typeof wanted === 'string' && wanted !== '' && wanted !== current.metadata?.resourceVersion) {
+        throw errors.conflictModified({ group: def.group, resource: def.resource }, r.info.name);
+      }
       return unchanged ? NO_CHANGE : applied;
     },
     { dryRun },

@@ -4,10 +4,36 @@
  * `patchMergeKey` (or a set for scalar items); every other list is atomic. Struct and map `mapType: atomic` make
  * them single leaves. json / rawExtension values are deduced from the data.
  */
-import type { FieldDescriptor, FieldType, TypeCatalog } from '../../apimachinery/schema/types.js';
-import { DEDUCED, SCALAR, type SsaSchema, type SsaType } from './schema.js';
+import type { FieldDescriptor, FieldType, ScalarType, TypeCatalog } from '../../apimachinery/schema/types.js';
+import { DEDUCED, type ScalarKind, type SsaSchema, type SsaType } from './schema.js';
 
 const DEDUCED_SCALARS = new Set(['json', 'rawExtension']);
+
+/**
+ * smd's scalar for a catalog scalar, as kube-openapi's schemaconv converts the OpenAPI types: integers and numbers are
+ * numeric, strings (also format byte) string, booleans boolean; any other string format (date-time, int-or-string)
+ * and Quantity are untyped (any scalar).
+ */
+const SCALAR_KINDS: Record<ScalarType, ScalarKind> = {
+  string: 'string',
+  boolean: 'boolean',
+  int32: 'numeric',
+  int64: 'numeric',
+  double: 'numeric',
+  bytes: 'string',
+  time: 'untyped',
+  microTime: 'untyped',
+  duration: 'string',
+  intOrString: 'untyped',
+  quantity: 'untyped',
+  rawExtension: 'untyped',
+  json: 'untyped',
+};
+const SCALARS = new Map<ScalarType, SsaType>(Object.entries(SCALAR_KINDS).map(([k, v]) => [k as ScalarType, { kind: 'scalar', scalar: v }]));
+
+function scalarOf(t: ScalarType): SsaType {
+  return DEDUCED_SCALARS.has(t) ? DEDUCED : SCALARS.get(t)!;
+}
 
 /** Builds SSA types for one catalog, caching each named type (types may be recursive, e.g. JSONSchemaProps). */
 export class BuiltinSsaTypes {
@@ -34,6 +60,8 @@ export class BuiltinSsaTypes {
     const struct: SsaType = {
       kind: 'struct',
       atomic,
+      // Built-in structs declare every field: upstream's schema gives them no element type.
+      closed: true,
       field: (name: string) => {
         const hit = fieldTypes.get(name);
         if (hit) return hit;
@@ -59,7 +87,7 @@ export class BuiltinSsaTypes {
     }
     if ('map' in t) return { kind: 'map', atomic: f.mapType === 'atomic', values: this.valueType(t.map) };
     if ('ref' in t) return this.named(t.ref, f.mapType === undefined ? undefined : f.mapType === 'atomic');
-    return DEDUCED_SCALARS.has(t.scalar) ? DEDUCED : SCALAR;
+    return scalarOf(t.scalar);
   }
 
   private listTypeFromPatchStrategy(f: FieldDescriptor): 'atomic' | 'set' | 'map' {
@@ -72,6 +100,6 @@ export class BuiltinSsaTypes {
     if ('ref' in t) return this.named(t.ref);
     if ('list' in t) return { kind: 'list', listType: 'atomic', keys: [], items: this.valueType(t.list) };
     if ('map' in t) return { kind: 'map', atomic: false, values: this.valueType(t.map) };
-    return DEDUCED_SCALARS.has(t.scalar) ? DEDUCED : SCALAR;
+    return scalarOf(t.scalar);
   }
 }

@@ -53,6 +53,11 @@ export class FieldManager {
   private readonly revisions = new Map<string, DecodedRevision>();
   private readonly now: () => string;
 
+  /** The type of the whole object, which configurations are checked against. */
+  get rootType(): SsaType {
+    return this.opts.root;
+  }
+
   constructor(private readonly opts: FieldManagerOptions) {
     for (const f of opts.resetFields ?? []) this.ignored.insert([`f:${f}`]);
     this.now = opts.now ?? nowRFC3339;
@@ -91,7 +96,8 @@ export class FieldManager {
   private createdEntry(next: KubeObject, manager: string): Record<string, unknown>[] | undefined {
     const fieldsV1 = createdFieldsV1(withoutManagedFields(next), this.opts.root, STRIPPED, this.ignored);
     if (Object.keys(fieldsV1).length === 0) return undefined;
-    const entry: Record<string, unknown> = { manager, operation: 'Update', apiVersion: this.opts.apiVersion, time: this.now(), fieldsType: 'FieldsV1', fieldsV1 };
+    // manager is omitempty, as in encodeManagedFields.
+    const entry: Record<string, unknown> = { ...(manager === '' ? {} : { manager }), operation: 'Update', apiVersion: this.opts.apiVersion, time: this.now(), fieldsType: 'FieldsV1', fieldsV1 };
     if (this.opts.subresource) entry.subresource = this.opts.subresource;
     return [entry];
   }
@@ -145,9 +151,11 @@ export class FieldManager {
     for (const e of others) e.fields = e.fields.difference(cmp.removed);
     conflicts = [];
 
-    const objectChanged = !cmp.added.isEmpty() || !cmp.modified.isEmpty() || !cmp.removed.isEmpty();
-    const setChanged = !sameSet;
-    const entry: ManagedEntry = { ...self, fields: applied, time: objectChanged || setChanged ? this.now() : previous?.time };
+    // managedFieldsUpdater stamps the applier's time only when the object itself changed (smd's Apply returns no new
+    // object when the merge equals the live one): a manager that only takes ownership of values already there keeps
+    // its previous time, or has none (and so sorts first).
+    const objectChanged = !jsonEqual(merged, liveObj);
+    const entry: ManagedEntry = { ...self, fields: applied, time: objectChanged ? this.now() : previous?.time };
     // The merge shares subtrees with the configuration and the live object; callers may mutate what they get.
     const copy = deepCopy(merged);
     const result = manager === 'kubectl' ? syncLastApplied(copy, config) : copy;

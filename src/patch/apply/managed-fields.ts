@@ -68,7 +68,10 @@ export function encodeManagedFields(entries: readonly ManagedEntry[]): Record<st
   if (kept.length === 0) return undefined;
   kept.sort(compareEntries);
   return kept.map((e) => {
-    const out: Record<string, unknown> = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion };
+    // manager is omitempty: a write with no fieldManager and no User-Agent records an entry without one.
+    const out: Record<string, unknown> = e.manager === '' ? {} : { manager: e.manager };
+    out.operation = e.operation;
+    out.apiVersion = e.apiVersion;
     if (e.time !== undefined) out.time = e.time;
     out.fieldsType = 'FieldsV1';
     out.fieldsV1 = e.fields.toFieldsV1();

@@ -14,14 +14,19 @@
  * (structural-schema.ts). A resource may also carry its own (ResourceDefinition.ssaSchema).
  */
 
+/** smd's scalar kinds, only checked when a configuration is validated (absent: not checked). */
+export type ScalarKind = 'string' | 'numeric' | 'boolean' | 'untyped';
+
 export type SsaType =
-  | { readonly kind: 'scalar' }
+  | { readonly kind: 'scalar'; readonly scalar?: ScalarKind }
   | { readonly kind: 'deduced' }
   | {
       readonly kind: 'struct';
       readonly atomic: boolean;
       /** The type of a named field; undefined for a field the schema does not describe (treated as deduced). */
       field(name: string): SsaType | undefined;
+      /** Whether a configuration naming an undescribed field is rejected (`field not declared in schema`). */
+      readonly closed?: boolean;
     }
   | { readonly kind: 'map'; readonly atomic: boolean; readonly values: SsaType }
   | { readonly kind: 'list'; readonly listType: 'atomic' | 'set' | 'map'; readonly keys: readonly string[]; readonly items: SsaType };

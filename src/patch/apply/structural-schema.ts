@@ -8,7 +8,10 @@
  */
 import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
 import { BuiltinSsaTypes } from './builtin-schema.js';
-import { DEDUCED, isObjectValue, SCALAR, type SsaSchema, type SsaType } from './schema.js';
+import { DEDUCED, isObjectValue, type ScalarKind, type SsaSchema, type SsaType } from './schema.js';
+
+const STRING: SsaType = { kind: 'scalar', scalar: 'string' };
+const scalar = (k: ScalarKind): SsaType => ({ kind: 'scalar', scalar: k });
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 let builtinTypes: BuiltinSsaTypes | undefined;
@@ -21,9 +24,10 @@ export function ssaSchemaFromStructural(openAPIV3Schema: unknown): SsaSchema {
   const root: SsaType = {
     kind: 'struct',
     atomic: false,
+    closed: body.kind === 'struct' && body.closed === true,
     field: (name) => {
       if (name === 'metadata') return objectMeta;
-      if (name === 'apiVersion' || name === 'kind') return SCALAR;
+      if (name === 'apiVersion' || name === 'kind') return STRING;
       return body.kind === 'struct' ? body.field(name) : body.kind === 'map' ? body.values : undefined;
     },
   };
@@ -31,7 +35,7 @@ export function ssaSchemaFromStructural(openAPIV3Schema: unknown): SsaSchema {
 }
 
 function convert(s: Record<string, unknown>): SsaType {
-  if (s['x-kubernetes-int-or-string'] === true) return SCALAR;
+  if (s['x-kubernetes-int-or-string'] === true) return scalar('untyped');
   const type = s.type;
   if (type === 'array') {
     const items = isObjectValue(s.items) ? convert(s.items) : DEDUCED;
@@ -45,10 +49,15 @@ function convert(s: Record<string, unknown>): SsaType {
     if (isObjectValue(s.properties)) {
       const props = s.properties;
       const cache = new Map<string, SsaType>();
+      // Undeclared fields are rejected unless the schema preserves them; an embedded resource always has its
+      // apiVersion, kind and metadata.
+      const embedded = s['x-kubernetes-embedded-resource'] === true;
       return {
         kind: 'struct',
         atomic,
+        closed: s['x-kubernetes-preserve-unknown-fields'] !== true,
         field: (name) => {
+          if (embedded && !Object.hasOwn(props, name) && (name === 'apiVersion' || name === 'kind' || name === 'metadata')) return DEDUCED;
           if (!Object.hasOwn(props, name) || !isObjectValue(props[name])) return undefined;
           let t = cache.get(name);
           if (!t) cache.set(name, (t = convert(props[name] as Record<string, unknown>)));
@@ -60,5 +69,9 @@ function convert(s: Record<string, unknown>): SsaType {
     return atomic ? { kind: 'map', atomic: true, values: DEDUCED } : DEDUCED;
   }
   if (type === undefined) return DEDUCED;
-  return SCALAR;
+  // kube-openapi schemaconv: a string with a format other than byte is untyped, as is an unknown type.
+  if (type === 'integer' || type === 'number') return scalar('numeric');
+  if (type === 'boolean') return scalar('boolean');
+  if (type === 'string') return s.format === undefined || s.format === '' || s.format === 'byte' ? STRING : scalar('untyped');
+  return scalar('untyped');
 }

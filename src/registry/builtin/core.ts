@@ -3,7 +3,7 @@ import type { FieldError } from '../../apimachinery/field-errors.js';
 import { type KubeObject, isPlainObject, jsonEqual, metaOf } from '../../apimachinery/object.js';
 import { goJSONSyntaxError } from '../../apimachinery/go-json-syntax.js';
 import type { ResourceDefinition } from '../rest.js';
-import { defineBuiltin, statusOnly } from './define.js';
+import { defineBuiltin, statusAndMetadata } from './define.js';
 
 /** Namespaces may not be created or deleted under these names' rules; they always exist. */
 export const immortalNamespaces = ['default', 'kube-system', 'kube-public'];
@@ -88,7 +88,7 @@ const namespaces = defineBuiltin({
     },
   },
   subresources: [
-    { name: 'status', kind: 'Namespace', verbs: ['get', 'patch', 'update'], strategy: statusOnly },
+    { name: 'status', kind: 'Namespace', verbs: ['get', 'patch', 'update'], strategy: statusAndMetadata },
     {
       name: 'finalize',
       kind: 'Namespace',

@@ -1,5 +1,7 @@
 import type { APISubresourceDescriptor } from '../../apimachinery/api-resource.js';
 import type { ResourceDefinition, Strategy, SubresourceStrategy } from '../rest.js';
+import { metaOf } from '../../apimachinery/object.js';
+import { validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 
 export const standardVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -56,4 +58,23 @@ export const statusOnly: SubresourceStrategy = {
     else next.status = incoming.status;
     return next;
   },
+};
+
+/**
+ * A status subresource whose strategy resets only the spec (namespaceStatusStrategy.PrepareForUpdate): the status and
+ * the user metadata (labels, annotations) of the write are kept, validated as an ObjectMeta update. Most other
+ * built-in status strategies also reset labels or all metadata, and keep statusOnly.
+ */
+export const statusAndMetadata: SubresourceStrategy = {
+  apply(incoming, current) {
+    const next = statusOnly.apply(incoming, current);
+    const meta = metaOf(next);
+    const inMeta = incoming.metadata ?? {};
+    for (const field of ['labels', 'annotations'] as const) {
+      if (inMeta[field] === undefined || inMeta[field] === null) delete meta[field];
+      else meta[field] = inMeta[field] as Record<string, string>;
+    }
+    return next;
+  },
+  validate: (obj, old) => validateObjectMetaUpdate(metaOf(obj), metaOf(old)),
 };
