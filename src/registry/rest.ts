@@ -86,7 +86,13 @@ export interface ResourceDefinition extends APIResourceDescriptor {
    * schema does not declare and applies defaults, in place, and returns the pruned paths (`spec.foo`) so the handler
    * can apply fieldValidation. Used for main-resource and /status bodies.
    */
-  decodeCustomResource?(obj: KubeObject): string[];
+  decodeCustomResource?(obj: KubeObject, withDefaults?: boolean): string[];
+  /**
+   * Custom resources: fills the schema's defaults in, in place. A server-side apply prunes its configuration without
+   * defaulting it and defaults the merged object instead (structuredMergeManager), so the applier owns only what it
+   * sent and a default never conflicts with another manager's value.
+   */
+  defaultCustomResource?(obj: KubeObject): void;
   /** Sent as a Warning header with every request to this resource (deprecated CRD versions). */
   deprecationWarning?: string;
   /**

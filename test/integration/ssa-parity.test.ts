@@ -293,3 +293,55 @@ describe('managedFields details', () => {
     assert.equal(entries[1].time, first.json.metadata.managedFields[0].time);
   });
 });
+
+describe('schema defaults go into the merged object, not into the apply configuration', () => {
+  const group = 'ssadefaults.example.com';
+  const path = (name: string, sub = '', query = '') => `/apis/${group}/v1/namespaces/${ns}/gadgets/${name}${sub}${query}`;
+  before(async () => {
+    await installCRD(ts, {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `gadgets.${group}` },
+      spec: {
+        group,
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget', listKind: 'GadgetList' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: { type: 'object', properties: { replicas: { type: 'integer', default: 1 }, size: { type: 'string' } } },
+                  status: { type: 'object', properties: { replicas: { type: 'integer' } } },
+                },
+              },
+            },
+          },
+        ],
+      },
+    });
+  });
+
+  it('a field the configuration leaves out is neither owned by the applier nor reset to its default', async () => {
+    const name = uniqueName('g');
+    const gadget = (spec: unknown) => ({ apiVersion: `${group}/v1`, kind: 'Gadget', metadata: { name }, spec });
+    // Created by apply without replicas: the default is stored, but the applier does not own it.
+    let r = await apply(path(name, '', '?fieldManager=gitops'), gadget({ size: 's' }));
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.json.spec.replicas, 1);
+    assert.deepEqual(entryOf(r.json, 'gitops').fieldsV1, { 'f:spec': { 'f:size': {} } });
+    // Someone scales it; the next apply of the same configuration neither conflicts nor resets replicas.
+    r = await ts.request('PATCH', path(name, '/scale'), { spec: { replicas: 4 } }, { headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(r.status, 200, r.text);
+    r = await apply(path(name, '', '?fieldManager=gitops'), gadget({ size: 'm' }));
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.spec.replicas, 4);
+    assert.equal(r.json.spec.size, 'm');
+    assert.deepEqual(entryOf(r.json, 'gitops').fieldsV1, { 'f:spec': { 'f:size': {} } });
+  });
+});

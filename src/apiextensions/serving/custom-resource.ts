@@ -173,10 +173,13 @@ function buildVersion(
     strategicMergePatch: false,
     strategy,
     subresourceStrategies,
-    decodeCustomResource(obj: KubeObject): string[] {
+    decodeCustomResource(obj: KubeObject, withDefaults = true): string[] {
       const unknown = compiled.prune(obj);
-      compiled.applyDefaults(obj);
+      if (withDefaults) compiled.applyDefaults(obj);
       return unknown;
+    },
+    defaultCustomResource(obj: KubeObject): void {
+      compiled.applyDefaults(obj);
     },
     deprecationWarning: deprecationWarningOf(crd, v),
     storage: {

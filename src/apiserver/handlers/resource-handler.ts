@@ -184,13 +184,14 @@ function fieldValidationProblems(
   strictFailure?: (detail: string) => StatusError,
   sortUnknown = false,
   decodedAs: KubeObject = obj,
+  withDefaults = true,
 ): string[] {
   const mode: FieldValidation = parseFieldValidation(r.query, optionsKindOf(r.info.verb));
   const typeName = r.info.subresource ? undefined : r.store.def.definitionName;
   const catalogued = typeName !== undefined && builtinCatalog.has(typeName) ? typeName : undefined;
   // Custom resources prune (and default) by their schema; a subresource of another kind (Scale) is not theirs.
   const sub = r.info.subresource ? r.store.def.subresourceStrategies[r.info.subresource] : undefined;
-  const prunedByCustomSchema = r.store.def.decodeCustomResource && !sub?.view ? r.store.def.decodeCustomResource(obj) : [];
+  const prunedByCustomSchema = r.store.def.decodeCustomResource && !sub?.view ? r.store.def.decodeCustomResource(obj, withDefaults) : [];
   // Unless the request fails, unknown fields go, as decoding into the Go type drops them: they are never stored.
   if (mode === 'Ignore') {
     if (catalogued) dropUnknownFields(obj, builtinCatalog, catalogued);
@@ -473,13 +474,17 @@ async function handleApply(r: ResourceRequest): Promise<void> {
   const text = body.toString('utf8');
   const duplicates =
     fieldValidation === 'Ignore' || (/^\s*\{/.test(text) && findDuplicateKeys(text).length === 0) ? [] : yamlDuplicateKeys(text);
-  const warnings = [...duplicates, ...fieldValidationProblems(r, config, [], def.kind)];
+  // The configuration is pruned but not defaulted: defaults go into the merged object below.
+  const warnings = [...duplicates, ...fieldValidationProblems(r, config, [], def.kind, undefined, false, config, false)];
+  const sub = r.info.subresource ? def.subresourceStrategies[r.info.subresource] : undefined;
+  const defaultMerged = sub?.view ? undefined : def.defaultCustomResource;
   const { object, created } = await r.store.guaranteedUpdate(
     r.ctx,
     namespaceOf(r),
     r.info.name,
     async (current) => {
       const applied = manager.apply(current, config, fieldManager, force);
+      if (applied !== current) defaultMerged?.(applied);
       // After a successful apply, Strict and Warn decode the body again with yaml.UnmarshalStrict (applyPatcher).
       if (duplicates.length && fieldValidation === 'Strict') {
         throw errors.badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${duplicates.join('\n  ')}`);
