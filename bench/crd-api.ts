@@ -67,9 +67,34 @@ export const benchSchema: JSONSchemaProps = {
   },
 };
 
+/**
+ * The reference: the same object kept under x-kubernetes-preserve-unknown-fields, with only the list semantics
+ * declared (endpoints a map list keyed by name, tls.hosts a set). Those decide the managedFields (server-side apply
+ * owns a map list per item, as kube-apiserver does), not validation, pruning, defaulting or CEL, so both sides store
+ * managedFields of the same shape and the figure isolates the schema pipeline the target bounds.
+ */
 const preserveSchema: JSONSchemaProps = {
   type: 'object',
-  properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+  properties: {
+    spec: {
+      type: 'object',
+      'x-kubernetes-preserve-unknown-fields': true,
+      properties: {
+        endpoints: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', required: ['name'], 'x-kubernetes-preserve-unknown-fields': true, properties: { name: { type: 'string' } } },
+        },
+        tls: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+          properties: { hosts: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } } },
+        },
+      },
+    },
+    status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  },
 };
 
 function crd(plural: string, kind: string, schema: JSONSchemaProps): unknown {
@@ -108,7 +133,10 @@ interface Child {
 
 function startChild(rootDir: string): Promise<Child> {
   return new Promise((resolve, reject) => {
-    const proc = fork(join(here, 'server-child.js'), [rootDir], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+    const proc = fork(join(here, 'server-child.js'), [rootDir], {
+      execArgv: process.env.ATRIUM_BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
     proc.once('message', (m: { url: string }) => resolve({ proc, url: m.url }));
     proc.once('exit', (code) => reject(new Error(`server-child exited with ${code}`)));
   });
