@@ -9,7 +9,9 @@ import { StatusError } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import { aggregateClusterRoles, aggregatedRules } from './aggregation.js';
-import type { PolicyRule } from './policy-rule.js';
+import { compactRules, covers, rulesOf, type PolicyRule } from './policy-rule.js';
+import { NO_CHANGE } from '../../registry/generic/store.js';
+import { deepCopy } from '../../apimachinery/object.js';
 import { RBAC_GROUP } from './rbac-index.js';
 
 export const WORKSPACE_ACCESS_ROLE = 'system:kcp:workspace:access';
@@ -142,5 +144,45 @@ export async function bootstrapRbac(registry: ResourceRegistry, cluster: string)
     }
   }
   await Promise.all([...bootstrapRoles.map((r) => create(roles, r)), ...bootstrapClusterRoleBindings(cluster).map((b) => create(bindings, b))]);
-  if (existed) await aggregateClusterRoles(registry, cluster);
+  if (existed) {
+    await Promise.all(bootstrapRoles.map((r) => reconcileBootstrapRole(roles, ctx, r)));
+    await aggregateClusterRoles(registry, cluster);
+  }
+}
+
+/**
+ * The additive reconcile kube-apiserver runs on its bootstrap roles at every start (rbac/reconciliation
+ * computeReconciledRole, without removing extra permissions): a stored role not opted out with
+ * `rbac.authorization.kubernetes.io/autoupdate: "false"` gets the rules, labels and annotations it lacks, so roles
+ * written by an older atrium learn what a newer one serves. Aggregated roles keep the rules their aggregation gives.
+ */
+async function reconcileBootstrapRole(roles: NonNullable<ReturnType<ResourceRegistry['lookup']>>, ctx: Parameters<typeof roles.create>[0], expected: KubeObject): Promise<void> {
+  await roles.guaranteedUpdate(
+    ctx,
+    '',
+    expected.metadata!.name!,
+    async (current) => {
+      if (!current || current.metadata?.annotations?.['rbac.authorization.kubernetes.io/autoupdate'] === 'false') return NO_CHANGE;
+      const next = deepCopy(current);
+      const meta = next.metadata!;
+      let changed = false;
+      for (const [field, wanted] of [['labels', expected.metadata?.labels], ['annotations', expected.metadata?.annotations]] as const) {
+        for (const [k, v] of Object.entries(wanted ?? {})) {
+          if (meta[field]?.[k] !== undefined) continue;
+          meta[field] = { ...(meta[field] ?? {}), [k]: v };
+          changed = true;
+        }
+      }
+      if (!expected.aggregationRule) {
+        const have = rulesOf(next);
+        const { missing } = covers(have, rulesOf(expected));
+        if (missing.length > 0) {
+          next.rules = [...have, ...compactRules(missing)];
+          changed = true;
+        }
+      }
+      return changed ? next : NO_CHANGE;
+    },
+    { dryRun: false },
+  );
 }
