@@ -340,4 +340,27 @@ describe('CRUD', () => {
     assertStatus(r, 405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
     assert.equal((await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps/x`)).status, 404);
   });
+
+  it('the all-namespaces path takes only list and watch: DELETE there is 405 and deletes nothing', async () => {
+    const ns = await createNamespace(ts, 'crud');
+    await createConfigMap(ts, ns, 'survivor');
+    const methodNotAllowed = 'the server does not allow this method on the requested resource';
+    assertStatus(await ts.request('DELETE', '/api/v1/configmaps'), 405, 'MethodNotAllowed', methodNotAllowed);
+    assertStatus(await ts.request('POST', '/api/v1/configmaps', { metadata: { name: 'x', namespace: ns } }), 405, 'MethodNotAllowed', methodNotAllowed);
+    assert.equal((await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps/survivor`)).status, 200, 'nothing was deleted');
+    assert.equal((await ts.request('GET', '/api/v1/configmaps/survivor')).status, 404, 'an item needs its namespace');
+    // Collections take no PUT or PATCH.
+    assertStatus(
+      await ts.request('PUT', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'x' } }),
+      405,
+      'MethodNotAllowed',
+      methodNotAllowed,
+    );
+    assertStatus(
+      await ts.request('PATCH', '/api/v1/namespaces', { metadata: { labels: { a: 'b' } } }, { headers: { 'Content-Type': 'application/merge-patch+json' } }),
+      405,
+      'MethodNotAllowed',
+      methodNotAllowed,
+    );
+  });
 });

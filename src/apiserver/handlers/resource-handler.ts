@@ -54,9 +54,15 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
     // so go-restful answers with its generic 405 rather than NewMethodNotSupported.
     throw methodNotAllowedOnPath();
   }
-  if (def.namespaced && !info.namespace && ['create', 'get', 'update', 'patch', 'delete'].includes(info.verb)) {
-    throw errors.notFoundPath();
+  // The routes upstream's installer registers (endpoints/installer.go registerResourceHandlers): a namespaced
+  // resource's all-namespaces path takes only list and watch; a collection takes no PUT or PATCH; an item takes no
+  // POST. Other methods find no route: go-restful's 405. (A deletecollection across all namespaces must never run.)
+  if (def.namespaced && !info.namespace) {
+    if (info.name) throw errors.notFoundPath();
+    if (info.verb !== 'list' && info.verb !== 'watch') throw methodNotAllowedOnPath();
   }
+  if (!info.name && (info.verb === 'update' || info.verb === 'patch')) throw methodNotAllowedOnPath();
+  if (info.name && !info.subresource && info.verb === 'create') throw methodNotAllowedOnPath();
   if (def.terminating && info.verb === 'create' && !info.subresource) {
     // customresource_handler.go serveResource: NewMethodNotSupported with its message replaced.
     const err = errors.methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
