@@ -4,30 +4,17 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runKubectl, startTestServer, type TestServer } from '../helpers/harness.js';
+import { runKubectl, startTestServer, writeTokenKubeconfig, type TestServer } from '../helpers/harness.js';
 
 let ts: TestServer;
 let dir: string;
 
 /** A kubeconfig for the server that authenticates with a bearer token only (no client certificate). */
 function tokenKubeconfig(name: string, token: string): string {
-  const path = join(ts.rootDir, `${name}.kubeconfig`);
-  const ca = Buffer.from(readFileSync(join(ts.rootDir, 'pki', 'ca.crt'))).toString('base64');
-  writeFileSync(
-    path,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{name: atrium, cluster: {server: "${ts.url}", certificate-authority-data: ${ca}}}]`,
-      `users: [{name: ${name}, user: {token: "${token}"}}]`,
-      `contexts: [{name: ${name}, context: {cluster: atrium, user: ${name}}}]`,
-      `current-context: ${name}`,
-    ].join('\n'),
-  );
-  return path;
+  return writeTokenKubeconfig(ts, ts.rootDir, name, token);
 }
 
 describe('kubectl auth and tokens', () => {

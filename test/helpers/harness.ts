@@ -2,7 +2,7 @@
  * The test harness every integration and end-to-end suite shares: a real atrium server on 127.0.0.1:0 in a temp root
  * dir, an HTTPS client with the admin certificate, and the real kubectl pointed at it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest, Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -158,4 +158,22 @@ export function runKubectlWithPlugins(args: string[], kubeconfig: string, home: 
     child.on('error', rej);
     child.on('close', (code) => res({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** Writes `dir/<name>.kubeconfig` for the server that authenticates with a bearer token only (no client certificate). */
+export function writeTokenKubeconfig(ts: TestServer, dir: string, name: string, token: string): string {
+  const path = join(dir, `${name}.kubeconfig`);
+  const ca = Buffer.from(readFileSync(join(ts.rootDir, 'pki', 'ca.crt'))).toString('base64');
+  writeFileSync(
+    path,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `clusters: [{name: atrium, cluster: {server: "${ts.url}", certificate-authority-data: ${ca}}}]`,
+      `users: [{name: ${name}, user: {token: "${token}"}}]`,
+      `contexts: [{name: ${name}, context: {cluster: atrium, user: ${name}}}]`,
+      `current-context: ${name}`,
+    ].join('\n'),
+  );
+  return path;
 }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runKubectl, startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
+import { runKubectl, startTestServer, writeTokenKubeconfig, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { Agent } from 'node:https';
 import { services } from '../../src/registry/builtin/workloads.js';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/apiserver/certs/certificates.js';
@@ -34,20 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A kubeconfig that authenticates with a bearer token only. */
 function tokenKubeconfig(name: string, token: string): string {
-  const path = join(dir, `${name}.kubeconfig`);
-  const ca = Buffer.from(readFileSync(join(ts.rootDir, 'pki', 'ca.crt'))).toString('base64');
-  writeFileSync(
-    path,
-    [
-      'apiVersion: v1',
-      'kind: Config',
-      `clusters: [{name: atrium, cluster: {server: "${ts.url}", certificate-authority-data: ${ca}}}]`,
-      `users: [{name: ${name}, user: {token: "${token}"}}]`,
-      `contexts: [{name: ${name}, context: {cluster: atrium, user: ${name}}}]`,
-      `current-context: ${name}`,
-    ].join('\n'),
-  );
-  return path;
+  return writeTokenKubeconfig(ts, dir, name, token);
 }
 
 async function created(r: Promise<HttpResponse>): Promise<HttpResponse> {
