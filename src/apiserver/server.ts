@@ -51,6 +51,11 @@ export interface ServerOptions {
   rootDir: string;
   bindAddress: string;
   securePort: number;
+  /**
+   * The shard's base URL (kcp's --shard-base-url): stamped into Workspaces' spec.URL and LogicalClusters' status.URL.
+   * Every replica on one etcd must be given the same value; unset = https://<bind address>:<port> of this process.
+   */
+  shardBaseURL?: string;
   /** Storage to use instead of the embedded SQLite database (tests, etcd). */
   storage?: Storage;
   /** Store everything in this etcd cluster instead of the embedded SQLite database (ignored when `storage` is set). */
@@ -240,7 +245,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port;
   const urlHost = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
   const url = `https://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${port}`;
-  await tenancy.start(url);
+  await tenancy.start(opts.shardBaseURL ? opts.shardBaseURL.replace(/\/+$/, '') : url);
   const kubeconfigPath = join(opts.rootDir, 'admin.kubeconfig');
   await writeAdminKubeconfig(kubeconfigPath, { server: url, caPem: certs.ca.certPem, clientCertPem: certs.admin.certPem, clientKeyPem: certs.admin.keyPem, token: adminToken });
   logger.info('serving', { url, rootDir: opts.rootDir, kubeconfig: kubeconfigPath });

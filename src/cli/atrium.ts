@@ -14,6 +14,18 @@ function parsePort(v: string): number {
 }
 
 /** Parses a Go-style duration of one unit ("90s", "5m", "1h", "500ms", "0"). */
+function parseBaseURL(v: string): string {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new InvalidArgumentError('must be an absolute URL such as https://atrium.example.com:6443');
+  }
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new InvalidArgumentError('must be an http(s):// URL');
+  if (u.search || u.hash) throw new InvalidArgumentError('must not carry a query or fragment');
+  return v.replace(/\/+$/, '');
+}
+
 function parseDurationMs(v: string): number {
   const match = /^(\d+)(ms|s|m|h)?$/.exec(v.trim());
   if (!match) throw new InvalidArgumentError('must be a duration such as 30s, 5m or 1h');
@@ -63,11 +75,11 @@ interface AuthFlags {
 }
 
 /** `atrium start`: serve the API until SIGINT/SIGTERM, then shut down gracefully. */
-async function start(opts: { rootDir: string; bindAddress: string; securePort: number } & EtcdFlags & AuthFlags & MulticlusterFlags): Promise<void> {
+async function start(opts: { rootDir: string; bindAddress: string; securePort: number; shardBaseUrl?: string } & EtcdFlags & AuthFlags & MulticlusterFlags): Promise<void> {
   const rootDir = resolve(opts.rootDir);
   let server;
   try {
-    server = await startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort, etcd: etcdOptions(opts),
+    server = await startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort, shardBaseURL: opts.shardBaseUrl, etcd: etcdOptions(opts),
       // SyncTargets, type negotiation and push-mode syncers (src/multicluster).
       ...multiclusterServerOptions(multiclusterOptionsFromFlags(opts)),
       tokenAuthFile: opts.tokenAuthFile === undefined ? undefined : resolve(opts.tokenAuthFile),
@@ -118,6 +130,7 @@ export function main(argv: string[]): void {
     .option('--root-dir <dir>', 'directory for the database, certificates and admin.kubeconfig', '.atrium')
     .option('--bind-address <addr>', 'address to listen on', '127.0.0.1')
     .option('--secure-port <port>', 'HTTPS port (0 picks a free port)', parsePort, 6443)
+    .option('--shard-base-url <url>', 'base URL of this shard, stamped into workspace URLs; give every replica on one etcd the same one (default https://<bind address>:<port>)', parseBaseURL)
     .option('--token-auth-file <file>', 'static bearer tokens, one user a line: token,user,uid,"group1,group2"')
     .option('--anonymous-auth', 'admit requests without credentials as system:anonymous', false)
     .option('--max-objects-per-workspace <n>', 'objects one workspace may hold; creates beyond it get 403 (0 = unlimited)', parseNonNegative, 0)

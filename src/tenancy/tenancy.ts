@@ -191,9 +191,13 @@ export class Tenancy {
       status: { phase: 'Ready', URL: `${this.baseURL}/clusters/${ROOT_CLUSTER}` },
     };
     await createIfMissing(this.logicalClusters, ctx, rootLC);
-    // The URL changes when the server restarts on another port.
-    await this.logicalClusters.guaranteedUpdate(ctx, '', 'cluster', (cur) => {
-      cur!.status = { ...((cur!.status ?? {}) as object), phase: 'Ready', URL: `${this.baseURL}/clusters/${ROOT_CLUSTER}` };
+    // The URL changes when the server restarts on another port or base URL; a replica started with the configured
+    // base leaves it alone (replicas on one etcd share --shard-base-url, so none overwrites another's).
+    const rootURL = `${this.baseURL}/clusters/${ROOT_CLUSTER}`;
+    const existing = await this.logicalClusters.get(ctx, '', 'cluster').catch(() => undefined);
+    const st = (existing?.status ?? {}) as { phase?: string; URL?: string };
+    if (st.URL !== rootURL || st.phase !== 'Ready') await this.logicalClusters.guaranteedUpdate(ctx, '', 'cluster', (cur) => {
+      cur!.status = { ...((cur!.status ?? {}) as object), phase: 'Ready', URL: rootURL };
       return cur!;
     }, { dryRun: false }, 'status');
     this.index.upsertCluster({ name: ROOT_CLUSTER, path: ROOT_CLUSTER, type: 'root:root', phase: 'Ready' });
