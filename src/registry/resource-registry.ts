@@ -55,6 +55,11 @@ export class ResourceRegistry {
     return s;
   }
 
+  /** The store of a definition if one was made. */
+  existingStore(def: ResourceDefinition): GenericStore | undefined {
+    return this.stores.get(def);
+  }
+
   forget(def: ResourceDefinition): void {
     this.stores.delete(def);
   }

@@ -58,9 +58,9 @@ export class CustomResourceSource implements DynamicResourceSource {
     let m = this.byCluster.get(cluster);
     const prev = m?.get(name);
     if (crd && prev && Number(prev.crd.metadata?.resourceVersion ?? 0) >= Number(crd.metadata?.resourceVersion ?? 0)) return;
-    if (prev) for (const d of prev.defs) this.registry.forget(d);
     this.flat.delete(cluster);
     if (!crd) {
+      if (prev) this.retire(prev.defs, noResources);
       m?.delete(name);
       if (m && m.size === 0) this.byCluster.delete(cluster);
       if (prev && prev.crd.metadata?.uid) this.schemas.forget(prev.crd.metadata.uid);
@@ -74,6 +74,24 @@ export class CustomResourceSource implements DynamicResourceSource {
       // A stored CRD passed validation; a schema the engine still cannot compile is not served rather than fatal.
       defs = [];
     }
+    if (prev) this.retire(prev.defs, defs);
     m.set(name, { crd, defs });
+  }
+
+  /**
+   * Drops the stores of a CRD's previous definitions. A resource still served under the new ones keeps its open
+   * watches (the new store tracks them); one no longer served (CRD deleted, version removed or no longer served) has
+   * them ended, as upstream's crdHandler tears down the storage of a removed CRD (removeDeadStorage/tearDown: the
+   * cacher stops and its watchers' result channels close), so clients see the stream end and re-list (getting 404).
+   */
+  private retire(prevDefs: CustomResourceServing[], nextDefs: CustomResourceServing[]): void {
+    for (const p of prevDefs) {
+      const old = this.registry.existingStore(p);
+      this.registry.forget(p);
+      if (!old) continue;
+      const next = nextDefs.find((d) => d.group === p.group && d.version === p.version && d.resource === p.resource);
+      if (next) this.registry.storeFor(next).shareWatches(old);
+      else old.endWatches();
+    }
   }
 }

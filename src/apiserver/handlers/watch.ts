@@ -81,6 +81,10 @@ export async function serveWatch(r: ResourceRequest): Promise<void> {
           write('ERROR', err.status);
           finish();
         },
+        end: () => {
+          start();
+          finish();
+        },
       },
       r.info.wildcardCluster,
     );

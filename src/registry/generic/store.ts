@@ -69,6 +69,11 @@ export interface WatchSink {
   event(type: WatchEventType, object: KubeObject): boolean;
   /** Terminal error (e.g. 410 Expired); no events follow. */
   error(status: StatusError): void;
+  /**
+   * The resource stopped being served (its CRD was deleted or the version removed): the watch ends cleanly, as
+   * upstream's CRD handler destroys the resource's cacher and its watchers' result channels close. No events follow.
+   */
+  end?(): void;
 }
 
 export interface WatchOptions {
@@ -136,6 +141,11 @@ export class GenericStore {
    * Watch sinks therefore receive shared objects and must not mutate them (none does: they serialise or read).
    */
   private readonly lastWatchDecode: [DecodedWatchEvent | undefined, DecodedWatchEvent | undefined] = [undefined, undefined];
+  /**
+   * Ends of this resource's open watches. Successive stores of one custom resource (a CRD update yields a new
+   * definition and store) share one set, so a watch opened on an older store ends when the resource stops being served.
+   */
+  private watchEnds = new Set<() => void>();
 
   constructor(
     readonly def: ResourceDefinition,
@@ -836,8 +846,27 @@ export class GenericStore {
       stopped = true;
       clearInterval(timer);
       handle.stop();
+      this.watchEnds.delete(end);
     };
+    const end = () => {
+      if (stopped) return;
+      stopWatch();
+      if (sink.end) sink.end();
+      else sink.error(errors.gone(`the server no longer serves ${this.def.resource}.${this.def.group || 'core'}/${this.def.version}`));
+    };
+    if (!stopped) this.watchEnds.add(end);
     return { stop: stopWatch };
+  }
+
+  /** This store continues `previous` (the same resource, a newer definition): their open watches are tracked together. */
+  shareWatches(previous: GenericStore): void {
+    for (const e of this.watchEnds) previous.watchEnds.add(e);
+    this.watchEnds = previous.watchEnds;
+  }
+
+  /** The resource is no longer served: every open watch on it (and on the stores it continues) ends. */
+  endWatches(): void {
+    for (const end of [...this.watchEnds]) end();
   }
 
   private bookmark(revision: number, initialEventsEnd: boolean): KubeObject {
