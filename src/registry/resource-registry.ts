@@ -16,6 +16,8 @@ export class ResourceRegistry {
   private readonly builtins: ResourceDefinition[] = [];
   private readonly stores = new Map<ResourceDefinition, GenericStore>();
   private readonly sources: DynamicResourceSource[] = [];
+  /** Ends of the open (non-wildcard) watches of every store, by logical cluster. */
+  private readonly clusterWatches = new Map<string, Set<() => void>>();
 
   constructor(
     readonly storage: Storage,
@@ -49,7 +51,7 @@ export class ResourceRegistry {
   storeFor(def: ResourceDefinition): GenericStore {
     let s = this.stores.get(def);
     if (!s) {
-      s = new GenericStore(def, this.storage, this.watchCache);
+      s = new GenericStore(def, this.storage, this.watchCache, this.clusterWatches);
       this.stores.set(def, s);
     }
     return s;
@@ -58,6 +60,18 @@ export class ResourceRegistry {
   /** The store of a definition if one was made. */
   existingStore(def: ResourceDefinition): GenericStore | undefined {
     return this.stores.get(def);
+  }
+
+  /**
+   * The logical cluster is gone (its LogicalCluster was deleted): every watch opened in it ends, so a client watching
+   * /clusters/<path>/... re-resolves the path (a workspace recreated there is another logical cluster) instead of
+   * waiting forever on the old one.
+   */
+  endWatchesIn(cluster: string): void {
+    const ends = this.clusterWatches.get(cluster);
+    if (!ends) return;
+    this.clusterWatches.delete(cluster);
+    for (const end of [...ends]) end();
   }
 
   forget(def: ResourceDefinition): void {

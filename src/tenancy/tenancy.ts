@@ -152,6 +152,7 @@ export class Tenancy {
     if (!cluster || o.metadata?.name !== 'cluster') return;
     if (type === 'DELETED') {
       this.index.removeCluster(cluster);
+      this.registry.endWatchesIn(cluster);
       return;
     }
     const status = (o.status ?? {}) as { phase?: string };

@@ -2,7 +2,7 @@
  * A custom resource's open watches end when it stops being served, as upstream's crdHandler tears down the storage
  * of a removed CRD or version (removeDeadStorage/tearDown: the cacher stops, watchers' result channels close): the
  * HTTP stream finishes cleanly and a client that re-lists gets 404. CRD updates that keep the version served leave
- * its watches open.
+ * its watches open. Likewise a workspace's watches end when it is deleted (its logical cluster is gone).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -57,4 +57,20 @@ test('watches on a custom resource end when its version stops being served and w
   assert.ok(v1.events.some((e) => e.type === 'DELETED'), JSON.stringify(v1.events.map((e) => e.type)));
   assert.ok(!v1.events.some((e) => e.type === 'ERROR'), JSON.stringify(v1.events));
   assert.equal((await ts.request('GET', CT('v1'))).status, 404);
+});
+
+test('watches in a workspace end when the workspace is deleted, so a client re-resolves its path', async () => {
+  const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
+  const r = await ts.request('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'gone' }, spec: {} });
+  assert.equal(r.status, 201, r.text);
+  for (let i = 0; ; i++) {
+    const g = await ts.request('GET', `/clusters/root${WS}/gone`);
+    if (g.json?.status?.phase === 'Ready') break;
+    assert.ok(i < 200, 'workspace never became Ready');
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  const w = await openWatch(ts, '/clusters/root:gone/api/v1/namespaces/default/configmaps?watch=1');
+  const d = await ts.request('DELETE', `/clusters/root${WS}/gone`);
+  assert.ok(d.status === 200 || d.status === 202, d.text);
+  await within(w.ended, 10_000, 'the watch in the deleted workspace did not end');
 });

@@ -151,6 +151,8 @@ export class GenericStore {
     readonly def: ResourceDefinition,
     private readonly storage: Storage,
     private readonly watchCache: WatchCache,
+    /** Ends of open watches by logical cluster, shared by a registry's stores (see ResourceRegistry.endWatchesIn). */
+    private readonly clusterWatches?: Map<string, Set<() => void>>,
   ) {
     this.gr = { group: def.group, resource: def.resource };
     this.apiVersion = groupVersionString(def.group, def.version);
@@ -847,6 +849,10 @@ export class GenericStore {
       clearInterval(timer);
       handle.stop();
       this.watchEnds.delete(end);
+      if (inCluster) {
+        inCluster.delete(end);
+        if (inCluster.size === 0 && this.clusterWatches!.get(ctx.cluster) === inCluster) this.clusterWatches!.delete(ctx.cluster);
+      }
     };
     const end = () => {
       if (stopped) return;
@@ -854,7 +860,15 @@ export class GenericStore {
       if (sink.end) sink.end();
       else sink.error(errors.gone(`the server no longer serves ${this.def.resource}.${this.def.group || 'core'}/${this.def.version}`));
     };
-    if (!stopped) this.watchEnds.add(end);
+    let inCluster: Set<() => void> | undefined;
+    if (!stopped) {
+      this.watchEnds.add(end);
+      if (!wildcard && this.clusterWatches) {
+        inCluster = this.clusterWatches.get(ctx.cluster);
+        if (!inCluster) this.clusterWatches.set(ctx.cluster, (inCluster = new Set()));
+        inCluster.add(end);
+      }
+    }
     return { stop: stopWatch };
   }
 
