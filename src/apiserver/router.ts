@@ -15,6 +15,7 @@ import { handleResource } from './handlers/resource-handler.js';
 import { wantsAggregatedDiscovery } from './http/negotiation.js';
 import { writeJson, writeRaw } from './http/response.js';
 import type { RequestInfo } from './request-info.js';
+import { serveHealth, type HealthChecks } from './health.js';
 import { versionInfo } from './version.js';
 import type { OpenAPIService } from './openapi/service.js';
 
@@ -22,8 +23,8 @@ export interface RouterDeps {
   registry: ResourceRegistry;
   admission: Admission;
   openapi: OpenAPIService;
-  /** Whether the server is ready (storage reachable, bootstrap done). */
-  ready(): boolean;
+  /** The named checks of /healthz, /livez and /readyz. */
+  health: HealthChecks;
 }
 
 /** Routes an authenticated request: non-resource paths (health, version, discovery, OpenAPI) or a resource verb. */
@@ -45,17 +46,11 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
   await handleResource({ req, res, info, query, ctx, store, admission: deps.admission });
 }
 
-function healthz(res: ServerResponse, ok: boolean, what: string, verbose: boolean): void {
-  if (verbose) {
-    const body = `[${ok ? '+' : '-'}]ping ok\n[${ok ? '+' : '-'}]storage ${ok ? 'ok' : 'failed'}\n${what} check ${ok ? 'passed' : 'failed'}\n`;
-    writeRaw(res, ok ? 200 : 500, body, 'text/plain; charset=utf-8');
-  } else writeRaw(res, ok ? 200 : 500, ok ? 'ok' : `${what} check failed`, 'text/plain; charset=utf-8');
-}
-
 async function serveNonResource(req: IncomingMessage, res: ServerResponse, path: string, info: RequestInfo, deps: RouterDeps): Promise<boolean> {
-  const verbose = new URL(req.url ?? '/', 'http://x').searchParams.has('verbose');
+  // Health checks are served by a PathRecorderMux upstream, whatever the method.
+  if (serveHealth(res, path, new URL(req.url ?? '/', 'http://x').searchParams, deps.health)) return true;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    if (['/version', '/healthz', '/livez', '/readyz', '/api', '/apis'].includes(path)) {
+    if (['/version', '/api', '/apis'].includes(path)) {
       throw errors.methodNotSupported({ group: '', resource: path }, (req.method ?? '').toLowerCase());
     }
     return false;
@@ -64,16 +59,6 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
   switch (path) {
     case '/version':
       writeJson(res, 200, versionInfo());
-      return true;
-    case '/healthz':
-    case '/livez':
-    case '/healthz/ping':
-    case '/livez/ping':
-      healthz(res, true, path.slice(1).split('/')[0]!, verbose);
-      return true;
-    case '/readyz':
-    case '/readyz/ping':
-      healthz(res, deps.ready(), 'readyz', verbose);
       return true;
     case '/api': {
       const agg = wantsAggregatedDiscovery(req.headers.accept);

@@ -33,6 +33,7 @@ import { parseRequestInfo } from './request-info.js';
 import { parseRequestUrl } from './request-url.js';
 import { setWatchBufferLimit } from './handlers/watch.js';
 import { route } from './router.js';
+import { healthChecks } from './health.js';
 import { writeError } from './http/response.js';
 import { negotiateObjectOutput } from './http/negotiation.js';
 import { writeObject } from './handlers/render.js';
@@ -159,8 +160,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission, new ReservedCRDAnnotations(registry), logicalClusterPathAdmission(registry), reservedSyncTargetAnnotations(registry), placements]);
   const openapi = new OpenAPIService();
   let ready = false;
+  let stopping = false;
+  const health = healthChecks({
+    storageProblem: () => {
+      if (storageHealthy()) return '';
+      const tracked = storage as Partial<Pick<EtcdStore, 'healthMessage'>>;
+      return (typeof tracked.healthMessage === 'function' ? tracked.healthMessage() : '') || 'storage is unhealthy';
+    },
+    started: () => ready,
+    shuttingDown: () => stopping,
+  });
 
-  const deps = { registry, admission, openapi, ready: () => ready && storageHealthy() };
+  const deps = { registry, admission, openapi, health };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = Date.now();
@@ -260,7 +271,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registry,
     tenancy,
     async stop() {
-      ready = false;
+      stopping = true;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Watches never end on their own: close idle and streaming connections so shutdown is prompt.
