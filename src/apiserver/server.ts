@@ -33,6 +33,7 @@ import { parseRequestInfo } from './request-info.js';
 import { parseRequestUrl } from './request-url.js';
 import { setWatchBufferLimit } from './handlers/watch.js';
 import { route } from './router.js';
+import { answerTimeout, isLongRunning, requestDeadlineMs } from './request-deadline.js';
 import { healthChecks } from './health.js';
 import { writeError } from './http/response.js';
 import { negotiateObjectOutput } from './http/negotiation.js';
@@ -176,9 +177,21 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = Date.now();
     let ctx: RequestContext | undefined;
+    let deadline: NodeJS.Timeout | undefined;
+    let timedOut = false;
     try {
       const url = parseRequestUrl(req.url);
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+      // WithRequestDeadline + WithTimeoutForNonLongRunningRequests: before authentication, as upstream's chain.
+      if (!isLongRunning(info)) {
+        const ms = requestDeadlineMs(url.searchParams);
+        deadline = setTimeout(() => {
+          timedOut = true;
+          answerTimeout(req, res);
+        }, ms);
+        deadline.unref();
+        res.once('close', () => clearTimeout(deadline));
+      }
       const user = await auth.authenticate(req);
       auth.admitRate(user);
       refusePrivilegedImpersonation(req, user);
@@ -194,12 +207,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       ctx = { cluster: info.cluster, user: await auth.authorize(req, info, user) };
       await route(req, res, info, url.searchParams, ctx, deps);
     } catch (err) {
+      if (timedOut) return; // already answered 504; whatever the handler ran into afterwards is moot
       if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url });
       else {
         logger.error('internal error after response started', { url: req.url, error: (err as Error).stack });
         res.end();
       }
     } finally {
+      if (deadline && !timedOut && res.writableEnded) clearTimeout(deadline);
       // Request lines are debug-level: no listener per request unless they are written.
       if (logger.enabled('debug')) {
         res.once('finish', () => {
@@ -217,6 +232,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       requestCert: true,
       rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
+      // kube-apiserver's MaxHeaderBytes (secure_serving.go): 1 MiB of request line and headers, not Node's 16 KiB.
+      maxHeaderSize: 1 << 20,
     },
     (req, res) => {
       handle(req, res).catch((err) => {
@@ -231,7 +248,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   );
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  server.requestTimeout = 0; // watches are long-lived; per-request timeouts are the handlers' business
+  // Watches are long-lived: the deadline of other requests is handle()'s (request-deadline.ts), as upstream's filters.
+  server.requestTimeout = 0;
 
   await crdController.start();
   await namespaceLifecycle.start();

@@ -1,7 +1,35 @@
 /** HTTP edge behaviour of kube-apiserver 1.32: health checks, timeouts, header limits, 404/405, rate limiting, Audit-ID. */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+
+/** A raw request with the admin certificate whose body the test writes (or never finishes) itself. */
+function rawRequest(ts: TestServer, method: string, path: string, headers: Record<string, string> = {}): { req: ClientRequest; response: Promise<{ res: IncomingMessage; text: string }> } {
+  const pki = join(ts.rootDir, 'pki');
+  const opts: RequestOptions = {
+    method,
+    headers,
+    ca: readFileSync(join(pki, 'ca.crt')),
+    cert: readFileSync(join(pki, 'admin.crt')),
+    key: readFileSync(join(pki, 'admin.key')),
+    agent: false,
+  };
+  let req!: ClientRequest;
+  const response = new Promise<{ res: IncomingMessage; text: string }>((resolve, reject) => {
+    req = httpsRequest(new URL(path, ts.url), opts, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ res, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+  return { req, response };
+}
 
 describe('http edge', () => {
   let ts: TestServer;
@@ -47,5 +75,72 @@ describe('http edge', () => {
     const r = await ts.request('POST', '/healthz');
     assert.equal(r.status, 200);
     assert.equal(r.text, 'ok');
+  });
+
+  it('an invalid ?timeout= is 400 with the Go duration error', async () => {
+    for (const [value, why] of [
+      ['abc', 'time: invalid duration "abc"'],
+      ['5', 'time: missing unit in duration "5"'],
+      ['5x', 'time: unknown unit "x" in duration "5x"'],
+    ]) {
+      const r = await ts.request('GET', `/api/v1/namespaces?timeout=${value}`);
+      assert.equal(r.status, 400, value);
+      assert.equal(r.json.reason, 'BadRequest');
+      assert.equal(r.json.message, `invalid timeout specified in the request URL - ${why}`);
+    }
+    assert.equal((await ts.request('GET', '/api/v1/namespaces?timeout=1m30s')).status, 200);
+    assert.equal((await ts.request('GET', '/api/v1/namespaces?timeout=-1s')).status, 200);
+  });
+
+  it('a request whose body never completes gets 504 at its ?timeout= deadline', { timeout: 8000 }, async () => {
+    const started = Date.now();
+    const { req, response } = rawRequest(ts, 'POST', '/api/v1/namespaces/default/configmaps?timeout=1s', { 'Content-Type': 'application/json', 'Content-Length': '100' });
+    req.write('{"metadata":');
+    const { res, text } = await response;
+    assert.equal(res.statusCode, 504);
+    assert.ok(Date.now() - started < 5000);
+    assert.deepEqual(JSON.parse(text), {
+      metadata: {},
+      status: 'Failure',
+      message: 'Timeout: request did not complete within requested timeout - context deadline exceeded',
+      reason: 'Timeout',
+      details: {},
+      code: 504,
+    });
+    req.destroy();
+  });
+
+  it('watches are long-running: ?timeout= does not cut them', async () => {
+    const { req, response } = rawRequest(ts, 'GET', '/api/v1/namespaces/default/configmaps?watch=true&timeout=500ms');
+    req.end();
+    const outcome = await Promise.race([response.then(({ res }) => `ended ${res.statusCode}`), new Promise((r) => setTimeout(() => r('open'), 1500))]);
+    req.destroy();
+    await response.catch(() => undefined);
+    assert.equal(outcome, 'open');
+  });
+
+  it('a client that aborts its request body is not logged as an internal error', async () => {
+    const captured: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: any, ...rest: any[]) => {
+      captured.push(String(chunk));
+      return write(chunk, ...rest);
+    }) as typeof process.stderr.write;
+    try {
+      const { req, response } = rawRequest(ts, 'POST', '/api/v1/namespaces/default/configmaps', { 'Content-Type': 'application/json', 'Content-Length': '100' });
+      response.catch(() => undefined);
+      req.write('{"metadata":');
+      await new Promise((r) => setTimeout(r, 200));
+      req.destroy();
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.ok(!captured.some((l) => l.includes('internal error')), captured.join(''));
+  });
+
+  it('request headers up to 1 MiB are accepted (MaxHeaderBytes), not 431', async () => {
+    const r = await ts.request('GET', '/api/v1/namespaces', undefined, { headers: { 'X-Padding': 'a'.repeat(100 * 1024) } });
+    assert.equal(r.status, 200);
   });
 });
