@@ -35,7 +35,7 @@ import { setWatchBufferLimit } from './handlers/watch.js';
 import { route } from './router.js';
 import { answerTimeout, isLongRunning, requestDeadlineMs } from './request-deadline.js';
 import { healthChecks } from './health.js';
-import { writeError } from './http/response.js';
+import { writeError, writeRaw } from './http/response.js';
 import { negotiateObjectOutput } from './http/negotiation.js';
 import { writeObject } from './handlers/render.js';
 import { ensureCertificates } from './certs/certificates.js';
@@ -48,6 +48,9 @@ import { startControllers } from '../controllers/manager.js';
 import { startLeaderElected } from '../controllers/leader-election.js';
 import { ControllerGate } from '../controllers/controller-gate.js';
 import { RestClient } from '../client/rest-client.js';
+
+/** The paths of APF's `probes` FlowSchema (exempt from flow control), GET only. */
+const probePaths = new Set(['/healthz', '/readyz', '/livez']);
 
 export interface ServerOptions {
   rootDir: string;
@@ -193,7 +196,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         res.once('close', () => clearTimeout(deadline));
       }
       const user = await auth.authenticate(req);
-      auth.admitRate(user);
+      // APF's `probes` FlowSchema puts GET /healthz, /readyz and /livez in the exempt priority level; a rejected request
+      // gets APF's plain-text 429 (maxinflight.go tooManyRequests), not a Status.
+      if (!(req.method === 'GET' && probePaths.has(url.pathname))) {
+        try {
+          auth.admitRate(user);
+        } catch (err) {
+          if (!(err instanceof StatusError) || err.status.code !== 429) throw err;
+          writeRaw(res, 429, 'Too many requests, please try again later.\n', 'text/plain; charset=utf-8', { 'Retry-After': String(err.headers?.['Retry-After'] ?? '1'), 'X-Content-Type-Options': 'nosniff' });
+          return;
+        }
+      }
       refusePrivilegedImpersonation(req, user);
       // `GET workspaces/~` in root is answered with the caller's home workspace; `/clusters/~` is served from it.
       const home = await tenancy.interceptHome(info, user);

@@ -143,4 +143,25 @@ describe('http edge', () => {
     const r = await ts.request('GET', '/api/v1/namespaces', undefined, { headers: { 'X-Padding': 'a'.repeat(100 * 1024) } });
     assert.equal(r.status, 200);
   });
+
+  it('the per-user rate limit exempts health probes and rejects with the plain-text APF 429', async () => {
+    const limited = await startTestServer({ server: { anonymous: true, maxRequestsPerSecondPerUser: 1 } });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const r = await limited.request('GET', '/readyz', undefined, { anonymous: true });
+        assert.equal(r.status, 200, `probe ${i}: ${r.text}`);
+      }
+      let rejected;
+      for (let i = 0; i < 5 && !rejected; i++) {
+        const r = await limited.request('GET', '/version', undefined, { anonymous: true });
+        if (r.status === 429) rejected = r;
+      }
+      assert.ok(rejected, 'a flood of /version is throttled');
+      assert.equal(rejected.text, 'Too many requests, please try again later.\n');
+      assert.equal(rejected.headers['content-type'], 'text/plain; charset=utf-8');
+      assert.ok(Number(rejected.headers['retry-after']) >= 1);
+    } finally {
+      await limited.stop();
+    }
+  });
 });
