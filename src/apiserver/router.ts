@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errors } from '../apimachinery/status.js';
+import { errors, StatusError } from '../apimachinery/status.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { RequestContext } from '../registry/rest.js';
 import type { Admission } from './admission/admission.js';
@@ -32,7 +32,7 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
   const path = info.path.replace(/\/+$/, '') || '/';
   if (!info.isResourceRequest) {
     if (await serveNonResource(req, res, path, info, deps)) return;
-    throw errors.notFoundPath();
+    return notFound(res, path, info, deps);
   }
   // kcp's WithWildcardListWatchGuard: only list and watch span every logical cluster.
   if (info.wildcardCluster && info.verb !== 'list' && info.verb !== 'watch') {
@@ -42,7 +42,7 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
     throw err;
   }
   const store = deps.registry.lookup(info.wildcardCluster ? 'root' : ctx.cluster, info.apiGroup, info.apiVersion, info.resource);
-  if (!store) throw errors.notFoundPath();
+  if (!store) return notFound(res, path, info, deps);
   await handleResource({ req, res, info, query, ctx, store, admission: deps.admission });
 }
 
@@ -50,8 +50,11 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
   // Health checks are served by a PathRecorderMux upstream, whatever the method.
   if (serveHealth(res, path, new URL(req.url ?? '/', 'http://x').searchParams, deps.health)) return true;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    if (['/version', '/api', '/apis'].includes(path)) {
-      throw errors.methodNotSupported({ group: '', resource: path }, (req.method ?? '').toLowerCase());
+    // go-restful's 405 for its GET-only discovery routes (apiserver's serviceErrorHandler: a generic Status).
+    const all = deps.registry.resources(info.wildcardCluster ? 'root' : info.cluster);
+    const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+    if (['/version', '/api', '/apis', '/api/v1'].includes(path) || (m && all.some((r) => r.group === m[1] && (!m[2] || r.version === m[2])))) {
+      throw methodNotAllowed();
     }
     return false;
   }
@@ -101,6 +104,24 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
     return true;
   }
   return false;
+}
+
+/** go-restful's 405 as apiserver's serviceErrorHandler writes it (NewGenericServerResponse: no group, kind or name). */
+function methodNotAllowed(): StatusError {
+  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 });
+}
+
+/**
+ * A path no handler serves. Under a go-restful web service (/version, /api..., /apis, /apis/<served group>...) that is
+ * go-restful's 404 Status; anywhere else kube-apiserver's NotFoundHandler answers with Go's plain http.NotFound.
+ */
+function notFound(res: ServerResponse, path: string, info: RequestInfo, deps: RouterDeps): void {
+  const m = /^\/apis\/([^/]+)(?:\/|$)/.exec(path);
+  const goRestful =
+    path === '/version' || path === '/api' || path.startsWith('/api/') || path === '/apis' ||
+    (m !== null && deps.registry.resources(info.wildcardCluster ? 'root' : info.cluster).some((r) => r.group === m[1]));
+  if (goRestful) throw errors.notFoundPath();
+  writeRaw(res, 404, '404 page not found\n', 'text/plain; charset=utf-8', { 'X-Content-Type-Options': 'nosniff' });
 }
 
 function writeDiscovery(req: IncomingMessage, res: ServerResponse, body: unknown, version: 'v2' | 'v2beta1'): true {

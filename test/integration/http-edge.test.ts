@@ -164,4 +164,35 @@ describe('http edge', () => {
       await limited.stop();
     }
   });
+
+  it('paths outside the served group/versions get Go\'s plain 404; those inside keep the Status', async () => {
+    for (const p of ['/foo', '/healthz/foo', '/openapi/foo', '/apis/foo', '/apis/foo/v1/bar', '/clusters/root/foo']) {
+      const r = await ts.request('GET', p);
+      assert.equal(r.status, 404, p);
+      assert.equal(r.text, '404 page not found\n', p);
+      assert.equal(r.headers['content-type'], 'text/plain; charset=utf-8', p);
+    }
+    for (const p of ['/api/v1/foos', '/api/v2/configmaps', '/apis/rbac.authorization.k8s.io/v1/foos']) {
+      const r = await ts.request('GET', p);
+      assert.equal(r.status, 404, p);
+      assert.equal(r.json.message, 'the server could not find the requested resource', p);
+    }
+  });
+
+  it('non-GET on discovery routes is go-restful\'s generic 405', async () => {
+    for (const p of ['/version', '/api', '/apis', '/api/v1', '/apis/rbac.authorization.k8s.io', '/apis/rbac.authorization.k8s.io/v1']) {
+      const r = await ts.request('POST', p, {});
+      assert.equal(r.status, 405, p);
+      assert.deepEqual(r.json, {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'the server does not allow this method on the requested resource',
+        reason: 'MethodNotAllowed',
+        details: {},
+        code: 405,
+      }, p);
+    }
+  });
 });
