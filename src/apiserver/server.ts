@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { errors, StatusError } from '../apimachinery/status.js';
 import { logger } from '../logging/logger.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
@@ -30,7 +30,7 @@ import { AuthSystem } from '../auth/auth-system.js';
 import { refusePrivilegedImpersonation } from '../auth/authn/impersonation-gatekeeper.js';
 import { bootstrapRbac } from '../auth/authz/bootstrap-policy.js';
 import { parseRequestInfo } from './request-info.js';
-import { parseRequestUrl } from './request-url.js';
+import { hasInvalidPathEscape, parseRequestUrl } from './request-url.js';
 import { setWatchBufferLimit } from './handlers/watch.js';
 import { route } from './router.js';
 import { answerTimeout, isLongRunning, requestDeadlineMs } from './request-deadline.js';
@@ -182,6 +182,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     let ctx: RequestContext | undefined;
     let deadline: NodeJS.Timeout | undefined;
     let timedOut = false;
+    // audit_init.go: every response carries the request's Audit-ID, the client's own or a new UUID.
+    const auditId = req.headers['audit-id'];
+    res.setHeader('Audit-ID', typeof auditId === 'string' && auditId ? auditId : randomUUID());
+    if (hasInvalidPathEscape(req.url)) {
+      // Go's server rejects the request line itself: plain 400, connection closed.
+      res.removeHeader('Audit-ID');
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end('400 Bad Request');
+      return;
+    }
     try {
       const url = parseRequestUrl(req.url);
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);

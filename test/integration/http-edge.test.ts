@@ -195,4 +195,20 @@ describe('http edge', () => {
       }, p);
     }
   });
+
+  it('every response carries Audit-ID: the client\'s own, else a new UUID', async () => {
+    for (const p of ['/version', '/api/v1/namespaces/default/configmaps/missing', '/foo']) {
+      const r = await ts.request('GET', p);
+      assert.match(String(r.headers['audit-id']), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, p);
+    }
+    const own = await ts.request('GET', '/version', undefined, { headers: { 'Audit-ID': 'my-audit-id' } });
+    assert.equal(own.headers['audit-id'], 'my-audit-id');
+  });
+
+  it('invalid percent-encoding in the path is a bare 400 Bad Request', async () => {
+    const r = await ts.request('GET', '/api/v1/namespaces/%zz/configmaps');
+    assert.equal(r.status, 400);
+    assert.equal(r.text, '400 Bad Request');
+    assert.equal(r.headers['content-type'], 'text/plain; charset=utf-8');
+  });
 });
