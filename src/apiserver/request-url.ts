@@ -31,3 +31,14 @@ export function parseRequestUrl(target: string | undefined): RequestUrl {
   const url = new URL(raw, 'https://atrium');
   return { pathname: url.pathname, searchParams: url.searchParams };
 }
+
+/**
+ * Whether the path of a request target has a `%` not followed by two hex digits: Go's net/http fails to parse such a
+ * request-target and answers a bare `400 Bad Request` before any handler runs (the query is not checked there).
+ */
+export function hasInvalidPathEscape(target: string | undefined): boolean {
+  const raw = target ?? '/';
+  const q = raw.indexOf('?');
+  const path = q < 0 ? raw : raw.slice(0, q);
+  return /%(?![0-9A-Fa-f]{2})/.test(path);
+}

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errors } from '../apimachinery/status.js';
+import { errors, StatusError } from '../apimachinery/status.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { RequestContext } from '../registry/rest.js';
 import type { Admission } from './admission/admission.js';
@@ -15,6 +15,7 @@ import { handleResource } from './handlers/resource-handler.js';
 import { wantsAggregatedDiscovery } from './http/negotiation.js';
 import { writeJson, writeRaw } from './http/response.js';
 import type { RequestInfo } from './request-info.js';
+import { serveHealth, type HealthChecks } from './health.js';
 import { versionInfo } from './version.js';
 import type { OpenAPIService } from './openapi/service.js';
 
@@ -22,8 +23,8 @@ export interface RouterDeps {
   registry: ResourceRegistry;
   admission: Admission;
   openapi: OpenAPIService;
-  /** Whether the server is ready (storage reachable, bootstrap done). */
-  ready(): boolean;
+  /** The named checks of /healthz, /livez and /readyz. */
+  health: HealthChecks;
 }
 
 /** Routes an authenticated request: non-resource paths (health, version, discovery, OpenAPI) or a resource verb. */
@@ -31,7 +32,7 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
   const path = info.path.replace(/\/+$/, '') || '/';
   if (!info.isResourceRequest) {
     if (await serveNonResource(req, res, path, info, deps)) return;
-    throw errors.notFoundPath();
+    return notFound(res, path, info, deps);
   }
   // kcp's WithWildcardListWatchGuard: only list and watch span every logical cluster.
   if (info.wildcardCluster && info.verb !== 'list' && info.verb !== 'watch') {
@@ -41,22 +42,19 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
     throw err;
   }
   const store = deps.registry.lookup(info.wildcardCluster ? 'root' : ctx.cluster, info.apiGroup, info.apiVersion, info.resource);
-  if (!store) throw errors.notFoundPath();
+  if (!store) return notFound(res, path, info, deps);
   await handleResource({ req, res, info, query, ctx, store, admission: deps.admission });
 }
 
-function healthz(res: ServerResponse, ok: boolean, what: string, verbose: boolean): void {
-  if (verbose) {
-    const body = `[${ok ? '+' : '-'}]ping ok\n[${ok ? '+' : '-'}]storage ${ok ? 'ok' : 'failed'}\n${what} check ${ok ? 'passed' : 'failed'}\n`;
-    writeRaw(res, ok ? 200 : 500, body, 'text/plain; charset=utf-8');
-  } else writeRaw(res, ok ? 200 : 500, ok ? 'ok' : `${what} check failed`, 'text/plain; charset=utf-8');
-}
-
 async function serveNonResource(req: IncomingMessage, res: ServerResponse, path: string, info: RequestInfo, deps: RouterDeps): Promise<boolean> {
-  const verbose = new URL(req.url ?? '/', 'http://x').searchParams.has('verbose');
+  // Health checks are served by a PathRecorderMux upstream, whatever the method.
+  if (serveHealth(res, path, new URL(req.url ?? '/', 'http://x').searchParams, deps.health)) return true;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    if (['/version', '/healthz', '/livez', '/readyz', '/api', '/apis'].includes(path)) {
-      throw errors.methodNotSupported({ group: '', resource: path }, (req.method ?? '').toLowerCase());
+    // go-restful's 405 for its GET-only discovery routes (apiserver's serviceErrorHandler: a generic Status).
+    const all = deps.registry.resources(info.wildcardCluster ? 'root' : info.cluster);
+    const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+    if (['/version', '/api', '/apis', '/api/v1'].includes(path) || (m && all.some((r) => r.group === m[1] && (!m[2] || r.version === m[2])))) {
+      throw methodNotAllowed();
     }
     return false;
   }
@@ -64,16 +62,6 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
   switch (path) {
     case '/version':
       writeJson(res, 200, versionInfo());
-      return true;
-    case '/healthz':
-    case '/livez':
-    case '/healthz/ping':
-    case '/livez/ping':
-      healthz(res, true, path.slice(1).split('/')[0]!, verbose);
-      return true;
-    case '/readyz':
-    case '/readyz/ping':
-      healthz(res, deps.ready(), 'readyz', verbose);
       return true;
     case '/api': {
       const agg = wantsAggregatedDiscovery(req.headers.accept);
@@ -116,6 +104,24 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
     return true;
   }
   return false;
+}
+
+/** go-restful's 405 as apiserver's serviceErrorHandler writes it (NewGenericServerResponse: no group, kind or name). */
+function methodNotAllowed(): StatusError {
+  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 });
+}
+
+/**
+ * A path no handler serves. Under a go-restful web service (/version, /api..., /apis, /apis/<served group>...) that is
+ * go-restful's 404 Status; anywhere else kube-apiserver's NotFoundHandler answers with Go's plain http.NotFound.
+ */
+function notFound(res: ServerResponse, path: string, info: RequestInfo, deps: RouterDeps): void {
+  const m = /^\/apis\/([^/]+)(?:\/|$)/.exec(path);
+  const goRestful =
+    path === '/version' || path === '/api' || path.startsWith('/api/') || path === '/apis' ||
+    (m !== null && deps.registry.resources(info.wildcardCluster ? 'root' : info.cluster).some((r) => r.group === m[1]));
+  if (goRestful) throw errors.notFoundPath();
+  writeRaw(res, 404, '404 page not found\n', 'text/plain; charset=utf-8', { 'X-Content-Type-Options': 'nosniff' });
 }
 
 function writeDiscovery(req: IncomingMessage, res: ServerResponse, body: unknown, version: 'v2' | 'v2beta1'): true {

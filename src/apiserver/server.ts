@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { errors, StatusError } from '../apimachinery/status.js';
 import { logger } from '../logging/logger.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
@@ -30,10 +30,12 @@ import { AuthSystem } from '../auth/auth-system.js';
 import { refusePrivilegedImpersonation } from '../auth/authn/impersonation-gatekeeper.js';
 import { bootstrapRbac } from '../auth/authz/bootstrap-policy.js';
 import { parseRequestInfo } from './request-info.js';
-import { parseRequestUrl } from './request-url.js';
+import { hasInvalidPathEscape, parseRequestUrl } from './request-url.js';
 import { setWatchBufferLimit } from './handlers/watch.js';
 import { route } from './router.js';
-import { writeError } from './http/response.js';
+import { answerTimeout, isLongRunning, requestDeadlineMs } from './request-deadline.js';
+import { healthChecks } from './health.js';
+import { writeError, writeRaw } from './http/response.js';
 import { negotiateObjectOutput } from './http/negotiation.js';
 import { writeObject } from './handlers/render.js';
 import { ensureCertificates } from './certs/certificates.js';
@@ -46,6 +48,9 @@ import { startControllers } from '../controllers/manager.js';
 import { startLeaderElected } from '../controllers/leader-election.js';
 import { ControllerGate } from '../controllers/controller-gate.js';
 import { RestClient } from '../client/rest-client.js';
+
+/** The paths of APF's `probes` FlowSchema (exempt from flow control), GET only. */
+const probePaths = new Set(['/healthz', '/readyz', '/livez']);
 
 export interface ServerOptions {
   rootDir: string;
@@ -164,17 +169,59 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission, new ReservedCRDAnnotations(registry), logicalClusterPathAdmission(registry), reservedSyncTargetAnnotations(registry), placements]);
   const openapi = new OpenAPIService();
   let ready = false;
+  let stopping = false;
+  const health = healthChecks({
+    storageProblem: () => {
+      if (storageHealthy()) return '';
+      const tracked = storage as Partial<Pick<EtcdStore, 'healthMessage'>>;
+      return (typeof tracked.healthMessage === 'function' ? tracked.healthMessage() : '') || 'storage is unhealthy';
+    },
+    started: () => ready,
+    shuttingDown: () => stopping,
+  });
 
-  const deps = { registry, admission, openapi, ready: () => ready && storageHealthy() };
+  const deps = { registry, admission, openapi, health };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = Date.now();
     let ctx: RequestContext | undefined;
+    let deadline: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    // audit_init.go: every response carries the request's Audit-ID, the client's own or a new UUID.
+    const auditId = req.headers['audit-id'];
+    res.setHeader('Audit-ID', typeof auditId === 'string' && auditId ? auditId : randomUUID());
+    if (hasInvalidPathEscape(req.url)) {
+      // Go's server rejects the request line itself: plain 400, connection closed.
+      res.removeHeader('Audit-ID');
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end('400 Bad Request');
+      return;
+    }
     try {
       const url = parseRequestUrl(req.url);
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+      // WithRequestDeadline + WithTimeoutForNonLongRunningRequests: before authentication, as upstream's chain.
+      if (!isLongRunning(info)) {
+        const ms = requestDeadlineMs(url.searchParams);
+        deadline = setTimeout(() => {
+          timedOut = true;
+          answerTimeout(req, res);
+        }, ms);
+        deadline.unref();
+        res.once('close', () => clearTimeout(deadline));
+      }
       const user = await auth.authenticate(req);
-      auth.admitRate(user);
+      // APF's `probes` FlowSchema puts GET /healthz, /readyz and /livez in the exempt priority level; a rejected request
+      // gets APF's plain-text 429 (maxinflight.go tooManyRequests), not a Status.
+      if (!(req.method === 'GET' && probePaths.has(url.pathname))) {
+        try {
+          auth.admitRate(user);
+        } catch (err) {
+          if (!(err instanceof StatusError) || err.status.code !== 429) throw err;
+          writeRaw(res, 429, 'Too many requests, please try again later.\n', 'text/plain; charset=utf-8', { 'Retry-After': String(err.headers?.['Retry-After'] ?? '1'), 'X-Content-Type-Options': 'nosniff' });
+          return;
+        }
+      }
       refusePrivilegedImpersonation(req, user);
       // `GET workspaces/~` in root is answered with the caller's home workspace; `/clusters/~` is served from it.
       const home = await tenancy.interceptHome(info, user);
@@ -188,12 +235,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       ctx = { cluster: info.cluster, user: await auth.authorize(req, info, user) };
       await route(req, res, info, url.searchParams, ctx, deps);
     } catch (err) {
+      if (timedOut) return; // already answered 504; whatever the handler ran into afterwards is moot
       if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url });
       else {
         logger.error('internal error after response started', { url: req.url, error: (err as Error).stack });
         res.end();
       }
     } finally {
+      if (deadline && !timedOut && res.writableEnded) clearTimeout(deadline);
       // Request lines are debug-level: no listener per request unless they are written.
       if (logger.enabled('debug')) {
         res.once('finish', () => {
@@ -211,6 +260,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       requestCert: true,
       rejectUnauthorized: false,
       ALPNProtocols: ['http/1.1'],
+      // kube-apiserver's MaxHeaderBytes (secure_serving.go): 1 MiB of request line and headers, not Node's 16 KiB.
+      maxHeaderSize: 1 << 20,
     },
     (req, res) => {
       handle(req, res).catch((err) => {
@@ -225,7 +276,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   );
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  server.requestTimeout = 0; // watches are long-lived; per-request timeouts are the handlers' business
+  // Watches are long-lived: the deadline of other requests is handle()'s (request-deadline.ts), as upstream's filters.
+  server.requestTimeout = 0;
 
   await crdController.start();
   await namespaceLifecycle.start();
@@ -265,7 +317,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registry,
     tenancy,
     async stop() {
-      ready = false;
+      stopping = true;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Watches never end on their own: close idle and streaming connections so shutdown is prompt.

@@ -141,8 +141,8 @@ describe('per-user rate limit', () => {
     assert.ok(results.some((r) => r.status === 200));
     const r = limited[0]!;
     assert.equal(r.headers['retry-after'], '1');
-    assert.equal(r.json.reason, 'TooManyRequests');
-    assert.equal(r.json.details.retryAfterSeconds, 1);
+    // APF's reject path: plain text, not a Status.
+    assert.equal(r.text, 'Too many requests, please try again later.\n');
     assert.equal((await ts.request('GET', '/version', undefined, { token: 'bob-token' })).status, 200);
     for (let i = 0; i < 10; i++) assert.equal((await ts.request('GET', '/version')).status, 200);
   });

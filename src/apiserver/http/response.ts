@@ -25,6 +25,11 @@ export function writeRaw(res: ServerResponse, code: number, text: string | Buffe
  * answered as 500.
  */
 export function writeError(res: ServerResponse, err: unknown, context: Record<string, unknown> = {}): void {
+  // The client went away (aborted its body, closed the connection): nobody is left to answer and it is no bug.
+  if (!(err instanceof StatusError) && (res.destroyed || res.socket?.destroyed !== false)) {
+    logger.debug('client closed the connection', { ...context, error: err instanceof Error ? err.message : String(err) });
+    return;
+  }
   let se: StatusError;
   if (err instanceof StatusError) se = err;
   else {
