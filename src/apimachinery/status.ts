@@ -126,6 +126,22 @@ export const errors = {
   unauthorized(message = 'Unauthorized'): StatusError {
     return failure(401, 'Unauthorized', message);
   },
+  /**
+   * go-restful's 405 for a method with no route on a path, as apiserver's serviceErrorHandler writes it
+   * (NewGenericServerResponse: generic text, empty details).
+   */
+  methodNotAllowed(): StatusError {
+    return new StatusError({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server does not allow this method on the requested resource',
+      reason: 'MethodNotAllowed',
+      details: {},
+      code: 405,
+    });
+  },
   methodNotSupported(gr: GroupResource, verb: string): StatusError {
     return failure(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualifiedResource(gr)}"`, {
       group: gr.group,

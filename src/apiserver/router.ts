@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errors, StatusError } from '../apimachinery/status.js';
+import { errors } from '../apimachinery/status.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { RequestContext } from '../registry/rest.js';
 import type { Admission } from './admission/admission.js';
@@ -54,7 +54,7 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
     const all = deps.registry.resources(info.wildcardCluster ? 'root' : info.cluster);
     const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
     if (['/version', '/api', '/apis', '/api/v1'].includes(path) || (m && all.some((r) => r.group === m[1] && (!m[2] || r.version === m[2])))) {
-      throw methodNotAllowed();
+      throw errors.methodNotAllowed();
     }
     return false;
   }
@@ -104,11 +104,6 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
     return true;
   }
   return false;
-}
-
-/** go-restful's 405 as apiserver's serviceErrorHandler writes it (NewGenericServerResponse: no group, kind or name). */
-function methodNotAllowed(): StatusError {
-  return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', details: {}, code: 405 });
 }
 
 /**

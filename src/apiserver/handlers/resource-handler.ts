@@ -52,17 +52,17 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   if (!def.terminating && !def.verbs.includes(info.verb) && !(info.subresource && ['get', 'update', 'patch'].includes(info.verb))) {
     // Upstream registers no route for a verb the storage does not implement (e.g. deletecollection on namespaces),
     // so go-restful answers with its generic 405 rather than NewMethodNotSupported.
-    throw methodNotAllowedOnPath();
+    throw errors.methodNotAllowed();
   }
   // The routes upstream's installer registers (endpoints/installer.go registerResourceHandlers): a namespaced
   // resource's all-namespaces path takes only list and watch; a collection takes no PUT or PATCH; an item takes no
   // POST. Other methods find no route: go-restful's 405. (A deletecollection across all namespaces must never run.)
   if (def.namespaced && !info.namespace) {
     if (info.name) throw errors.notFoundPath();
-    if (info.verb !== 'list' && info.verb !== 'watch') throw methodNotAllowedOnPath();
+    if (info.verb !== 'list' && info.verb !== 'watch') throw errors.methodNotAllowed();
   }
-  if (!info.name && (info.verb === 'update' || info.verb === 'patch')) throw methodNotAllowedOnPath();
-  if (info.name && !info.subresource && info.verb === 'create') throw methodNotAllowedOnPath();
+  if (!info.name && (info.verb === 'update' || info.verb === 'patch')) throw errors.methodNotAllowed();
+  if (info.name && !info.subresource && info.verb === 'create') throw errors.methodNotAllowed();
   if (def.terminating && info.verb === 'create' && !info.subresource) {
     // customresource_handler.go serveResource: NewMethodNotSupported with its message replaced.
     const err = errors.methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
@@ -90,23 +90,6 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
     default:
       throw errors.methodNotSupported({ group: def.group, resource: def.resource }, info.verb);
   }
-}
-
-/**
- * The 405 kube-apiserver's go-restful container gives for a method with no route on a path (e.g. POST to an item):
- * apierrors.NewGenericServerResponse's text with empty details.
- */
-function methodNotAllowedOnPath(): StatusError {
-  return new StatusError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: 'the server does not allow this method on the requested resource',
-    reason: 'MethodNotAllowed',
-    details: {},
-    code: 405,
-  });
 }
 
 /** The meta.k8s.io options kind a write verb's query parameters are validated as. */
@@ -256,7 +239,7 @@ async function handleCreate(r: ResourceRequest): Promise<void> {
   if (computed) return handleComputedCreate(r, computed);
   if (r.info.subresource) throw errors.methodNotSupported({ group: def.group, resource: `${def.resource}/${r.info.subresource}` }, 'create');
   // POST goes to the collection; upstream has no route for POST on an item and go-restful answers 405.
-  if (r.info.name) throw methodNotAllowedOnPath();
+  if (r.info.name) throw errors.methodNotAllowed();
   const output = negotiateObjectOutput(r.req.headers.accept, null, false);
   const dryRun = parseDryRun(r.query, 'CreateOptions');
   const fieldManager = parseFieldManager(r.query, r.req.headers['user-agent'], 'CreateOptions');
