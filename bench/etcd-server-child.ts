@@ -4,7 +4,7 @@
  * blocked during a phase, which tells a replica that stalls apart from one that is starved of CPU.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { startServer } from '../src/apiserver/server.js';
+import { startServer } from '../src/server/server.js';
 
 const rootDir = process.argv[2]!;
 const endpoints = process.argv[3]!.split(',');

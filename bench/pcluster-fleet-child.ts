@@ -17,7 +17,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { RestClient } from '../src/client/rest-client.js';
 import { logger } from '../src/logging/logger.js';
-import { startPcluster, type RunningPcluster } from '../src/multicluster/pcluster/pcluster.js';
+import { startPcluster, type RunningPcluster } from '../src/pcluster/pcluster.js';
 import { Syncer } from '../src/multicluster/syncer/syncer.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 

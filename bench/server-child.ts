@@ -1,5 +1,5 @@
 /** Runs an atrium server for a benchmark in its own process; reports its URL to the parent over IPC. */
-import { startServer } from '../src/apiserver/server.js';
+import { startServer } from '../src/server/server.js';
 
 const rootDir = process.argv[2]!;
 const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0 });

@@ -4,7 +4,7 @@
  * messages once the process has been (nearly) idle for a while, i.e. the controllers have caught up with the
  * workspaces just created.
  */
-import { startServer } from '../src/apiserver/server.js';
+import { startServer } from '../src/server/server.js';
 
 const rootDir = process.argv[2]!;
 const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0 });

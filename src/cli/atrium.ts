@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { startServer } from '../apiserver/server.js';
+import { startServer } from '../server/server.js';
 import { logger } from '../logging/logger.js';
-import { addDemoCommand } from '../multicluster/demo/command.js';
-import { addPclusterCommand } from '../multicluster/pcluster/command.js';
+import { addDemoCommand } from '../demo/command.js';
+import { addPclusterCommand } from '../pcluster/command.js';
 import { addSyncerCommand } from '../multicluster/syncer/command.js';
 import { type MulticlusterFlags, multiclusterOptionsFromFlags, multiclusterServerOptions } from '../multicluster/server-options.js';
 

@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { readKubeconfig } from '../apiserver/kubeconfig/kubeconfig.js';
+import { readKubeconfig } from '../client/kubeconfig/kubeconfig.js';
 import { RestClient } from '../client/rest-client.js';
 import { workloadSync, workloadSyncDelete } from '../multicluster/cli/workload-sync.js';
 import { clusterFromServerURL } from '../multicluster/syncer/command.js';

@@ -7,7 +7,7 @@
 import { Agent, request as httpsRequest } from 'node:https';
 import { StatusError } from '../apimachinery/status.js';
 import type { KubeObject } from '../apimachinery/object.js';
-import { readKubeconfig } from '../apiserver/kubeconfig/kubeconfig.js';
+import { readKubeconfig } from './kubeconfig/kubeconfig.js';
 import { resourcePath, type GroupVersionResource, type RequestScope } from './resource.js';
 import { normalizeStatus, readWatchStream, type WatchStream } from './watch-stream.js';
 

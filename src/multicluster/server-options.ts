@@ -3,13 +3,13 @@
  * the negotiation and SyncTarget controllers (which run push-mode syncers). `atrium start` passes these to
  * startServer; tests pass them through startTestServer({ server: multiclusterServerOptions() }).
  */
-import type { RunningServer, ServerOptions } from '../apiserver/server.js';
+import type { RunningServer, ServerOptions } from '../server/server.js';
 import { InformerFactory } from '../client/informer-factory.js';
 import { RestClient } from '../client/rest-client.js';
 import type { ControllerContext, RunningController } from '../controllers/runtime/context.js';
 import { registerNegotiatedPrinter } from '../apiextensions/serving/negotiated-printers.js';
 import { logger } from '../logging/logger.js';
-import { deploymentPrinter, podPrinter, replicaSetPrinter, servicePrinter } from './pcluster/api/printers.js';
+import { deploymentPrinter, podPrinter, replicaSetPrinter, servicePrinter } from '../registry/builtin/workloads/printers.js';
 import { multiclusterResources } from './api/resources.js';
 import { negotiationControllerInstaller } from './controllers/negotiation.js';
 import { computeAPIsControllerInstaller } from './controllers/compute-apis.js';

@@ -21,7 +21,7 @@ import { StatusError } from '../apimachinery/status.js';
 import { ControllerGate } from '../controllers/controller-gate.js';
 import { logger } from '../logging/logger.js';
 import { immortalNamespaces } from '../registry/builtin/core.js';
-import { LOGICAL_CLUSTER_FINALIZER } from '../registry/builtin/tenancy.js';
+import { LOGICAL_CLUSTER_FINALIZER } from './resources.js';
 import type { GenericStore } from '../registry/generic/store.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { RequestContext } from '../registry/rest.js';

@@ -7,7 +7,7 @@ import { request as httpsRequest, Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
-import { startServer, type RunningServer, type ServerOptions } from '../../src/apiserver/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/server/server.js';
 
 export interface HttpResponse {
   status: number;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKubectl, startTestServer, writeTokenKubeconfig, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { Agent } from 'node:https';
-import { services } from '../../src/registry/builtin/workloads.js';
+import { services } from '../../src/registry/builtin/workloads/resources.js';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/apiserver/certs/certificates.js';
 import { doRequest } from '../helpers/harness.js';
 

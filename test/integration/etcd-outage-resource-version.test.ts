@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startServer } from '../../src/apiserver/server.js';
+import { startServer } from '../../src/server/server.js';
 import { harnessFor } from '../helpers/harness.js';
 import { startEtcd } from '../helpers/etcd.js';
 

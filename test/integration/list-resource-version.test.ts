@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServer } from '../../src/apiserver/server.js';
+import { startServer } from '../../src/server/server.js';
 import type { Storage } from '../../src/storage/interface.js';
 import { EtcdStore } from '../../src/storage/etcd/etcd-store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';

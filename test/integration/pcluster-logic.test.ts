@@ -1,15 +1,15 @@
 /** The pure parts of the simulated cluster, table-driven: quantities, flags, rollout arithmetic, fit and hashing. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { integerValue, isQuantity, milliValue } from '../../src/multicluster/pcluster/api/quantity.js';
-import { defaultImagePullPolicy } from '../../src/multicluster/pcluster/api/defaults.js';
-import { podQOSClass } from '../../src/multicluster/pcluster/api/qos.js';
-import { podStatusReason } from '../../src/multicluster/pcluster/api/printers.js';
-import { parseDuration, parseNodeCapacity } from '../../src/multicluster/pcluster/options.js';
-import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from '../../src/multicluster/pcluster/controllers/deployment/rollout-math.js';
-import { computeTemplateHash } from '../../src/multicluster/pcluster/controllers/deployment/template-hash.js';
-import { templateMatches } from '../../src/multicluster/pcluster/controllers/deployment/controller.js';
-import { insufficientResources, podRequests, unschedulableMessage } from '../../src/multicluster/pcluster/controllers/scheduling-fit.js';
+import { integerValue, isQuantity, milliValue } from '../../src/apimachinery/quantity.js';
+import { defaultImagePullPolicy } from '../../src/registry/builtin/workloads/defaults.js';
+import { podQOSClass } from '../../src/registry/builtin/workloads/qos.js';
+import { podStatusReason } from '../../src/registry/builtin/workloads/printers.js';
+import { parseDuration, parseNodeCapacity } from '../../src/pcluster/options.js';
+import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from '../../src/pcluster/controllers/deployment/rollout-math.js';
+import { computeTemplateHash } from '../../src/pcluster/controllers/deployment/template-hash.js';
+import { templateMatches } from '../../src/pcluster/controllers/deployment/controller.js';
+import { insufficientResources, podRequests, unschedulableMessage } from '../../src/pcluster/controllers/scheduling-fit.js';
 
 describe('quantities', () => {
   const cases: [string, number, number][] = [

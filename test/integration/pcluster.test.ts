@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harnessFor, type TestServer } from '../helpers/harness.js';
-import { startPcluster } from '../../src/multicluster/pcluster/pcluster.js';
+import { startPcluster } from '../../src/pcluster/pcluster.js';
 
 let ts: TestServer;
 const ns = '/apis/apps/v1/namespaces/default';

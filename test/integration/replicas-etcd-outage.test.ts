@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../src/apiserver/server.js';
+import { startServer } from '../../src/server/server.js';
 import { harnessFor, type TestServer } from '../helpers/harness.js';
 import { freePort, startEtcd } from '../helpers/etcd.js';
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { startServer } from '../../src/apiserver/server.js';
+import { startServer } from '../../src/server/server.js';
 import { harnessFor, type TestServer } from '../helpers/harness.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { sleep } from './support.js';

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { startPcluster, type RunningPcluster } from '../../src/multicluster/pcluster/pcluster.js';
+import { startPcluster, type RunningPcluster } from '../../src/pcluster/pcluster.js';
 import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
 import { RestClient } from '../../src/client/rest-client.js';
 import { bindCompute } from '../../src/multicluster/scheduling/bind-compute.js';

@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { workloadResources } from '../../src/registry/builtin/workloads.js';
+import { workloadResources } from '../../src/registry/builtin/workloads/resources.js';
 
 const NS = 'r8';
 const TOKEN_PATH = `/api/v1/namespaces/${NS}/serviceaccounts/bot/token`;

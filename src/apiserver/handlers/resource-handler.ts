@@ -31,7 +31,7 @@ import { unknownFieldsOf } from '../../apimachinery/schema/unknown-fields.js';
 import { firstDecodeTypeError } from '../../apimachinery/schema/decode-type-errors.js';
 import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
 import { checkAppliedName, checkApplyConfiguration, decodeApplyBody, parseApplyOptions, yamlDuplicateKeys } from '../../patch/apply/apply-request.js';
-import { fieldManagerFor } from '../../patch/apply/resource-field-manager.js';
+import { fieldManagerFor } from '../../registry/generic/field-manager-for.js';
 
 export interface ResourceRequest {
   req: IncomingMessage;

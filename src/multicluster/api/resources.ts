@@ -7,7 +7,7 @@
  */
 import type { KubeObject } from '../../apimachinery/object.js';
 import { defineBuiltin, statusOnly } from '../../registry/builtin/define.js';
-import { services } from '../../registry/builtin/workloads.js';
+import { services } from '../../registry/builtin/workloads/resources.js';
 import type { ResourceDefinition } from '../../registry/rest.js';
 import { SYNC_TARGET_FINALIZER } from './types.js';
 

@@ -10,7 +10,7 @@
  *   connected, then stops a push syncer and releases the finalizer.
  */
 import { deepCopy, nowRFC3339 } from '../../apimachinery/object.js';
-import { parseKubeconfig } from '../../apiserver/kubeconfig/kubeconfig.js';
+import { parseKubeconfig } from '../../client/kubeconfig/kubeconfig.js';
 import type { Informer } from '../../client/informer.js';
 import { RestClient } from '../../client/rest-client.js';
 import { clusterOf, keyOf, parseObjectKey } from '../../client/store.js';

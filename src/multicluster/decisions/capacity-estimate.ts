@@ -5,7 +5,7 @@
  * and node fragmentation (a sum of allocatable can hold a pod no single node can), so replicas that still do not fit
  * are caught later by the unschedulable check (unschedulableShare), which moves them elsewhere.
  */
-import { integerValue, milliValue } from '../pcluster/api/quantity.js';
+import { integerValue, milliValue } from '../../apimachinery/quantity.js';
 
 /** What one pod requests: milli-cpu, memory bytes, and 1 pod slot. */
 export interface PodRequests {

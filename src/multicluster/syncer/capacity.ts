@@ -1,6 +1,6 @@
 /** A cluster's capacity and allocatable: the sums over its nodes' status, as SyncTarget status reports them. */
 import type { KubeObject } from '../../apimachinery/object.js';
-import { milliValue } from '../pcluster/api/quantity.js';
+import { milliValue } from '../../apimachinery/quantity.js';
 
 /**
  * Sums `status.capacity` and `status.allocatable` of `nodes` per resource name. Values are written as whole base

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { RestClient } from '../../client/rest-client.js';
-import { readKubeconfig } from '../../apiserver/kubeconfig/kubeconfig.js';
+import { readKubeconfig } from '../../client/kubeconfig/kubeconfig.js';
 import { logger } from '../../logging/logger.js';
-import { parseDuration } from '../pcluster/options.js';
+import { parseDuration } from '../../pcluster/options.js';
 import { Syncer } from './syncer.js';
 
 interface SyncerFlags {

@@ -15,7 +15,7 @@ import { continueExpiredMessage, decodeContinue, encodeContinue, listExpiredMess
 import { rawLabelPrefilter } from './raw-label-prefilter.js';
 import { type Selection, objectFields, selectionEmpty, selectionMatches } from './selection.js';
 import { translateStorageError } from './storage-errors.js';
-import { fieldManagerFor } from '../../patch/apply/resource-field-manager.js';
+import { fieldManagerFor } from './field-manager-for.js';
 import { builtinFieldLabels, DEFAULT_FIELD_LABELS, type FieldLabelSupport } from '../../apimachinery/fields/field-labels.js';
 
 export interface ListOptions {

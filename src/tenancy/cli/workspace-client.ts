@@ -14,7 +14,7 @@ import {
   type KubeconfigCluster,
   type KubeconfigContext,
   type KubeconfigUser,
-} from '../../apiserver/kubeconfig/kubeconfig.js';
+} from '../../client/kubeconfig/kubeconfig.js';
 import { isValidPath } from '../paths.js';
 
 function unbase64(data: string): string {

@@ -5,7 +5,7 @@
  * tree, and creating workspaces. Every failure is thrown as a PluginError carrying the text to print after "Error: ".
  */
 import { homedir } from 'node:os';
-import type { KubeconfigCluster, KubeconfigContext } from '../../apiserver/kubeconfig/kubeconfig.js';
+import type { KubeconfigCluster, KubeconfigContext } from '../../client/kubeconfig/kubeconfig.js';
 import { isValidPath, joinPath, splitPath } from '../paths.js';
 import { apiErrorMessage, parseClusterURL, workspaceURL, type WorkspaceClient } from './workspace-client.js';
 

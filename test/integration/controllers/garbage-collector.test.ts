@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harnessFor, startTestServer, type TestServer } from '../../helpers/harness.js';
-import { startServer, type RunningServer } from '../../../src/apiserver/server.js';
+import { startServer, type RunningServer } from '../../../src/server/server.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cronTabCRD } from '../crd-fixtures.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { customResourceDefinitions, SchemaCache } from '../../../src/apiextensions/serving/custom-resource.js';
 import { registerNegotiatedPrinter, unregisterNegotiatedPrinter } from '../../../src/apiextensions/serving/negotiated-printers.js';
 import type { CustomResourceDefinition } from '../../../src/apiextensions/crd/types.js';
-import { deploymentPrinter } from '../../../src/multicluster/pcluster/api/printers.js';
+import { deploymentPrinter } from '../../../src/registry/builtin/workloads/printers.js';
 
 const crd = (negotiated: boolean | 'false', group = 'apps', kind = 'Deployment'): CustomResourceDefinition =>
   ({

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import YAML from 'yaml';
 import { ensureCertificates } from '../../../src/apiserver/certs/certificates.js';
-import { readKubeconfig, writeAdminKubeconfig, parseKubeconfig } from '../../../src/apiserver/kubeconfig/kubeconfig.js';
+import { readKubeconfig, writeAdminKubeconfig, parseKubeconfig } from '../../../src/client/kubeconfig/kubeconfig.js';
 
 const kubectlAvailable = spawnSync('kubectl', ['version', '--client'], { stdio: 'ignore' }).status === 0;
 const needsKubectl = kubectlAvailable ? {} : { skip: 'kubectl is not on PATH' };

@@ -10,7 +10,7 @@ import type { KubeObject } from '../../../src/apimachinery/object.js';
 import { assignedKeys, placementForNamespace, scheduledNamespaceMetadata } from '../../../src/multicluster/scheduling/namespace-assignment.js';
 import { clusterStatuses, desiredChild, isSplitRoot, replicasOf, updatedChild } from '../../../src/multicluster/splitter/children.js';
 import { isAssigned } from '../../../src/multicluster/syncer/transform.js';
-import { deploymentTable, shortAge } from '../../../src/multicluster/demo/table.js';
+import { deploymentTable, shortAge } from '../../../src/demo/table.js';
 import { cordonPatch } from '../../../src/multicluster/scheduling/cordon.js';
 import { parseSpread } from '../../../src/multicluster/scheduling/cli.js';
 

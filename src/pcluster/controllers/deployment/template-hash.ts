@@ -1,0 +1,39 @@
+/**
+ * The pod-template-hash label value of a Deployment's ReplicaSets (controller.ComputeHash): a 32-bit FNV-1a hash of
+ * the pod template (plus the collision count, when set), written with the "safe" alphabet that avoids vowels and
+ * look-alike characters. The hash input is the template's canonical JSON rather than Go's object dump, so values
+ * differ from a real cluster's; what matters is that equal templates hash equally.
+ */
+import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
+
+const safeAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(v)) {
+    const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function fnv32a(text: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** rand.SafeEncodeString over the decimal form of the hash. */
+function safeEncode(s: string): string {
+  return [...s].map((c) => safeAlphabet[c.charCodeAt(0) % safeAlphabet.length]).join('');
+}
+
+/** The pod-template-hash for `template` and the Deployment's status.collisionCount. */
+export function computeTemplateHash(template: JsonObject, collisionCount?: number): string {
+  let input = canonicalJson(template);
+  if (collisionCount !== undefined && collisionCount !== null) input += `#${collisionCount}`;
+  return safeEncode(String(fnv32a(input)));
+}

@@ -1,0 +1,246 @@
+/**
+ * A kubelet stand-in for every simulated node: registers the Node objects, renews their Leases in kube-node-lease
+ * (every 10 s) and refreshes the Ready heartbeat (every 60 s), and runs the pods bound to them. A newly bound pod shows
+ * ContainerCreating at once and turns Running and Ready `readyDelayMs` later, with a pod IP from the node's CIDR,
+ * container statuses and the PodReadyToStartContainers/Initialized/ContainersReady/Ready conditions.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339 } from '../../apimachinery/object.js';
+import { StatusError } from '../../apimachinery/status.js';
+import { logger } from '../../logging/logger.js';
+import { clusterOf, formatObjectKey } from '../../client/store.js';
+import { Controller, type ReconcileResult } from '../../controllers/runtime/controller.js';
+import type { ControllerContext, ControllerInstaller, RunningController } from '../../controllers/runtime/context.js';
+import { leasesGVR, namespacesGVR, nodesGVR, podsGVR } from './gvrs.js';
+import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, type SimulatedNode } from './node-object.js';
+import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
+
+export interface KubeletOptions {
+  clusterName: string;
+  nodes: SimulatedNode[];
+  /** How long a bound pod stays ContainerCreating before it runs and is ready. */
+  readyDelayMs: number;
+  leaseRenewMs?: number;
+  nodeStatusMs?: number;
+}
+
+function isAlreadyExists(err: unknown): boolean {
+  return err instanceof StatusError && err.code === 409;
+}
+
+function containerNames(pod: KubeObject): { name: string; image: string }[] {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  return (Array.isArray(spec.containers) ? spec.containers.filter(isPlainObject) : []).map((c) => ({ name: String(c.name ?? ''), image: String(c.image ?? '') }));
+}
+
+/** A stable fake image digest for an image reference. */
+function imageID(image: string): string {
+  const repo = image.includes('/') ? image : `docker.io/library/${image}`;
+  return `${repo.replace(/:[^/:@]+$/, '')}@sha256:${createHash('sha256').update(image).digest('hex')}`;
+}
+
+export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
+  return {
+    name: 'kubelet',
+    install(ctx: ControllerContext): RunningController {
+      const { client } = ctx;
+      const podInformer = ctx.informers.informerFor<KubeObject>(podsGVR);
+      const byName = new Map(opts.nodes.map((n) => [n.name, n]));
+      const boundAt = new Map<string, number>();
+      const podIPs = new Map<string, string>();
+      const nextHost = new Map<string, number>();
+      const containerIDs = new Map<string, string>();
+      const timers: NodeJS.Timeout[] = [];
+
+      const allocatePodIP = (uid: string, node: SimulatedNode): string => {
+        let ip = podIPs.get(uid);
+        if (!ip) {
+          const host = nextHost.get(node.name) ?? 2;
+          nextHost.set(node.name, host >= 254 ? 2 : host + 1);
+          ip = `10.244.${node.index}.${host}`;
+          podIPs.set(uid, ip);
+        }
+        return ip;
+      };
+
+      const containerID = (uid: string, name: string): string => {
+        const k = `${uid}/${name}`;
+        let id = containerIDs.get(k);
+        if (!id) containerIDs.set(k, (id = `containerd://${randomBytes(32).toString('hex')}`));
+        return id;
+      };
+
+      /** The status the pod should have now: creating until the delay has passed, then running and ready. */
+      const desiredStatus = (pod: KubeObject, node: SimulatedNode, running: boolean, startTime: string): JsonObject => {
+        const uid = pod.metadata?.uid ?? '';
+        const now = nowRFC3339();
+        const current = isPlainObject(pod.status) ? pod.status : {};
+        const containers = containerNames(pod);
+        let conditions: PodCondition[] = podConditions(pod);
+        const set = (type: string, status: string, reason?: string, message?: string) => {
+          conditions = setPodCondition(conditions, { type, status, ...(reason ? { reason } : {}), ...(message ? { message } : {}) }).conditions;
+        };
+        set('PodReadyToStartContainers', running ? 'True' : 'False');
+        set('Initialized', 'True');
+        if (running) {
+          set('Ready', 'True');
+          set('ContainersReady', 'True');
+        } else {
+          const unready = `containers with unready status: [${containers.map((c) => c.name).join(' ')}]`;
+          set('Ready', 'False', 'ContainersNotReady', unready);
+          set('ContainersReady', 'False', 'ContainersNotReady', unready);
+        }
+        set('PodScheduled', 'True');
+        const order = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
+        conditions.sort((a, b) => order.indexOf(a.type) - order.indexOf(b.type));
+        const hostIP = nodeInternalIP(node);
+        const status: JsonObject = {
+          ...current,
+          phase: running ? 'Running' : 'Pending',
+          conditions,
+          hostIP,
+          hostIPs: [{ ip: hostIP }],
+          startTime,
+          containerStatuses: containers.map((c) => ({
+            name: c.name,
+            image: c.image,
+            imageID: running ? imageID(c.image) : '',
+            ready: running,
+            restartCount: 0,
+            started: running,
+            state: running ? { running: { startedAt: now } } : { waiting: { reason: 'ContainerCreating' } },
+            lastState: {},
+            ...(running ? { containerID: containerID(uid, c.name) } : {}),
+          })),
+        };
+        if (running) {
+          const ip = allocatePodIP(uid, node);
+          status.podIP = ip;
+          status.podIPs = [{ ip }];
+        }
+        return status;
+      };
+
+      /** Whether `have` already says what `want` says (ignoring timestamps that would change on every write). */
+      const sameState = (have: JsonObject, want: JsonObject): boolean => {
+        const strip = (s: JsonObject) => {
+          const c = deepCopy(s);
+          for (const cs of (Array.isArray(c.containerStatuses) ? c.containerStatuses : []) as JsonObject[]) {
+            const state = cs.state as JsonObject | undefined;
+            if (isPlainObject(state?.running)) delete state.running.startedAt;
+            delete cs.containerID;
+          }
+          return c;
+        };
+        return jsonEqual(strip(have), strip(want));
+      };
+
+      const reconcile = async (key: string): Promise<ReconcileResult | void> => {
+        const pod = podInformer.lister.get(key);
+        if (!pod) {
+          boundAt.delete(key);
+          return;
+        }
+        const node = byName.get(isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '');
+        if (!node || !isPodActive(pod)) return;
+        let since = boundAt.get(key);
+        if (since === undefined) boundAt.set(key, (since = Date.now()));
+        const status = isPlainObject(pod.status) ? pod.status : {};
+        if (status.phase === 'Running') return;
+        const remaining = since + opts.readyDelayMs - Date.now();
+        const running = remaining <= 0;
+        const startTime = typeof status.startTime === 'string' ? status.startTime : nowRFC3339();
+        const want = desiredStatus(pod, node, running, startTime);
+        if (!sameState(status, want)) {
+          const next = deepCopy(pod);
+          next.status = want;
+          try {
+            await client.updateStatus(podsGVR, next, { namespace: pod.metadata?.namespace });
+          } catch (err) {
+            if (err instanceof StatusError && err.code === 404) return;
+            throw err;
+          }
+        }
+        return running ? undefined : { requeueAfterMs: remaining };
+      };
+
+      const registerNodes = async (): Promise<void> => {
+        try {
+          await client.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-node-lease' } });
+        } catch (err) {
+          if (!isAlreadyExists(err)) throw err;
+        }
+        const now = nowRFC3339();
+        for (const node of opts.nodes) {
+          const obj = nodeObject(node, opts.clusterName, now);
+          try {
+            await client.create(nodesGVR, obj);
+          } catch (err) {
+            if (!isAlreadyExists(err)) throw err;
+            // Restarted on an existing data directory: the node comes back with this run's capacity and heartbeat.
+            const existing = await client.get<KubeObject>(nodesGVR, node.name);
+            await client.updateStatus(nodesGVR, { ...existing, status: obj.status });
+          }
+          await renewLease(node);
+        }
+      };
+
+      const renewLease = async (node: SimulatedNode): Promise<void> => {
+        const lease = nodeLease(node, new Date().toISOString().replace(/(\.\d{3})Z$/, '$1000Z'));
+        try {
+          const existing = await client.get<KubeObject>(leasesGVR, node.name, { namespace: 'kube-node-lease' });
+          await client.update(leasesGVR, { ...existing, spec: lease.spec });
+        } catch (err) {
+          if (err instanceof StatusError && err.code === 404) await client.create(leasesGVR, lease, { namespace: 'kube-node-lease' });
+          else throw err;
+        }
+      };
+
+      const heartbeat = async (): Promise<void> => {
+        const now = nowRFC3339();
+        for (const node of opts.nodes) {
+          const existing = await client.get<KubeObject>(nodesGVR, node.name);
+          const status = isPlainObject(existing.status) ? existing.status : {};
+          const since = ((status.conditions as JsonObject[] | undefined) ?? []).find((c) => c.type === 'Ready')?.lastTransitionTime;
+          await client.updateStatus(nodesGVR, { ...existing, status: { ...status, conditions: healthyNodeConditions(now, String(since ?? now)) } });
+        }
+      };
+
+      const every = (ms: number, fn: () => Promise<void>) => {
+        timers.push(
+          setInterval(() => {
+            fn().catch((err) => {
+              // Heartbeats retry on the next tick; one failure is only worth a note.
+              if (!stopped) logger.warn('kubelet heartbeat failed', { error: (err as Error).message });
+            });
+          }, ms),
+        );
+      };
+      let stopped = false;
+
+      const controller = new Controller<string>({ name: 'kubelet', reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 2_000 } });
+      const enqueue = (pod: KubeObject) => {
+        if (byName.has(isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '')) {
+          controller.enqueue(formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' }));
+        }
+      };
+      podInformer.addEventHandler({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue });
+      return {
+        name: 'kubelet',
+        async start() {
+          await registerNodes();
+          every(opts.leaseRenewMs ?? 10_000, async () => {
+            for (const node of opts.nodes) await renewLease(node);
+          });
+          every(opts.nodeStatusMs ?? 60_000, heartbeat);
+          controller.start();
+        },
+        async stop() {
+          stopped = true;
+          for (const t of timers) clearInterval(t);
+          await controller.stop();
+        },
+      };
+    },
+  };
+}

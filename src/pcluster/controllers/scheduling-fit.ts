@@ -1,0 +1,96 @@
+/**
+ * Resource fit, as the scheduler's NodeResourcesFit filter and LeastAllocated score see it: a pod's effective
+ * requests (the larger of the sum over containers and the largest init container) against a node's allocatable
+ * minus what the pods already on it request. Only cpu, memory and the pod count are accounted.
+ */
+import { type JsonObject, isPlainObject } from '../../apimachinery/object.js';
+import { integerValue, milliValue } from '../../apimachinery/quantity.js';
+
+export interface Resources {
+  /** Millicores. */
+  cpu: number;
+  /** Bytes. */
+  memory: number;
+  pods: number;
+}
+
+function containerRequests(c: JsonObject): { cpu: number; memory: number } {
+  const res = isPlainObject(c.resources) ? c.resources : {};
+  const requests = isPlainObject(res.requests) ? res.requests : {};
+  return {
+    cpu: requests.cpu !== undefined ? milliValue(requests.cpu as string) : 0,
+    memory: requests.memory !== undefined ? integerValue(requests.memory as string) : 0,
+  };
+}
+
+/** What the scoring plugins assume for a container that requests nothing (schedutil.DefaultMilliCPURequest/MemoryRequest). */
+const nonZeroDefaults = { cpu: 100, memory: 200 * 1024 * 1024 };
+
+/**
+ * The pod's effective requests: max(sum of containers, largest init container), plus spec.overhead. With `nonZero`,
+ * containers that request no cpu or memory count the scoring defaults (100m, 200Mi), so that request-less pods still
+ * spread across nodes.
+ */
+export function podRequests(pod: JsonObject, nonZero = false): Resources {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  const containers = Array.isArray(spec.containers) ? spec.containers.filter(isPlainObject) : [];
+  const inits = Array.isArray(spec.initContainers) ? spec.initContainers.filter(isPlainObject) : [];
+  let cpu = 0;
+  let memory = 0;
+  for (const c of containers) {
+    const r = containerRequests(c);
+    cpu += nonZero && r.cpu === 0 ? nonZeroDefaults.cpu : r.cpu;
+    memory += nonZero && r.memory === 0 ? nonZeroDefaults.memory : r.memory;
+  }
+  for (const c of inits) {
+    const r = containerRequests(c);
+    cpu = Math.max(cpu, r.cpu);
+    memory = Math.max(memory, r.memory);
+  }
+  const overhead = isPlainObject(spec.overhead) ? spec.overhead : {};
+  if (overhead.cpu !== undefined) cpu += milliValue(overhead.cpu as string);
+  if (overhead.memory !== undefined) memory += integerValue(overhead.memory as string);
+  return { cpu, memory, pods: 1 };
+}
+
+/** status.allocatable of a node (capacity when allocatable is absent). */
+export function nodeAllocatable(node: JsonObject): Resources {
+  const status = isPlainObject(node.status) ? node.status : {};
+  const alloc = isPlainObject(status.allocatable) ? status.allocatable : isPlainObject(status.capacity) ? status.capacity : {};
+  return {
+    cpu: alloc.cpu !== undefined ? milliValue(alloc.cpu as string) : 0,
+    memory: alloc.memory !== undefined ? integerValue(alloc.memory as string) : 0,
+    pods: alloc.pods !== undefined ? integerValue(alloc.pods as string) : 0,
+  };
+}
+
+export function addResources(a: Resources, b: Resources): Resources {
+  return { cpu: a.cpu + b.cpu, memory: a.memory + b.memory, pods: a.pods + b.pods };
+}
+
+/** Why the pod does not fit (upstream reason texts: "Insufficient cpu", "Insufficient memory", "Too many pods"). */
+export function insufficientResources(request: Resources, used: Resources, allocatable: Resources): string[] {
+  const out: string[] = [];
+  if (used.pods + 1 > allocatable.pods) out.push('Too many pods');
+  if (request.cpu > 0 && used.cpu + request.cpu > allocatable.cpu) out.push('Insufficient cpu');
+  if (request.memory > 0 && used.memory + request.memory > allocatable.memory) out.push('Insufficient memory');
+  return out;
+}
+
+/** LeastAllocated score in [0, 100]: the mean free fraction of cpu and memory after placing the pod. */
+export function leastAllocatedScore(request: Resources, used: Resources, allocatable: Resources): number {
+  const free = (req: number, u: number, cap: number) => (cap <= 0 ? 0 : Math.max(0, (cap - u - req) / cap));
+  return ((free(request.cpu, used.cpu, allocatable.cpu) + free(request.memory, used.memory, allocatable.memory)) / 2) * 100;
+}
+
+/**
+ * The FitError message (`0/3 nodes are available: 1 Insufficient memory, 2 Insufficient cpu.`): reasons counted
+ * over nodes, sorted by text.
+ */
+export function unschedulableMessage(nodeCount: number, reasonsByNode: string[][]): string {
+  if (nodeCount === 0) return 'no nodes available to schedule pods';
+  const counts = new Map<string, number>();
+  for (const reasons of reasonsByNode) for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  const parts = [...counts.entries()].map(([r, n]) => `${n} ${r}`).sort();
+  return parts.length ? `0/${nodeCount} nodes are available: ${parts.join(', ')}.` : `0/${nodeCount} nodes are available.`;
+}

@@ -1,0 +1,222 @@
+/**
+ * The workload resources a physical cluster serves on top of the standard set: apps/v1 Deployments and ReplicaSets
+ * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status). Served only by
+ * `atrium pcluster` (startServer's extraResources); the control plane proper does not run workloads.
+ */
+import { randomInt } from 'node:crypto';
+import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
+import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
+import { defaultDeployment, defaultPod, defaultReplicaSet, defaultService } from './defaults.js';
+import { deploymentPrinter, nodePrinter, podPrinter, replicaSetPrinter, servicePrinter } from './printers.js';
+import { podQOSClass } from './qos.js';
+import { scaleSubresource } from './scale.js';
+import {
+  validateDeployment,
+  validatePod,
+  validatePodUpdate,
+  validateReplicaSet,
+  validateSelectorImmutable,
+  validateService,
+} from './validation.js';
+import type { ResourceDefinition } from '../../rest.js';
+import { defineBuiltin, statusOnly } from '../define.js';
+
+/** A built-in definition with the printer render.ts uses for Table output. */
+export type PrintableResourceDefinition = ResourceDefinition & { tableConvertor: TablePrinter };
+
+function withPrinter(def: ResourceDefinition, printer: TablePrinter): PrintableResourceDefinition {
+  return Object.assign(def, { tableConvertor: printer });
+}
+
+const scaleDescriptor = { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'], strategy: scaleSubresource };
+const statusDescriptor = (kind: string) => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'], strategy: statusOnly });
+
+/** The main endpoint never writes status; a create starts from an empty one (strategy PrepareForCreate). */
+function resetStatus(obj: KubeObject): void {
+  obj.status = {};
+}
+
+function keepStatus(obj: KubeObject, old: KubeObject): void {
+  if (old.status === undefined) delete obj.status;
+  else obj.status = old.status;
+}
+
+export const deployments = withPrinter(
+  defineBuiltin({
+    group: 'apps',
+    version: 'v1',
+    resource: 'deployments',
+    kind: 'Deployment',
+    namespaced: true,
+    shortNames: ['deploy'],
+    categories: ['all'],
+    definitionName: 'io.k8s.api.apps.v1.Deployment',
+    strategy: {
+      tracksGeneration: true,
+      prepareForCreate(obj) {
+        resetStatus(obj);
+        defaultDeployment(obj);
+      },
+      prepareForUpdate(obj, old) {
+        keepStatus(obj, old);
+        defaultDeployment(obj);
+      },
+      validate: validateDeployment,
+      validateUpdate: (obj, old) => [...validateDeployment(obj), ...validateSelectorImmutable(obj, old)],
+    },
+    subresources: [statusDescriptor('Deployment'), scaleDescriptor],
+  }),
+  deploymentPrinter,
+);
+
+export const replicaSets = withPrinter(
+  defineBuiltin({
+    group: 'apps',
+    version: 'v1',
+    resource: 'replicasets',
+    kind: 'ReplicaSet',
+    namespaced: true,
+    shortNames: ['rs'],
+    categories: ['all'],
+    definitionName: 'io.k8s.api.apps.v1.ReplicaSet',
+    strategy: {
+      tracksGeneration: true,
+      prepareForCreate(obj) {
+        resetStatus(obj);
+        defaultReplicaSet(obj);
+      },
+      prepareForUpdate(obj, old) {
+        keepStatus(obj, old);
+        defaultReplicaSet(obj);
+      },
+      validate: validateReplicaSet,
+      validateUpdate: (obj, old) => [...validateReplicaSet(obj), ...validateSelectorImmutable(obj, old)],
+    },
+    subresources: [statusDescriptor('ReplicaSet'), scaleDescriptor],
+  }),
+  replicaSetPrinter,
+);
+
+function podFields(obj: KubeObject): Record<string, string> {
+  const spec = isPlainObject(obj.spec) ? obj.spec : {};
+  const status = isPlainObject(obj.status) ? obj.status : {};
+  return {
+    'spec.nodeName': String(spec.nodeName ?? ''),
+    'spec.restartPolicy': String(spec.restartPolicy ?? ''),
+    'spec.schedulerName': String(spec.schedulerName ?? ''),
+    'spec.serviceAccountName': String(spec.serviceAccountName ?? ''),
+    'spec.hostNetwork': String(spec.hostNetwork === true),
+    'status.phase': String(status.phase ?? ''),
+    'status.podIP': String(status.podIP ?? ''),
+    'status.nominatedNodeName': String(status.nominatedNodeName ?? ''),
+  };
+}
+
+export const pods = withPrinter(
+  defineBuiltin({
+    group: '',
+    version: 'v1',
+    resource: 'pods',
+    kind: 'Pod',
+    namespaced: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    definitionName: 'io.k8s.api.core.v1.Pod',
+    strategy: {
+      prepareForCreate(obj) {
+        defaultPod(obj);
+        obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec as Record<string, unknown>) };
+      },
+      prepareForUpdate(obj, old) {
+        keepStatus(obj, old);
+        defaultPod(obj);
+      },
+      validate: validatePod,
+      validateUpdate: validatePodUpdate,
+      selectableFields: podFields,
+    },
+    subresources: [statusDescriptor('Pod')],
+  }),
+  podPrinter,
+);
+
+/** A random address in the default service CIDR 10.96.0.0/12 (never .0 or the first address, kept for `kubernetes`). */
+function allocateClusterIP(): string {
+  const offset = randomInt(2, 2 ** 20 - 1);
+  return `10.${96 + (offset >> 16)}.${(offset >> 8) & 255}.${offset & 255}`;
+}
+
+/** Cluster IP (unless headless or ExternalName), IP family fields, and node ports for NodePort/LoadBalancer services. */
+function allocateServiceAddresses(obj: KubeObject, old?: KubeObject): void {
+  const spec = obj.spec as Record<string, unknown>;
+  const oldSpec = (isPlainObject(old?.spec) ? old.spec : {}) as Record<string, unknown>;
+  if (spec.type === 'ExternalName') return;
+  if (!spec.clusterIP && oldSpec.clusterIP) spec.clusterIP = oldSpec.clusterIP;
+  if (!spec.clusterIP) spec.clusterIP = allocateClusterIP();
+  spec.clusterIPs = [spec.clusterIP];
+  if (!Array.isArray(spec.ipFamilies)) spec.ipFamilies = ['IPv4'];
+  if (!spec.ipFamilyPolicy) spec.ipFamilyPolicy = 'SingleStack';
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
+    const oldPorts = Array.isArray(oldSpec.ports) ? (oldSpec.ports as Record<string, unknown>[]) : [];
+    for (const p of (spec.ports as Record<string, unknown>[] | undefined) ?? []) {
+      if (p.nodePort) continue;
+      const previous = oldPorts.find((o) => o.port === p.port && o.protocol === p.protocol);
+      p.nodePort = previous?.nodePort ?? randomInt(30000, 32768);
+    }
+  }
+}
+
+export const services = withPrinter(
+  defineBuiltin({
+    group: '',
+    version: 'v1',
+    resource: 'services',
+    kind: 'Service',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    definitionName: 'io.k8s.api.core.v1.Service',
+    strategy: {
+      nameValidation: 'label',
+      prepareForCreate(obj) {
+        defaultService(obj);
+        allocateServiceAddresses(obj);
+        obj.status = { loadBalancer: {} };
+      },
+      prepareForUpdate(obj, old) {
+        keepStatus(obj, old);
+        defaultService(obj);
+        allocateServiceAddresses(obj, old);
+      },
+      validate: (obj) => validateService(obj),
+      validateUpdate: (obj, old) => validateService(obj, old),
+    },
+    subresources: [statusDescriptor('Service')],
+  }),
+  servicePrinter,
+);
+
+export const nodes = withPrinter(
+  defineBuiltin({
+    group: '',
+    version: 'v1',
+    resource: 'nodes',
+    kind: 'Node',
+    namespaced: false,
+    shortNames: ['no'],
+    definitionName: 'io.k8s.api.core.v1.Node',
+    strategy: {
+      // A kubelet registers its Node with status filled in, so create keeps it; updates through the main endpoint do not.
+      prepareForUpdate(obj, old) {
+        keepStatus(obj, old);
+      },
+      selectableFields: (obj) => ({ 'spec.unschedulable': String((obj.spec as { unschedulable?: boolean } | undefined)?.unschedulable === true) }),
+    },
+    subresources: [statusDescriptor('Node')],
+  }),
+  nodePrinter,
+);
+
+/** Every workload resource, in discovery order. */
+export const workloadResources: PrintableResourceDefinition[] = [pods, services, nodes, deployments, replicaSets];
+

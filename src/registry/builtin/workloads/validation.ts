@@ -1,0 +1,190 @@
+/**
+ * Validation of the workload types (core/v1 Pod, Service; apps/v1 Deployment, ReplicaSet) covering what clients
+ * actually trip over: missing or mismatched selectors, pods without containers or images, negative replicas,
+ * immutable fields. Field paths and detail texts are upstream's (pkg/apis/apps/validation, pkg/apis/core/validation).
+ */
+import * as fe from '../../../apimachinery/field-errors.js';
+import type { FieldError } from '../../../apimachinery/field-errors.js';
+import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
+import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
+import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
+import { isQuantity } from '../../../apimachinery/quantity.js';
+
+function asObject(v: unknown): JsonObject {
+  return isPlainObject(v) ? v : {};
+}
+
+function nonNegative(value: unknown, path: string): FieldError[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value !== 'number' || !Number.isInteger(value)) return [fe.invalid(path, value, 'must be an integer')];
+  return value < 0 ? [fe.invalid(path, value, 'must be greater than or equal to 0')] : [];
+}
+
+function validateResources(resources: unknown, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const r = asObject(resources);
+  for (const part of ['limits', 'requests']) {
+    for (const [name, q] of Object.entries(asObject(r[part]))) {
+      if (!isQuantity(q)) errs.push(fe.invalid(`${path}.${part}[${name}]`, q, 'must be a valid quantity'));
+    }
+  }
+  return errs;
+}
+
+function validateContainers(list: unknown, path: string, required: boolean): FieldError[] {
+  if (!Array.isArray(list) || list.length === 0) return required ? [fe.required(path)] : [];
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  list.forEach((raw, i) => {
+    const c = asObject(raw);
+    const p = `${path}[${i}]`;
+    const name = typeof c.name === 'string' ? c.name : '';
+    if (!name) errs.push(fe.required(`${p}.name`));
+    else {
+      for (const msg of isDNS1123Label(name)) errs.push(fe.invalid(`${p}.name`, name, msg));
+      if (seen.has(name)) errs.push(fe.duplicate(`${p}.name`, name));
+      seen.add(name);
+    }
+    if (typeof c.image !== 'string' || c.image.trim() === '') errs.push(fe.required(`${p}.image`));
+    errs.push(...validateResources(c.resources, `${p}.resources`));
+  });
+  return errs;
+}
+
+/** A PodSpec at `path`: containers present and well-formed, restart policy known. */
+export function validatePodSpec(spec: unknown, path: string): FieldError[] {
+  const s = asObject(spec);
+  const errs = [...validateContainers(s.containers, `${path}.containers`, true), ...validateContainers(s.initContainers, `${path}.initContainers`, false)];
+  if (s.restartPolicy !== undefined && !['Always', 'OnFailure', 'Never'].includes(String(s.restartPolicy))) {
+    errs.push(fe.notSupported(`${path}.restartPolicy`, s.restartPolicy, ['Always', 'OnFailure', 'Never']));
+  }
+  return errs;
+}
+
+/**
+ * The selector/template pair of a Deployment or ReplicaSet: the selector is required and non-empty, valid, and
+ * must select the template's labels; the template restarts Always.
+ */
+function validateSelectorAndTemplate(spec: JsonObject, kind: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!isPlainObject(spec.selector)) errs.push(fe.required('spec.selector'));
+  else {
+    const sel = spec.selector as LabelSelectorSpec;
+    if (Object.keys(sel.matchLabels ?? {}).length + (sel.matchExpressions ?? []).length === 0) {
+      errs.push(fe.invalid('spec.selector', sel, `empty selector is invalid for ${kind}`));
+    } else {
+      try {
+        const labels = asObject(asObject(asObject(spec.template).metadata).labels) as Record<string, string>;
+        if (!fromLabelSelector(sel).matches(labels)) errs.push(fe.invalid('spec.template.metadata.labels', labels, '`selector` does not match template `labels`'));
+      } catch (err) {
+        errs.push(fe.invalid('spec.selector', sel, (err as Error).message));
+      }
+    }
+  }
+  if (!isPlainObject(spec.template)) errs.push(fe.required('spec.template'));
+  else {
+    const podSpec = asObject(spec.template).spec;
+    errs.push(...validatePodSpec(podSpec, 'spec.template.spec'));
+    const rp = asObject(podSpec).restartPolicy;
+    if (rp !== undefined && rp !== 'Always') errs.push(fe.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
+  }
+  return errs;
+}
+
+/** An int-or-percent at `path`: a non-negative integer or "N%". */
+function validateIntOrPercent(v: unknown, path: string): FieldError[] {
+  if (v === undefined || v === null) return [];
+  if (typeof v === 'number') return nonNegative(v, path);
+  if (typeof v === 'string' && /^\d+%$/.test(v)) return Number(v.slice(0, -1)) > 100 ? [fe.invalid(path, v, 'must not be greater than 100%')] : [];
+  return [fe.invalid(path, v, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
+}
+
+function isZeroIntOrPercent(v: unknown): boolean {
+  return v === 0 || v === '0%' || v === '0';
+}
+
+/** ValidateDeploymentSpec's checks that matter here. */
+export function validateDeployment(obj: JsonObject): FieldError[] {
+  const spec = asObject(obj.spec);
+  const errs = [...nonNegative(spec.replicas, 'spec.replicas'), ...validateSelectorAndTemplate(spec, 'deployment')];
+  const strategy = asObject(spec.strategy);
+  if (strategy.type !== undefined && !['Recreate', 'RollingUpdate'].includes(String(strategy.type))) {
+    errs.push(fe.notSupported('spec.strategy.type', strategy.type, ['Recreate', 'RollingUpdate']));
+  }
+  if (strategy.type === 'Recreate' && strategy.rollingUpdate !== undefined) {
+    errs.push(fe.forbidden('spec.strategy.rollingUpdate', 'may not be specified when strategy `type` is \'Recreate\''));
+  }
+  if (strategy.type === 'RollingUpdate') {
+    const ru = asObject(strategy.rollingUpdate);
+    errs.push(...validateIntOrPercent(ru.maxUnavailable, 'spec.strategy.rollingUpdate.maxUnavailable'), ...validateIntOrPercent(ru.maxSurge, 'spec.strategy.rollingUpdate.maxSurge'));
+    if (isZeroIntOrPercent(ru.maxUnavailable) && isZeroIntOrPercent(ru.maxSurge)) {
+      errs.push(fe.invalid('spec.strategy.rollingUpdate.maxUnavailable', ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
+    }
+  }
+  errs.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'), ...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
+  if (typeof spec.progressDeadlineSeconds === 'number' && typeof spec.minReadySeconds === 'number' && spec.progressDeadlineSeconds <= spec.minReadySeconds) {
+    errs.push(fe.invalid('spec.progressDeadlineSeconds', spec.progressDeadlineSeconds, 'must be greater than minReadySeconds'));
+  }
+  return errs;
+}
+
+/** ValidateReplicaSetSpec's checks that matter here. */
+export function validateReplicaSet(obj: JsonObject): FieldError[] {
+  const spec = asObject(obj.spec);
+  return [...nonNegative(spec.replicas, 'spec.replicas'), ...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'), ...validateSelectorAndTemplate(spec, 'replicaset')];
+}
+
+/** apps/v1 selectors cannot change once set. */
+export function validateSelectorImmutable(obj: JsonObject, old: JsonObject): FieldError[] {
+  const sel = asObject(obj.spec).selector;
+  return jsonEqual(sel, asObject(old.spec).selector) ? [] : [fe.invalid('spec.selector', sel, 'field is immutable')];
+}
+
+export function validatePod(obj: JsonObject): FieldError[] {
+  return validatePodSpec(obj.spec, 'spec');
+}
+
+const podUpdateForbidden =
+  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+/**
+ * Pod specs are immutable but for images, activeDeadlineSeconds and tolerations. Binding an unbound pod (spec.nodeName
+ * from empty to a node) is also allowed here, because this server's scheduler binds through an update rather than
+ * the pods/binding subresource.
+ */
+export function validatePodUpdate(obj: JsonObject, old: JsonObject): FieldError[] {
+  const errs = validatePod(obj);
+  const mutable = (spec: unknown, oldNodeName: unknown): JsonObject => {
+    const s = structuredClone(asObject(spec));
+    for (const key of ['containers', 'initContainers']) {
+      if (Array.isArray(s[key])) s[key] = (s[key] as unknown[]).map((c) => ({ ...asObject(c), image: undefined }));
+    }
+    delete s.activeDeadlineSeconds;
+    delete s.tolerations;
+    if (!oldNodeName) delete s.nodeName;
+    return s;
+  };
+  const oldNode = asObject(old.spec).nodeName;
+  if (!jsonEqual(mutable(obj.spec, oldNode), mutable(old.spec, oldNode))) errs.push(fe.forbidden('spec', podUpdateForbidden));
+  return errs;
+}
+
+/** Services: ports well-formed, type known, clusterIP immutable once allocated. */
+export function validateService(obj: JsonObject, old?: JsonObject): FieldError[] {
+  const spec = asObject(obj.spec);
+  const errs: FieldError[] = [];
+  const types = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'];
+  if (spec.type !== undefined && !types.includes(String(spec.type))) errs.push(fe.notSupported('spec.type', spec.type, types));
+  const ports = Array.isArray(spec.ports) ? spec.ports : [];
+  if (spec.type !== 'ExternalName' && spec.clusterIP !== 'None' && ports.length === 0) errs.push(fe.required('spec.ports'));
+  ports.forEach((raw, i) => {
+    const p = asObject(raw);
+    if (typeof p.port !== 'number' || p.port < 1 || p.port > 65535) errs.push(fe.invalid(`spec.ports[${i}].port`, p.port, 'must be between 1 and 65535, inclusive'));
+    if (ports.length > 1 && !p.name) errs.push(fe.required(`spec.ports[${i}].name`));
+  });
+  if (old) {
+    const oldIP = asObject(old.spec).clusterIP;
+    if (oldIP && spec.clusterIP !== oldIP) errs.push(fe.invalid('spec.clusterIPs[0]', spec.clusterIP ?? '', 'may not change once set'));
+  }
+  return errs;
+}
