@@ -9,15 +9,17 @@ import { errors } from '../apimachinery/status.js';
 import type { KubeObject } from '../apimachinery/object.js';
 import type { RequestInfo } from '../apiserver/request-info.js';
 import type { AdmissionPlugin } from '../apiserver/admission/admission.js';
-import type { ResourceDefinition, UserInfo } from '../registry/rest.js';
+import type { ResourceDefinition } from '../registry/rest.js';
+import type { UserInfo } from '../apimachinery/user.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import { rbacResources } from '../registry/builtin/rbac.js';
 import { Authenticator, type TokenTable } from './authn/authenticator.js';
 import { impersonate } from './authn/impersonation.js';
 import { ServiceAccountTokens, loadOrCreateServiceAccountKey } from './authn/service-account-token.js';
 import { loadTokenFile } from './authn/token-file.js';
-import { attributesFromRequest } from './authz/attributes.js';
-import { Authorizer, CLUSTER_NAME_EXTRA } from './authz/authorizer.js';
+import { attributesFromRequest } from '../apiserver/authorization.js';
+import { ClusterAuthorizer } from './authz/authorizer.js';
+import { CLUSTER_NAME_EXTRA } from '../apimachinery/user.js';
 import { ClusterRoleAggregator } from './authz/aggregation.js';
 import { RbacEscalationAdmission } from './authz/escalation.js';
 import { forbiddenError } from './authz/forbidden.js';
@@ -44,7 +46,7 @@ export interface AuthOptions {
 
 export class AuthSystem {
   readonly index: RbacIndex;
-  readonly authorizer: Authorizer;
+  readonly authorizer: ClusterAuthorizer;
   readonly authenticator: Authenticator;
   readonly serviceAccountTokens: ServiceAccountTokens;
   /** RBAC escalation prevention; add it to the admission chain. */
@@ -74,7 +76,7 @@ export class AuthSystem {
     const getServiceAccount = (cluster: string, namespace: string, name: string) => getCoreObject(cluster, 'serviceaccounts', namespace, name);
     this.authenticator = new Authenticator({ tokens, serviceAccountTokens: this.serviceAccountTokens, getServiceAccount, getCoreObject, anonymous: opts.anonymous ?? false });
     this.index = new RbacIndex(registry.storage);
-    this.authorizer = new Authorizer(new RbacAuthorizer(this.index));
+    this.authorizer = new ClusterAuthorizer(new RbacAuthorizer(this.index));
     this.admission = new RbacEscalationAdmission(this.authorizer, registry);
     this.rateLimiter = opts.maxRequestsPerSecondPerUser ? new PerUserRateLimiter(opts.maxRequestsPerSecondPerUser) : undefined;
     this.objectLimit = opts.maxObjectsPerWorkspace ? new ObjectCountLimit(registry, opts.maxObjectsPerWorkspace) : undefined;

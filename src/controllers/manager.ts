@@ -6,7 +6,6 @@
 import { InformerFactory } from '../client/informer-factory.js';
 import { RestClient } from '../client/rest-client.js';
 import { logger } from '../logging/logger.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from './runtime/context.js';
 import { namespaceControllerInstaller } from './namespace/controller.js';
 import { serviceAccountControllerInstaller } from './serviceaccount/controller.js';
@@ -29,7 +28,6 @@ export interface ControllerDeps {
   token?: string;
   certPem?: string;
   keyPem?: string;
-  registry?: ResourceRegistry;
   /** Run only these controllers (by name); default all. */
   only?: string[];
 }
@@ -40,18 +38,47 @@ export interface RunningControllers {
   stop(): Promise<void>;
 }
 
-/** Starts every (selected) controller; stop() shuts them and their informers down and waits for in-flight work. */
+/** Starts every (selected) built-in controller; stop() shuts them and their informers down and waits for in-flight work. */
 export async function startControllers(deps: ControllerDeps): Promise<RunningControllers> {
-  const client = new RestClient({ url: deps.url, ca: deps.caPem, token: deps.token, cert: deps.certPem, key: deps.keyPem, userAgent: 'atrium-controller-manager/v0.0.0' });
-  const informers = new InformerFactory(client);
-  const ctx: ControllerContext = { client, informers, caPem: deps.caPem, registry: deps.registry };
   const selected = installers.filter((i) => !deps.only || deps.only.includes(i.name));
-  const running: RunningController[] = selected.map((i) => i.install(ctx));
+  const running = await runControllers({
+    server: { url: deps.url, caPem: deps.caPem, adminToken: deps.token, certPem: deps.certPem, keyPem: deps.keyPem },
+    userAgent: 'atrium-controller-manager/v0.0.0',
+    installers: selected,
+    // The built-in controllers start at once; their informers fill while they start (they tolerate empty caches).
+    waitForSync: false,
+    logAs: 'controllers started',
+  });
+  return { names: selected.map((i) => i.name), stop: running.stop };
+}
+
+export interface RunControllersOptions {
+  /** The server and an admin credential: a bearer token, or a client certificate and key. */
+  server: { url: string; caPem: string; adminToken?: string; certPem?: string; keyPem?: string };
+  userAgent: string;
+  installers: readonly ControllerInstaller[];
+  /** Wait until every shared informer has listed before starting any controller (default true): no cache is empty. */
+  waitForSync?: boolean;
+  /** The log line written once they run. */
+  logAs?: string;
+}
+
+/**
+ * Installs and runs controllers as API clients of one server, over one client and one set of shared informers: what
+ * every controller manager here does (the built-in one, multi-cluster's, the simulated cluster's, an embedder's).
+ * stop() stops the controllers, then the informers, then the client.
+ */
+export async function runControllers(opts: RunControllersOptions): Promise<{ stop(): Promise<void> }> {
+  const { server } = opts;
+  const client = new RestClient({ url: server.url, ca: server.caPem, token: server.adminToken, cert: server.certPem, key: server.keyPem, userAgent: opts.userAgent });
+  const informers = new InformerFactory(client);
+  const ctx: ControllerContext = { client, informers, caPem: server.caPem };
+  const running: RunningController[] = opts.installers.map((i) => i.install(ctx));
   informers.start();
+  if (opts.waitForSync !== false) await informers.waitForSync();
   for (const c of running) await c.start();
-  logger.info('controllers started', { controllers: running.map((c) => c.name) });
+  logger.info(opts.logAs ?? 'controllers started', { controllers: running.map((c) => c.name) });
   return {
-    names: running.map((c) => c.name),
     async stop() {
       await Promise.all(running.map((c) => c.stop()));
       await informers.stop();

@@ -1,14 +1,14 @@
 /**
- * What a server needs for transparent multi-cluster: the SyncTarget, APIResourceImport and Service resources, and
- * the negotiation and SyncTarget controllers (which run push-mode syncers). `atrium start` passes these to
- * startServer; tests pass them through startTestServer({ server: multiclusterServerOptions() }).
+ * What a server needs for transparent multi-cluster, as a plugin: the SyncTarget, APIResourceImport, scheduling and
+ * Service resources, the admission that guards them, and the negotiation, compute-API, SyncTarget, scheduling and
+ * splitter controllers (which run push-mode syncers). `atrium start` passes it to startServer; tests pass it through
+ * startTestServer({ server: multiclusterServerOptions() }).
  */
-import type { RunningServer, ServerOptions } from '../server/server.js';
-import { InformerFactory } from '../client/informer-factory.js';
-import { RestClient } from '../client/rest-client.js';
-import type { ControllerContext, RunningController } from '../controllers/runtime/context.js';
+import type { ServerConnection, ServerPlugin, Stoppable } from '../apiserver/plugin.js';
+import { runControllers } from '../controllers/manager.js';
 import { registerNegotiatedPrinter } from '../apiextensions/serving/negotiated-printers.js';
-import { logger } from '../logging/logger.js';
+import { reservedSyncTargetAnnotations } from './api/reserved-synctarget-annotations.js';
+import { PlacementLocationWorkspace } from './scheduling/placement-admission.js';
 import { deploymentPrinter, podPrinter, replicaSetPrinter, servicePrinter } from '../registry/builtin/workloads/printers.js';
 import { multiclusterResources } from './api/resources.js';
 import { negotiationControllerInstaller } from './controllers/negotiation.js';
@@ -63,30 +63,35 @@ export function multiclusterOptionsFromFlags(flags: MulticlusterFlags): Multiclu
   return opts;
 }
 
-/** Server options adding the multi-cluster resources and controllers. */
-export function multiclusterServerOptions(opts: MulticlusterOptions = {}): Pick<ServerOptions, 'extraResources' | 'controllers'> {
+/** The multi-cluster plugin. */
+export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin {
   registerWorkloadPrinters();
   return {
-    extraResources: [...multiclusterResources, ...schedulingResources],
+    name: 'multicluster',
+    resources: [...multiclusterResources, ...schedulingResources],
+    install: (host) => ({
+      // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
+      // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
+      admission: [
+        reservedSyncTargetAnnotations(host.registry),
+        new PlacementLocationWorkspace({ resolvePath: (p) => host.resolveWorkspacePath(p), authorize: (c, a) => host.authorizer.authorize(c, a) }),
+      ],
+    }),
     controllers: (server) => startMulticlusterControllers(server, opts),
   };
 }
 
-/** Starts the negotiation and SyncTarget controllers against `server` as API clients with the admin token. */
-export async function startMulticlusterControllers(server: RunningServer, opts: MulticlusterOptions = {}): Promise<{ stop(): Promise<void> }> {
-  const client = new RestClient({ url: server.url, ca: server.caPem, token: server.adminToken, userAgent: 'atrium-multicluster/v0.0.0' });
-  const informers = new InformerFactory(client);
-  const ctx: ControllerContext = { client, informers, caPem: server.caPem };
-  const running: RunningController[] = [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter)].map((i) => i.install(ctx));
-  informers.start();
-  await informers.waitForSync();
-  for (const c of running) await c.start();
-  logger.info('multicluster controllers started', { controllers: running.map((c) => c.name) });
-  return {
-    async stop() {
-      await Promise.all(running.map((c) => c.stop()));
-      await informers.stop();
-      client.close();
-    },
-  };
+/** Server options with the multi-cluster plugin (spread into startServer's options). */
+export function multiclusterServerOptions(opts: MulticlusterOptions = {}): { plugins: ServerPlugin[] } {
+  return { plugins: [multiclusterPlugin(opts)] };
+}
+
+/** Starts the multi-cluster controllers against `server` as API clients with the admin token. */
+export function startMulticlusterControllers(server: ServerConnection, opts: MulticlusterOptions = {}): Promise<Stoppable> {
+  return runControllers({
+    server,
+    userAgent: 'atrium-multicluster/v0.0.0',
+    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter)],
+    logAs: 'multicluster controllers started',
+  });
 }

@@ -2,7 +2,8 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { logger } from '../logging/logger.js';
-import { defaultNodeCapacity, parseDuration, parseNodeCapacity } from './options.js';
+import { parseFlagDuration } from '../apimachinery/go-duration.js';
+import { defaultNodeCapacity, parseNodeCapacity } from './options.js';
 import { startPcluster } from './pcluster.js';
 import { deploymentSchemaVariants, type DeploymentSchemaVariant } from './schema-variants.js';
 
@@ -94,7 +95,7 @@ export function addPclusterCommand(program: Command): void {
     .option('--secure-port <port>', 'HTTPS port (0 picks a free port)', parsePort, 0)
     .option('--nodes <n>', 'number of simulated nodes', parseNodeCount, 1)
     .option('--node-capacity <list>', `capacity of every node as name=quantity pairs`, flagParser(parseNodeCapacity), parseNodeCapacity(defaultNodeCapacity))
-    .option('--ready-delay <duration>', 'how long a scheduled pod takes to become Running and Ready', flagParser(parseDuration), 1000)
+    .option('--ready-delay <duration>', 'how long a scheduled pod takes to become Running and Ready', flagParser(parseFlagDuration), 1000)
     .option('--deployment-schema <variant>', `publish a deliberately different Deployment schema, for type-negotiation tests (${deploymentSchemaVariants.join(', ')})`, flagParser((v) => {
       if (!(deploymentSchemaVariants as readonly string[]).includes(v)) throw new Error(`must be one of ${deploymentSchemaVariants.join(', ')}`);
       return v as DeploymentSchemaVariant;

@@ -20,19 +20,3 @@ export function parseNodeCapacity(text: string): Record<string, string> {
   return out;
 }
 
-const durationUnits: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A Go-style duration (`1s`, `500ms`, `1m30s`, `0`) in milliseconds. Throws on anything else. */
-export function parseDuration(text: string): number {
-  const t = text.trim();
-  if (t === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let consumed = 0;
-  for (let m = re.exec(t); m; m = re.exec(t)) {
-    total += Number(m[1]) * durationUnits[m[2]!]!;
-    consumed = re.lastIndex;
-  }
-  if (consumed === 0 || consumed !== t.length) throw new Error(`invalid duration "${text}": use a number with a unit, such as 1s, 500ms or 1m30s`);
-  return total;
-}

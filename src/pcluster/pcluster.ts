@@ -6,10 +6,9 @@
  * from a real cluster for these types.
  */
 import { startServer, type RunningServer, type ServerOptions } from '../server/server.js';
-import { InformerFactory } from '../client/informer-factory.js';
-import { RestClient } from '../client/rest-client.js';
-import type { ControllerContext, ControllerInstaller, RunningController } from '../controllers/runtime/context.js';
-import { logger } from '../logging/logger.js';
+import type { ServerPlugin } from '../apiserver/plugin.js';
+import { runControllers } from '../controllers/manager.js';
+import type { ControllerInstaller } from '../controllers/runtime/context.js';
 import { workloadResources } from '../registry/builtin/workloads/resources.js';
 import { deploymentControllerInstaller } from './controllers/deployment/controller.js';
 import { kubeletInstaller } from './controllers/kubelet.js';
@@ -19,7 +18,7 @@ import { schedulerInstaller } from './controllers/scheduler.js';
 import { parseNodeCapacity, defaultNodeCapacity } from './options.js';
 import { deploymentsWithSchemaVariant, type DeploymentSchemaVariant } from './schema-variants.js';
 
-export interface PclusterOptions extends Omit<ServerOptions, 'extraResources' | 'controllers'> {
+export interface PclusterOptions extends ServerOptions {
   /** Cluster name; nodes are called `<name>-node-<i>`. */
   name: string;
   /** Number of simulated nodes (default 1). */
@@ -56,29 +55,12 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
   ];
   const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, ...serverOptions } = opts;
   const resources = deploymentSchema ? workloadResources.map((r) => (r.resource === 'deployments' ? deploymentsWithSchemaVariant(deploymentSchema) : r)) : workloadResources;
-  const server = await startServer({
-    ...serverOptions,
-    extraResources: resources,
-    controllers: (running) => startClusterControllers(running, installers),
-  });
-  return Object.assign(server, { name: opts.name, nodeNames: nodes.map((n) => n.name) });
-}
-
-/** Runs `installers` against `server`: shared informers synced before any controller starts, so no cache is empty. */
-async function startClusterControllers(server: RunningServer, installers: ControllerInstaller[]): Promise<{ stop(): Promise<void> }> {
-  const client = new RestClient({ url: server.url, ca: server.caPem, token: server.adminToken, userAgent: 'atrium-pcluster/v0.0.0' });
-  const informers = new InformerFactory(client);
-  const ctx: ControllerContext = { client, informers, caPem: server.caPem };
-  const running: RunningController[] = installers.map((i) => i.install(ctx));
-  informers.start();
-  await informers.waitForSync();
-  for (const c of running) await c.start();
-  logger.info('pcluster controllers started', { controllers: running.map((c) => c.name) });
-  return {
-    async stop() {
-      await Promise.all(running.map((c) => c.stop()));
-      await informers.stop();
-      client.close();
-    },
+  // The cluster's own API and controllers plug in like any feature; the caller's plugins come after them.
+  const workloads: ServerPlugin = {
+    name: 'pcluster',
+    resources,
+    controllers: (running) => runControllers({ server: running, userAgent: 'atrium-pcluster/v0.0.0', installers, logAs: 'pcluster controllers started' }),
   };
+  const server = await startServer({ ...serverOptions, plugins: [workloads, ...(serverOptions.plugins ?? [])] });
+  return Object.assign(server, { name: opts.name, nodeNames: nodes.map((n) => n.name) });
 }

@@ -3,13 +3,8 @@ import type { KubeObject } from '../apimachinery/object.js';
 import type { APIResourceDescriptor } from '../apimachinery/api-resource.js';
 import type { SsaSchema } from '../patch/apply/schema.js';
 
-/** Who is making a request (k8s.io/apiserver pkg/authentication/user.Info). */
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+import type { UserInfo } from '../apimachinery/user.js';
+
 
 /** Per-request context handed from the filters to the handlers and the registry. */
 export interface RequestContext {

@@ -1,11 +1,13 @@
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+/**
+ * The composition root: chooses storage, builds the registry, installs the features (authorization, workspaces,
+ * CRDs, then the caller's plugins) and hands the host (src/apiserver/host.ts) its request filters. Everything it
+ * wires lives below it; nothing imports it but the programs (src/cli, src/pcluster, src/demo) and the library
+ * front door (src/index.ts).
+ */
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { errors, StatusError } from '../apimachinery/status.js';
+import { randomBytes } from 'node:crypto';
 import { logger } from '../logging/logger.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import { EtcdStore, type EtcdStoreOptions } from '../storage/etcd/etcd-store.js';
@@ -15,42 +17,27 @@ import type { Storage } from '../storage/interface.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
 import { coreResources } from '../registry/builtin/core.js';
 import { otherGroupResources } from '../registry/builtin/other-groups.js';
-import { customResourceDefinitions } from '../apiextensions/registry/custom-resource-definitions.js';
-import { CustomResourceSource } from '../apiextensions/serving/custom-resource-source.js';
-import { CRDController } from '../apiextensions/controller/crd-controller.js';
-import type { RequestContext, ResourceDefinition } from '../registry/rest.js';
-import { Admission } from '../apiserver/admission/admission.js';
+import { Admission, type AdmissionPlugin } from '../apiserver/admission/admission.js';
 import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
-import { ReservedCRDAnnotations } from '../apiextensions/admission/reserved-crd-annotations.js';
-import { PlacementLocationWorkspace } from '../multicluster/scheduling/placement-admission.js';
-import { reservedSyncTargetAnnotations } from '../multicluster/api/reserved-synctarget-annotations.js';
-import { logicalClusterPathAdmission } from '../tenancy/path-annotation-admission.js';
+import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
+import { ensureCertificates } from '../apiserver/certs/certificates.js';
+import { OpenAPIService } from '../apiserver/openapi/service.js';
+import { startHost } from '../apiserver/host.js';
+import type { InstalledPlugin, PluginHost, ServerConnection, ServerPlugin, Stoppable } from '../apiserver/plugin.js';
+import { writeAdminKubeconfig } from '../client/kubeconfig/kubeconfig.js';
+import { RestClient } from '../client/rest-client.js';
+import { startControllers } from '../controllers/manager.js';
+import { startLeaderElected } from '../controllers/leader-election.js';
+import { ControllerGate } from '../controllers/controller-gate.js';
 import type { TokenTable } from '../auth/authn/authenticator.js';
 import { AuthSystem } from '../auth/auth-system.js';
 import { refusePrivilegedImpersonation } from '../auth/authn/impersonation-gatekeeper.js';
 import { bootstrapRbac } from '../auth/authz/bootstrap-policy.js';
-import { parseRequestInfo } from '../apiserver/request-info.js';
-import { hasInvalidPathEscape, parseRequestUrl } from '../apiserver/request-url.js';
-import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
-import { route } from '../apiserver/router.js';
-import { answerTimeout, isLongRunning, requestDeadlineMs } from '../apiserver/request-deadline.js';
-import { healthChecks } from '../apiserver/health.js';
-import { writeError, writeRaw } from '../apiserver/http/response.js';
-import { negotiateObjectOutput } from '../apiserver/http/negotiation.js';
-import { writeObject } from '../apiserver/handlers/render.js';
-import { ensureCertificates } from '../apiserver/certs/certificates.js';
-import { writeAdminKubeconfig } from '../client/kubeconfig/kubeconfig.js';
-import { OpenAPIService } from '../apiserver/openapi/service.js';
+import { authPlugin } from '../auth/plugin.js';
+import { apiextensionsPlugin } from '../apiextensions/plugin.js';
+import { TenancyPlugin } from '../tenancy/plugin.js';
+import type { Tenancy } from '../tenancy/tenancy.js';
 import { bootstrapNamespaces } from './bootstrap.js';
-import { tenancyResources } from '../tenancy/resources.js';
-import { Tenancy } from '../tenancy/tenancy.js';
-import { startControllers } from '../controllers/manager.js';
-import { startLeaderElected } from '../controllers/leader-election.js';
-import { ControllerGate } from '../controllers/controller-gate.js';
-import { RestClient } from '../client/rest-client.js';
-
-/** The paths of APF's `probes` FlowSchema (exempt from flow control), GET only. */
-const probePaths = new Set(['/healthz', '/readyz', '/livez']);
 
 export interface ServerOptions {
   rootDir: string;
@@ -77,14 +64,13 @@ export interface ServerOptions {
   maxRequestsPerSecondPerUser?: number;
   /** Unsent bytes a watch client may accumulate before it is dropped with 410 (default 16 MiB). */
   watchBufferBytes?: number;
-  /** Built-in resources served in addition to the standard set (e.g. the workload types of a physical cluster). */
-  extraResources?: ResourceDefinition[];
   /**
-   * In-process controllers, started once the server listens and admin.kubeconfig exists; the returned handle is
-   * stopped before the server on stop(). A failure to start stops the server and rejects startServer; on etcd they
-   * run under the controller Lease like the built-in ones (a failure there releases the lease and is retried).
+   * Features beyond the generic API, workspaces, authorization and CRDs: each hands in its resources, admission
+   * plugins and controllers (multi-cluster, the simulated cluster's workload types and controllers, an embedder's
+   * own API). Their controllers start once the server listens and are stopped before it; a failure to start stops
+   * the server and rejects startServer; on etcd they run under the controller Lease like the built-in ones.
    */
-  controllers?: (server: RunningServer) => Promise<{ stop(): Promise<void> }>;
+  plugins?: ServerPlugin[];
   /**
    * The built-in controllers of src/controllers/manager.ts (namespace, serviceaccount, root-ca-cert-publisher,
    * garbagecollector), run as API clients once the server listens: true (default) runs all, a list runs those named,
@@ -99,13 +85,8 @@ export interface ServerOptions {
   leaderElection?: { leaseDurationSeconds?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
 }
 
-export interface RunningServer {
-  /** https://host:port */
-  url: string;
+export interface RunningServer extends ServerConnection {
   port: number;
-  kubeconfigPath: string;
-  adminToken: string;
-  caPem: string;
   registry: ResourceRegistry;
   /** Workspaces: the path index, the lifecycle controller (tests wait on tenancy.idle()). */
   tenancy: Tenancy;
@@ -117,6 +98,11 @@ export interface RunningServer {
 /**
  * Starts an atrium API server: storage, registry, handler chain, HTTPS listener, admin credentials.
  * The handler chain is written out in one place (handle()): recovery → request info → authentication → routing.
+ */
+/**
+ * Starts an atrium API server: storage, registry, features, HTTPS listener, admin credentials, controllers.
+ * The request filter chain is the host's (src/apiserver/host.ts); this function hands it authentication, workspaces
+ * and authorization.
  */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   mkdirSync(opts.rootDir, { recursive: true });
@@ -130,11 +116,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const etcdStore = !opts.storage && opts.etcd ? await EtcdStore.connect(opts.etcd) : undefined;
   const storage = opts.storage ?? etcdStore ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'));
   const compactor = etcdStore && opts.etcd?.compactionIntervalMs !== 0 ? new EtcdCompactor(etcdStore, { intervalMs: opts.etcd?.compactionIntervalMs }) : undefined;
-  // Storage that tracks its own health (etcd) takes /readyz down while it is unreachable.
-  const storageHealthy = (): boolean => {
-    const tracked = storage as Partial<Pick<EtcdStore, 'isHealthy'>>;
-    return typeof tracked.isHealthy === 'function' ? tracked.isHealthy() : true;
-  };
   const watchCache = new WatchCache(storage);
   const registry = new ResourceRegistry(storage, watchCache);
   // Authentication and per-cluster authorization (RBAC); it also serves RBAC, the reviews and serviceaccounts/token.
@@ -146,199 +127,104 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     maxObjectsPerWorkspace: opts.maxObjectsPerWorkspace,
     maxRequestsPerSecondPerUser: opts.maxRequestsPerSecondPerUser,
   });
-  for (const def of [...coreResources, ...otherGroupResources, ...(opts.extraResources ?? [])]) registry.registerBuiltin(auth.withSubresources(def));
-  for (const def of auth.resources()) registry.registerBuiltin(def);
-  // CRDs and the custom resources they define: the source serves established CRDs; the controller keeps it current.
-  registry.registerBuiltin(customResourceDefinitions);
-  // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
-  for (const def of tenancyResources) registry.registerBuiltin(def);
   // On etcd, where other replicas may share the data, the controllers act only on the Lease holder (closed until
   // this replica wins it); on embedded storage this is the only replica.
   const controllerGate = new ControllerGate(!etcdStore);
-  const tenancy = new Tenancy(registry, { authorizer: auth.authorizer, gate: controllerGate });
-  const customResources = new CustomResourceSource(registry);
-  registry.addSource(customResources);
-  const crdController = new CRDController(registry, customResources, controllerGate);
+  // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
+  const tenancyPlugin = new TenancyPlugin(controllerGate);
+  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? [])];
+
+  for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(auth.withSubresources(def));
+  for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(auth.withSubresources(def));
+  let tenancy: Tenancy | undefined;
+  const pluginHost: PluginHost = { registry, authorizer: auth.authorizer, resolveWorkspacePath: (p) => tenancy?.resolvePath(p) };
   const namespaces = registry.lookup('root', '', 'v1', 'namespaces')!;
   const namespaceLifecycle = new NamespaceLifecycle(namespaces);
-  // ReservedCRDAnnotations: only system:masters (the negotiation controller) may write negotiated CRDs.
-  // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
-  // LogicalClusterPathAnnotation, ReservedSyncTargetAnnotations: annotations the system sets and others trust
-  // (a LogicalCluster's kcp.io/path, a SyncTarget's consumer clusters) are written by system:masters only.
-  const placements = new PlacementLocationWorkspace({ resolvePath: (p) => tenancy.resolvePath(p), authorize: (c, a) => auth.authorizer.authorize(c, a) });
-  const admission = new Admission([namespaceLifecycle, tenancy.admission, auth.admission, new ReservedCRDAnnotations(registry), logicalClusterPathAdmission(registry), reservedSyncTargetAnnotations(registry), placements]);
-  const openapi = new OpenAPIService();
-  let ready = false;
-  let stopping = false;
-  const health = healthChecks({
-    storageProblem: () => {
-      if (storageHealthy()) return '';
-      const tracked = storage as Partial<Pick<EtcdStore, 'healthMessage'>>;
-      return (typeof tracked.healthMessage === 'function' ? tracked.healthMessage() : '') || 'storage is unhealthy';
-    },
-    started: () => ready,
-    shuttingDown: () => stopping,
-  });
-
-  const deps = { registry, admission, openapi, health };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = Date.now();
-    let ctx: RequestContext | undefined;
-    let deadline: NodeJS.Timeout | undefined;
-    let timedOut = false;
-    // audit_init.go: every response carries the request's Audit-ID, the client's own or a new UUID.
-    const auditId = req.headers['audit-id'];
-    res.setHeader('Audit-ID', typeof auditId === 'string' && auditId ? auditId : randomUUID());
-    if (hasInvalidPathEscape(req.url)) {
-      // Go's server rejects the request line itself: plain 400, connection closed.
-      res.removeHeader('Audit-ID');
-      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
-      res.end('400 Bad Request');
-      return;
-    }
-    try {
-      const url = parseRequestUrl(req.url);
-      const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
-      // WithRequestDeadline + WithTimeoutForNonLongRunningRequests: before authentication, as upstream's chain.
-      if (!isLongRunning(info)) {
-        const ms = requestDeadlineMs(url.searchParams);
-        deadline = setTimeout(() => {
-          timedOut = true;
-          answerTimeout(req, res);
-        }, ms);
-        deadline.unref();
-        res.once('close', () => clearTimeout(deadline));
-      }
-      const user = await auth.authenticate(req);
-      // APF's `probes` FlowSchema puts GET /healthz, /readyz and /livez in the exempt priority level; a rejected request
-      // gets APF's plain-text 429 (maxinflight.go tooManyRequests), not a Status.
-      if (!(req.method === 'GET' && probePaths.has(url.pathname))) {
-        try {
-          auth.admitRate(user);
-        } catch (err) {
-          if (!(err instanceof StatusError) || err.status.code !== 429) throw err;
-          writeRaw(res, 429, 'Too many requests, please try again later.\n', 'text/plain; charset=utf-8', { 'Retry-After': String(err.headers?.['Retry-After'] ?? '1'), 'X-Content-Type-Options': 'nosniff' });
-          return;
-        }
-      }
-      refusePrivilegedImpersonation(req, user);
-      // `GET workspaces/~` in root is answered with the caller's home workspace; `/clusters/~` is served from it.
-      const home = await tenancy.interceptHome(info, user);
-      if (home) {
-        const output = negotiateObjectOutput(req.headers.accept, url.searchParams.get('includeObject'), true);
-        writeObject(res, 200, home, output, registry.lookup('root', 'tenancy.kcp.io', 'v1alpha1', 'workspaces')!.def);
-        return;
-      }
-      info.cluster = tenancy.resolveRequestCluster(info, user);
-      // Credential scope, impersonation, rate limit, authorization, object quota: all before any object is read.
-      ctx = { cluster: info.cluster, user: await auth.authorize(req, info, user) };
-      await route(req, res, info, url.searchParams, ctx, deps);
-    } catch (err) {
-      if (timedOut) return; // already answered 504; whatever the handler ran into afterwards is moot
-      if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url });
-      else {
-        logger.error('internal error after response started', { url: req.url, error: (err as Error).stack });
-        res.end();
-      }
-    } finally {
-      if (deadline && !timedOut && res.writableEnded) clearTimeout(deadline);
-      // Request lines are debug-level: no listener per request unless they are written.
-      if (logger.enabled('debug')) {
-        res.once('finish', () => {
-          logger.debug('request', { method: req.method, url: req.url, code: res.statusCode, user: ctx?.user.username, ms: Date.now() - started });
-        });
-      }
-    }
+  const installed: InstalledPlugin[] = [];
+  const stopInstalled = async () => {
+    for (const p of installed.splice(0).reverse()) await p.stop?.();
   };
+  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle];
+  try {
+    for (const plugin of plugins) {
+      const done = (await plugin.install?.(pluginHost)) ?? {};
+      installed.push(done);
+      admissionPlugins.push(...(done.admission ?? []));
+      if (plugin === tenancyPlugin) tenancy = tenancyPlugin.tenancy;
+    }
+  } catch (err) {
+    await stopInstalled();
+    throw err;
+  }
+  const workspaces = tenancyPlugin.tenancy;
+  const admission = new Admission(admissionPlugins);
 
-  const server: Server = createServer(
-    {
-      key: certs.serving.keyPem,
-      cert: certs.serving.certPem,
-      ca: certs.ca.certPem,
-      requestCert: true,
-      rejectUnauthorized: false,
-      ALPNProtocols: ['http/1.1'],
-      // kube-apiserver's MaxHeaderBytes (secure_serving.go): 1 MiB of request line and headers, not Node's 16 KiB.
-      maxHeaderSize: 1 << 20,
-    },
-    (req, res) => {
-      handle(req, res).catch((err) => {
-        logger.error('unhandled request failure', { error: (err as Error).stack });
-        try {
-          writeError(res, errors.internal('unhandled failure'));
-        } catch {
-          /* connection already gone */
-        }
-      });
-    },
-  );
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  // Watches are long-lived: the deadline of other requests is handle()'s (request-deadline.ts), as upstream's filters.
-  server.requestTimeout = 0;
-
-  await crdController.start();
   await namespaceLifecycle.start();
-  await auth.start();
   await bootstrapNamespaces(registry);
   await bootstrapRbac(registry, 'root');
-  tenancy.addInitializer((cluster) => bootstrapRbac(registry, cluster));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.securePort, opts.bindAddress, () => {
-      server.off('error', reject);
-      resolve();
-    });
+  workspaces.addInitializer((cluster) => bootstrapRbac(registry, cluster));
+  const homeWorkspaces = registry.lookup('root', 'tenancy.kcp.io', 'v1alpha1', 'workspaces')!.def;
+  const listener = await startHost({
+    bindAddress: opts.bindAddress,
+    securePort: opts.securePort,
+    tls: { keyPem: certs.serving.keyPem, certPem: certs.serving.certPem, caPem: certs.ca.certPem },
+    registry,
+    admission,
+    openapi: new OpenAPIService(),
+    // Storage that tracks its own health (etcd) takes /healthz, /livez and /readyz down while it is unreachable.
+    storageProblem: () => {
+      const tracked = storage as Partial<Pick<EtcdStore, 'isHealthy' | 'healthMessage'>>;
+      if (typeof tracked.isHealthy !== 'function' || tracked.isHealthy()) return '';
+      return (typeof tracked.healthMessage === 'function' ? tracked.healthMessage() : '') || 'storage is unhealthy';
+    },
+    filters: {
+      authenticate: async (req) => {
+        const user = await auth.authenticate(req);
+        refusePrivilegedImpersonation(req, user);
+        return user;
+      },
+      admitRate: (user) => auth.admitRate(user),
+      // `GET workspaces/~` in root is answered with the caller's home workspace; `/clusters/~` is served from it.
+      intercept: async (info, user) => {
+        const home = await workspaces.interceptHome(info, user);
+        return home ? { object: home, def: homeWorkspaces } : undefined;
+      },
+      resolveCluster: (info, user) => workspaces.resolveRequestCluster(info, user),
+      authorize: (req, info, user) => auth.authorize(req, info, user),
+    },
   });
-  ready = true;
+  listener.setReady();
   compactor?.start();
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
-  const url = `https://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${port}`;
-  await tenancy.start(opts.shardBaseURL ? opts.shardBaseURL.replace(/\/+$/, '') : url);
+  const url = listener.url;
+  await workspaces.start(opts.shardBaseURL ? opts.shardBaseURL.replace(/\/+$/, '') : url);
   const kubeconfigPath = join(opts.rootDir, 'admin.kubeconfig');
   await writeAdminKubeconfig(kubeconfigPath, { server: url, caPem: certs.ca.certPem, clientCertPem: certs.admin.certPem, clientKeyPem: certs.admin.keyPem, token: adminToken });
   logger.info('serving', { url, rootDir: opts.rootDir, kubeconfig: kubeconfigPath });
 
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('secureConnection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-
   const running: RunningServer = {
     url,
-    port,
+    port: listener.port,
     kubeconfigPath,
     adminToken,
     caPem: certs.ca.certPem,
     registry,
-    tenancy,
+    tenancy: workspaces,
     async stop() {
-      stopping = true;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Watches never end on their own: close idle and streaming connections so shutdown is prompt.
-        for (const s of sockets) s.destroy();
-      });
-      await crdController.stop();
+      await listener.close();
+      await stopInstalled();
       namespaceLifecycle.stop();
-      tenancy.stop();
-      auth.stop();
       watchCache.stop();
       await compactor?.stop();
       if (!opts.storage) await storage.close();
       logger.info('stopped', { url });
     },
   };
-  // The controllers: the built-in ones (src/controllers/manager.ts), the caller's (multi-cluster), and the gate of the
-  // CRD and workspace controllers. On etcd they all run on the replica holding the kube-system Lease only.
+  // The controllers: the built-in ones (src/controllers/manager.ts), the plugins', and the gate of the CRD and
+  // workspace controllers. On etcd they all run on the replica holding the kube-system Lease only.
   // `term` is aborted the moment this replica stops leading (on etcd), possibly while this is still starting: the gate
   // closes then and there, and no further controller is started.
-  const startLeaderWork = async (term: AbortSignal): Promise<{ stop(): Promise<void> }> => {
-    const started: Array<{ stop(): Promise<void> }> = [];
+  const startLeaderWork = async (term: AbortSignal): Promise<Stoppable> => {
+    const started: Stoppable[] = [];
     const stopAll = async () => {
       // The gate first: no CRD or workspace reconcile may start while the other controllers wind down.
       if (etcdStore) controllerGate.set(false);
@@ -349,9 +235,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     try {
       controllerGate.set(true);
       if (opts.builtinControllers !== false && !term.aborted) {
-        started.push(await startControllers({ url, caPem: certs.ca.certPem, token: adminToken, registry, only: Array.isArray(opts.builtinControllers) ? opts.builtinControllers : undefined }));
+        started.push(await startControllers({ url, caPem: certs.ca.certPem, token: adminToken, only: Array.isArray(opts.builtinControllers) ? opts.builtinControllers : undefined }));
       }
-      if (opts.controllers && !term.aborted) started.push(await opts.controllers(running));
+      for (const plugin of plugins) {
+        if (plugin.controllers && !term.aborted) started.push(await plugin.controllers(running));
+      }
     } catch (err) {
       await stopAll();
       throw err;
@@ -359,7 +247,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     return { stop: stopAll };
   };
   const electionClient = etcdStore ? new RestClient({ url, ca: certs.ca.certPem, token: adminToken, userAgent: 'atrium-leader-election/v0.0.0' }) : undefined;
-  let leaderWork: { stop(): Promise<void> };
+  let leaderWork: Stoppable;
   try {
     if (electionClient) {
       const elected = await startLeaderElected({ client: electionClient, identity: `${host}_${randomBytes(8).toString('hex')}`, ...opts.leaderElection }, startLeaderWork);

@@ -19,14 +19,14 @@ import { createHash } from 'node:crypto';
 import type { KubeObject } from '../apimachinery/object.js';
 import { StatusError, errors } from '../apimachinery/status.js';
 import type { RequestInfo } from '../apiserver/request-info.js';
-import { resourceAttributes } from '../auth/authz/attributes.js';
-import type { Authorizer } from '../auth/authz/authorizer.js';
+import { resourceAttributes } from '../apiserver/authorization.js';
+import type { Authorizer } from '../apiserver/authorization.js';
 import type { GenericStore } from '../registry/generic/store.js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../apimachinery/user.js';
 import { ROOT_CLUSTER, joinPath, splitPath } from './paths.js';
 import { WORKSPACE_ACCESS_NOT_PERMITTED, authorizationDenied } from './request-cluster.js';
 import { isSystemPrivileged, ownerAnnotationValue } from './workspace-admission.js';
-import { CLUSTER_NAME_EXTRA } from '../auth/authz/authorizer.js';
+import { CLUSTER_NAME_EXTRA } from '../apimachinery/user.js';
 import type { WorkspaceIndex } from './workspace-index.js';
 import { systemContext } from './workspace-lifecycle.js';
 import { OWNER_ANNOTATION, parseOwnerAnnotation } from './workspace-owner.js';
@@ -106,7 +106,7 @@ export class HomeWorkspaces {
     private readonly index: WorkspaceIndex,
     private readonly workspaces: GenericStore,
     /** Decides the `create workspaces ~` check; without one (no authorization at all) everyone may go home. */
-    private readonly authorizer?: Pick<Authorizer, 'authorize'>,
+    private readonly authorizer?: Authorizer,
   ) {}
 
   /**

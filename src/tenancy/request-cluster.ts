@@ -11,7 +11,7 @@
 import { StatusError, type Status } from '../apimachinery/status.js';
 import { errors } from '../apimachinery/status.js';
 import type { RequestInfo } from '../apiserver/request-info.js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../apimachinery/user.js';
 import { isClusterName, isSystemCluster, isValidPath } from './paths.js';
 import { isSystemPrivileged } from './workspace-admission.js';
 import type { WorkspaceIndex } from './workspace-index.js';

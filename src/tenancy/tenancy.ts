@@ -11,12 +11,12 @@
 import type { KubeObject } from '../apimachinery/object.js';
 import { StatusError } from '../apimachinery/status.js';
 import type { RequestInfo } from '../apiserver/request-info.js';
-import type { Authorizer } from '../auth/authz/authorizer.js';
+import type { Authorizer } from '../apiserver/authorization.js';
 import { ControllerGate } from '../controllers/controller-gate.js';
 import { logger } from '../logging/logger.js';
 import type { GenericStore, WatchEventType } from '../registry/generic/store.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../apimachinery/user.js';
 import type { WatchHandle } from '../storage/interface.js';
 import { HomeWorkspaces, homeCreatorPolicy } from './home-workspaces.js';
 import { ROOT_CLUSTER } from './paths.js';
@@ -54,7 +54,7 @@ export class Tenancy {
    */
   constructor(
     private readonly registry: ResourceRegistry,
-    opts: { authorizer?: Pick<Authorizer, 'authorize'>; gate?: ControllerGate } = {},
+    opts: { authorizer?: Authorizer; gate?: ControllerGate } = {},
   ) {
     this.gate = opts.gate ?? new ControllerGate();
     const ws = registry.lookup(ROOT_CLUSTER, 'tenancy.kcp.io', 'v1alpha1', 'workspaces');

@@ -8,9 +8,9 @@ import type { KubeObject } from '../apimachinery/object.js';
 import { errors, StatusError } from '../apimachinery/status.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../apiserver/admission/admission.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
-import type { UserInfo } from '../registry/rest.js';
-import { resourceAttributes } from '../auth/authz/attributes.js';
-import type { Authorizer } from '../auth/authz/authorizer.js';
+import type { UserInfo } from '../apimachinery/user.js';
+import { resourceAttributes } from '../apiserver/authorization.js';
+import type { Authorizer } from '../apiserver/authorization.js';
 import { splitPath } from './paths.js';
 import { OWNER_ANNOTATION } from './workspace-owner.js';
 import type { WorkspaceIndex } from './workspace-index.js';
@@ -63,7 +63,7 @@ export class WorkspaceAdmission implements AdmissionPlugin {
     private readonly types: WorkspaceTypeResolver,
     private readonly registry: ResourceRegistry,
     /** Decides the `use` check on WorkspaceTypes; without one (unit tests) the check is skipped. */
-    private readonly authorizer?: Pick<Authorizer, 'authorize'>,
+    private readonly authorizer?: Authorizer,
   ) {}
 
   async admit(a: AdmissionAttributes): Promise<void> {

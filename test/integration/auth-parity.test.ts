@@ -71,7 +71,7 @@ describe('auth parity with kube-apiserver', () => {
     const tokens = join(dir, 'tokens.csv');
     writeFileSync(tokens, ['carol-token,carol,uid-carol', 'bob-token,bob,uid-bob', 'dave-token,dave,uid-dave', 'erin-token,erin,uid-erin'].join('\n') + '\n');
     // Core Services as `atrium start` serves them (without the multi-cluster controllers); --anonymous-auth.
-    ts = await startTestServer({ server: { tokenAuthFile: tokens, extraResources: [services], anonymous: true } });
+    ts = await startTestServer({ server: { tokenAuthFile: tokens, plugins: [{ name: 'services', resources: [services] }], anonymous: true } });
     for (const [who, token] of [['carol', 'carol-token'], ['bob', 'bob-token'], ['dave', 'dave-token']] as const) kubeconfigs[who] = tokenKubeconfig(who, token);
     await ensureNamespace('x');
     await clusterRole('rbac-writer', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings'], verbs: ['create', 'update', 'get', 'patch'] }]);

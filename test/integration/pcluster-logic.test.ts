@@ -5,7 +5,8 @@ import { integerValue, isQuantity, milliValue } from '../../src/apimachinery/qua
 import { defaultImagePullPolicy } from '../../src/registry/builtin/workloads/defaults.js';
 import { podQOSClass } from '../../src/registry/builtin/workloads/qos.js';
 import { podStatusReason } from '../../src/registry/builtin/workloads/printers.js';
-import { parseDuration, parseNodeCapacity } from '../../src/pcluster/options.js';
+import { parseFlagDuration as parseDuration } from '../../src/apimachinery/go-duration.js';
+import { parseNodeCapacity } from '../../src/pcluster/options.js';
 import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from '../../src/pcluster/controllers/deployment/rollout-math.js';
 import { computeTemplateHash } from '../../src/pcluster/controllers/deployment/template-hash.js';
 import { templateMatches } from '../../src/pcluster/controllers/deployment/controller.js';

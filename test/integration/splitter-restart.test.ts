@@ -45,7 +45,7 @@ describe('deployment splitter across a restart', () => {
 
   const start = async (withControllers: boolean) => {
     const options = fullOptions();
-    atrium = await startTestServer({ rootDir, server: withControllers ? options : { extraResources: options.extraResources } });
+    atrium = await startTestServer({ rootDir, server: withControllers ? options : { plugins: options.plugins.map(({ name, resources, install }) => ({ name, resources, install })) } });
     up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
     return up;
   };

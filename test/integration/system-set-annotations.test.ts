@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
-import { multiclusterResources } from '../../src/multicluster/api/resources.js';
+import { multiclusterPlugin } from '../../src/multicluster/server-options.js';
 
 const PATH = 'kcp.io/path';
 const TYPE = 'internal.tenancy.kcp.io/type';
@@ -67,8 +67,8 @@ describe('annotations set by the system are written by system:masters only', () 
     tokenDir = mkdtempSync(join(tmpdir(), 'atrium-system-annotations-'));
     const file = join(tokenDir, 'tokens.csv');
     writeFileSync(file, 'alice-token,alice,uid-alice,"tenants"\n');
-    // The SyncTarget resource without the multicluster controllers: the scheduler would rewrite the annotation.
-    ts = await startTestServer({ server: { tokenAuthFile: file, extraResources: multiclusterResources } });
+    // The multi-cluster resources and admission without its controllers: the scheduler would rewrite the annotation.
+    ts = await startTestServer({ server: { tokenAuthFile: file, plugins: [{ ...multiclusterPlugin(), controllers: undefined }] } });
     const created = async (p: Promise<HttpResponse>) => {
       const r = await p;
       assert.equal(r.status, 201, r.text);

@@ -157,7 +157,7 @@ describe('TokenRequest boundObjectRef (control plane)', () => {
 describe('TokenRequest boundObjectRef (a cluster that serves Pods and Nodes)', () => {
   let ts: TestServer;
   before(async () => {
-    ts = await startTestServer({ server: { extraResources: workloadResources } });
+    ts = await startTestServer({ server: { plugins: [{ name: 'workloads', resources: workloadResources }] } });
     await setUp(ts);
     assert.equal((await ts.request('POST', '/api/v1/nodes', { metadata: { name: 'n1' } })).status, 201);
   });

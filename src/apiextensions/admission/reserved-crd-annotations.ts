@@ -20,7 +20,7 @@
 import { errors, type StatusError } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../apiserver/admission/admission.js';
-import { SYSTEM_MASTERS } from '../../auth/authz/authorizer.js';
+import { SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import type { RequestContext, ResourceDefinition } from '../../registry/rest.js';
 import { NEGOTIATED_CRD_ANNOTATION } from '../serving/negotiated-printers.js';
 

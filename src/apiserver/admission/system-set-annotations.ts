@@ -16,7 +16,7 @@
  */
 import { errors } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import { SYSTEM_MASTERS } from '../../auth/authz/authorizer.js';
+import { SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import type { RequestContext, ResourceDefinition } from '../../registry/rest.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
 

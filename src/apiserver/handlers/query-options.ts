@@ -3,6 +3,7 @@ import { errors, StatusError } from '../../apimachinery/status.js';
 import { parseFieldMatcher, parseLabelMatcher } from '../../registry/generic/selector-adapters.js';
 import type { Selection } from '../../registry/generic/selection.js';
 import { type FieldLabelSupport, unsupportedFieldLabelMessage } from '../../apimachinery/fields/field-labels.js';
+import { parseBoolParam } from '../../apimachinery/query-params.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -107,22 +108,6 @@ export function parseLimit(query: URLSearchParams): number | undefined {
   if (!/^-?\d+$/.test(v)) throw errors.badRequest(`limit: invalid value ${JSON.stringify(v)}: must be an integer`);
   const n = Number(v);
   return n > 0 ? n : undefined;
-}
-
-/**
- * A boolean query parameter as the parameter codec converts it (runtime.Convert_Slice_string_To_bool and
- * _To_Pointer_bool): its first value, false when it is "0" or any capitalisation of "false", true otherwise (also
- * when empty); undefined when absent.
- */
-export function parseBoolParam(query: URLSearchParams, name: string): boolean | undefined {
-  const v = query.get(name);
-  if (v === null) return undefined;
-  return !goFalse(v);
-}
-
-/** `s == "0" || strings.EqualFold(s, "false")` (the long s folds to s, as in Go). */
-function goFalse(s: string): boolean {
-  return s === '0' || s.replace(/\u017f/g, 's').toLowerCase() === 'false';
 }
 
 export function parseTimeoutSeconds(query: URLSearchParams): number | undefined {

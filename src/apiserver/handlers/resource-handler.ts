@@ -14,16 +14,8 @@ import { decodeBody, findDuplicateKeys, readBody } from '../http/body.js';
 import { negotiateObjectOutput } from '../http/negotiation.js';
 import { addWarnings, writeJson } from '../http/response.js';
 import { writeList, writeObject } from './render.js';
-import {
-  type FieldValidation,
-  parseBoolParam,
-  parseDryRun,
-  parseFieldManager,
-  parseFieldValidation,
-  parseLimit,
-  parseSelection,
-  validateListOptions,
-} from './query-options.js';
+import { type FieldValidation, parseDryRun, parseFieldManager, parseFieldValidation, parseLimit, parseSelection, validateListOptions } from './query-options.js';
+import { parseBoolParam } from '../../apimachinery/query-params.js';
 import { serveWatch } from './watch.js';
 import { dropUnknownFields } from './drop-unknown-fields.js';
 import type { Admission } from '../admission/admission.js';

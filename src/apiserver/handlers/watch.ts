@@ -1,7 +1,8 @@
 import { errors, StatusError } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { negotiateObjectOutput } from '../http/negotiation.js';
-import { parseBoolParam, parseSelection, parseTimeoutSeconds, validateListOptions } from './query-options.js';
+import { parseSelection, parseTimeoutSeconds, validateListOptions } from './query-options.js';
+import { parseBoolParam } from '../../apimachinery/query-params.js';
 import { watchObjectEncoder } from './render.js';
 import type { ResourceRequest } from './resource-handler.js';
 

@@ -9,8 +9,8 @@ import type { TLSSocket } from 'node:tls';
 import { timingSafeEqual } from 'node:crypto';
 import { errors } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import type { UserInfo } from '../../registry/rest.js';
-import { CLUSTER_NAME_EXTRA } from '../authz/authorizer.js';
+import type { UserInfo } from '../../apimachinery/user.js';
+import { CLUSTER_NAME_EXTRA } from '../../apimachinery/user.js';
 import type { ServiceAccountTokens } from './service-account-token.js';
 
 /** Static bearer tokens: token → user (the admin token and the --token-auth-file users). */

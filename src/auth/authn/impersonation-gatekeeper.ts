@@ -11,8 +11,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { StatusError } from '../../apimachinery/status.js';
-import type { UserInfo } from '../../registry/rest.js';
-import { CLUSTER_NAME_EXTRA, SYSTEM_MASTERS } from '../authz/authorizer.js';
+import type { UserInfo } from '../../apimachinery/user.js';
+import { CLUSTER_NAME_EXTRA, SYSTEM_MASTERS } from '../../apimachinery/user.js';
 
 const EXTRA_PREFIX = 'impersonate-extra-';
 

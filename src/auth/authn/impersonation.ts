@@ -7,9 +7,10 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { errors } from '../../apimachinery/status.js';
-import type { UserInfo } from '../../registry/rest.js';
-import { resourceAttributes, type AuthorizationAttributes } from '../authz/attributes.js';
-import { type Authorizer, CLUSTER_NAME_EXTRA, SCOPES_EXTRA, SYSTEM_MASTERS } from '../authz/authorizer.js';
+import type { UserInfo } from '../../apimachinery/user.js';
+import { resourceAttributes, type AuthorizationAttributes } from '../../apiserver/authorization.js';
+import { type ClusterAuthorizer, SCOPES_EXTRA } from '../authz/authorizer.js';
+import { CLUSTER_NAME_EXTRA, SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import { forbiddenError } from '../authz/forbidden.js';
 
 const SA_PREFIX = 'system:serviceaccount:';
@@ -41,7 +42,7 @@ function objectReferenceText(kind: string, name: string, apiVersion = '', fieldP
  * Returns the user the request acts as: `user` itself when no impersonation header is present, otherwise the
  * impersonated identity after checking every impersonation against the authorizer in `cluster`.
  */
-export function impersonate(req: IncomingMessage, user: UserInfo, cluster: string, authorizer: Authorizer): UserInfo {
+export function impersonate(req: IncomingMessage, user: UserInfo, cluster: string, authorizer: ClusterAuthorizer): UserInfo {
   // headers.Get: the first line; an empty value is no request at all.
   const username = headerValues(req, 'impersonate-user')[0] || undefined;
   const groups = headerValues(req, 'impersonate-group');

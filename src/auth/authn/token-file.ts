@@ -3,7 +3,7 @@
  * `token,user,uid,"group1,group2"` — one user a line, the groups column optional, blank lines ignored.
  */
 import { readFileSync } from 'node:fs';
-import type { UserInfo } from '../../registry/rest.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 
 /** Splits one CSV record (RFC 4180 quoting; spaces before a field are dropped, as Go's TrimLeadingSpace does). */
 export function parseCsvLine(line: string): string[] {

@@ -7,13 +7,12 @@
  *    cluster itself pass. Without it every request is refused with reason "workspace access not permitted".
  * 5. RBAC of the cluster. No opinion at the end means forbidden.
  */
-import type { UserInfo } from '../../registry/rest.js';
-import { type AuthorizationAttributes, nonResourceAttributes } from './attributes.js';
-import type { AuthorizationResult, RbacAuthorizer } from './rbac-authorizer.js';
+import type { UserInfo } from '../../apimachinery/user.js';
+import { type AuthorizationAttributes, type AuthorizationResult, type Authorizer, nonResourceAttributes } from '../../apiserver/authorization.js';
+import type { RbacAuthorizer } from './rbac-authorizer.js';
 
-export const SYSTEM_MASTERS = 'system:masters';
-/** The extra key a ServiceAccount token's logical cluster is carried under (kcp's ClusterNameKey). */
-export const CLUSTER_NAME_EXTRA = 'authentication.kubernetes.io/cluster-name';
+import { CLUSTER_NAME_EXTRA, SYSTEM_MASTERS } from '../../apimachinery/user.js';
+
 export const WORKSPACE_ACCESS_NOT_PERMITTED = 'workspace access not permitted';
 
 const alwaysAllowedPaths = ['/healthz', '/livez', '/readyz', '/version'];
@@ -43,7 +42,7 @@ export function isServiceAccountOf(user: UserInfo, cluster: string): boolean {
   return user.username.startsWith('system:serviceaccount:') && (user.extra?.[CLUSTER_NAME_EXTRA] ?? []).includes(cluster);
 }
 
-export class Authorizer {
+export class ClusterAuthorizer implements Authorizer {
   constructor(private readonly rbac: RbacAuthorizer) {}
 
   /** Decides one request in a logical cluster. */

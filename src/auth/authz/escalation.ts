@@ -10,9 +10,11 @@
 import { errors, type StatusError } from '../../apimachinery/status.js';
 import { type KubeObject, jsonEqual } from '../../apimachinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../apiserver/admission/admission.js';
-import type { RequestContext, ResourceDefinition, UserInfo } from '../../registry/rest.js';
-import { resourceAttributes } from './attributes.js';
-import { type Authorizer, SYSTEM_MASTERS } from './authorizer.js';
+import type { RequestContext, ResourceDefinition } from '../../registry/rest.js';
+import type { UserInfo } from '../../apimachinery/user.js';
+import { resourceAttributes } from '../../apiserver/authorization.js';
+import { type ClusterAuthorizer } from './authorizer.js';
+import { SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import { type PolicyRule, type RoleRef, compactRules, compactString, covers, goQuotedList, rulesOf } from './policy-rule.js';
 import { aggregateText, roleRefRules } from './rbac-authorizer.js';
 import { RBAC_GROUP } from './rbac-index.js';
@@ -76,7 +78,7 @@ export class RbacEscalationAdmission implements AdmissionPlugin {
   readonly name = 'RBACEscalation';
 
   constructor(
-    private readonly authorizer: Authorizer,
+    private readonly authorizer: ClusterAuthorizer,
     private readonly stored?: StoredObjectReader,
   ) {}
 

@@ -3,7 +3,7 @@
  * do what, then `: <reason>` when the authorizers gave one.
  */
 import { StatusError, errors } from '../../apimachinery/status.js';
-import type { AuthorizationAttributes } from './attributes.js';
+import type { AuthorizationAttributes } from '../../apiserver/authorization.js';
 
 /** `User "bob" cannot get resource "configmaps" in API group "" in the namespace "default"` and its variants. */
 export function forbiddenMessage(attrs: AuthorizationAttributes): string {

@@ -3,7 +3,7 @@
  * pkg/registry/rbac/validation): does a rule allow a request, does a set of rules cover another set, and the compact
  * text form used in escalation errors. No I/O here: everything is table-testable.
  */
-import type { AuthorizationAttributes } from './attributes.js';
+import type { AuthorizationAttributes } from '../../apiserver/authorization.js';
 
 export interface PolicyRule {
   verbs: string[];

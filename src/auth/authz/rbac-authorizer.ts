@@ -5,18 +5,11 @@
  * missing role is skipped and reported as a resolution error.
  */
 import type { KubeObject } from '../../apimachinery/object.js';
-import type { UserInfo } from '../../registry/rest.js';
-import type { AuthorizationAttributes } from './attributes.js';
+import type { UserInfo } from '../../apimachinery/user.js';
+import type { AuthorizationAttributes, AuthorizationResult } from '../../apiserver/authorization.js';
 import { type PolicyRule, type RoleRef, type Subject, ruleAllows, rulesOf } from './policy-rule.js';
 import type { ClusterPolicy, RbacIndex } from './rbac-index.js';
 
-export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
-
-export interface AuthorizationResult {
-  decision: Decision;
-  reason: string;
-  evaluationError?: string;
-}
 
 /** Where a rule came from, for the "allowed by" reason. */
 type RuleSource = { binding: KubeObject; subject: Subject; clusterScoped: boolean };

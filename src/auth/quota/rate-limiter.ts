@@ -4,7 +4,7 @@
  * Retry-After. `system:masters` (controllers, the admin) is never limited.
  */
 import { errors } from '../../apimachinery/status.js';
-import type { UserInfo } from '../../registry/rest.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 
 interface Bucket {
   tokens: number;

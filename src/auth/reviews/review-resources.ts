@@ -8,17 +8,19 @@ import * as fe from '../../apimachinery/field-errors.js';
 import type { FieldError } from '../../apimachinery/field-errors.js';
 import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import { errors } from '../../apimachinery/status.js';
-import type { ComputedCreate, ComputedCreateRequest, RequestContext, ResourceDefinition, UserInfo } from '../../registry/rest.js';
+import type { ComputedCreate, ComputedCreateRequest, RequestContext, ResourceDefinition } from '../../registry/rest.js';
+import type { UserInfo } from '../../apimachinery/user.js';
 import { defineBuiltin } from '../../registry/builtin/define.js';
-import { type AuthorizationAttributes, nonResourceAttributes, resourceAttributes } from '../authz/attributes.js';
-import { type Authorizer, SYSTEM_MASTERS } from '../authz/authorizer.js';
+import { type AuthorizationAttributes, nonResourceAttributes, resourceAttributes } from '../../apiserver/authorization.js';
+import { type ClusterAuthorizer } from '../authz/authorizer.js';
+import { SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import type { PolicyRule } from '../authz/policy-rule.js';
 import type { Authenticator, CoreObjectGetter, ServiceAccountGetter } from '../authn/authenticator.js';
 import type { BoundObjectClaim, ServiceAccountTokens } from '../authn/service-account-token.js';
 import { aggregateText } from '../authz/rbac-authorizer.js';
 
 export interface ReviewServices {
-  authorizer: Authorizer;
+  authorizer: ClusterAuthorizer;
   authenticator: Authenticator;
   serviceAccountTokens: ServiceAccountTokens;
   getServiceAccount: ServiceAccountGetter;
@@ -63,7 +65,7 @@ function attributesOf(user: UserInfo, spec: Record<string, unknown>): Authorizat
   return nonResourceAttributes(user, na.verb ?? '', na.path ?? '');
 }
 
-function accessStatus(authorizer: Authorizer, cluster: string, attrs: AuthorizationAttributes): Record<string, unknown> {
+function accessStatus(authorizer: ClusterAuthorizer, cluster: string, attrs: AuthorizationAttributes): Record<string, unknown> {
   const d = authorizer.authorize(cluster, attrs);
   const status: Record<string, unknown> = { allowed: d.decision === 'Allow' };
   if (d.decision === 'Deny') status.denied = true;
@@ -89,7 +91,7 @@ function invalidIf(group: string, kind: string, name: string, errs: FieldError[]
 }
 
 /** The SelfSubjectRulesReview status for a user in a namespace of a cluster. */
-export function rulesReviewStatus(authorizer: Authorizer, cluster: string, user: UserInfo, namespace: string): Record<string, unknown> {
+export function rulesReviewStatus(authorizer: ClusterAuthorizer, cluster: string, user: UserInfo, namespace: string): Record<string, unknown> {
   const resourceRules: Record<string, unknown>[] = [];
   const nonResourceRules: Record<string, unknown>[] = [];
   const add = (r: PolicyRule) => {

@@ -1,7 +1,6 @@
 /** What every controller gets when it is installed: an API client, shared informers, and server facts. */
 import type { InformerFactory } from '../../client/informer-factory.js';
 import type { RestClient } from '../../client/rest-client.js';
-import type { ResourceRegistry } from '../../registry/resource-registry.js';
 
 export interface ControllerContext {
   /** Authenticated as the server's admin (system:masters). */
@@ -10,11 +9,6 @@ export interface ControllerContext {
   informers: InformerFactory;
   /** PEM of the server's CA (published as kube-root-ca.crt). */
   caPem: string;
-  /**
-   * The server's registry, for controllers that must run in-process (e.g. to learn of new CRDs without polling).
-   * Prefer the API: controllers are API clients.
-   */
-  registry?: ResourceRegistry;
 }
 
 /** A running controller as the manager sees it. */

@@ -14,8 +14,8 @@
 import { errors } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../apiserver/admission/admission.js';
-import type { AuthorizationAttributes } from '../../auth/authz/attributes.js';
-import { SYSTEM_MASTERS } from '../../auth/authz/authorizer.js';
+import type { AuthorizationAttributes } from '../../apiserver/authorization.js';
+import { SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import { LOCATION_CLUSTER_ANNOTATION } from './location-workspace.js';
 
 export interface PlacementAdmissionDeps {

@@ -8,7 +8,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { RestClient } from '../../client/rest-client.js';
 import { readKubeconfig } from '../../client/kubeconfig/kubeconfig.js';
 import { logger } from '../../logging/logger.js';
-import { parseDuration } from '../../pcluster/options.js';
+import { parseFlagDuration } from '../../apimachinery/go-duration.js';
 import { Syncer } from './syncer.js';
 
 interface SyncerFlags {
@@ -59,7 +59,7 @@ async function run(flags: SyncerFlags): Promise<void> {
 
 function durationFlag(v: string): number {
   try {
-    return parseDuration(v);
+    return parseFlagDuration(v);
   } catch (err) {
     throw new InvalidArgumentError((err as Error).message);
   }

@@ -8,7 +8,7 @@ import { FieldPath } from '../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { validateFieldManager } from '../../apimachinery/validation/object-meta.js';
-import { parseBoolParam } from '../../apiserver/handlers/query-options.js';
+import { parseBoolParam } from '../../apimachinery/query-params.js';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parse as parseYaml, parseDocument } from 'yaml';
 import { isObjectValue, type SsaType } from './schema.js';
 import { configurationTypeErrors } from './validate-config.js';

@@ -1,7 +1,7 @@
 /** RBAC rule evaluation, coverage and escalation texts as pure functions (table-driven). */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { nonResourceAttributes, resourceAttributes } from '../../../src/auth/authz/attributes.js';
+import { nonResourceAttributes, resourceAttributes } from '../../../src/apiserver/authorization.js';
 import { type PolicyRule, compactRules, compactString, covers, ruleAllows } from '../../../src/auth/authz/policy-rule.js';
 import { escalationMessage } from '../../../src/auth/authz/escalation.js';
 import { aggregatedRules } from '../../../src/auth/authz/aggregation.js';

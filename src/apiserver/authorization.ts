@@ -1,9 +1,24 @@
 /**
- * What an authorizer decides about (k8s.io/apiserver pkg/authorization/authorizer.Attributes): who, which verb,
- * and either a resource (group, resource, subresource, namespace, name) or a non-resource path.
+ * The authorization contract of the host (k8s.io/apiserver pkg/authorization/authorizer): what an authorizer decides
+ * about — who, which verb, and either a resource (group, resource, subresource, namespace, name) or a non-resource
+ * path — and what it answers. The auth feature implements it; admission plugins of other features take an
+ * `Authorizer` without depending on that feature.
  */
-import type { UserInfo } from '../../registry/rest.js';
-import type { RequestInfo } from '../../apiserver/request-info.js';
+import type { UserInfo } from '../apimachinery/user.js';
+import type { RequestInfo } from './request-info.js';
+
+export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
+
+export interface AuthorizationResult {
+  decision: Decision;
+  reason: string;
+  evaluationError?: string;
+}
+
+/** Decides requests within one logical cluster. */
+export interface Authorizer {
+  authorize(cluster: string, attrs: AuthorizationAttributes): AuthorizationResult;
+}
 
 export interface AuthorizationAttributes {
   user: UserInfo;

@@ -1,0 +1,201 @@
+/**
+ * The HTTPS host: the listener and the filter chain every request passes, written out in one place (handle()), as
+ * upstream's DefaultBuildHandlerChain: Audit-ID → request info (the path parsed once) → request deadline →
+ * authentication → flow control → interception (kcp's home workspace) → logical cluster → authorization → routing.
+ * Who the user is, which cluster a request addresses and what it may do are the `RequestFilters` the composition
+ * root hands in; the host knows none of the features that implement them.
+ */
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { KubeObject } from '../apimachinery/object.js';
+import { errors, StatusError } from '../apimachinery/status.js';
+import type { UserInfo } from '../apimachinery/user.js';
+import { logger } from '../logging/logger.js';
+import type { RequestContext, ResourceDefinition } from '../registry/rest.js';
+import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { Admission } from './admission/admission.js';
+import { healthChecks } from './health.js';
+import { writeObject } from './handlers/render.js';
+import { writeError, writeRaw } from './http/response.js';
+import { negotiateObjectOutput } from './http/negotiation.js';
+import type { OpenAPIService } from './openapi/service.js';
+import { answerTimeout, isLongRunning, requestDeadlineMs } from './request-deadline.js';
+import { parseRequestInfo, type RequestInfo } from './request-info.js';
+import { hasInvalidPathEscape, parseRequestUrl } from './request-url.js';
+import { route } from './router.js';
+
+/** The paths of APF's `probes` FlowSchema (exempt from flow control), GET only. */
+const probePaths = new Set(['/healthz', '/readyz', '/livez']);
+
+/** The pluggable steps of the filter chain, in the order they run. */
+export interface RequestFilters {
+  /** Who sent the request; throws a 401 Status for bad credentials. */
+  authenticate(req: IncomingMessage): Promise<UserInfo>;
+  /** Flow control: throws a 429 Status when the user is over their rate. Health probes are exempt. */
+  admitRate?(user: UserInfo): void;
+  /** Answers a request itself instead of routing it (an object to write with 200), e.g. kcp's `workspaces/~`. */
+  intercept?(info: RequestInfo, user: UserInfo): Promise<{ object: KubeObject; def: ResourceDefinition } | undefined>;
+  /** The logical cluster the request addresses (sets `info.cluster`); throws a Status when there is none. */
+  resolveCluster(info: RequestInfo, user: UserInfo): string;
+  /** Authorizes the request in its cluster and returns the user it acts as (impersonation); throws 403. */
+  authorize(req: IncomingMessage, info: RequestInfo, user: UserInfo): Promise<UserInfo>;
+}
+
+export interface HostOptions {
+  bindAddress: string;
+  /** 0 picks a free port. */
+  securePort: number;
+  tls: { keyPem: string; certPem: string; caPem: string };
+  filters: RequestFilters;
+  registry: ResourceRegistry;
+  admission: Admission;
+  openapi: OpenAPIService;
+  /** Why storage is unhealthy now ('' when healthy): fails /healthz, /livez and /readyz (the etcd checks). */
+  storageProblem(): string;
+}
+
+export interface RunningHost {
+  /** https://host:port (127.0.0.1 for a wildcard bind address). */
+  url: string;
+  port: number;
+  /** Marks the server ready (/readyz's informer-sync check passes). */
+  setReady(): void;
+  /** Fails /readyz, stops listening and closes every connection, including watches. */
+  close(): Promise<void>;
+}
+
+/** Starts listening with the filter chain below; resolves once the port is bound. */
+export async function startHost(opts: HostOptions): Promise<RunningHost> {
+  const { filters, registry } = opts;
+  let ready = false;
+  let stopping = false;
+  const health = healthChecks({ storageProblem: opts.storageProblem, started: () => ready, shuttingDown: () => stopping });
+  const deps = { registry, admission: opts.admission, openapi: opts.openapi, health };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = Date.now();
+    let ctx: RequestContext | undefined;
+    let deadline: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    // audit_init.go: every response carries the request's Audit-ID, the client's own or a new UUID.
+    const auditId = req.headers['audit-id'];
+    res.setHeader('Audit-ID', typeof auditId === 'string' && auditId ? auditId : randomUUID());
+    if (hasInvalidPathEscape(req.url)) {
+      // Go's server rejects the request line itself: plain 400, connection closed.
+      res.removeHeader('Audit-ID');
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end('400 Bad Request');
+      return;
+    }
+    try {
+      const url = parseRequestUrl(req.url);
+      const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+      // WithRequestDeadline + WithTimeoutForNonLongRunningRequests: before authentication, as upstream's chain.
+      if (!isLongRunning(info)) {
+        const ms = requestDeadlineMs(url.searchParams);
+        deadline = setTimeout(() => {
+          timedOut = true;
+          answerTimeout(req, res);
+        }, ms);
+        deadline.unref();
+        res.once('close', () => clearTimeout(deadline));
+      }
+      const user = await filters.authenticate(req);
+      // APF's `probes` FlowSchema puts GET /healthz, /readyz and /livez in the exempt priority level; a rejected request
+      // gets APF's plain-text 429 (maxinflight.go tooManyRequests), not a Status.
+      if (filters.admitRate && !(req.method === 'GET' && probePaths.has(url.pathname))) {
+        try {
+          filters.admitRate(user);
+        } catch (err) {
+          if (!(err instanceof StatusError) || err.status.code !== 429) throw err;
+          writeRaw(res, 429, 'Too many requests, please try again later.\n', 'text/plain; charset=utf-8', { 'Retry-After': String(err.headers?.['Retry-After'] ?? '1'), 'X-Content-Type-Options': 'nosniff' });
+          return;
+        }
+      }
+      const answered = await filters.intercept?.(info, user);
+      if (answered) {
+        const output = negotiateObjectOutput(req.headers.accept, url.searchParams.get('includeObject'), true);
+        writeObject(res, 200, answered.object, output, answered.def);
+        return;
+      }
+      info.cluster = filters.resolveCluster(info, user);
+      // Credential scope, impersonation, rate limit, authorization, object quota: all before any object is read.
+      ctx = { cluster: info.cluster, user: await filters.authorize(req, info, user) };
+      await route(req, res, info, url.searchParams, ctx, deps);
+    } catch (err) {
+      if (timedOut) return; // already answered 504; whatever the handler ran into afterwards is moot
+      if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url });
+      else {
+        logger.error('internal error after response started', { url: req.url, error: (err as Error).stack });
+        res.end();
+      }
+    } finally {
+      if (deadline && !timedOut && res.writableEnded) clearTimeout(deadline);
+      // Request lines are debug-level: no listener per request unless they are written.
+      if (logger.enabled('debug')) {
+        res.once('finish', () => {
+          logger.debug('request', { method: req.method, url: req.url, code: res.statusCode, user: ctx?.user.username, ms: Date.now() - started });
+        });
+      }
+    }
+  };
+
+  const server: Server = createServer(
+    {
+      key: opts.tls.keyPem,
+      cert: opts.tls.certPem,
+      ca: opts.tls.caPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+      ALPNProtocols: ['http/1.1'],
+      // kube-apiserver's MaxHeaderBytes (secure_serving.go): 1 MiB of request line and headers, not Node's 16 KiB.
+      maxHeaderSize: 1 << 20,
+    },
+    (req, res) => {
+      handle(req, res).catch((err) => {
+        logger.error('unhandled request failure', { error: (err as Error).stack });
+        try {
+          writeError(res, errors.internal('unhandled failure'));
+        } catch {
+          /* connection already gone */
+        }
+      });
+    },
+  );
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  // Watches are long-lived: the deadline of other requests is handle()'s (request-deadline.ts), as upstream's filters.
+  server.requestTimeout = 0;
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.securePort, opts.bindAddress, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = opts.bindAddress === '0.0.0.0' || opts.bindAddress === '::' ? '127.0.0.1' : opts.bindAddress;
+  return {
+    url: `https://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${port}`,
+    port,
+    setReady: () => {
+      ready = true;
+    },
+    close: async () => {
+      stopping = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Watches never end on their own: close idle and streaming connections so shutdown is prompt.
+        for (const s of sockets) s.destroy();
+      });
+    },
+  };
+}
