@@ -2,6 +2,9 @@ import type { FieldError } from '../apimachinery/field-errors.js';
 import type { KubeObject } from '../apimachinery/object.js';
 import type { APIResourceDescriptor } from '../apimachinery/api-resource.js';
 import type { SsaSchema } from '../patch/apply/schema.js';
+import type { PatchType } from '../patch/apply-patch.js';
+import type { StrategicMergePatchSchema } from '../patch/strategic-merge-patch.js';
+import type { TablePrinter } from '../apimachinery/table/builtin-printers.js';
 
 import type { UserInfo } from '../apimachinery/user.js';
 
@@ -76,18 +79,10 @@ export interface ResourceDefinition extends APIResourceDescriptor {
   strategy: Strategy;
   /** Writable subresources (status, finalize) and how they change the parent. */
   subresourceStrategies: Record<string, SubresourceStrategy>;
-  /**
-   * Custom resources: the schema-driven part of decoding a request object, as the CR codec does it: prunes fields the
-   * schema does not declare and applies defaults, in place, and returns the pruned paths (`spec.foo`) so the handler
-   * can apply fieldValidation. Used for main-resource and /status bodies.
-   */
-  decodeCustomResource?(obj: KubeObject, withDefaults?: boolean): string[];
-  /**
-   * Custom resources: fills the schema's defaults in, in place. A server-side apply prunes its configuration without
-   * defaulting it and defaults the merged object instead (structuredMergeManager), so the applier owns only what it
-   * sent and a default never conflicts with another manager's value.
-   */
-  defaultCustomResource?(obj: KubeObject): void;
+  /** How request objects are decoded: type errors, unknown fields, defaults (see ResourceCodec). */
+  codec: ResourceCodec;
+  /** Converts objects into Table rows: a built-in kind's printer, a CRD's additionalPrinterColumns. */
+  tableConvertor: TablePrinter;
   /** Sent as a Warning header with every request to this resource (deprecated CRD versions). */
   deprecationWarning?: string;
   /**
@@ -113,6 +108,41 @@ export interface ResourceDefinition extends APIResourceDescriptor {
    * Events live in core/v1 Events' storage and are converted on the way in and out, as kube-apiserver does.
    */
   storage?: StorageMapping;
+}
+
+/**
+ * How a resource's request objects are decoded, as upstream's codecs do it: a built-in kind into its Go type (here:
+ * checked against the built-in type catalog), a custom resource as an unstructured object its structural schema
+ * prunes and defaults. The handlers call it alike for every resource. `subresource` is the request's ('' for the
+ * resource itself): a subresource may read and write another kind (Scale).
+ */
+export interface ResourceCodec {
+  /**
+   * Why a create or update body cannot be decoded into the type: the first value of the wrong JSON type, in
+   * encoding/json's words. Undefined when it can (always for a custom resource, which decodes into an unstructured
+   * object).
+   */
+  decodeError(obj: KubeObject, subresource: string): string | undefined;
+  /**
+   * Decodes the fields of a request object in place, whatever fieldValidation says: drops what the type (or a custom
+   * resource's schema) does not declare and, for a custom resource with `withDefaults` (the default), fills in the
+   * schema's defaults. Returns the dropped fields as strict decoding reports them (`spec.foo`), found in `decodedAs`
+   * (the same document in the key order upstream decodes it in; by default obj).
+   */
+  decodeFields(obj: KubeObject, subresource: string, opts?: { decodedAs?: KubeObject; withDefaults?: boolean }): string[];
+  /**
+   * Fills the schema's defaults into an object, in place. A server-side apply prunes its configuration without
+   * defaulting it and defaults the merged object instead (structuredMergeManager), so the applier owns only what it
+   * sent and a default never conflicts with another manager's value.
+   */
+  applyDefaults(obj: KubeObject, subresource: string): void;
+  /**
+   * Decodes a patch's result into the type (handlers/patch.go): why it cannot be, in the decoder's words (the handler
+   * answers the patch's 422 with it). When it can, apiVersion and kind are defaulted in place as decoding does.
+   */
+  decodePatched(patched: KubeObject, original: KubeObject, patchType: PatchType, subresource: string): string | undefined;
+  /** The type a strategic merge patch of the resource (or of its subresource's kind) follows. */
+  strategicMergePatchSchema(subresource: string): StrategicMergePatchSchema;
 }
 
 export interface StorageMapping {

@@ -57,7 +57,7 @@ function keepStatus(next: KubeObject, old: KubeObject): void {
   else next.status = old.status;
 }
 
-export const workspaces: ResourceDefinition & { tableConvertor: TablePrinter } = {
+export const workspaces: ResourceDefinition = {
   ...defineBuiltin({
     group: 'tenancy.kcp.io',
     version: 'v1alpha1',
@@ -88,7 +88,7 @@ export const workspaces: ResourceDefinition & { tableConvertor: TablePrinter } =
   tableConvertor: workspacePrinter,
 };
 
-export const workspaceTypes: ResourceDefinition & { tableConvertor: TablePrinter } = {
+export const workspaceTypes: ResourceDefinition = {
   ...defineBuiltin({
     group: 'tenancy.kcp.io',
     version: 'v1alpha1',
@@ -104,7 +104,7 @@ export const workspaceTypes: ResourceDefinition & { tableConvertor: TablePrinter
   tableConvertor: workspaceTypePrinter,
 };
 
-export const logicalClusters: ResourceDefinition & { tableConvertor: TablePrinter } = {
+export const logicalClusters: ResourceDefinition = {
   ...defineBuiltin({
     group: 'core.kcp.io',
     version: 'v1alpha1',

@@ -1,7 +1,7 @@
 /**
  * The ResourceDefinition of one served version of an established CRD: discovery names from status.acceptedNames,
  * a Strategy that runs the version's compiled structural schema (validation, CEL; pruning and defaulting happen in
- * decodeCustomResource at request decoding and defaultOnRead at read time), the status and scale subresources, the
+ * its codec at request decoding and defaultOnRead at read time), the status and scale subresources, the
  * additionalPrinterColumns table, and OpenAPI definitions. Compiled schemas are the expensive part and are cached
  * per CRD uid + generation + version by SchemaCache.
  */
@@ -9,9 +9,10 @@ import type { FieldError } from '../../apimachinery/field-errors.js';
 import { type KubeObject, metaOf } from '../../apimachinery/object.js';
 import { validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import type { APISubresourceDescriptor } from '../../apimachinery/api-resource.js';
-import type { TablePrinter } from '../../apimachinery/table/builtin-printers.js';
 import type { ResourceDefinition, Strategy, SubresourceStrategy } from '../../registry/rest.js';
 import { standardVerbs } from '../../registry/builtin/define.js';
+import { builtinCodec } from '../../registry/builtin/builtin-codec.js';
+import { customResourceCodec } from './custom-resource-codec.js';
 import { type CompiledSchema, compileSchema } from '../schema/compile.js';
 import { type CRDVersion, type CustomResourceDefinition, isConditionTrue, storageVersionOf } from '../crd/types.js';
 import { compileJSONPath } from './jsonpath.js';
@@ -28,9 +29,8 @@ import { ssaSchemaFromStructural } from '../../patch/apply/structural-schema.js'
 const terminatingVerbs = ['delete', 'deletecollection', 'get', 'list', 'watch'];
 const subresourceVerbs = ['get', 'patch', 'update'];
 
-/** A custom resource's definition: a ResourceDefinition plus what render.ts and the OpenAPI service read. */
+/** A custom resource's definition: a ResourceDefinition plus what the OpenAPI service reads. */
 export interface CustomResourceServing extends ResourceDefinition {
-  tableConvertor: TablePrinter;
   openAPISchemas: { v2: Record<string, Record<string, unknown>>; v3: Record<string, Record<string, unknown>> };
   schemaVersion: string;
   /** The CRD this was built from (uid and resourceVersion identify the build). */
@@ -126,6 +126,7 @@ function buildVersion(
   // Conversion strategy None: objects are stored as the storage version, which only changes their apiVersion.
   const storageVersion = storageVersionOf(crd) ?? v.name;
   const storageAPIVersion = `${group}/${storageVersion}`;
+  const definitionName = crDefinitionName(group, v.name, kind);
   const selectable = (v.selectableFields ?? []).map((f) => ({ field: (f.jsonPath ?? '').replace(/^\./, ''), path: safeCompile(f.jsonPath ?? '') }));
   const strategy: Strategy = {
     nameValidation: 'subdomain',
@@ -169,18 +170,11 @@ function buildVersion(
     shortNames: names.shortNames ?? [],
     categories: names.categories ?? [],
     subresources,
-    definitionName: crDefinitionName(group, v.name, kind),
+    definitionName,
     strategicMergePatch: false,
     strategy,
     subresourceStrategies,
-    decodeCustomResource(obj: KubeObject, withDefaults = true): string[] {
-      const unknown = compiled.prune(obj);
-      if (withDefaults) compiled.applyDefaults(obj);
-      return unknown;
-    },
-    defaultCustomResource(obj: KubeObject): void {
-      compiled.applyDefaults(obj);
-    },
+    codec: customResourceCodec(compiled, builtinCodec(definitionName, subresourceStrategies), subresourceStrategies),
     deprecationWarning: deprecationWarningOf(crd, v),
     storage: {
       group,

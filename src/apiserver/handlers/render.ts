@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http';
 import { stringify as yamlStringify } from 'yaml';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { buildTable } from '../../apimachinery/table/table.js';
-import { printerFor, type TablePrinter } from '../../apimachinery/table/builtin-printers.js';
 import type { ResourceDefinition } from '../../registry/rest.js';
 import type { ObjectOutput } from '../http/negotiation.js';
 import { writeJson, writeRaw } from '../http/response.js';
@@ -12,13 +11,6 @@ export interface ListMeta {
   resourceVersion: string;
   continue?: string;
   remainingItemCount?: number;
-}
-
-/** Converts objects into table rows; CRDs supply their own (additionalPrinterColumns). */
-export type TableConvertor = TablePrinter;
-
-export function tableConvertorFor(def: ResourceDefinition & { tableConvertor?: TableConvertor }): TableConvertor {
-  return def.tableConvertor ?? printerFor(def.group, def.resource);
 }
 
 function partialOf(obj: KubeObject, version: string): KubeObject {
@@ -43,7 +35,7 @@ export function writeObject(
       writeJson(res, code, partialOf(obj, output.version), `application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=${output.version}`, headers);
       return;
     case 'table': {
-      const conv = tableConvertorFor(def);
+      const conv = def.tableConvertor;
       const now = Date.now();
       const table = buildTable([...conv.columns], [{ cells: conv.row(obj, now), object: obj }], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, output.includeObject, {
         apiVersion: `meta.k8s.io/${output.version}`,
@@ -75,7 +67,7 @@ export function writeList(res: ServerResponse, items: KubeObject[], meta: ListMe
       );
       return;
     case 'table': {
-      const conv = tableConvertorFor(def);
+      const conv = def.tableConvertor;
       const now = Date.now();
       const table = buildTable(
         [...conv.columns],
@@ -105,7 +97,7 @@ export function watchObjectEncoder(output: ObjectOutput, def: ResourceDefinition
     return (type, obj) => (type === 'BOOKMARK' || type === 'ERROR' ? obj : partialOf(obj, output.version));
   }
   if (output.kind === 'table') {
-    const conv = tableConvertorFor(def);
+    const conv = def.tableConvertor;
     let first = true;
     return (type, obj) => {
       if (type === 'ERROR') return obj;

@@ -1,10 +1,7 @@
 import { errors, StatusError } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import { negotiateObjectOutput } from '../http/negotiation.js';
-import { parseSelection, parseTimeoutSeconds, validateListOptions } from './query-options.js';
-import { parseBoolParam } from '../../apimachinery/query-params.js';
+import type { ParsedRequest } from './parsed-request.js';
 import { watchObjectEncoder } from './render.js';
-import type { ResourceRequest } from './resource-handler.js';
 
 /** A client whose socket has this much unsent data is too slow; it is dropped with a 410 so it re-lists. */
 let maxBufferedBytes = 16 * 1024 * 1024;
@@ -20,16 +17,11 @@ const defaultTimeoutSeconds = () => 1800 + Math.floor(Math.random() * 1800);
  * Serves a watch as newline-delimited JSON events over a chunked 200 response (k8s.io/apiserver handlers/watch.go).
  * Errors found after the response started are sent in-band as an ERROR event carrying a Status.
  */
-export async function serveWatch(r: ResourceRequest): Promise<void> {
-  const { req, res, query, store } = r;
-  const output = negotiateObjectOutput(req.headers.accept, query.get('includeObject'), true);
-  const sendInitialEvents = parseBoolParam(query, 'sendInitialEvents');
-  const rv = query.get('resourceVersion') ?? undefined;
-  validateListOptions(query, true);
-  const allowBookmarks = parseBoolParam(query, 'allowWatchBookmarks') ?? false;
-  const selection = parseSelection(query, store.fieldLabelSupport());
-  const timeoutSeconds = parseTimeoutSeconds(query) ?? defaultTimeoutSeconds();
-  const encode = watchObjectEncoder(output, store.def);
+export async function serveWatch(r: ParsedRequest<'watch'>): Promise<void> {
+  const { req, res, store } = r;
+  const { selection, resourceVersion, sendInitialEvents, allowBookmarks } = r.options;
+  const timeoutSeconds = r.options.timeoutSeconds ?? defaultTimeoutSeconds();
+  const encode = watchObjectEncoder(r.output, r.def);
 
   let started = false;
   let closed = false;
@@ -74,8 +66,8 @@ export async function serveWatch(r: ResourceRequest): Promise<void> {
   try {
     handle = await store.watch(
       r.ctx,
-      store.def.namespaced ? r.info.namespace : '',
-      { selection, resourceVersion: rv, sendInitialEvents, allowBookmarks },
+      r.namespace,
+      { selection, resourceVersion, sendInitialEvents, allowBookmarks },
       {
         event: (type, obj: KubeObject) => write(type, encode(type, obj)),
         error: (err: StatusError) => {

@@ -2,6 +2,8 @@ import type { APISubresourceDescriptor } from '../../apimachinery/api-resource.j
 import type { ResourceDefinition, Strategy, SubresourceStrategy } from '../rest.js';
 import { metaOf } from '../../apimachinery/object.js';
 import { validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
+import { printerFor } from '../../apimachinery/table/builtin-printers.js';
+import { builtinCodec } from './builtin-codec.js';
 
 export const standardVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -21,7 +23,10 @@ export interface BuiltinSpec {
   subresources?: (APISubresourceDescriptor & { strategy?: SubresourceStrategy })[];
 }
 
-/** Builds a built-in ResourceDefinition with Kubernetes defaults: all verbs, SMP accepted, core-type update rules. */
+/**
+ * Builds a built-in ResourceDefinition with Kubernetes defaults: all verbs, SMP accepted, core-type update rules, the
+ * Go type's codec and the kind's table printer.
+ */
 export function defineBuiltin(spec: BuiltinSpec): ResourceDefinition {
   const subresourceStrategies: Record<string, SubresourceStrategy> = {};
   for (const s of spec.subresources ?? []) if (s.strategy) subresourceStrategies[s.name] = s.strategy;
@@ -47,6 +52,8 @@ export function defineBuiltin(spec: BuiltinSpec): ResourceDefinition {
       ...spec.strategy,
     },
     subresourceStrategies,
+    codec: builtinCodec(spec.definitionName, subresourceStrategies),
+    tableConvertor: printerFor(spec.group, spec.resource),
   };
 }
 

@@ -22,9 +22,8 @@ import type { ResourceDefinition } from '../../rest.js';
 import { defineBuiltin, statusOnly } from '../define.js';
 
 /** A built-in definition with the printer render.ts uses for Table output. */
-export type PrintableResourceDefinition = ResourceDefinition & { tableConvertor: TablePrinter };
 
-function withPrinter(def: ResourceDefinition, printer: TablePrinter): PrintableResourceDefinition {
+function withPrinter(def: ResourceDefinition, printer: TablePrinter): ResourceDefinition {
   return Object.assign(def, { tableConvertor: printer });
 }
 
@@ -218,5 +217,5 @@ export const nodes = withPrinter(
 );
 
 /** Every workload resource, in discovery order. */
-export const workloadResources: PrintableResourceDefinition[] = [pods, services, nodes, deployments, replicaSets];
+export const workloadResources: ResourceDefinition[] = [pods, services, nodes, deployments, replicaSets];
 

@@ -1,6 +1,6 @@
-import { isPlainObject } from '../../apimachinery/object.js';
-import type { FieldType, TypeCatalog } from '../../apimachinery/schema/types.js';
-import { resolveJSONSchemaUnion } from '../../apimachinery/schema/unknown-fields.js';
+import { isPlainObject } from '../object.js';
+import type { FieldType, TypeCatalog } from './types.js';
+import { resolveJSONSchemaUnion } from './unknown-fields.js';
 
 /**
  * Removes, in place, every field the type does not declare: what decoding into a Go struct does to a built-in object

@@ -1,0 +1,44 @@
+import { groupVersionString } from '../../apimachinery/api-resource.js';
+import { type KubeObject, metaOf } from '../../apimachinery/object.js';
+import { errors } from '../../apimachinery/status.js';
+import { decodeBody, readBody } from '../http/body.js';
+import { addWarnings } from '../http/response.js';
+import { checkTypeMeta, decodeObject } from './decode-object.js';
+import { dedupOwnerReferences } from './dedup-owner-references.js';
+import type { ParsedRequest } from './parsed-request.js';
+import { writeObject } from './render.js';
+
+/** POST to a collection (k8s.io/apiserver handlers/create.go): decode, admit, store, 201. */
+export async function handleCreate(r: ParsedRequest<'create'>): Promise<void> {
+  const def = r.def;
+  const { dryRun, fieldManager } = r.options;
+  const { obj, warnings } = await decodeObject(r, r.options);
+  const meta = metaOf(obj);
+  if (def.namespaced) {
+    if (meta.namespace && meta.namespace !== r.namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    meta.namespace = r.namespace;
+  }
+  warnings.push(...dedupOwnerReferences(obj, false));
+  await r.admission.admit({ operation: 'CREATE', ctx: r.ctx, def, namespace: r.namespace, name: meta.name ?? '', object: obj });
+  warnings.push(...dedupOwnerReferences(obj, true));
+  // The decoded body is this request's own: the store may write into it.
+  const created = await r.store.create(r.ctx, r.namespace, obj, { dryRun, fieldManager, inputHandedOver: true });
+  addWarnings(r.res, [...warnings, ...(def.strategy.warnings?.(created) ?? [])]);
+  writeObject(r.res, 201, created, r.output, def);
+}
+
+/** A create answered by code (access/token reviews, serviceaccounts/token): decode as the expected kind, compute, 201. */
+export async function handleComputedCreate(r: ParsedRequest<'computed-create'>): Promise<void> {
+  const def = r.def;
+  const sub = r.subresource ? def.subresources.find((s) => s.name === r.subresource) : undefined;
+  const kind = sub?.kind ?? def.kind;
+  const version = sub?.version ?? def.version;
+  const gv = sub ? groupVersionString(sub.group ?? def.group, version) : groupVersionString(def.group, def.version);
+  const decoded = decodeBody(await readBody(r.req), r.contentType, { kind, version });
+  const obj = decoded.object as KubeObject;
+  checkTypeMeta(obj, kind, gv);
+  const result = await r.options.compute(r.ctx, { namespace: r.namespace, name: r.name, subresource: r.subresource, object: obj });
+  writeObject(r.res, 201, result, r.output, def);
+}

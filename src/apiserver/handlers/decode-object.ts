@@ -1,0 +1,42 @@
+import { groupVersionString } from '../../apimachinery/api-resource.js';
+import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+import { errors } from '../../apimachinery/status.js';
+import { decodeBody, readBody } from '../http/body.js';
+import { fieldValidationProblems } from './field-validation-problems.js';
+import type { BodyWriteOptions, RequestTarget } from './parsed-request.js';
+
+/** Decodes a create or update body and checks it is this resource's (or subresource's) kind and version. */
+export async function decodeObject(r: RequestTarget, options: BodyWriteOptions): Promise<{ obj: KubeObject; warnings: string[] }> {
+  const def = r.def;
+  const sub = r.subresource ? def.subresources.find((s) => s.name === r.subresource) : undefined;
+  // A subresource of another kind (Scale) is written in that kind's group version (autoscaling/v1).
+  const gv = sub?.version !== undefined && r.subresourceStrategy?.view ? groupVersionString(sub.group ?? '', sub.version) : groupVersionString(def.group, def.version);
+  const expectedKind = r.subresource ? (sub?.kind ?? def.kind) : def.kind;
+  const buf = await readBody(r.req);
+  const decoded = decodeBody(buf, r.contentType, { kind: expectedKind, version: def.version });
+  const obj = decoded.object as KubeObject;
+  checkTypeMeta(obj, expectedKind, gv);
+  const typeError = def.codec.decodeError(obj, r.subresource);
+  if (typeError) throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: ${typeError}`);
+  if (obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
+    throw errors.badRequest(`${expectedKind} in version "${def.version}" cannot be handled as a ${expectedKind}: metadata must be an object`);
+  }
+  if (options.fieldValidationError) throw options.fieldValidationError;
+  const warnings = fieldValidationProblems(r, {
+    mode: options.fieldValidation,
+    obj,
+    duplicates: decoded.duplicateFields.map((d) => `duplicate field "${d}"`),
+    kind: expectedKind,
+  });
+  return { obj, warnings };
+}
+
+/** A body's apiVersion and kind, when it names them, must be the ones expected. */
+export function checkTypeMeta(obj: KubeObject, kind: string, gv: string): void {
+  if (obj.apiVersion !== undefined && obj.apiVersion !== gv) {
+    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== kind) {
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${kind}): kind ${JSON.stringify(obj.kind)} in version ${JSON.stringify(gv)}`);
+  }
+}

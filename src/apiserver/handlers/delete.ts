@@ -1,0 +1,77 @@
+import * as fe from '../../apimachinery/field-errors.js';
+import type { FieldError } from '../../apimachinery/field-errors.js';
+import { isPlainObject } from '../../apimachinery/object.js';
+import { errors } from '../../apimachinery/status.js';
+import type { DeleteOptions } from '../../registry/generic/store.js';
+import { decodeBody, readBody } from '../http/body.js';
+import { writeJson } from '../http/response.js';
+import type { ParsedRequest, RequestTarget, SentDeleteOptions } from './parsed-request.js';
+import { writeList, writeObject } from './render.js';
+
+/** DELETE of one object (k8s.io/apiserver handlers/delete.go). */
+export async function handleDelete(r: ParsedRequest<'delete'>): Promise<void> {
+  const def = r.def;
+  const opts = await deleteOptionsOf(r, r.options);
+  await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: r.namespace, name: r.name });
+  const result = await r.store.delete(r.ctx, r.namespace, r.name, opts);
+  if (result.deleted && !def.strategy.returnDeletedObject) {
+    writeJson(r.res, 200, r.store.deletedStatus(result.object));
+    return;
+  }
+  // delete.go: an object not removed yet after a cascading request in the deprecated form answers 202.
+  writeObject(r.res, !result.deleted && opts.orphanDependents === false ? 202 : 200, result.object, r.output, def);
+}
+
+/** DELETE of a collection (delete.go DeleteCollection). */
+export async function handleDeleteCollection(r: ParsedRequest<'deletecollection'>): Promise<void> {
+  const def = r.def;
+  const opts = await deleteOptionsOf(r, r.options.delete);
+  await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: r.namespace, name: '' });
+  // The answer is the list that was deleted, as listed (with its resourceVersion and, under a limit, continue).
+  const listed = await r.store.deleteCollection(r.ctx, r.namespace, r.options.list, opts);
+  writeList(r.res, listed.items, listed, r.output, def);
+}
+
+/**
+ * DeleteOptions as endpoints/handlers/delete.go reads them: from the body when one is sent (JSON or protobuf; any of
+ * the accepted apiVersions), otherwise from the query parameters (never merged), then ValidateDeleteOptions.
+ */
+async function deleteOptionsOf(r: RequestTarget, fromQuery: SentDeleteOptions): Promise<DeleteOptions> {
+  const buf = await readBody(r.req);
+  const sent = buf.length > 0 ? deleteOptionsFromBody(decodeBody(buf, r.contentType, { kind: 'DeleteOptions', version: 'v1' }).object) : fromQuery;
+  const { propagationPolicy: policy, orphanDependents, dryRun, preconditions } = sent;
+  // ValidateDeleteOptions reports every problem, in this order.
+  const errs: FieldError[] = [];
+  if (orphanDependents !== undefined && policy !== undefined) {
+    errs.push(fe.invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (policy !== undefined && policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
+    errs.push(fe.notSupported('propagationPolicy', policy, ['Foreground', 'Background', 'Orphan', 'nil']));
+  }
+  if (dryRun.some((v) => v !== 'All')) {
+    // Go prints the rejected []string with %#v.
+    errs.push({ ...fe.notSupported('dryRun', dryRun, ['All']), renderedValue: `[]string{${dryRun.map((v) => JSON.stringify(v)).join(', ')}}` });
+  }
+  if (errs.length) throw errors.invalid('meta.k8s.io', 'DeleteOptions', '', errs);
+  const opts: DeleteOptions = { dryRun: dryRun.length > 0 };
+  if (policy !== undefined) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
+  if (orphanDependents !== undefined) opts.orphanDependents = orphanDependents;
+  if (preconditions) opts.preconditions = preconditions;
+  return opts;
+}
+
+function deleteOptionsFromBody(body: Record<string, unknown>): SentDeleteOptions {
+  if (body.kind !== undefined && body.kind !== 'DeleteOptions') {
+    throw errors.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): kind ${JSON.stringify(body.kind)}`);
+  }
+  const sent: SentDeleteOptions = {
+    propagationPolicy: (body.propagationPolicy as string | null | undefined) ?? undefined,
+    orphanDependents: (body.orphanDependents as boolean | null | undefined) ?? undefined,
+    dryRun: Array.isArray(body.dryRun) ? body.dryRun.map(String) : [],
+  };
+  if (isPlainObject(body.preconditions)) {
+    const pre = body.preconditions as { uid?: string; resourceVersion?: string };
+    sent.preconditions = { uid: pre.uid, resourceVersion: pre.resourceVersion };
+  }
+  return sent;
+}
