@@ -2,6 +2,7 @@ import type { FieldError } from '../apimachinery/field-errors.js';
 import type { KubeObject } from '../apimachinery/object.js';
 import type { APIResourceDescriptor } from '../apimachinery/api-resource.js';
 import type { SsaSchema } from '../patch/apply/schema.js';
+import type { TablePrinter } from '../apimachinery/table/builtin-printers.js';
 
 import type { UserInfo } from '../apimachinery/user.js';
 
@@ -113,6 +114,22 @@ export interface ResourceDefinition extends APIResourceDescriptor {
    * Events live in core/v1 Events' storage and are converted on the way in and out, as kube-apiserver does.
    */
   storage?: StorageMapping;
+  /**
+   * The Table (`kubectl get`) columns and cells of this resource. Unset: the built-in printer of a core kind, or
+   * apiserver's default (Name, Created At).
+   */
+  tableConvertor?: TablePrinter;
+  /**
+   * OpenAPI schemas the resource brings itself, by definition name, per document version (custom resources, kinds
+   * outside the built-in type catalog); built-in kinds get theirs from the catalog by `definitionName`.
+   */
+  openAPISchemas?: OpenAPISchemas;
+}
+
+/** OpenAPI schema objects by definition name, for /openapi/v2 (`#/definitions/…`) and /openapi/v3 (`#/components/schemas/…`). */
+export interface OpenAPISchemas {
+  v2: Record<string, Record<string, unknown>>;
+  v3: Record<string, Record<string, unknown>>;
 }
 
 export interface StorageMapping {
