@@ -13,6 +13,9 @@
  *   features      auth; then tenancy and apiextensions; then multicluster (it builds on workspaces and CRDs)
  *   server        the composition root
  *   programs      pcluster (the simulated cluster), demo, cli, and index.ts (the library's front door)
+ *
+ * Above them all, examples/ (programs that embed atrium) import src/ only through src/index.ts, as a program that
+ * installed the package would.
  */
 const layers = [
   { name: 'base', paths: ['apimachinery', 'logging'] },
@@ -73,6 +76,14 @@ forbidden.push(
     to: { circular: true },
   },
   {
+    // An example shows what a program that installed the package can write: it reaches src/ through the front door only.
+    name: 'examples-import-around-the-front-door',
+    comment: 'examples/ import atrium only from src/index.ts (the package\'s front door, `atrium` when installed)',
+    severity: 'error',
+    from: { path: '^examples/' },
+    to: { path: '^src/', pathNot: '^src/index\\.ts$' },
+  },
+  {
     name: 'src-imports-tests',
     severity: 'error',
     from: { path: '^src/' },
@@ -85,7 +96,8 @@ module.exports = {
   forbidden,
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    // src/ and the examples, which may use src/ only through its front door (src/index.ts).
+    includeOnly: '^(src|examples)/',
     // TypeScript 7 has no compiler API for dependency-cruiser to use; swc parses the sources, type-only imports too.
     parser: 'swc',
     tsPreCompilationDeps: true,

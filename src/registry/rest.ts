@@ -108,6 +108,17 @@ export interface ResourceDefinition extends APIResourceDescriptor {
    * Events live in core/v1 Events' storage and are converted on the way in and out, as kube-apiserver does.
    */
   storage?: StorageMapping;
+  /**
+   * OpenAPI schemas the resource brings itself, by definition name, per document version (custom resources, kinds
+   * outside the built-in type catalog); built-in kinds get theirs from the catalog by `definitionName`.
+   */
+  openAPISchemas?: OpenAPISchemas;
+}
+
+/** OpenAPI schema objects by definition name, for /openapi/v2 (`#/definitions/…`) and /openapi/v3 (`#/components/schemas/…`). */
+export interface OpenAPISchemas {
+  v2: Record<string, Record<string, unknown>>;
+  v3: Record<string, Record<string, unknown>>;
 }
 
 /**

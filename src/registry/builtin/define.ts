@@ -1,6 +1,7 @@
 import type { APISubresourceDescriptor } from '../../apimachinery/api-resource.js';
-import type { ResourceDefinition, Strategy, SubresourceStrategy } from '../rest.js';
-import { metaOf } from '../../apimachinery/object.js';
+import type { OpenAPISchemas, ResourceDefinition, Strategy, SubresourceStrategy } from '../rest.js';
+import { metaOf, type JsonObject } from '../../apimachinery/object.js';
+import type { TablePrinter } from '../../apimachinery/table/builtin-printers.js';
 import { validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import { printerFor } from '../../apimachinery/table/builtin-printers.js';
 import { builtinCodec } from './builtin-codec.js';
@@ -21,6 +22,19 @@ export interface BuiltinSpec {
   definitionName: string;
   strategy?: Partial<Strategy>;
   subresources?: (APISubresourceDescriptor & { strategy?: SubresourceStrategy })[];
+  /** The columns `kubectl get` prints (default: Name, Created At). */
+  printer?: TablePrinter;
+  /**
+   * For a kind outside the built-in type catalog (an embedding program's own): its OpenAPI schema, published under
+   * `definitionName` in /openapi/v2 and /openapi/v3 so `kubectl explain` and kubectl's patch choice know it. `spec` and
+   * `status` are OpenAPI v3 schema objects (no `$ref`); unset ones accept any object.
+   */
+  schema?: { description?: string; spec?: JsonObject; status?: JsonObject };
+  /**
+   * Whether strategic merge patch is accepted. Default: yes for catalog kinds; no for a kind with its own `schema`,
+   * which is patched as a custom resource is (JSON patch, merge patch, server-side apply).
+   */
+  strategicMergePatch?: boolean;
 }
 
 /**
@@ -43,7 +57,7 @@ export function defineBuiltin(spec: BuiltinSpec): ResourceDefinition {
     categories: spec.categories ?? [],
     subresources: (spec.subresources ?? []).map(({ strategy: _s, ...d }) => d),
     definitionName: spec.definitionName,
-    strategicMergePatch: true,
+    strategicMergePatch: spec.strategicMergePatch ?? spec.schema === undefined,
     strategy: {
       nameValidation: 'subdomain',
       allowUnconditionalUpdate: true,
@@ -53,7 +67,29 @@ export function defineBuiltin(spec: BuiltinSpec): ResourceDefinition {
     },
     subresourceStrategies,
     codec: builtinCodec(spec.definitionName, subresourceStrategies),
-    tableConvertor: printerFor(spec.group, spec.resource),
+    tableConvertor: spec.printer ?? printerFor(spec.group, spec.resource),
+    ...(spec.schema ? { openAPISchemas: objectSchemas(spec, spec.schema) } : {}),
+  };
+}
+
+/** The OpenAPI v2 and v3 definitions of a kind with its own schema: apiVersion, kind, ObjectMeta, spec, status. */
+function objectSchemas(spec: BuiltinSpec, schema: NonNullable<BuiltinSpec['schema']>): OpenAPISchemas {
+  const anyObject = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const definition = (metaRef: string): JsonObject => ({
+    ...(schema.description ? { description: schema.description } : {}),
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string', description: 'The versioned schema of this representation of an object.' },
+      kind: { type: 'string', description: 'The REST resource this object represents.' },
+      metadata: { $ref: metaRef },
+      spec: schema.spec ?? anyObject,
+      status: schema.status ?? anyObject,
+    },
+    'x-kubernetes-group-version-kind': [{ group: spec.group, version: spec.version, kind: spec.kind }],
+  });
+  return {
+    v2: { [spec.definitionName]: definition('#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta') },
+    v3: { [spec.definitionName]: definition('#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta') },
   };
 }
 
