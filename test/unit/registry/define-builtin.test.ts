@@ -6,14 +6,15 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineBuiltin } from '../../../src/registry/builtin/define.js';
 import { printerForColumns } from '../../../src/apiextensions/serving/printer-columns.js';
+import { printerFor } from '../../../src/apimachinery/table/builtin-printers.js';
 
 const base = { group: 'example.dev', version: 'v1', resource: 'things', kind: 'Thing', namespaced: true, definitionName: 'dev.example.v1.Thing' };
 
 describe('defineBuiltin', () => {
-  it('a catalog kind keeps the defaults: strategic merge patch, no printer or schema of its own', () => {
+  it("a catalog kind keeps the defaults: strategic merge patch, the kind's built-in printer, no schema of its own", () => {
     const def = defineBuiltin(base);
     assert.equal(def.strategicMergePatch, true);
-    assert.equal(def.tableConvertor, undefined);
+    assert.equal(def.tableConvertor, printerFor(base.group, base.resource));
     assert.equal(def.openAPISchemas, undefined);
     assert.equal(def.listKind, 'ThingList');
   });
