@@ -9,6 +9,7 @@
  * Delivery is synchronous and does no copying: the HTTP layer buffers per client and drops slow ones.
  * A watcher whose callback throws is stopped (and logged) without disturbing the others.
  */
+import { errorText, logger } from '../../logging/logger.js';
 import { StorageError } from '../errors.js';
 import type { Storage, StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
 import { EventRing } from './event-ring.js';
@@ -59,7 +60,7 @@ class CacheWatcher implements WatchHandle {
     try {
       this.callbacks.onEvent(event);
     } catch (err) {
-      process.stderr.write(`watch cache: watcher on ${this.prefix} threw from onEvent, stopping it: ${describe(err)}\n`);
+      logger.error('watch cache: watcher threw from onEvent, stopping it', { prefix: this.prefix, error: errorText(err) });
       this.stop();
     }
   }
@@ -69,7 +70,7 @@ class CacheWatcher implements WatchHandle {
     try {
       this.callbacks.onProgress(revision);
     } catch (err) {
-      process.stderr.write(`watch cache: watcher on ${this.prefix} threw from onProgress, stopping it: ${describe(err)}\n`);
+      logger.error('watch cache: watcher threw from onProgress, stopping it', { prefix: this.prefix, error: errorText(err) });
       this.stop();
     }
   }
@@ -80,7 +81,7 @@ class CacheWatcher implements WatchHandle {
     try {
       this.callbacks.onError(err);
     } catch (cbErr) {
-      process.stderr.write(`watch cache: watcher on ${this.prefix} threw from onError: ${describe(cbErr)}\n`);
+      logger.error('watch cache: watcher threw from onError', { prefix: this.prefix, error: errorText(cbErr) });
     }
   }
 }
@@ -286,8 +287,4 @@ export class WatchCache {
     if (this.roots.get(root.root) === root) this.roots.delete(root.root);
     for (const w of [...root.allWatchers()]) w.fail(err);
   }
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

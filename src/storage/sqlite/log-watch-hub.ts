@@ -8,6 +8,7 @@
  * buffered and delivered after it, and a per-watcher cursor drops anything at or below the last
  * delivered revision.
  */
+import { errorText, logger } from '../../logging/logger.js';
 import { StorageError } from '../errors.js';
 import type { StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
 
@@ -57,7 +58,7 @@ class LogWatcher implements WatchHandle {
     try {
       this.callbacks.onEvent(event);
     } catch (err) {
-      process.stderr.write(`storage watch on ${this.prefix}: event callback threw, stopping the watch: ${String(err)}\n`);
+      logger.error('storage watch: event callback threw, stopping the watch', { prefix: this.prefix, error: errorText(err) });
       this.stop();
     }
   }
@@ -68,7 +69,7 @@ class LogWatcher implements WatchHandle {
     try {
       this.callbacks.onError(err);
     } catch (cbErr) {
-      process.stderr.write(`storage watch on ${this.prefix}: error callback threw: ${String(cbErr)}\n`);
+      logger.error('storage watch: error callback threw', { prefix: this.prefix, error: errorText(cbErr) });
     }
   }
 }

@@ -9,6 +9,7 @@
  * order, so a failed precondition fails only its own write, and a later write in the batch sees the
  * effects of earlier ones.
  */
+import { errorText, logger } from '../../logging/logger.js';
 import { StorageError } from '../errors.js';
 import type {
   KeyValue,
@@ -451,5 +452,5 @@ function eventFromLogRow(row: LogRow): StorageWatchEvent {
 }
 
 function logCompactionFailure(err: unknown): void {
-  process.stderr.write(`sqlite store: resuming compaction failed: ${String(err)}\n`);
+  logger.warn('sqlite store: resuming compaction failed', { error: errorText(err) });
 }
