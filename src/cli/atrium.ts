@@ -1,17 +1,12 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startServer } from '../apiserver/server.js';
-import { logger } from '../logging/logger.js';
 import { addDemoCommand } from '../multicluster/demo/command.js';
 import { addPclusterCommand } from '../multicluster/pcluster/command.js';
 import { addSyncerCommand } from '../multicluster/syncer/command.js';
 import { type MulticlusterFlags, multiclusterOptionsFromFlags, multiclusterServerOptions } from '../multicluster/server-options.js';
-
-function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number between 0 and 65535');
-  return n;
-}
+import { parsePort } from './flags.js';
+import { exitWithError, runCommand } from './run-command.js';
 
 /** Parses a Go-style duration of one unit ("90s", "5m", "1h", "500ms", "0"). */
 function parseBaseURL(v: string): string {
@@ -77,48 +72,25 @@ interface AuthFlags {
 /** `atrium start`: serve the API until SIGINT/SIGTERM, then shut down gracefully. */
 async function start(opts: { rootDir: string; bindAddress: string; securePort: number; shardBaseUrl?: string } & EtcdFlags & AuthFlags & MulticlusterFlags): Promise<void> {
   const rootDir = resolve(opts.rootDir);
-  let server;
-  try {
-    server = await startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort, shardBaseURL: opts.shardBaseUrl, etcd: etcdOptions(opts),
-      // SyncTargets, type negotiation and push-mode syncers (src/multicluster).
-      ...multiclusterServerOptions(multiclusterOptionsFromFlags(opts)),
-      tokenAuthFile: opts.tokenAuthFile === undefined ? undefined : resolve(opts.tokenAuthFile),
-      anonymous: opts.anonymousAuth ?? false,
-      maxObjectsPerWorkspace: opts.maxObjectsPerWorkspace,
-      maxRequestsPerSecondPerUser: opts.maxRequestsPerSecondPerUser,
-      leaderElection: {
-        leaseDurationSeconds: opts.leaderElectLeaseDuration === undefined ? undefined : Math.max(1, Math.round(opts.leaderElectLeaseDuration / 1000)),
-        renewDeadlineMs: opts.leaderElectRenewDeadline,
-        retryPeriodMs: opts.leaderElectRetryPeriod,
-      },
-    });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') {
-      console.error(`error: port ${opts.securePort} on ${opts.bindAddress} is already in use; pick another with --secure-port (0 picks a free one)`);
-    } else if (e.code === 'EACCES') {
-      console.error(`error: not allowed to listen on ${opts.bindAddress}:${opts.securePort}; use a port above 1024 or run with the needed privileges`);
-    } else {
-      console.error(`error: atrium failed to start: ${e.message}`);
-    }
-    process.exit(1);
-  }
-  process.stdout.write(`atrium is serving at ${server.url}; point kubectl at it with: export KUBECONFIG=${server.kubeconfigPath}\n`);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
-    server
-      .stop()
-      .then(() => process.exit(0))
-      .catch((err) => {
-        logger.error('shutdown failed', { error: (err as Error).stack });
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  await runCommand({
+    start: () =>
+      startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort, shardBaseURL: opts.shardBaseUrl, etcd: etcdOptions(opts),
+        // SyncTargets, type negotiation and push-mode syncers (src/multicluster).
+        ...multiclusterServerOptions(multiclusterOptionsFromFlags(opts)),
+        tokenAuthFile: opts.tokenAuthFile === undefined ? undefined : resolve(opts.tokenAuthFile),
+        anonymous: opts.anonymousAuth ?? false,
+        maxObjectsPerWorkspace: opts.maxObjectsPerWorkspace,
+        maxRequestsPerSecondPerUser: opts.maxRequestsPerSecondPerUser,
+        leaderElection: {
+          leaseDurationSeconds: opts.leaderElectLeaseDuration === undefined ? undefined : Math.max(1, Math.round(opts.leaderElectLeaseDuration / 1000)),
+          renewDeadlineMs: opts.leaderElectRenewDeadline,
+          retryPeriodMs: opts.leaderElectRetryPeriod,
+        },
+      }),
+    ready: (server) => `atrium is serving at ${server.url}; point kubectl at it with: export KUBECONFIG=${server.kubeconfigPath}`,
+    failure: 'atrium failed to start',
+    listen: { bindAddress: opts.bindAddress, port: opts.securePort },
+  });
 }
 
 export function main(argv: string[]): void {
@@ -150,10 +122,7 @@ export function main(argv: string[]): void {
   addPclusterCommand(program);
   addDemoCommand(program);
   addSyncerCommand(program);
-  program.parseAsync(argv).catch((err) => {
-    console.error(`error: ${(err as Error).message}`);
-    process.exit(1);
-  });
+  program.parseAsync(argv).catch((err) => exitWithError((err as Error).message));
 }
 
 main(process.argv);

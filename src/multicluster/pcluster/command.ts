@@ -1,7 +1,8 @@
-/** The `atrium pcluster` command: flags, start-up errors, serving until SIGINT/SIGTERM. */
+/** The `atrium pcluster` command: its flags; starting, serving and stopping are runCommand's (src/cli/run-command.ts). */
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { logger } from '../../logging/logger.js';
+import { flagParser, parsePort } from '../../cli/flags.js';
+import { exitWithError, runCommand } from '../../cli/run-command.js';
 import { defaultNodeCapacity, parseDuration, parseNodeCapacity } from './options.js';
 import { startPcluster } from './pcluster.js';
 import { deploymentSchemaVariants, type DeploymentSchemaVariant } from './schema-variants.js';
@@ -17,22 +18,6 @@ interface PclusterFlags {
   deploymentSchema?: DeploymentSchemaVariant;
 }
 
-function flagParser<T>(parse: (v: string) => T): (v: string) => T {
-  return (v) => {
-    try {
-      return parse(v);
-    } catch (err) {
-      throw new InvalidArgumentError((err as Error).message);
-    }
-  };
-}
-
-function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number between 0 and 65535');
-  return n;
-}
-
 function parseNodeCount(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0 || n > 1000) throw new InvalidArgumentError('must be a whole number of nodes between 0 and 1000');
@@ -41,46 +26,25 @@ function parseNodeCount(v: string): number {
 
 async function run(flags: PclusterFlags): Promise<void> {
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(flags.name) || flags.name.length > 50) {
-    console.error(`error: --name "${flags.name}" must be a DNS label of at most 50 characters (lower-case letters, digits and '-')`);
-    process.exit(1);
+    exitWithError(`--name "${flags.name}" must be a DNS label of at most 50 characters (lower-case letters, digits and '-')`);
   }
   const rootDir = resolve(flags.rootDir ?? `.atrium-pcluster-${flags.name}`);
-  let cluster;
-  try {
-    cluster = await startPcluster({
-      name: flags.name,
-      rootDir,
-      bindAddress: flags.bindAddress,
-      securePort: flags.securePort,
-      nodes: flags.nodes,
-      nodeCapacity: flags.nodeCapacity,
-      readyDelayMs: flags.readyDelay,
-      deploymentSchema: flags.deploymentSchema,
-    });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') console.error(`error: port ${flags.securePort} on ${flags.bindAddress} is already in use; pick another with --secure-port (0 picks a free one)`);
-    else console.error(`error: pcluster ${flags.name} failed to start: ${e.message}`);
-    process.exit(1);
-  }
-  process.stdout.write(
-    `pcluster ${flags.name} is serving at ${cluster.url} with ${cluster.nodeNames.length} node(s); point kubectl at it with: export KUBECONFIG=${cluster.kubeconfigPath}\n`,
-  );
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
-    cluster
-      .stop()
-      .then(() => process.exit(0))
-      .catch((err) => {
-        logger.error('shutdown failed', { error: (err as Error).stack });
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  await runCommand({
+    start: () =>
+      startPcluster({
+        name: flags.name,
+        rootDir,
+        bindAddress: flags.bindAddress,
+        securePort: flags.securePort,
+        nodes: flags.nodes,
+        nodeCapacity: flags.nodeCapacity,
+        readyDelayMs: flags.readyDelay,
+        deploymentSchema: flags.deploymentSchema,
+      }),
+    ready: (cluster) => `pcluster ${flags.name} is serving at ${cluster.url} with ${cluster.nodeNames.length} node(s); point kubectl at it with: export KUBECONFIG=${cluster.kubeconfigPath}`,
+    failure: `pcluster ${flags.name} failed to start`,
+    listen: { bindAddress: flags.bindAddress, port: flags.securePort },
+  });
 }
 
 /** Adds `pcluster` to the atrium program. */

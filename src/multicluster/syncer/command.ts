@@ -4,10 +4,11 @@
  * SIGINT/SIGTERM.
  */
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { RestClient } from '../../client/rest-client.js';
 import { readKubeconfig } from '../../apiserver/kubeconfig/kubeconfig.js';
-import { logger } from '../../logging/logger.js';
+import { flagParser } from '../../cli/flags.js';
+import { runCommand } from '../../cli/run-command.js';
 import { parseDuration } from '../pcluster/options.js';
 import { Syncer } from './syncer.js';
 
@@ -35,34 +36,25 @@ function inClusterClient(name: string): RestClient {
   return new RestClient({ url: `https://${host.includes(':') ? `[${host}]` : host}:${port}`, ca: readFileSync(`${dir}/ca.crt`, 'utf8'), token: readFileSync(`${dir}/token`, 'utf8').trim(), userAgent: `atrium-syncer/${name}` });
 }
 
-async function run(flags: SyncerFlags): Promise<void> {
+async function startSyncer(flags: SyncerFlags): Promise<{ syncer: Syncer; cluster: string }> {
   const fromKc = await readKubeconfig(flags.fromKubeconfig);
   const cluster = flags.fromCluster ?? clusterFromServerURL(fromKc.currentServer()) ?? 'root';
   const upstream = await RestClient.fromKubeconfig(flags.fromKubeconfig, { userAgent: `atrium-syncer/${flags.syncTargetName}` });
   const downstream = flags.toKubeconfig === 'in-cluster' ? inClusterClient(flags.syncTargetName) : await RestClient.fromKubeconfig(flags.toKubeconfig, { userAgent: `atrium-syncer/${flags.syncTargetName}` });
   const syncer = new Syncer({ upstream, upstreamCluster: cluster, downstream, syncTargetName: flags.syncTargetName, heartbeatIntervalMs: flags.heartbeatInterval, importPollIntervalMs: flags.importPollInterval });
   await syncer.start();
-  process.stdout.write(`syncer for SyncTarget ${flags.syncTargetName} in ${cluster} is running\n`);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
-    syncer
-      .stop()
-      .then(() => process.exit(0))
-      .catch(() => process.exit(1));
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  return { syncer, cluster };
 }
 
-function durationFlag(v: string): number {
-  try {
-    return parseDuration(v);
-  } catch (err) {
-    throw new InvalidArgumentError((err as Error).message);
-  }
+function run(flags: SyncerFlags): Promise<void> {
+  return runCommand({
+    start: async () => {
+      const { syncer, cluster } = await startSyncer(flags);
+      return { cluster, stop: () => syncer.stop() };
+    },
+    ready: ({ cluster }) => `syncer for SyncTarget ${flags.syncTargetName} in ${cluster} is running`,
+    failure: 'syncer failed',
+  });
 }
 
 /** Adds `syncer` to the atrium program. */
@@ -74,12 +66,7 @@ export function addSyncerCommand(program: Command): void {
     .requiredOption('--to-kubeconfig <file>', 'kubeconfig for the physical cluster, or `in-cluster` for the pod\'s ServiceAccount')
     .requiredOption('--sync-target-name <name>', 'the SyncTarget this syncer serves')
     .option('--from-cluster <name>', 'logical cluster of the SyncTarget (default: from the kubeconfig server URL, else root)')
-    .option('--heartbeat-interval <duration>', 'how often to heartbeat', durationFlag, 20_000)
-    .option('--import-poll-interval <duration>', "how often to re-read the cluster's API schemas", durationFlag, 30_000)
-    .action((flags: SyncerFlags) =>
-      run(flags).catch((err) => {
-        console.error(`error: syncer failed: ${(err as Error).message}`);
-        process.exit(1);
-      }),
-    );
+    .option('--heartbeat-interval <duration>', 'how often to heartbeat', flagParser(parseDuration), 20_000)
+    .option('--import-poll-interval <duration>', "how often to re-read the cluster's API schemas", flagParser(parseDuration), 30_000)
+    .action(run);
 }
