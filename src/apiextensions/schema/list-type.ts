@@ -3,6 +3,7 @@
  * repeated value (or map key) is reported once, at the index of its second occurrence.
  */
 import { type FieldError, type FieldPath, duplicate, invalid } from '../../apimachinery/field-errors.js';
+import { goSharpV } from '../../apimachinery/go-fmt.js';
 import type { Structural } from './structural.js';
 import { isSetOrMapList, subtreeHas } from './subtree.js';
 
@@ -107,16 +108,6 @@ function validateListMap(s: Structural, x: unknown[], p: FieldPath, errs: FieldE
     // With a single key field upstream reports the key as `{name: value}`, an absent key as `{}`.
     errs.push({ ...duplicate(p.index(i).toString(), key), renderedValue: goSharpV(key) });
   }
-}
-
-/** Go's `%#v` of a value decoded from JSON into interface{} (field.Duplicate prints a map key that way). */
-function goSharpV(v: unknown): string {
-  if (v === null || v === undefined) return 'interface {}(nil)';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpV).join(', ')}}`;
-  const o = v as Record<string, unknown>;
-  return `map[string]interface {}{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${goSharpV(o[k])}`).join(', ')}}`;
 }
 
 /**
