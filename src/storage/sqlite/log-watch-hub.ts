@@ -9,7 +9,7 @@
  * delivered revision.
  */
 import { errorText, logger } from '../../logging/logger.js';
-import { StorageError } from '../errors.js';
+import { StorageError, revisionCompacted } from '../errors.js';
 import type { StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
 
 /** What the hub needs from the store it serves. */
@@ -125,15 +125,7 @@ export class LogWatchHub {
     const compacted = this.source.compactedRevision();
     // Replay reads revisions after the cursor; the compacted revision itself is still readable.
     if (w.cursor < w.replayThrough && w.cursor + 1 < compacted) {
-      w.fail(
-        new StorageError(
-          'Compacted',
-          w.prefix,
-          `required revision ${w.cursor + 1} has been compacted (compacted revision ${compacted})`,
-          undefined,
-          compacted,
-        ),
-      );
+      w.fail(revisionCompacted(w.prefix, w.cursor + 1, compacted));
       return;
     }
     if (w.cursor < w.replayThrough) {

@@ -10,7 +10,7 @@
  * effects of earlier ones.
  */
 import { errorText, logger } from '../../logging/logger.js';
-import { StorageError } from '../errors.js';
+import { StorageError, keyNotFound, modRevisionConflict, revisionCompacted } from '../errors.js';
 import type {
   KeyValue,
   ListOptions,
@@ -277,7 +277,7 @@ export class SqliteStore implements Storage {
         return { key, value: request.value, createRevision: rev, modRevision: rev };
       }
       case 'update': {
-        if (!current) return new StorageError('NotFound', key, `key ${key} not found`);
+        if (!current) return keyNotFound(key);
         if (current.rev !== request.expectedModRevision) return conflict(key, current, request.expectedModRevision);
         const rev = ++this.revision;
         insertLog.run(rev, key, request.value, current.create_revision, current.rev, 0);
@@ -293,7 +293,7 @@ export class SqliteStore implements Storage {
         return { key, value: request.value, createRevision: current.create_revision, modRevision: rev };
       }
       case 'delete': {
-        if (!current) return new StorageError('NotFound', key, `key ${key} not found`);
+        if (!current) return keyNotFound(key);
         if (request.expectedModRevision !== undefined && current.rev !== request.expectedModRevision) {
           return conflict(key, current, request.expectedModRevision);
         }
@@ -364,13 +364,7 @@ export class SqliteStore implements Storage {
       );
     }
     if (revision < this.compacted) {
-      throw new StorageError(
-        'Compacted',
-        key,
-        `required revision ${revision} has been compacted (compacted revision ${this.compacted})`,
-        undefined,
-        this.compacted,
-      );
+      throw revisionCompacted(key, revision, this.compacted);
     }
     return revision;
   }
@@ -419,12 +413,7 @@ export class SqliteStore implements Storage {
 }
 
 function conflict(key: string, current: CurrentRow, expected: number): StorageError {
-  return new StorageError(
-    'Conflict',
-    key,
-    `key ${key} has modRevision ${current.rev}, expected ${expected}`,
-    { key, value: current.value, createRevision: current.create_revision, modRevision: current.rev },
-  );
+  return modRevisionConflict(key, { key, value: current.value, createRevision: current.create_revision, modRevision: current.rev }, expected);
 }
 
 function eventFromLogRow(row: LogRow): StorageWatchEvent {
