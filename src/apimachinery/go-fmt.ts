@@ -10,6 +10,7 @@
  * encoding/json's own float output (exponent only below 1e-6 or from 1e21, `1e-7`) is what JavaScript's
  * Number-to-string gives already, so JSON.stringify needs no counterpart here.
  */
+import { isPlainObject } from './object.js';
 
 /** How a decoder typed the numbers of a value: apimachinery's JSON (int64 or float64) or YAML-via-JSON (float64 only). */
 export type GoNumbers = 'int64-or-float64' | 'float64';
@@ -40,9 +41,6 @@ function formatNumber(n: number | bigint, numbers: GoNumbers): string {
   return numbers === 'float64' && typeof n === 'number' ? formatGoFloat(n) : formatGoDecodedNumber(n);
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * fmt's `%v` of a decoded JSON value (`map[string]interface{}` / `[]interface{}` trees): `map[a:1 b:[x y]]`, `[1 2]`,
@@ -52,7 +50,7 @@ export function goFormatValue(value: unknown, numbers: GoNumbers = 'int64-or-flo
   if (value === null || value === undefined) return '<nil>';
   if (typeof value === 'number' || typeof value === 'bigint') return formatNumber(value, numbers);
   if (Array.isArray(value)) return `[${value.map((v) => goFormatValue(v, numbers)).join(' ')}]`;
-  if (isObject(value)) {
+  if (isPlainObject(value)) {
     return `map[${Object.keys(value).sort().map((k) => `${k}:${goFormatValue(value[k], numbers)}`).join(' ')}]`;
   }
   return String(value);
@@ -68,7 +66,7 @@ export function goSharpV(value: unknown, numbers: GoNumbers = 'int64-or-float64'
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return `[]interface {}{${value.map((v) => goSharpV(v, numbers)).join(', ')}}`;
-  if (isObject(value)) {
+  if (isPlainObject(value)) {
     return `map[string]interface {}{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${goSharpV(value[k], numbers)}`).join(', ')}}`;
   }
   return String(value);
