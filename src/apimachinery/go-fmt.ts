@@ -41,7 +41,6 @@ function formatNumber(n: number | bigint, numbers: GoNumbers): string {
   return numbers === 'float64' && typeof n === 'number' ? formatGoFloat(n) : formatGoDecodedNumber(n);
 }
 
-
 /**
  * fmt's `%v` of a decoded JSON value (`map[string]interface{}` / `[]interface{}` trees): `map[a:1 b:[x y]]`, `[1 2]`,
  * `<nil>`, strings unquoted; map keys sorted, as fmt prints maps.

@@ -7,7 +7,6 @@ import { isPlainObject } from '../../apimachinery/object.js';
 import type { Structural } from './structural.js';
 import { hasDefault, subtreeHas } from './subtree.js';
 
-
 const isNonNullableNull = (x: unknown, s: Structural | undefined): boolean => x === null && s !== undefined && !s.nullable;
 
 /** Deep copy of a JSON value, so two defaulted objects never share a default's nested structure. */

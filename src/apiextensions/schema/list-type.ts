@@ -8,7 +8,6 @@ import { goSharpV } from '../../apimachinery/go-fmt.js';
 import type { Structural } from './structural.js';
 import { isSetOrMapList, subtreeHas } from './subtree.js';
 
-
 /** A key that identifies a JSON value: scalars by type and value, compounds by canonical (sorted-key) JSON. */
 function identity(v: unknown): string {
   if (v === null || typeof v !== 'object') return `${typeof v}:${String(v)}`;

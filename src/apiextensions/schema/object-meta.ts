@@ -27,7 +27,6 @@ const objectMetaFields = new Set([
   'managedFields',
 ]);
 
-
 /**
  * Removes fields that ObjectMeta does not have from `metadata` at the resource root (when `isResourceRoot`) and in
  * every embedded resource, returning their paths (`metadata.foo`, `spec.template.metadata.foo`) for fieldValidation.

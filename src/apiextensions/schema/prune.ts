@@ -73,7 +73,6 @@ class PrunePath {
   }
 }
 
-
 /**
  * Keeps field `k` of `x` (described by `sub`): with dropNulls a null the schema neither allows nor defaults is
  * deleted (reading as unset), otherwise the value is pruned further.

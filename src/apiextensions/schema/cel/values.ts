@@ -7,7 +7,6 @@
 import { isPlainObject } from '../../../apimachinery/object.js';
 import type { Structural } from '../structural.js';
 
-
 const embeddedMetaFields = ['apiVersion', 'kind', 'metadata'];
 
 /** Converts `x` (described by `s`, or schemaless when `s` is undefined) to its CEL representation. */
