@@ -9,9 +9,9 @@
  * Delivery is synchronous and does no copying: the HTTP layer buffers per client and drops slow ones.
  * A watcher whose callback throws is stopped (and logged) without disturbing the others.
  */
-import { errorText, logger } from '../../logging/logger.js';
 import { StorageError } from '../errors.js';
 import type { Storage, StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
+import { callWatchConsumer } from '../watch-consumer.js';
 import { EventRing } from './event-ring.js';
 import { resourceRootOf } from './resource-root.js';
 
@@ -57,32 +57,18 @@ class CacheWatcher implements WatchHandle {
   deliver(event: StorageWatchEvent): void {
     if (!this.live || this.stopped || event.revision <= this.cursor) return;
     this.cursor = event.revision;
-    try {
-      this.callbacks.onEvent(event);
-    } catch (err) {
-      logger.error('watch cache: watcher threw from onEvent, stopping it', { prefix: this.prefix, error: errorText(err) });
-      this.stop();
-    }
+    if (!callWatchConsumer('watch cache', this.prefix, this.callbacks, 'onEvent', event)) this.stop();
   }
 
   progress(revision: number): void {
     if (this.stopped || !this.callbacks.onProgress) return;
-    try {
-      this.callbacks.onProgress(revision);
-    } catch (err) {
-      logger.error('watch cache: watcher threw from onProgress, stopping it', { prefix: this.prefix, error: errorText(err) });
-      this.stop();
-    }
+    if (!callWatchConsumer('watch cache', this.prefix, this.callbacks, 'onProgress', revision)) this.stop();
   }
 
   fail(err: Error): void {
     if (this.stopped) return;
     this.stop();
-    try {
-      this.callbacks.onError(err);
-    } catch (cbErr) {
-      logger.error('watch cache: watcher threw from onError', { prefix: this.prefix, error: errorText(cbErr) });
-    }
+    callWatchConsumer('watch cache', this.prefix, this.callbacks, 'onError', err);
   }
 }
 

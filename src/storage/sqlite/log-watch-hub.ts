@@ -8,9 +8,9 @@
  * buffered and delivered after it, and a per-watcher cursor drops anything at or below the last
  * delivered revision.
  */
-import { errorText, logger } from '../../logging/logger.js';
 import { StorageError, revisionCompacted } from '../errors.js';
 import type { StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
+import { callWatchConsumer } from '../watch-consumer.js';
 
 /** What the hub needs from the store it serves. */
 export interface WatchHistorySource {
@@ -55,22 +55,13 @@ class LogWatcher implements WatchHandle {
   deliver(event: StorageWatchEvent): void {
     if (this.stopped || event.revision <= this.cursor) return;
     this.cursor = event.revision;
-    try {
-      this.callbacks.onEvent(event);
-    } catch (err) {
-      logger.error('storage watch: event callback threw, stopping the watch', { prefix: this.prefix, error: errorText(err) });
-      this.stop();
-    }
+    if (!callWatchConsumer('storage watch', this.prefix, this.callbacks, 'onEvent', event)) this.stop();
   }
 
   fail(err: Error): void {
     if (this.stopped) return;
     this.stop();
-    try {
-      this.callbacks.onError(err);
-    } catch (cbErr) {
-      logger.error('storage watch: error callback threw', { prefix: this.prefix, error: errorText(cbErr) });
-    }
+    callWatchConsumer('storage watch', this.prefix, this.callbacks, 'onError', err);
   }
 }
 
