@@ -2,6 +2,8 @@
  * Field-level validation errors, as k8s.io/apimachinery/pkg/util/validation/field reports them. Validators
  * collect every error into a list; the registry rejects once with a single 422 Status built from the list.
  */
+import { formatGoDecodedNumber } from './go-fmt.js';
+
 export type FieldErrorType =
   | 'FieldValueRequired'
   | 'FieldValueInvalid'
@@ -70,7 +72,8 @@ function renderValue(v: unknown): string {
   // Go prints a nil bad value as the quoted string "null".
   if (v === null || v === undefined) return '"null"';
   if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'number' || typeof v === 'bigint') return formatGoDecodedNumber(v);
+  if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return '"array"';
   return '"object"';
 }

@@ -57,13 +57,19 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** RFC 3339 with second precision, as metav1.Time marshals. */
+/** A time (a Date or epoch milliseconds) in RFC 3339 UTC with second precision, as metav1.Time marshals (truncated). */
+export function formatRFC3339(t: Date | number): string {
+  const ms = typeof t === 'number' ? t : t.getTime();
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** The current time as formatRFC3339 writes it. */
 export function nowRFC3339(): string {
   // Whole seconds: formatted once per second (every write stamps managedFields times; formatting showed in profiles).
   const second = Math.floor(Date.now() / 1000);
   if (second !== lastSecond) {
     lastSecond = second;
-    lastSecondText = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+    lastSecondText = formatRFC3339(second * 1000);
   }
   return lastSecondText;
 }

@@ -1,17 +1,13 @@
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { startServer } from '../server/server.js';
-import { logger } from '../logging/logger.js';
-import { addDemoCommand } from '../demo/command.js';
-import { addPclusterCommand } from '../pcluster/command.js';
-import { addSyncerCommand } from '../multicluster/syncer/command.js';
+import { addDemoCommand } from './demo-command.js';
+import { addPclusterCommand } from './pcluster-command.js';
+import { addSyncerCommand } from './syncer-command.js';
 import { type MulticlusterFlags, multiclusterOptionsFromFlags, multiclusterServerOptions } from '../multicluster/server-options.js';
-
-function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number between 0 and 65535');
-  return n;
-}
+import { parseFlagDuration } from '../apimachinery/go-duration.js';
+import { flagParser, parsePort } from './flags.js';
+import { exitWithError, runCommand } from './run-command.js';
 
 /** Parses a Go-style duration of one unit ("90s", "5m", "1h", "500ms", "0"). */
 function parseBaseURL(v: string): string {
@@ -26,12 +22,6 @@ function parseBaseURL(v: string): string {
   return v.replace(/\/+$/, '');
 }
 
-function parseDurationMs(v: string): number {
-  const match = /^(\d+)(ms|s|m|h)?$/.exec(v.trim());
-  if (!match) throw new InvalidArgumentError('must be a duration such as 30s, 5m or 1h');
-  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
-  return Number(match[1]) * factor;
-}
 
 interface EtcdFlags {
   etcdServers?: string;
@@ -77,48 +67,25 @@ interface AuthFlags {
 /** `atrium start`: serve the API until SIGINT/SIGTERM, then shut down gracefully. */
 async function start(opts: { rootDir: string; bindAddress: string; securePort: number; shardBaseUrl?: string } & EtcdFlags & AuthFlags & MulticlusterFlags): Promise<void> {
   const rootDir = resolve(opts.rootDir);
-  let server;
-  try {
-    server = await startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort, shardBaseURL: opts.shardBaseUrl, etcd: etcdOptions(opts),
-      // SyncTargets, type negotiation and push-mode syncers (src/multicluster).
-      ...multiclusterServerOptions(multiclusterOptionsFromFlags(opts)),
-      tokenAuthFile: opts.tokenAuthFile === undefined ? undefined : resolve(opts.tokenAuthFile),
-      anonymous: opts.anonymousAuth ?? false,
-      maxObjectsPerWorkspace: opts.maxObjectsPerWorkspace,
-      maxRequestsPerSecondPerUser: opts.maxRequestsPerSecondPerUser,
-      leaderElection: {
-        leaseDurationSeconds: opts.leaderElectLeaseDuration === undefined ? undefined : Math.max(1, Math.round(opts.leaderElectLeaseDuration / 1000)),
-        renewDeadlineMs: opts.leaderElectRenewDeadline,
-        retryPeriodMs: opts.leaderElectRetryPeriod,
-      },
-    });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') {
-      console.error(`error: port ${opts.securePort} on ${opts.bindAddress} is already in use; pick another with --secure-port (0 picks a free one)`);
-    } else if (e.code === 'EACCES') {
-      console.error(`error: not allowed to listen on ${opts.bindAddress}:${opts.securePort}; use a port above 1024 or run with the needed privileges`);
-    } else {
-      console.error(`error: atrium failed to start: ${e.message}`);
-    }
-    process.exit(1);
-  }
-  process.stdout.write(`atrium is serving at ${server.url}; point kubectl at it with: export KUBECONFIG=${server.kubeconfigPath}\n`);
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down', { signal });
-    server
-      .stop()
-      .then(() => process.exit(0))
-      .catch((err) => {
-        logger.error('shutdown failed', { error: (err as Error).stack });
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  await runCommand({
+    start: () =>
+      startServer({ rootDir, bindAddress: opts.bindAddress, securePort: opts.securePort, shardBaseURL: opts.shardBaseUrl, etcd: etcdOptions(opts),
+        // SyncTargets, type negotiation and push-mode syncers (src/multicluster).
+        ...multiclusterServerOptions(multiclusterOptionsFromFlags(opts)),
+        tokenAuthFile: opts.tokenAuthFile === undefined ? undefined : resolve(opts.tokenAuthFile),
+        anonymous: opts.anonymousAuth ?? false,
+        maxObjectsPerWorkspace: opts.maxObjectsPerWorkspace,
+        maxRequestsPerSecondPerUser: opts.maxRequestsPerSecondPerUser,
+        leaderElection: {
+          leaseDurationSeconds: opts.leaderElectLeaseDuration === undefined ? undefined : Math.max(1, Math.round(opts.leaderElectLeaseDuration / 1000)),
+          renewDeadlineMs: opts.leaderElectRenewDeadline,
+          retryPeriodMs: opts.leaderElectRetryPeriod,
+        },
+      }),
+    ready: (server) => `atrium is serving at ${server.url}; point kubectl at it with: export KUBECONFIG=${server.kubeconfigPath}`,
+    failure: 'atrium failed to start',
+    listen: { bindAddress: opts.bindAddress, port: opts.securePort },
+  });
 }
 
 export function main(argv: string[]): void {
@@ -139,21 +106,18 @@ export function main(argv: string[]): void {
     .option('--etcd-cafile <file>', 'PEM CA bundle that verifies the etcd servers (https:// endpoints)')
     .option('--etcd-certfile <file>', 'PEM client certificate for etcd')
     .option('--etcd-keyfile <file>', 'PEM private key of --etcd-certfile')
-    .option('--etcd-compaction-interval <duration>', 'how often etcd history is compacted (0 turns it off)', parseDurationMs, 5 * 60_000)
-    .option('--leader-elect-lease-duration <duration>', 'with etcd: how long a controller leader lease lasts without renewal (default 15s)', parseDurationMs)
-    .option('--leader-elect-renew-deadline <duration>', 'with etcd: how long the leader retries renewing before it stops its controllers (default 10s)', parseDurationMs)
-    .option('--leader-elect-retry-period <duration>', 'with etcd: time between lease acquire/renew attempts (default 2s)', parseDurationMs)
-    .option('--sync-target-heartbeat-threshold <duration>', 'a SyncTarget whose syncer was silent this long is not Ready (default 60s)', parseDurationMs)
-    .option('--sync-target-eviction-toleration <duration>', 'how long a not-Ready SyncTarget keeps its work before it moves (default 60s)', parseDurationMs)
-    .option('--unschedulable-grace <duration>', 'how long replicas may stay unready on a Ready cluster before they move elsewhere (default 30s)', parseDurationMs)
+    .option('--etcd-compaction-interval <duration>', 'how often etcd history is compacted (0 turns it off)', flagParser(parseFlagDuration), 5 * 60_000)
+    .option('--leader-elect-lease-duration <duration>', 'with etcd: how long a controller leader lease lasts without renewal (default 15s)', flagParser(parseFlagDuration))
+    .option('--leader-elect-renew-deadline <duration>', 'with etcd: how long the leader retries renewing before it stops its controllers (default 10s)', flagParser(parseFlagDuration))
+    .option('--leader-elect-retry-period <duration>', 'with etcd: time between lease acquire/renew attempts (default 2s)', flagParser(parseFlagDuration))
+    .option('--sync-target-heartbeat-threshold <duration>', 'a SyncTarget whose syncer was silent this long is not Ready (default 60s)', flagParser(parseFlagDuration))
+    .option('--sync-target-eviction-toleration <duration>', 'how long a not-Ready SyncTarget keeps its work before it moves (default 60s)', flagParser(parseFlagDuration))
+    .option('--unschedulable-grace <duration>', 'how long replicas may stay unready on a Ready cluster before they move elsewhere (default 30s)', flagParser(parseFlagDuration))
     .action(start);
   addPclusterCommand(program);
   addDemoCommand(program);
   addSyncerCommand(program);
-  program.parseAsync(argv).catch((err) => {
-    console.error(`error: ${(err as Error).message}`);
-    process.exit(1);
-  });
+  program.parseAsync(argv).catch((err) => exitWithError((err as Error).message));
 }
 
 main(process.argv);

@@ -7,10 +7,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { readKubeconfig } from '../client/kubeconfig/kubeconfig.js';
+import { clusterFromServerURL, readKubeconfig } from '../client/kubeconfig/kubeconfig.js';
 import { RestClient } from '../client/rest-client.js';
 import { workloadSync, workloadSyncDelete } from '../multicluster/cli/workload-sync.js';
-import { clusterFromServerURL } from '../multicluster/syncer/command.js';
 import { addSchedulingCommands } from '../multicluster/scheduling/cli.js';
 
 interface SyncFlags {

@@ -13,6 +13,11 @@ function log(level: Level, msg: string, fields?: Record<string, unknown>): void 
   process.stderr.write(`${line}\n`);
 }
 
+/** An error as a log field: its stack when it has one (the message is the stack's first line), else its text. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
 export const logger = {
   debug: (msg: string, fields?: Record<string, unknown>) => log('debug', msg, fields),
   info: (msg: string, fields?: Record<string, unknown>) => log('info', msg, fields),

@@ -6,7 +6,7 @@
  * `%+v` of the decoded patch map for strategic merge patches.
  */
 import { errors, type StatusError } from '../apimachinery/status.js';
-import { goFormatValue } from './go-format.js';
+import { goFormatValue } from '../apimachinery/go-fmt.js';
 import { isJsonObject } from './json-value.js';
 import type { PatchType } from './apply-patch.js';
 

@@ -35,7 +35,8 @@
 
 import type { TypeCatalog } from '../apimachinery/schema/types.js';
 import { errors, isStatusError, type StatusError } from '../apimachinery/status.js';
-import { goFormatString, goFormatValue, goTypeName } from './go-format.js';
+import { goFormatValue } from '../apimachinery/go-fmt.js';
+import { goFormatString, goTypeName } from './go-format.js';
 import { deepCloneJson, deleteOwn, getOwn, hasOwn, isJsonObject, jsonKindName, setOwn, type JsonObject } from './json-value.js';
 import { genericUnprocessableEntity, unknownServerError } from './patch-errors.js';
 import {

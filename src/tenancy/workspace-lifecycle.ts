@@ -15,6 +15,7 @@
  * It is driven by one wildcard watch over all workspaces (not one per workspace) and keeps no per-workspace state
  * beyond queue entries.
  */
+import { setKcpCondition, type StatusCondition } from '../apimachinery/conditions.js';
 import type { KubeObject } from '../apimachinery/object.js';
 import { nowRFC3339 } from '../apimachinery/object.js';
 import { StatusError } from '../apimachinery/status.js';
@@ -63,23 +64,6 @@ async function createDefaultNamespaces(registry: ResourceRegistry, cluster: stri
       }
     }),
   );
-}
-
-interface Condition {
-  type: string;
-  status: string;
-  lastTransitionTime: string;
-  severity?: string;
-  reason?: string;
-  message?: string;
-}
-
-function setCondition(conditions: Condition[], type: string, status: string, detail?: { reason: string; message: string; severity: string }): Condition[] {
-  const existing = conditions.find((c) => c.type === type);
-  if (existing && existing.status === status && existing.reason === detail?.reason && existing.message === detail?.message) return conditions;
-  const lastTransitionTime = existing && existing.status === status ? existing.lastTransitionTime : nowRFC3339();
-  const next: Condition = detail ? { type, status, severity: detail.severity, lastTransitionTime, reason: detail.reason, message: detail.message } : { type, status, lastTransitionTime };
-  return [...conditions.filter((c) => c.type !== type), next];
 }
 
 function statusOf(o: KubeObject): Record<string, any> {
@@ -342,12 +326,15 @@ export class WorkspaceLifecycle {
   private async markInitializing(parent: string, name: string, initializers: string[]): Promise<void> {
     await this.workspaces.guaranteedUpdate(systemContext(parent), '', name, (cur) => {
       const st = statusOf(cur!);
-      let conditions = setCondition(st.conditions ?? [], 'WorkspaceScheduled', 'True');
-      conditions = setCondition(conditions, 'WorkspaceInitialized', 'False', {
+      const now = nowRFC3339();
+      let conditions = setKcpCondition<StatusCondition>(st.conditions ?? [], { type: 'WorkspaceScheduled', status: 'True' }, now);
+      conditions = setKcpCondition(conditions, {
+        type: 'WorkspaceInitialized',
+        status: 'False',
         reason: 'InitializerExists',
         severity: 'Info',
         message: `Initializers still exist: [${initializers.join(' ')}]`,
-      });
+      }, now);
       cur!.status = { ...st, phase: 'Initializing', initializers: [...initializers], conditions };
       return cur!;
     }, { dryRun: false }, 'status');
@@ -361,8 +348,9 @@ export class WorkspaceLifecycle {
       }, { dryRun: false }, 'status'),
       this.workspaces.guaranteedUpdate(systemContext(parent), '', name, (cur) => {
         const st = statusOf(cur!);
-        let conditions = setCondition(st.conditions ?? [], 'WorkspaceScheduled', 'True');
-        conditions = setCondition(conditions, 'WorkspaceInitialized', 'True');
+        const now = nowRFC3339();
+        let conditions = setKcpCondition<StatusCondition>(st.conditions ?? [], { type: 'WorkspaceScheduled', status: 'True' }, now);
+        conditions = setKcpCondition(conditions, { type: 'WorkspaceInitialized', status: 'True' }, now);
         const { initializers: _done, ...rest } = st;
         cur!.status = { ...rest, phase: 'Ready', conditions };
         return cur!;

@@ -15,7 +15,7 @@ import type { RequestContext } from '../../registry/rest.js';
 import type { WatchHandle } from '../../storage/interface.js';
 import { ControllerGate } from '../../controllers/controller-gate.js';
 import { logger } from '../../logging/logger.js';
-import { CRD_GROUP, CUSTOM_RESOURCE_CLEANUP_FINALIZER, type CustomResourceDefinition, isConditionTrue, setCondition } from '../crd/types.js';
+import { CRD_GROUP, CUSTOM_RESOURCE_CLEANUP_FINALIZER, type CustomResourceDefinition, findCondition, isConditionTrue, setCondition } from '../crd/types.js';
 import { storageAddressingDefinition } from '../serving/custom-resource.js';
 import type { CustomResourceSource } from '../serving/custom-resource-source.js';
 import { calculateNames } from './naming.js';
@@ -159,7 +159,7 @@ export class CRDController {
     setCondition(desired, naming.namesAccepted, now);
     // Like upstream's naming controller, Established never becomes True here: a CRD whose names were just accepted
     // is `Installing` first, and the establishing step below (upstream's EstablishingController) flips it.
-    const established = desired.status.conditions?.find((c) => c.type === 'Established');
+    const established = findCondition(desired, 'Established');
     if (!established) {
       setCondition(desired, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
     }
@@ -170,7 +170,7 @@ export class CRDController {
       await this.writeStatus(cluster, name, (current) => {
         current.status ??= {};
         current.status.acceptedNames = desired.status!.acceptedNames;
-        for (const c of desired.status!.conditions ?? []) setCondition(current, c, c.lastTransitionTime ?? now);
+        for (const c of desired.status!.conditions ?? []) setCondition(current, c, now);
       });
     }
     if (naming.namesAccepted.status === 'True' && !isConditionTrue(desired, 'Established')) {

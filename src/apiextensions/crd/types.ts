@@ -2,6 +2,7 @@
  * The wire shape of apiextensions.k8s.io/v1 CustomResourceDefinition as atrium reads it, plus the condition helpers
  * the registry and the CRD controllers share. Field names are the JSON names.
  */
+import { findCondition as findStatusCondition, isConditionTrue as isStatusConditionTrue, setStatusCondition } from '../../apimachinery/conditions.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
 
@@ -82,31 +83,22 @@ export interface CustomResourceDefinition extends KubeObject {
   status?: CRDStatus;
 }
 
-/** The condition of `type`, if present. */
+/** FindCRDCondition: the condition of `type`, if present. */
 export function findCondition(crd: CustomResourceDefinition, type: string): CRDCondition | undefined {
-  return crd.status?.conditions?.find((c) => c.type === type);
+  return findStatusCondition(crd.status?.conditions, type);
 }
 
+/** IsCRDConditionTrue. */
 export function isConditionTrue(crd: CustomResourceDefinition, type: string): boolean {
-  return findCondition(crd, type)?.status === 'True';
+  return isStatusConditionTrue(crd.status?.conditions, type);
 }
 
 /**
- * Sets a condition the way apiextensions' SetCRDCondition does: lastTransitionTime only moves when the status
- * changes; reason and message are always replaced.
+ * SetCRDCondition: lastTransitionTime only moves when the status changes (or was never set); reason and message are
+ * always replaced. meta.SetStatusCondition's rule (apimachinery/conditions.ts).
  */
 export function setCondition(crd: CustomResourceDefinition, cond: Omit<CRDCondition, 'lastTransitionTime'>, now: string): void {
-  const status = (crd.status ??= {});
-  const conditions = (status.conditions ??= []);
-  const existing = conditions.find((c) => c.type === cond.type);
-  if (!existing) {
-    conditions.push({ ...cond, lastTransitionTime: now });
-    return;
-  }
-  if (existing.status !== cond.status) existing.lastTransitionTime = now;
-  existing.status = cond.status;
-  existing.reason = cond.reason;
-  existing.message = cond.message;
+  setStatusCondition(((crd.status ??= {}).conditions ??= []), cond, now);
 }
 
 /** The version marked storage:true (validation guarantees exactly one in stored CRDs). */

@@ -3,12 +3,9 @@
  * decoded (after pruning) and again when an object is read from storage, so a default added to a CRD later shows up
  * on old objects.
  */
+import { isPlainObject } from '../../apimachinery/object.js';
 import type { Structural } from './structural.js';
 import { hasDefault, subtreeHas } from './subtree.js';
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
 
 const isNonNullableNull = (x: unknown, s: Structural | undefined): boolean => x === null && s !== undefined && !s.nullable;
 
@@ -70,7 +67,7 @@ function defaultWith(x: unknown, plan: DefaultPlan): void {
     }
     return;
   }
-  if (!isObject(x)) return;
+  if (!isPlainObject(x)) return;
   for (const [k, prop] of plan.defaulted) {
     if (!(k in x) || isNonNullableNull(x[k], prop)) x[k] = copyJSON(prop.default);
   }
@@ -96,7 +93,7 @@ export function pruneNonNullableNullsWithoutDefaults(x: unknown, s: Structural |
     for (const v of x) pruneNonNullableNullsWithoutDefaults(v, s?.items);
     return;
   }
-  if (!isObject(x)) return;
+  if (!isPlainObject(x)) return;
   for (const k of Object.keys(x)) {
     const sub = s?.properties?.get(k) ?? s?.additionalProperties?.schema;
     if (x[k] === null && sub && !sub.nullable && sub.default === undefined) delete x[k];

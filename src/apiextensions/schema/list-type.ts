@@ -2,13 +2,11 @@
  * Uniqueness of `x-kubernetes-list-type: set` and `map` lists (apiextensions-apiserver schema/listtype). Each
  * repeated value (or map key) is reported once, at the index of its second occurrence.
  */
+import { isPlainObject } from '../../apimachinery/object.js';
 import { type FieldError, type FieldPath, duplicate, invalid } from '../../apimachinery/field-errors.js';
+import { goSharpV } from '../../apimachinery/go-fmt.js';
 import type { Structural } from './structural.js';
 import { isSetOrMapList, subtreeHas } from './subtree.js';
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
 
 /** A key that identifies a JSON value: scalars by type and value, compounds by canonical (sorted-key) JSON. */
 function identity(v: unknown): string {
@@ -18,7 +16,7 @@ function identity(v: unknown): string {
 
 function canonicalJSON(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJSON).join(',')}]`;
-  if (isObject(v)) {
+  if (isPlainObject(v)) {
     return `{${Object.keys(v)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${canonicalJSON(v[k])}`)
@@ -63,7 +61,7 @@ function walk(s: Structural | undefined, x: unknown, p: FieldPath, errs: FieldEr
     if (subtreeHas(s.items, isSetOrMapList)) for (let i = 0; i < x.length; i++) walk(s.items, x[i], p.index(i), errs);
     return;
   }
-  if (!isObject(x)) return;
+  if (!isPlainObject(x)) return;
   const ap = subtreeHas(s.additionalProperties?.schema, isSetOrMapList) ? s.additionalProperties!.schema : undefined;
   if (!ap) {
     // Only the properties whose subtree holds a set or map list (usually one or two of many) need a look.
@@ -92,7 +90,7 @@ function listPropertiesOf(s: Structural): [string, Structural][] {
 
 function validateListMap(s: Structural, x: unknown[], p: FieldPath, errs: FieldError[]): void {
   for (let i = 0; i < x.length; i++) {
-    if (x[i] !== null && !isObject(x[i])) {
+    if (x[i] !== null && !isPlainObject(x[i])) {
       errs.push(invalid(p.index(i).toString(), x[i], 'must be an object for an array of list-type map'));
       return;
     }
@@ -103,20 +101,10 @@ function validateListMap(s: Structural, x: unknown[], p: FieldPath, errs: FieldE
   for (const i of nonUniqueIndexes(ids)) {
     const item = x[i];
     const key: Record<string, unknown> = {};
-    if (isObject(item)) for (const f of keyFields) if (f in item) key[f] = item[f];
+    if (isPlainObject(item)) for (const f of keyFields) if (f in item) key[f] = item[f];
     // With a single key field upstream reports the key as `{name: value}`, an absent key as `{}`.
     errs.push({ ...duplicate(p.index(i).toString(), key), renderedValue: goSharpV(key) });
   }
-}
-
-/** Go's `%#v` of a value decoded from JSON into interface{} (field.Duplicate prints a map key that way). */
-function goSharpV(v: unknown): string {
-  if (v === null || v === undefined) return 'interface {}(nil)';
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpV).join(', ')}}`;
-  const o = v as Record<string, unknown>;
-  return `map[string]interface {}{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${goSharpV(o[k])}`).join(', ')}}`;
 }
 
 /**
@@ -125,7 +113,7 @@ function goSharpV(v: unknown): string {
  */
 function mapKeyIdentity(item: unknown, keyFields: string[]): string {
   const one = (f: string): string => {
-    if (!isObject(item) || !(f in item)) return 'absent';
+    if (!isPlainObject(item) || !(f in item)) return 'absent';
     const v = item[f];
     return typeof v === 'bigint' ? `number:${v}` : identity(v);
   };

@@ -3,6 +3,7 @@
  * in `x-kubernetes-embedded-resource` objects is cut down to the fields of ObjectMeta, and embedded resources must
  * carry a valid apiVersion, kind and metadata.
  */
+import { isPlainObject } from '../../apimachinery/object.js';
 import { type FieldError, type FieldPath, invalid, required } from '../../apimachinery/field-errors.js';
 import type { Structural } from './structural.js';
 import { isEmbeddedResource, subtreeHas } from './subtree.js';
@@ -26,10 +27,6 @@ const objectMetaFields = new Set([
   'managedFields',
 ]);
 
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-
 /**
  * Removes fields that ObjectMeta does not have from `metadata` at the resource root (when `isResourceRoot`) and in
  * every embedded resource, returning their paths (`metadata.foo`, `spec.template.metadata.foo`) for fieldValidation.
@@ -49,10 +46,10 @@ function coerce(x: unknown, s: Structural | undefined, isResource: boolean, path
     for (let i = 0; i < x.length; i++) coerce(x[i], s?.items, false, `${path}[${i}]`, unknown);
     return;
   }
-  if (!isObject(x)) return;
+  if (!isPlainObject(x)) return;
   if (isResource || s?.embeddedResource) {
     const meta = x['metadata'];
-    if (isObject(meta)) {
+    if (isPlainObject(meta)) {
       for (const k of Object.keys(meta)) {
         if (!objectMetaFields.has(k)) {
           unknown.push(join(join(path, 'metadata'), k));
@@ -90,7 +87,7 @@ function walk(x: unknown, s: Structural | undefined, p: FieldPath, errs: FieldEr
     for (let i = 0; i < x.length; i++) walk(x[i], s.items, p.index(i), errs);
     return;
   }
-  if (!isObject(x)) return;
+  if (!isPlainObject(x)) return;
   if (s.embeddedResource) validateEmbedded(x, p, errs);
   for (const k of Object.keys(x)) {
     const prop = s.properties?.get(k);
@@ -124,7 +121,7 @@ function validateEmbedded(x: Record<string, unknown>, p: FieldPath, errs: FieldE
   if ('metadata' in x) {
     const meta = x['metadata'];
     const at = p.child('metadata');
-    if (!isObject(meta)) {
+    if (!isPlainObject(meta)) {
       errs.push(invalid(at.toString(), meta, 'must be an object'));
       return;
     }

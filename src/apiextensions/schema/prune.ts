@@ -4,6 +4,7 @@
  * `metadata` at the resource root and in `x-kubernetes-embedded-resource` objects (ObjectMeta is trimmed separately,
  * see object-meta.ts).
  */
+import { isPlainObject } from '../../apimachinery/object.js';
 import { pruneNonNullableNullsWithoutDefaults } from './default.js';
 import type { Structural } from './structural.js';
 
@@ -72,10 +73,6 @@ class PrunePath {
   }
 }
 
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
-
 /**
  * Keeps field `k` of `x` (described by `sub`): with dropNulls a null the schema neither allows nor defaults is
  * deleted (reading as unset), otherwise the value is pruned further.
@@ -103,7 +100,7 @@ function pruneValue(x: unknown, s: Structural | undefined, path: PrunePath, ctx:
     }
     return;
   }
-  if (!isObject(x)) return;
+  if (!isPlainObject(x)) return;
   for (const k of Object.keys(x)) {
     if (s?.embeddedResource && metaFields.has(k)) {
       // Kept unpruned (ObjectMeta is trimmed separately), but still subject to the null rule.
@@ -139,7 +136,7 @@ function skipPrune(x: unknown, s: Structural, path: PrunePath, ctx: Walk): void 
     }
     return;
   }
-  if (!isObject(x)) return;
+  if (!isPlainObject(x)) return;
   for (const k of Object.keys(x)) {
     if (s.embeddedResource && metaFields.has(k)) {
       if (ctx.dropNulls) dropNulls(x, k, s.properties?.get(k) ?? s.additionalProperties?.schema);

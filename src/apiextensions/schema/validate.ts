@@ -16,6 +16,7 @@ import {
   tooMany,
   typeInvalid,
 } from '../../apimachinery/field-errors.js';
+import { formatGoFloat } from '../../apimachinery/go-fmt.js';
 import { type JSONSchemaProps, additionalPropertiesSchema, itemsSchema } from './json-schema-props.js';
 import { checkFormat, supportedFormat } from './formats.js';
 import { compilePattern } from './pattern.js';
@@ -33,17 +34,6 @@ interface RawError {
 }
 
 const IN = 'body';
-
-/** Go's `%v` of a float64: shortest digits, exponent form when the decimal exponent is < -4 or >= 6 (`1e+06`). */
-export function goFloat(f: number): string {
-  if (!Number.isFinite(f)) return f > 0 ? '+Inf' : f < 0 ? '-Inf' : 'NaN';
-  if (f === 0) return '0';
-  const [mant, expText] = f.toExponential().split('e') as [string, string];
-  const exp = Number(expText);
-  if (exp >= -4 && exp < 6) return String(f);
-  const abs = Math.abs(exp);
-  return `${mant}e${exp < 0 ? '-' : '+'}${abs < 10 ? '0' : ''}${abs}`;
-}
 
 /** The JSON type name kube-openapi detects for a decoded value (integers are integral numbers). */
 export function jsonTypeOf(v: unknown): string {
@@ -303,7 +293,7 @@ export class CompiledValueSchema {
     // kube-openapi compares integers against integer bounds (truncated) unless the bound is not an integer
     // while the schema type is integer; then both sides are compared as floats.
     const intPath = (bound: number) => isInt && !(integerSchema && !Number.isInteger(bound));
-    const show = (bound: number) => (intPath(bound) ? String(Math.trunc(bound)) : goFloat(bound));
+    const show = (bound: number) => (intPath(bound) ? String(Math.trunc(bound)) : formatGoFloat(bound));
     if (s.multipleOf !== undefined) {
       const factor = intPath(s.multipleOf) ? Math.trunc(s.multipleOf) : s.multipleOf;
       if (factor <= 0) {

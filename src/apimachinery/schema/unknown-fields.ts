@@ -7,8 +7,34 @@ import type { FieldType, TypeCatalog } from './types.js';
  */
 export function unknownFieldsOf(obj: unknown, catalog: TypeCatalog, typeName: string): string[] {
   const out: string[] = [];
-  walkType(obj, catalog, typeName, '', out, true);
+  walkUnknownFields(obj, catalog, typeName, (_parent, _key, path) => out.push(path()));
   return out;
+}
+
+/**
+ * Removes, in place, every field the type does not declare: what decoding into a Go struct does to a built-in object
+ * under fieldValidation Warn and Ignore (Strict refuses the request instead). Top-level apiVersion/kind are kept, and
+ * free-form values (RawExtension, JSON) are left alone. Types missing from the catalog are not touched, so an
+ * incomplete catalog never loses data.
+ */
+export function dropUnknownFields(obj: unknown, catalog: TypeCatalog, typeName: string): void {
+  walkUnknownFields(obj, catalog, typeName, (parent, key) => delete parent[key]);
+}
+
+/**
+ * Calls `onUnknown` for every field of `obj` that the named catalog type (and the types it refers to) does not
+ * declare: the one walk behind strict decoding's unknown-field list and the Go decoder's dropping of them. Top-level
+ * apiVersion/kind count as declared; free-form values (RawExtension, JSON) and types missing from the catalog are not
+ * descended. `path()` renders the field's path (`spec.foo`, `items[0].x`, map values as `labels[k]`) on demand, so a
+ * walk that only deletes builds no strings. The parent may be changed from the callback (its keys were listed first).
+ */
+export function walkUnknownFields(
+  obj: unknown,
+  catalog: TypeCatalog,
+  typeName: string,
+  onUnknown: (parent: Record<string, unknown>, key: string, path: () => string) => void,
+): void {
+  walkType(obj, { catalog, onUnknown, path: [] }, typeName, true);
 }
 
 /**
@@ -21,34 +47,68 @@ export function resolveJSONSchemaUnion(typeName: string): string {
   return m ? m[1]! : typeName;
 }
 
-function walkType(value: unknown, catalog: TypeCatalog, typeName: string, path: string, out: string[], root: boolean): void {
+interface Walk {
+  catalog: TypeCatalog;
+  onUnknown: (parent: Record<string, unknown>, key: string, path: () => string) => void;
+  /** The path of the value being walked: field names, list indexes (numbers) and map keys (`[k]`). */
+  path: (string | number | { mapKey: string })[];
+}
+
+function renderPath(segments: Walk['path']): string {
+  let out = '';
+  for (const seg of segments) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (typeof seg === 'string') out = out ? `${out}.${seg}` : seg;
+    else out += `[${seg.mapKey}]`;
+  }
+  return out;
+}
+
+function walkType(value: unknown, w: Walk, typeName: string, root: boolean): void {
   const resolved = resolveJSONSchemaUnion(typeName);
   if (resolved !== typeName) {
-    if (Array.isArray(value)) value.forEach((v, i) => walkType(v, catalog, resolved, `${path}[${i}]`, out, false));
-    else walkType(value, catalog, resolved, path, out, false);
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => {
+        w.path.push(i);
+        walkType(v, w, resolved, false);
+        w.path.pop();
+      });
+    } else walkType(value, w, resolved, false);
     return;
   }
-  const t = catalog.get(typeName);
+  const t = w.catalog.get(typeName);
   if (!t || !isPlainObject(value)) return;
   const byName = new Map(t.fields.map((f) => [f.name, f]));
   for (const [k, v] of Object.entries(value)) {
     if (root && (k === 'apiVersion' || k === 'kind')) continue;
     const f = byName.get(k);
-    const p = path ? `${path}.${k}` : k;
+    w.path.push(k);
     if (!f) {
-      out.push(p);
-      continue;
-    }
-    walkField(v, catalog, f.type, p, out);
+      const at = w.path.slice();
+      w.onUnknown(value, k, () => renderPath(at));
+    } else walkField(v, w, f.type);
+    w.path.pop();
   }
 }
 
-function walkField(value: unknown, catalog: TypeCatalog, type: FieldType, path: string, out: string[]): void {
+function walkField(value: unknown, w: Walk, type: FieldType): void {
   if (value === null || value === undefined) return;
-  if ('ref' in type) walkType(value, catalog, type.ref, path, out, false);
+  if ('ref' in type) walkType(value, w, type.ref, false);
   else if ('list' in type) {
-    if (Array.isArray(value)) value.forEach((v, i) => walkField(v, catalog, type.list, `${path}[${i}]`, out));
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => {
+        w.path.push(i);
+        walkField(v, w, type.list);
+        w.path.pop();
+      });
+    }
   } else if ('map' in type) {
-    if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) walkField(v, catalog, type.map, `${path}[${k}]`, out);
+    if (isPlainObject(value)) {
+      for (const [k, v] of Object.entries(value)) {
+        w.path.push({ mapKey: k });
+        walkField(v, w, type.map);
+        w.path.pop();
+      }
+    }
   }
 }

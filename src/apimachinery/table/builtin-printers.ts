@@ -6,7 +6,7 @@
  * The server always renders the wide form (GenerateOptions{Wide: true}); kubectl hides
  * priority>0 columns unless `-o wide`. Descriptions are our own short texts.
  */
-import type { JsonObject } from '../object.js';
+import { type JsonObject, formatRFC3339 } from '../object.js';
 import { isZeroTimestamp, translateTimestampSince } from './duration.js';
 import { column, type TableColumnDefinition } from './table.js';
 
@@ -246,7 +246,7 @@ const eventsV1Printer: TablePrinter = { columns: eventColumns, row: (o, now) => 
 function rfc3339UTC(timestamp: string): string {
   const t = Date.parse(timestamp);
   if (!timestamp || Number.isNaN(t)) return '0001-01-01T00:00:00Z';
-  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return formatRFC3339(t);
 }
 
 /**

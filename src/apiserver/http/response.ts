@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { errors, StatusError } from '../../apimachinery/status.js';
-import { logger } from '../../logging/logger.js';
+import { errorText, logger } from '../../logging/logger.js';
 
 /** Writes a JSON body with the exact content type (kube-apiserver always says application/json for JSON). */
 export function writeJson(res: ServerResponse, code: number, body: unknown, contentType = 'application/json', headers: Record<string, string> = {}): void {
@@ -33,7 +33,7 @@ export function writeError(res: ServerResponse, err: unknown, context: Record<st
   let se: StatusError;
   if (err instanceof StatusError) se = err;
   else {
-    logger.error('internal error', { ...context, error: err instanceof Error ? err.stack ?? err.message : String(err) });
+    logger.error('internal error', { ...context, error: errorText(err) });
     se = errors.internal(err instanceof Error ? err.message : String(err));
   }
   writeJson(res, se.status.code, se.status, 'application/json', se.headers);

@@ -6,7 +6,7 @@
  */
 import * as fe from '../../apimachinery/field-errors.js';
 import type { FieldError } from '../../apimachinery/field-errors.js';
-import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+import { type KubeObject, formatRFC3339, isPlainObject } from '../../apimachinery/object.js';
 import { errors } from '../../apimachinery/status.js';
 import type { ComputedCreate, ComputedCreateRequest, RequestContext, ResourceDefinition } from '../../registry/rest.js';
 import type { UserInfo } from '../../apimachinery/user.js';
@@ -177,10 +177,6 @@ const MAX_EXPIRATION_SECONDS = 2 ** 32;
 const WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 60 * 60 + 7;
 const EXPIRATION_EXTENSION_SECONDS = 24 * 365 * 60 * 60;
 
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
 /** schema.FromAPIVersionAndKind: "v1" is the core group, "g/v" a group; anything else names no group or version. */
 function groupVersionKind(apiVersion: string, kind: string): { group: string; version: string; kind: string } {
   if (apiVersion === '' || apiVersion === '/') return { group: '', version: '', kind };
@@ -290,10 +286,10 @@ export function tokenRequestCreate(s: ReviewServices): ComputedCreate {
     return {
       kind: 'TokenRequest',
       apiVersion: `${AUTHN}/v1`,
-      metadata: { ...meta, name: req.name, namespace: req.namespace, creationTimestamp: rfc3339(now) },
+      metadata: { ...meta, name: req.name, namespace: req.namespace, creationTimestamp: formatRFC3339(now) },
       // The reference comes back as sent (no UID filled in), as upstream returns its copy of the request.
       spec: { audiences, expirationSeconds, boundObjectRef: ref ?? null },
-      status: { token, expirationTimestamp: rfc3339(new Date(Math.floor(now.getTime() / 1000) * 1000 + expirationSeconds * 1000)) },
+      status: { token, expirationTimestamp: formatRFC3339(Math.floor(now.getTime() / 1000) * 1000 + expirationSeconds * 1000) },
     };
   };
 }

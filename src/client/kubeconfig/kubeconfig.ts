@@ -204,3 +204,9 @@ function base64(text: string): string {
 function unbase64(data: string): string {
   return Buffer.from(data, 'base64').toString('utf8');
 }
+
+/** The logical cluster a kubeconfig's server URL points into (`https://h/clusters/root:org` → `root:org`). */
+export function clusterFromServerURL(server: string): string | undefined {
+  const m = /\/clusters\/([^/]+)\/?$/.exec(new URL(server).pathname);
+  return m ? decodeURIComponent(m[1]!) : undefined;
+}

@@ -3,6 +3,8 @@
  * each False with an "ok" reason/message when that part went well, True with details when it did not. Pure functions.
  */
 
+import { setStatusCondition } from '../../apimachinery/conditions.js';
+
 export interface NamespaceCondition {
   type: string;
   status: 'True' | 'False';
@@ -92,9 +94,10 @@ export function successfulCondition(type: NamespaceConditionType, now: string): 
 }
 
 /**
- * Merges the desired state of the five owned condition types into existing conditions: missing ones are appended in
- * the canonical order, changed ones are updated in place (lastTransitionTime moves only when status flips), other
- * condition types are kept as they are. Returns the new list and whether anything changed.
+ * Merges the desired state of the five owned condition types into existing conditions (the deleter's
+ * updateConditions): missing ones are appended in the canonical order, changed ones are updated in place
+ * (lastTransitionTime moves only when status flips: setStatusCondition), other condition types are kept as they are.
+ * Returns the new list and whether anything changed.
  */
 export function mergeNamespaceConditions(
   existing: NamespaceCondition[],
@@ -104,18 +107,7 @@ export function mergeNamespaceConditions(
   const conditions = existing.map((c) => ({ ...c }));
   let changed = false;
   for (const type of namespaceConditionTypes) {
-    const want = failing.find((c) => c.type === type) ?? successfulCondition(type, now);
-    const have = conditions.find((c) => c.type === type);
-    if (!have) {
-      conditions.push(want);
-      changed = true;
-    } else if (have.status !== want.status || have.reason !== want.reason || have.message !== want.message) {
-      if (have.status !== want.status) have.lastTransitionTime = now;
-      have.status = want.status;
-      have.reason = want.reason;
-      have.message = want.message;
-      changed = true;
-    }
+    if (setStatusCondition(conditions, failing.find((c) => c.type === type) ?? successfulCondition(type, now), now)) changed = true;
   }
   return { conditions, changed };
 }

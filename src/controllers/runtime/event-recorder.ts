@@ -3,7 +3,7 @@
  * `<object name>.<hex nanoseconds>` in the object's namespace (`default` for cluster-scoped objects), with the
  * controller as `source.component`. Recording is best effort: a failure is logged and never fails a reconcile.
  */
-import type { KubeObject } from '../../apimachinery/object.js';
+import { type KubeObject, formatRFC3339 } from '../../apimachinery/object.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { logger } from '../../logging/logger.js';
 
@@ -40,8 +40,8 @@ export class EventRecorder {
       reason,
       message,
       source: { component: this.component },
-      firstTimestamp: now.toISOString().replace(/\.\d+Z$/, 'Z'),
-      lastTimestamp: now.toISOString().replace(/\.\d+Z$/, 'Z'),
+      firstTimestamp: formatRFC3339(now),
+      lastTimestamp: formatRFC3339(now),
       count: 1,
       type,
       reportingComponent: this.component,

@@ -11,6 +11,7 @@
  * Each import gets conditions `Compatible` (False carries `<path>: <reason>`) and `Available` (the type is served).
  * A negotiated CRD is never deleted automatically: deleting it would delete every object of the type.
  */
+import { isConditionTrue, setStatusCondition } from '../../apimachinery/conditions.js';
 import { deepCopy, jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { Informer } from '../../client/informer.js';
@@ -23,7 +24,6 @@ import type { ControllerInstaller } from '../../controllers/runtime/context.js';
 import { apiResourceImportsGVR, crdsGVR, NEGOTIATED_ANNOTATION, syncTargetsGVR, type APIResourceImport, type Condition, type SyncTarget } from '../api/types.js';
 import { checkAccepts, formatIncompatibility, lowestCommonDenominator } from '../schema/compat.js';
 import { definitionNameFor, structuralSchemaFromOpenAPI } from '../schema/from-openapi.js';
-import { setCondition } from './conditions.js';
 import { contentHash } from '../syncer/transform.js';
 
 /** On a negotiated CRD: hash of the spec negotiation last wrote. */
@@ -207,7 +207,7 @@ async function reconcile(
       await commit(client, crdsGVR, crd, next, { cluster });
       return { requeueAfterMs: 200 };
     }
-    available = ((crd.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
+    available = isConditionTrue((crd.status as { conditions?: Condition[] } | undefined)?.conditions, 'Established');
   }
   const now = nowRFC3339();
   for (const imp of mine) {
@@ -215,8 +215,9 @@ async function reconcile(
     // Only the status is copied and compared: an import carries a whole schema, and copying 100 of them on every
     // pass was most of what registering 100 clusters cost atrium.
     const status = deepCopy(imp.status ?? {}) as Record<string, unknown>;
-    setCondition(status, verdict === undefined ? { type: 'Compatible', status: 'True', reason: 'Compatible' } : { type: 'Compatible', status: 'False', reason: 'IncompatibleSchema', message: verdict }, now);
-    setCondition(status, available ? { type: 'Available', status: 'True', reason: enforced ? 'Enforced' : 'Published' } : { type: 'Available', status: 'False', reason: 'Establishing' }, now);
+    const conditions = (status.conditions ??= []) as Condition[];
+    setStatusCondition(conditions, verdict === undefined ? { type: 'Compatible', status: 'True', reason: 'Compatible' } : { type: 'Compatible', status: 'False', reason: 'IncompatibleSchema', message: verdict }, now);
+    setStatusCondition(conditions, available ? { type: 'Available', status: 'True', reason: enforced ? 'Enforced' : 'Published' } : { type: 'Available', status: 'False', reason: 'Establishing' }, now);
     if (jsonEqual(status, imp.status)) continue;
     await client.updateStatus(apiResourceImportsGVR, stripClusterAnnotation({ ...imp, status }), { cluster });
   }

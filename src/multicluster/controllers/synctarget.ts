@@ -9,6 +9,7 @@
  * - deletion: holds the SyncTarget finalizer until the syncer drained (CLEANUP_DONE_ANNOTATION), or no syncer ever
  *   connected, then stops a push syncer and releases the finalizer.
  */
+import { findCondition, setKcpCondition } from '../../apimachinery/conditions.js';
 import { deepCopy, nowRFC3339 } from '../../apimachinery/object.js';
 import { parseKubeconfig } from '../../client/kubeconfig/kubeconfig.js';
 import type { Informer } from '../../client/informer.js';
@@ -21,7 +22,6 @@ import { logger } from '../../logging/logger.js';
 import { syncTargetKey } from '../api/keys.js';
 import { apiResourceImportsGVR, parseGroupResource, resourcesOf, SYNC_TARGET_FINALIZER, SYNC_TARGET_KEY_LABEL, syncTargetsGVR, type APIResourceImport, type Condition, type SyncedResource, type SyncTarget } from '../api/types.js';
 import { CLEANUP_DONE_ANNOTATION, Syncer } from '../syncer/syncer.js';
-import { findCondition, setCondition } from './conditions.js';
 import { contentHash } from '../syncer/transform.js';
 
 export interface SyncTargetControllerOptions {
@@ -42,9 +42,9 @@ export function syncedResourceState(resource: string, imp: APIResourceImport | u
   const gr = parseGroupResource(resource);
   if (!imp) return { ...gr, versions: [], state: 'Pending', message: 'the syncer has not reported this resource (not served by the cluster, or no syncer connected yet)' };
   const versions = [imp.spec.groupVersion.version];
-  const compatible = findCondition(imp.status, 'Compatible');
+  const compatible = findCondition(imp.status?.conditions, 'Compatible');
   if (compatible?.status === 'False') return { ...gr, versions, state: 'Incompatible', message: compatible.message };
-  if (compatible?.status === 'True' && findCondition(imp.status, 'Available')?.status === 'True') return { ...gr, versions, state: 'Accepted' };
+  if (compatible?.status === 'True' && findCondition(imp.status?.conditions, 'Available')?.status === 'True') return { ...gr, versions, state: 'Accepted' };
   return { ...gr, versions, state: 'Pending', message: 'waiting for negotiation' };
 }
 
@@ -124,13 +124,14 @@ async function reconcile(
     return syncedResourceState(r, mine.find((i) => i.spec.groupVersion.group === gr.group && i.spec.plural === gr.resource));
   });
   const now = nowRFC3339();
-  if (push?.error) setCondition(status, { type: 'SyncerReady', status: 'False', reason: push.error.reason, message: push.error.message }, now);
-  else if (push?.syncer || status.lastSyncerHeartbeatTime) setCondition(status, { type: 'SyncerReady', status: 'True', reason: push ? 'SyncerRunning' : 'SyncerConnected' }, now);
-  else setCondition(status, { type: 'SyncerReady', status: 'False', reason: 'SyncerNotConnected', message: 'No syncer has connected yet: run the syncer (kubectl atrium workload sync) or set spec.kubeconfig' }, now);
+  const set = (cond: Omit<Condition, 'lastTransitionTime'>) => (status.conditions = setKcpCondition(status.conditions ?? [], cond, now));
+  if (push?.error) set({ type: 'SyncerReady', status: 'False', reason: push.error.reason, message: push.error.message });
+  else if (push?.syncer || status.lastSyncerHeartbeatTime) set({ type: 'SyncerReady', status: 'True', reason: push ? 'SyncerRunning' : 'SyncerConnected' });
+  else set({ type: 'SyncerReady', status: 'False', reason: 'SyncerNotConnected', message: 'No syncer has connected yet: run the syncer (kubectl atrium workload sync) or set spec.kubeconfig' });
   const hb = heartbeatCondition(status.lastSyncerHeartbeatTime, Date.now(), opts.heartbeatThresholdMs ?? 60_000);
-  setCondition(status, hb.cond, now);
-  const notReady = ['SyncerReady', 'HeartbeatHealthy'].map((t) => findCondition(status, t)!).find((c) => c.status !== 'True');
-  setCondition(status, notReady ? { type: 'Ready', status: 'False', reason: notReady.reason, message: notReady.message } : { type: 'Ready', status: 'True' }, now);
+  set(hb.cond);
+  const notReady = ['SyncerReady', 'HeartbeatHealthy'].map((t) => findCondition(status.conditions, t)!).find((c) => c.status !== 'True');
+  set(notReady ? { type: 'Ready', status: 'False', reason: notReady.reason, message: notReady.message } : { type: 'Ready', status: 'True' });
   await commit(ctx.client, syncTargetsGVR, st, next, scope);
   return hb.recheckMs !== undefined ? { requeueAfterMs: hb.recheckMs } : { requeueAfterMs: Math.min(opts.heartbeatThresholdMs ?? 60_000, 5000) };
 }

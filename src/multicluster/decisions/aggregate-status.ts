@@ -4,6 +4,7 @@
  * counters are summed (Divided) or taken at the weakest cluster (Duplicated), conditions are consolidated
  * pessimistically, and observedGeneration only reaches the object's generation once every cluster has observed it.
  */
+import { findCondition } from '../../apimachinery/conditions.js';
 import type { Condition, DeploymentStatus, ReplicaMode } from './types.js';
 
 /** What one cluster reports about its copy of the workload. */
@@ -147,7 +148,7 @@ function unassignedConditions(input: AggregateStatusInput): Condition[] {
 }
 
 function conditionOf(c: ClusterWorkloadStatus, type: string): Condition | undefined {
-  return c.status?.conditions?.find((x) => x.type === type);
+  return findCondition(c.status?.conditions, type);
 }
 
 /** The latest of some RFC 3339 timestamps (they compare correctly as strings only when formatted alike, so parse). */

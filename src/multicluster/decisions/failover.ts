@@ -4,7 +4,8 @@
  * enough replacements are ready, a bounded number in flight at a time, and nothing ever deleted on a cluster merely
  * because it is unreachable.
  */
-import { findCondition, rfc3339 } from './conditions.js';
+import { findCondition } from '../../apimachinery/conditions.js';
+import { formatRFC3339 } from '../../apimachinery/object.js';
 import type { SyncTargetLike } from './types.js';
 import { apportionWebster, type Party } from './webster.js';
 
@@ -66,8 +67,8 @@ export function decideEvacuations(targets: readonly SyncTargetLike[], policy: Fa
     }
     const at = since.ms + tolerance;
     const verdict: HealthVerdict = { name, state: at <= nowMs ? 'Evacuate' : 'Tolerating', reason: since.reason };
-    if (Number.isFinite(since.ms)) verdict.unhealthySince = rfc3339(new Date(since.ms));
-    if (verdict.state === 'Tolerating') verdict.evacuateAt = rfc3339(new Date(at));
+    if (Number.isFinite(since.ms)) verdict.unhealthySince = formatRFC3339(since.ms);
+    if (verdict.state === 'Tolerating') verdict.evacuateAt = formatRFC3339(at);
     verdicts.push(verdict);
   }
   const waiting = verdicts.filter((v) => v.evacuateAt).map((v) => v.evacuateAt!);

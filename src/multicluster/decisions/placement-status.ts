@@ -2,7 +2,8 @@
  * The status a Placement shows for a scheduling decision: kcp's phase (Pending / Unbound / Bound) and its Ready and
  * Scheduled conditions, with reasons and messages that say why nothing was chosen.
  */
-import { withTransitionTime } from './conditions.js';
+import { setKcpCondition } from '../../apimachinery/conditions.js';
+import { formatRFC3339 } from '../../apimachinery/object.js';
 import type { TargetRejection, TargetSelection } from './select-targets.js';
 import type { Condition, LocationReference, PlacementPhase } from './types.js';
 
@@ -23,7 +24,7 @@ export interface PlacementStatusInput {
   locationWorkspace?: string;
   /** How many namespaces are bound to the Placement (carry its scheduling.kcp.io/placement annotation). */
   boundNamespaces: number;
-  /** The Placement's current conditions, so unchanged conditions keep their lastTransitionTime. */
+  /** The Placement's current conditions, so unchanged conditions keep their lastTransitionTime (kcp's conditions.Set). */
   previousConditions?: readonly Condition[] | null;
   now: Date;
 }
@@ -48,9 +49,9 @@ export function placementStatus(input: PlacementStatusInput): PlacementStatus {
   const { selection } = input;
   const location = selection.selectedLocation;
   const phase: PlacementPhase = !location ? 'Pending' : input.boundNamespaces > 0 ? 'Bound' : 'Unbound';
-  const conditions = [readyCondition(selection, input.locationWorkspace ?? location?.path), scheduledCondition(selection)].map((c) =>
-    withTransitionTime(c, input.previousConditions, input.now),
-  );
+  const now = formatRFC3339(input.now);
+  let conditions: Condition[] = [...(input.previousConditions ?? [])];
+  for (const c of [readyCondition(selection, input.locationWorkspace ?? location?.path), scheduledCondition(selection)]) conditions = setKcpCondition(conditions, c, now);
   return location ? { phase, selectedLocation: location, conditions } : { phase, conditions };
 }
 

@@ -4,7 +4,7 @@
  * and targets already assigned are kept unless something about them requires a move.
  */
 import { fromLabelSelector, LabelSelectorParseError } from '../../apimachinery/labels/selector.js';
-import { findCondition } from './conditions.js';
+import { findCondition } from '../../apimachinery/conditions.js';
 import type { GroupResource, LocationLike, LocationReference, PlacementLike, SyncTargetLike } from './types.js';
 
 /**

@@ -8,8 +8,8 @@
 import type { Command } from 'commander';
 import { RestClient } from '../../client/rest-client.js';
 import type { ClusterSpread } from '../decisions/types.js';
-import { clusterFromServerURL } from '../syncer/command.js';
-import { readKubeconfig } from '../../client/kubeconfig/kubeconfig.js';
+
+import { clusterFromServerURL, readKubeconfig } from '../../client/kubeconfig/kubeconfig.js';
 import { bindCompute } from './bind-compute.js';
 import { cordonSyncTarget, type CordonAction } from './cordon.js';
 import { isClusterName, splitPath } from '../../tenancy/paths.js';

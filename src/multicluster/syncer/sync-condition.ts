@@ -6,6 +6,7 @@
  * may be assigned to several. Written only when status, reason or message change, and removed together with the
  * syncer finalizer once the object left the cluster. Failures are also recorded as Events.
  */
+import { setStatusCondition } from '../../apimachinery/conditions.js';
 import { nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 
 /** Prefix of the per-target annotation (`synced.workload.kcp.io/<SyncTarget key>`). */
@@ -39,13 +40,12 @@ export function syncConditionOf(obj: KubeObject | undefined, key: string): SyncC
 /**
  * The annotation value to write for a new state, or undefined when the recorded condition already says the same
  * (status, reason and message equal), so steady state costs no writes. lastTransitionTime moves only when the status
- * flips, as for any Kubernetes condition.
+ * flips, as for any Kubernetes condition (setStatusCondition).
  */
 export function nextSyncCondition(obj: KubeObject, key: string, next: { status: 'True' | 'False'; reason: string; message?: string }, now = nowRFC3339()): string | undefined {
   const cur = syncConditionOf(obj, key);
-  if (cur && cur.status === next.status && cur.reason === next.reason && (cur.message ?? '') === (next.message ?? '')) return undefined;
-  const c: SyncCondition = { type: 'Synced', status: next.status, reason: next.reason, ...(next.message ? { message: next.message } : {}), lastTransitionTime: cur && cur.status === next.status ? cur.lastTransitionTime : now };
-  return JSON.stringify(c);
+  const conditions: SyncCondition[] = cur ? [{ ...cur }] : [];
+  return setStatusCondition(conditions, { type: 'Synced', ...next }, now) ? JSON.stringify(conditions[0]) : undefined;
 }
 
 /**

@@ -8,7 +8,7 @@
  * after an undeclared field, which later siblings are still checked) varies; atrium walks the configuration in order.
  * Key fields with schema defaults (a port's protocol) are not defaulted when naming list items.
  */
-import { goFloat } from '../../apiextensions/schema/validate.js';
+import { formatGoFloat, goFormatValue, goSharpV } from '../../apimachinery/go-fmt.js';
 import { isObjectValue, type SsaType } from './schema.js';
 
 interface ValidationError {
@@ -92,7 +92,7 @@ function validateScalar(v: unknown, kind: string | undefined): ValidationError[]
     case 'numeric':
       return typeof v === 'number' ? [] : err(`expected numeric (int or float), got ${goType(v)}`);
     case 'string':
-      return typeof v === 'string' ? [] : err(`expected string, got &value.valueUnstructured{Value:${goSharpV(v)}}`);
+      return typeof v === 'string' ? [] : err(`expected string, got &value.valueUnstructured{Value:${goSharpV(v, 'float64')}}`);
     case 'boolean':
       return typeof v === 'boolean' ? [] : err(`expected boolean, got ${goV(v)}`);
     case 'untyped':
@@ -126,7 +126,7 @@ function valueElement(item: unknown): { pe: string } | { error: string } {
 /** smd value.ToString. */
 function toString(v: unknown): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'number') return goFloat(v);
+  if (typeof v === 'number') return formatGoFloat(v);
   if (typeof v === 'string') return JSON.stringify(v);
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return `[${v.map(toString).join(',')}]`;
@@ -136,28 +136,7 @@ function toString(v: unknown): string {
 
 /** Go's `%v` of a *valueUnstructured: `&{...}` around the `%v` of what it holds. */
 function goV(v: unknown): string {
-  return `&{${goPlain(v)}}`;
-}
-
-function goPlain(v: unknown): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (typeof v === 'number') return goFloat(v);
-  if (Array.isArray(v)) return `[${v.map(goPlain).join(' ')}]`;
-  if (isObjectValue(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goPlain(v[k])}`).join(' ')}]`;
-  return String(v);
-}
-
-/** Go's `%#v` of a decoded JSON value held in an interface{}. */
-function goSharpV(v: unknown): string {
-  if (v === null || v === undefined) return 'interface {}(nil)';
-  if (typeof v === 'number') return goFloat(v);
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpV).join(', ')}}`;
-  if (isObjectValue(v)) {
-    return `map[string]interface {}{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${goSharpV(v[k])}`).join(', ')}}`;
-  }
-  return String(v);
+  return `&{${goFormatValue(v, 'float64')}}`;
 }
 
 /** Go's `%T` of a decoded JSON value. */

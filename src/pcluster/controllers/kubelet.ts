@@ -5,6 +5,7 @@
  * container statuses and the PodReadyToStartContainers/Initialized/ContainersReady/Ready conditions.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { findCondition } from '../../apimachinery/conditions.js';
 import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339 } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { logger } from '../../logging/logger.js';
@@ -201,7 +202,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         for (const node of opts.nodes) {
           const existing = await client.get<KubeObject>(nodesGVR, node.name);
           const status = isPlainObject(existing.status) ? existing.status : {};
-          const since = ((status.conditions as JsonObject[] | undefined) ?? []).find((c) => c.type === 'Ready')?.lastTransitionTime;
+          const since = findCondition(status.conditions as { type: string; lastTransitionTime?: string }[] | undefined, 'Ready')?.lastTransitionTime;
           await client.updateStatus(nodesGVR, { ...existing, status: { ...status, conditions: healthyNodeConditions(now, String(since ?? now)) } });
         }
       };

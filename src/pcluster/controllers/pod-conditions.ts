@@ -1,4 +1,5 @@
 /** Reading and updating pod conditions (podutil.IsPodReady / UpdatePodCondition). */
+import { findCondition, setStatusCondition } from '../../apimachinery/conditions.js';
 import { type JsonObject, isPlainObject, nowRFC3339 } from '../../apimachinery/object.js';
 
 export interface PodCondition extends JsonObject {
@@ -16,7 +17,7 @@ export function podConditions(pod: JsonObject): PodCondition[] {
 }
 
 export function podCondition(pod: JsonObject, type: string): PodCondition | undefined {
-  return podConditions(pod).find((c) => c.type === type);
+  return findCondition(podConditions(pod), type);
 }
 
 /** Whether the pod's Ready condition is True. */
@@ -37,18 +38,14 @@ export function isPodAvailable(pod: JsonObject, minReadySeconds: number, now: nu
 }
 
 /**
- * Sets one condition in `conditions`, keeping lastTransitionTime when the status did not change. Returns the new list
- * and whether anything changed.
+ * Sets one condition (podutil.UpdatePodCondition: lastTransitionTime kept while the status holds, see
+ * setStatusCondition). Returns the new list (`conditions` itself when nothing changed; its entries are never
+ * modified) and whether anything changed.
  */
 export function setPodCondition(conditions: PodCondition[], next: { type: string; status: string; reason?: string; message?: string }): { conditions: PodCondition[]; changed: boolean } {
-  const existing = conditions.find((c) => c.type === next.type);
-  const transition = existing && existing.status === next.status ? existing.lastTransitionTime : nowRFC3339();
-  const merged: PodCondition = { ...next, lastProbeTime: null, lastTransitionTime: transition };
-  if (existing && existing.status === merged.status && existing.reason === merged.reason && existing.message === merged.message) {
-    return { conditions, changed: false };
-  }
-  const out = existing ? conditions.map((c) => (c.type === next.type ? merged : c)) : [...conditions, merged];
-  return { conditions: out, changed: true };
+  const out = conditions.map((c) => ({ ...c }));
+  const changed = setStatusCondition<PodCondition>(out, { ...next, lastProbeTime: null }, nowRFC3339());
+  return changed ? { conditions: out, changed } : { conditions, changed };
 }
 
 /** Terminal pods (Succeeded/Failed) and pods being deleted no longer count towards a ReplicaSet. */

@@ -7,6 +7,7 @@
  * Binding sets spec.nodeName through an update of the pod (this server allows that one change to an unbound pod)
  * and then PodScheduled=True through /status.
  */
+import { isConditionTrue } from '../../apimachinery/conditions.js';
 import { type JsonObject, type KubeObject, deepCopy, isPlainObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../client/store.js';
@@ -20,8 +21,7 @@ const schedulerName = 'default-scheduler';
 const retryUnschedulableMs = 5_000;
 
 function nodeIsReady(node: KubeObject): boolean {
-  const conds = (isPlainObject(node.status) && Array.isArray(node.status.conditions) ? node.status.conditions : []) as JsonObject[];
-  return conds.some((c) => c.type === 'Ready' && c.status === 'True');
+  return isPlainObject(node.status) && Array.isArray(node.status.conditions) && isConditionTrue(node.status.conditions as { type: string; status: string }[], 'Ready');
 }
 
 function nodeNameOf(pod: KubeObject): string {

@@ -8,7 +8,7 @@ import { groupVersionString } from '../../apimachinery/api-resource.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
 import { firstDecodeTypeError } from '../../apimachinery/schema/decode-type-errors.js';
-import { dropUnknownFields } from '../../apimachinery/schema/drop-unknown-fields.js';
+import { dropUnknownFields } from '../../apimachinery/schema/unknown-fields.js';
 import { unknownFieldsOf } from '../../apimachinery/schema/unknown-fields.js';
 import type { ResourceCodec, SubresourceStrategy } from '../rest.js';
 

@@ -11,6 +11,7 @@
  */
 import { StorageError } from '../errors.js';
 import type { Storage, StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
+import { callWatchConsumer } from '../watch-consumer.js';
 import { EventRing } from './event-ring.js';
 import { resourceRootOf } from './resource-root.js';
 
@@ -56,32 +57,18 @@ class CacheWatcher implements WatchHandle {
   deliver(event: StorageWatchEvent): void {
     if (!this.live || this.stopped || event.revision <= this.cursor) return;
     this.cursor = event.revision;
-    try {
-      this.callbacks.onEvent(event);
-    } catch (err) {
-      process.stderr.write(`watch cache: watcher on ${this.prefix} threw from onEvent, stopping it: ${describe(err)}\n`);
-      this.stop();
-    }
+    if (!callWatchConsumer('watch cache', this.prefix, this.callbacks, 'onEvent', event)) this.stop();
   }
 
   progress(revision: number): void {
     if (this.stopped || !this.callbacks.onProgress) return;
-    try {
-      this.callbacks.onProgress(revision);
-    } catch (err) {
-      process.stderr.write(`watch cache: watcher on ${this.prefix} threw from onProgress, stopping it: ${describe(err)}\n`);
-      this.stop();
-    }
+    if (!callWatchConsumer('watch cache', this.prefix, this.callbacks, 'onProgress', revision)) this.stop();
   }
 
   fail(err: Error): void {
     if (this.stopped) return;
     this.stop();
-    try {
-      this.callbacks.onError(err);
-    } catch (cbErr) {
-      process.stderr.write(`watch cache: watcher on ${this.prefix} threw from onError: ${describe(cbErr)}\n`);
-    }
+    callWatchConsumer('watch cache', this.prefix, this.callbacks, 'onError', err);
   }
 }
 
@@ -286,8 +273,4 @@ export class WatchCache {
     if (this.roots.get(root.root) === root) this.roots.delete(root.root);
     for (const w of [...root.allWatchers()]) w.fail(err);
   }
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

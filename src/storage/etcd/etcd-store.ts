@@ -16,7 +16,7 @@
  * latest calls plus a periodic linearizable probe, so it recovers on its own when etcd returns.
  */
 import type { Etcd3, ICallable, IKeyValue, IRangeRequest, IRangeResponse, ITxnResponse } from 'etcd3';
-import { StorageError } from '../errors.js';
+import { StorageError, keyNotFound, modRevisionConflict } from '../errors.js';
 import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, WatchHandle } from '../interface.js';
 import { createEtcdClient, type EtcdConnectionOptions } from './etcd-client.js';
 import { isRequestTooLarge, isRetryable, toStorageError } from './etcd-errors.js';
@@ -135,14 +135,9 @@ export class EtcdStore implements Storage {
         return { key, value, createRevision: prev ? Number(prev.create_revision) : revision, modRevision: revision };
       }
       const current = firstKv(res);
-      if (!current) throw new StorageError('NotFound', key, `key ${key} not found`);
+      if (!current) throw keyNotFound(key);
       if (attempt > 0 && current.value === value && current.modRevision > expectedModRevision) return current;
-      throw new StorageError(
-        'Conflict',
-        key,
-        `key ${key} has modRevision ${current.modRevision}, expected ${expectedModRevision}`,
-        current,
-      );
+      throw modRevisionConflict(key, current, expectedModRevision);
     }, 'write');
   }
 
@@ -163,17 +158,12 @@ export class EtcdStore implements Storage {
       });
       if (res.succeeded) {
         const prev = res.responses[0]?.response_delete_range?.prev_kvs?.[0];
-        if (!prev) throw new StorageError('NotFound', key, `key ${key} not found`);
+        if (!prev) throw keyNotFound(key);
         return { ...toKeyValue(prev), modRevision: Number(res.header.revision) };
       }
       const current = firstKv(res);
-      if (!current) throw new StorageError('NotFound', key, `key ${key} not found`);
-      throw new StorageError(
-        'Conflict',
-        key,
-        `key ${key} has modRevision ${current.modRevision}, expected ${expectedModRevision}`,
-        current,
-      );
+      if (!current) throw keyNotFound(key);
+      throw modRevisionConflict(key, current, expectedModRevision);
     }, 'write');
   }
 

@@ -11,7 +11,7 @@
  * disconnected, or fromRevision was too old) and a watch etcd refused for another reason.
  */
 import type { ICallable, IEvent, IKeyValue, IWatchResponse } from 'etcd3';
-import { StorageError } from '../errors.js';
+import { StorageError, revisionCompacted } from '../errors.js';
 import type { StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
 import { prefixRangeEnd } from './etcd-keys.js';
 
@@ -207,15 +207,7 @@ export class EtcdWatch implements WatchHandle {
   private onCanceled(response: IWatchResponse): void {
     const compactRevision = Number(response.compact_revision);
     if (compactRevision > 0) {
-      this.fail(
-        new StorageError(
-          'Compacted',
-          this.prefix,
-          `required revision ${this.deliveredRevision + 1} has been compacted (compacted revision ${compactRevision})`,
-          undefined,
-          compactRevision,
-        ),
-      );
+      this.fail(revisionCompacted(this.prefix, this.deliveredRevision + 1, compactRevision));
       return;
     }
     const reason = response.cancel_reason || 'no reason given';

@@ -8,8 +8,9 @@
  * buffered and delivered after it, and a per-watcher cursor drops anything at or below the last
  * delivered revision.
  */
-import { StorageError } from '../errors.js';
+import { StorageError, revisionCompacted } from '../errors.js';
 import type { StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
+import { callWatchConsumer } from '../watch-consumer.js';
 
 /** What the hub needs from the store it serves. */
 export interface WatchHistorySource {
@@ -54,22 +55,13 @@ class LogWatcher implements WatchHandle {
   deliver(event: StorageWatchEvent): void {
     if (this.stopped || event.revision <= this.cursor) return;
     this.cursor = event.revision;
-    try {
-      this.callbacks.onEvent(event);
-    } catch (err) {
-      process.stderr.write(`storage watch on ${this.prefix}: event callback threw, stopping the watch: ${String(err)}\n`);
-      this.stop();
-    }
+    if (!callWatchConsumer('storage watch', this.prefix, this.callbacks, 'onEvent', event)) this.stop();
   }
 
   fail(err: Error): void {
     if (this.stopped) return;
     this.stop();
-    try {
-      this.callbacks.onError(err);
-    } catch (cbErr) {
-      process.stderr.write(`storage watch on ${this.prefix}: error callback threw: ${String(cbErr)}\n`);
-    }
+    callWatchConsumer('storage watch', this.prefix, this.callbacks, 'onError', err);
   }
 }
 
@@ -124,15 +116,7 @@ export class LogWatchHub {
     const compacted = this.source.compactedRevision();
     // Replay reads revisions after the cursor; the compacted revision itself is still readable.
     if (w.cursor < w.replayThrough && w.cursor + 1 < compacted) {
-      w.fail(
-        new StorageError(
-          'Compacted',
-          w.prefix,
-          `required revision ${w.cursor + 1} has been compacted (compacted revision ${compacted})`,
-          undefined,
-          compacted,
-        ),
-      );
+      w.fail(revisionCompacted(w.prefix, w.cursor + 1, compacted));
       return;
     }
     if (w.cursor < w.replayThrough) {

@@ -9,7 +9,8 @@
  * order, so a failed precondition fails only its own write, and a later write in the batch sees the
  * effects of earlier ones.
  */
-import { StorageError } from '../errors.js';
+import { errorText, logger } from '../../logging/logger.js';
+import { StorageError, keyNotFound, modRevisionConflict, revisionCompacted } from '../errors.js';
 import type {
   KeyValue,
   ListOptions,
@@ -276,7 +277,7 @@ export class SqliteStore implements Storage {
         return { key, value: request.value, createRevision: rev, modRevision: rev };
       }
       case 'update': {
-        if (!current) return new StorageError('NotFound', key, `key ${key} not found`);
+        if (!current) return keyNotFound(key);
         if (current.rev !== request.expectedModRevision) return conflict(key, current, request.expectedModRevision);
         const rev = ++this.revision;
         insertLog.run(rev, key, request.value, current.create_revision, current.rev, 0);
@@ -292,7 +293,7 @@ export class SqliteStore implements Storage {
         return { key, value: request.value, createRevision: current.create_revision, modRevision: rev };
       }
       case 'delete': {
-        if (!current) return new StorageError('NotFound', key, `key ${key} not found`);
+        if (!current) return keyNotFound(key);
         if (request.expectedModRevision !== undefined && current.rev !== request.expectedModRevision) {
           return conflict(key, current, request.expectedModRevision);
         }
@@ -363,13 +364,7 @@ export class SqliteStore implements Storage {
       );
     }
     if (revision < this.compacted) {
-      throw new StorageError(
-        'Compacted',
-        key,
-        `required revision ${revision} has been compacted (compacted revision ${this.compacted})`,
-        undefined,
-        this.compacted,
-      );
+      throw revisionCompacted(key, revision, this.compacted);
     }
     return revision;
   }
@@ -418,12 +413,7 @@ export class SqliteStore implements Storage {
 }
 
 function conflict(key: string, current: CurrentRow, expected: number): StorageError {
-  return new StorageError(
-    'Conflict',
-    key,
-    `key ${key} has modRevision ${current.rev}, expected ${expected}`,
-    { key, value: current.value, createRevision: current.create_revision, modRevision: current.rev },
-  );
+  return modRevisionConflict(key, { key, value: current.value, createRevision: current.create_revision, modRevision: current.rev }, expected);
 }
 
 function eventFromLogRow(row: LogRow): StorageWatchEvent {
@@ -451,5 +441,5 @@ function eventFromLogRow(row: LogRow): StorageWatchEvent {
 }
 
 function logCompactionFailure(err: unknown): void {
-  process.stderr.write(`sqlite store: resuming compaction failed: ${String(err)}\n`);
+  logger.warn('sqlite store: resuming compaction failed', { error: errorText(err) });
 }

@@ -214,14 +214,25 @@ describe('placementStatus', () => {
     });
   }
 
-  it('keeps lastTransitionTime while a status holds and moves it on a change', () => {
+  it('keeps lastTransitionTime while the state holds and moves it when status, reason, severity or message change (kcp conditions.Set)', () => {
     const earlier = '2024-12-31T00:00:00Z';
+    const ready = placementStatus({ selection: base, boundNamespaces: 1, now: NOW }).conditions.find((c) => c.type === 'Ready')!;
     const previous = [
-      { type: 'Ready', status: 'True' as const, lastTransitionTime: earlier },
+      { ...ready, lastTransitionTime: earlier },
       { type: 'Scheduled', status: 'True' as const, lastTransitionTime: earlier },
+      { type: 'Other', status: 'True' as const, lastTransitionTime: earlier },
     ];
     const got = placementStatus({ selection: { ...base, targets: [] }, boundNamespaces: 1, previousConditions: previous, now: NOW });
-    assert.equal(got.conditions[0]!.lastTransitionTime, earlier);
-    assert.equal(got.conditions[1]!.lastTransitionTime, '2025-01-01T12:00:00Z');
+    assert.deepEqual(got.conditions.map((c) => [c.type, c.lastTransitionTime]), [
+      ['Ready', earlier],
+      ['Other', earlier],
+      ['Scheduled', '2025-01-01T12:00:00Z'],
+    ]);
+    // Same status, another message: a new state for kcp.
+    const moved = placementStatus({ selection: { ...base, targets: ['e1', 'e2'] }, boundNamespaces: 1, previousConditions: placementStatus({ selection: base, boundNamespaces: 1, now: new Date(earlier) }).conditions, now: NOW });
+    assert.deepEqual(moved.conditions.map((c) => [c.type, c.lastTransitionTime]), [
+      ['Ready', earlier],
+      ['Scheduled', '2025-01-01T12:00:00Z'],
+    ]);
   });
 });

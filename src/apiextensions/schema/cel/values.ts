@@ -4,11 +4,8 @@
  * `format: date-time` strings → timestamp, `format: byte` → bytes, objects with properties → only the declared
  * properties (plus apiVersion/kind/metadata on embedded resources), maps and schemaless values → every key.
  */
+import { isPlainObject } from '../../../apimachinery/object.js';
 import type { Structural } from '../structural.js';
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null && !Array.isArray(x);
-}
 
 const embeddedMetaFields = ['apiVersion', 'kind', 'metadata'];
 
@@ -29,7 +26,7 @@ export function toCelValue(x: unknown, s: Structural | undefined): unknown {
     return x;
   }
   if (Array.isArray(x)) return x.map((v) => toCelValue(v, s.items));
-  if (!isObject(x)) return x;
+  if (!isPlainObject(x)) return x;
   const out: Record<string, unknown> = {};
   if (s.properties && s.properties.size > 0) {
     for (const [k, prop] of s.properties) if (k in x) out[k] = toCelValue(x[k], prop);
@@ -48,7 +45,7 @@ export function toCelValue(x: unknown, s: Structural | undefined): unknown {
 function inferred(x: unknown): unknown {
   if (typeof x === 'number') return Number.isInteger(x) ? BigInt(x) : x;
   if (Array.isArray(x)) return x.map(inferred);
-  if (isObject(x)) {
+  if (isPlainObject(x)) {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(x)) out[k] = inferred(x[k]);
     return out;

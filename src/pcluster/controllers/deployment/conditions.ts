@@ -1,4 +1,5 @@
 /** Deployment conditions (deploymentutil.SetDeploymentCondition and the reasons the deployment controller uses). */
+import { findCondition } from '../../../apimachinery/conditions.js';
 import type { JsonObject } from '../../../apimachinery/object.js';
 
 export interface DeploymentCondition extends JsonObject {
@@ -22,13 +23,10 @@ export const reasons = {
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
 } as const;
 
-export function findCondition(conditions: readonly DeploymentCondition[], type: string): DeploymentCondition | undefined {
-  return conditions.find((c) => c.type === type);
-}
-
 /**
- * Sets a condition: unchanged when status and reason are the same; otherwise the old entry is removed and the new one
- * appended, keeping lastTransitionTime when only the reason changed.
+ * deploymentutil.SetDeploymentCondition, whose rule differs from meta.SetStatusCondition (apimachinery/conditions.ts):
+ * unchanged when status and reason are the same (a new message alone is not written); otherwise the old entry is
+ * removed and the new one appended with lastUpdateTime now, keeping lastTransitionTime when only the reason changed.
  */
 export function setCondition(
   conditions: readonly DeploymentCondition[],

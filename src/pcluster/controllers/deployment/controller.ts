@@ -5,6 +5,7 @@
  * computes status (replicas, updatedReplicas, readyReplicas, availableReplicas, unavailableReplicas,
  * observedGeneration, Available and Progressing conditions) as upstream does, so `kubectl rollout status` works.
  */
+import { findCondition } from '../../../apimachinery/conditions.js';
 import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339 } from '../../../apimachinery/object.js';
 import type { LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { StatusError } from '../../../apimachinery/status.js';
@@ -13,7 +14,7 @@ import { Controller, type ReconcileResult } from '../../../controllers/runtime/c
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../../controllers/runtime/context.js';
 import { deploymentsGVR, replicaSetsGVR } from '../gvrs.js';
 import { controllerOf, controllerRef, isControlledBy } from '../owner-references.js';
-import { type DeploymentCondition, findCondition, reasons, setCondition } from './conditions.js';
+import { type DeploymentCondition, reasons, setCondition } from './conditions.js';
 import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from './rollout-math.js';
 import { computeTemplateHash } from './template-hash.js';
 

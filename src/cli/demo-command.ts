@@ -1,7 +1,8 @@
 /** The `atrium demo` command: runs runDemo and exits 0 when it completed, 1 (after cleaning up) when it failed. */
 import type { Command } from 'commander';
+import { exitWithError } from './run-command.js';
 import { logger } from '../logging/logger.js';
-import { runDemo } from './demo.js';
+import { runDemo } from '../demo/demo.js';
 
 /** Adds `demo` to the atrium program. */
 export function addDemoCommand(program: Command): void {
@@ -15,8 +16,7 @@ export function addDemoCommand(program: Command): void {
         await runDemo();
         process.exit(0);
       } catch (err) {
-        console.error(`error: ${(err as Error).message}`);
-        process.exit(1);
+        exitWithError((err as Error).message);
       }
     });
 }

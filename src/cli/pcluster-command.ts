@@ -1,0 +1,68 @@
+/** The `atrium pcluster` command: its flags; starting, serving and stopping are runCommand's (src/cli/run-command.ts). */
+import { resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { flagParser, parsePort } from './flags.js';
+import { exitWithError, runCommand } from './run-command.js';
+import { parseFlagDuration } from '../apimachinery/go-duration.js';
+import { defaultNodeCapacity, parseNodeCapacity } from '../pcluster/options.js';
+import { startPcluster } from '../pcluster/pcluster.js';
+import { deploymentSchemaVariants, type DeploymentSchemaVariant } from '../pcluster/schema-variants.js';
+
+interface PclusterFlags {
+  name: string;
+  rootDir?: string;
+  bindAddress: string;
+  securePort: number;
+  nodes: number;
+  nodeCapacity: Record<string, string>;
+  readyDelay: number;
+  deploymentSchema?: DeploymentSchemaVariant;
+}
+
+function parseNodeCount(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 1000) throw new InvalidArgumentError('must be a whole number of nodes between 0 and 1000');
+  return n;
+}
+
+async function run(flags: PclusterFlags): Promise<void> {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(flags.name) || flags.name.length > 50) {
+    exitWithError(`--name "${flags.name}" must be a DNS label of at most 50 characters (lower-case letters, digits and '-')`);
+  }
+  const rootDir = resolve(flags.rootDir ?? `.atrium-pcluster-${flags.name}`);
+  await runCommand({
+    start: () =>
+      startPcluster({
+        name: flags.name,
+        rootDir,
+        bindAddress: flags.bindAddress,
+        securePort: flags.securePort,
+        nodes: flags.nodes,
+        nodeCapacity: flags.nodeCapacity,
+        readyDelayMs: flags.readyDelay,
+        deploymentSchema: flags.deploymentSchema,
+      }),
+    ready: (cluster) => `pcluster ${flags.name} is serving at ${cluster.url} with ${cluster.nodeNames.length} node(s); point kubectl at it with: export KUBECONFIG=${cluster.kubeconfigPath}`,
+    failure: `pcluster ${flags.name} failed to start`,
+    listen: { bindAddress: flags.bindAddress, port: flags.securePort },
+  });
+}
+
+/** Adds `pcluster` to the atrium program. */
+export function addPclusterCommand(program: Command): void {
+  program
+    .command('pcluster')
+    .description('start a simulated physical cluster: workload APIs, controllers, a scheduler and simulated nodes')
+    .requiredOption('--name <name>', 'cluster name (nodes are <name>-node-<i>)')
+    .option('--root-dir <dir>', 'directory for the database, certificates and admin.kubeconfig (default .atrium-pcluster-<name>)')
+    .option('--bind-address <addr>', 'address to listen on', '127.0.0.1')
+    .option('--secure-port <port>', 'HTTPS port (0 picks a free port)', parsePort, 0)
+    .option('--nodes <n>', 'number of simulated nodes', parseNodeCount, 1)
+    .option('--node-capacity <list>', `capacity of every node as name=quantity pairs`, flagParser(parseNodeCapacity), parseNodeCapacity(defaultNodeCapacity))
+    .option('--ready-delay <duration>', 'how long a scheduled pod takes to become Running and Ready', flagParser(parseFlagDuration), 1000)
+    .option('--deployment-schema <variant>', `publish a deliberately different Deployment schema, for type-negotiation tests (${deploymentSchemaVariants.join(', ')})`, flagParser((v) => {
+      if (!(deploymentSchemaVariants as readonly string[]).includes(v)) throw new Error(`must be one of ${deploymentSchemaVariants.join(', ')}`);
+      return v as DeploymentSchemaVariant;
+    }))
+    .action(run);
+}
