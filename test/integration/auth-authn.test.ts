@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 let dir: string;
@@ -82,10 +83,7 @@ describe('authentication: tokens, ServiceAccounts, anonymous, object quota', () 
     // Valid only in its own workspace.
     const ws = await ts.request('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'elsewhere' }, spec: {} });
     assert.equal(ws.status, 201, ws.text);
-    for (let i = 0; i < 200; i++) {
-      if ((await ts.request('GET', `/clusters/root${WS}/elsewhere`)).json?.status?.phase === 'Ready') break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitForWorkspace(ts, 'root', 'elsewhere', { timeoutMs: 2_000, intervalMs: 10 });
     const foreign = await ts.request('GET', '/clusters/root:elsewhere/api/v1/namespaces/default/configmaps', undefined, { token });
     assert.equal(foreign.status, 401, foreign.text);
 

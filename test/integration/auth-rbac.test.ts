@@ -10,6 +10,8 @@ import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doRequest, startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import { issueClientCertificate } from '../../src/apiserver/certs/certificates.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
@@ -208,12 +210,7 @@ describe('authorization (RBAC per logical cluster)', () => {
     });
     assert.equal(extra.status, 201, extra.text);
     for (const role of ['view', 'edit', 'admin']) {
-      let found = false;
-      for (let i = 0; i < 100 && !found; i++) {
-        found = has((await admin('GET', `${RBAC}/clusterroles/${role}`)).json, 'widgets', 'get');
-        if (!found) await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.ok(found, `${role} aggregates widgets-view`);
+      await eventually(`${role} aggregating widgets-view`, async () => has((await admin('GET', `${RBAC}/clusterroles/${role}`)).json, 'widgets', 'get'), 2_000, 20);
     }
   });
 
@@ -269,11 +266,7 @@ describe('authorization (RBAC per logical cluster)', () => {
   it('per workspace: RBAC of root does not apply in a child workspace, which needs `access` first', async () => {
     const ws = await admin('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'tenant' }, spec: {} });
     assert.equal(ws.status, 201, ws.text);
-    for (let i = 0; i < 200; i++) {
-      const r = await admin('GET', `/clusters/root${WS}/tenant`);
-      if (r.json?.status?.phase === 'Ready') break;
-      await new Promise((res) => setTimeout(res, 10));
-    }
+    await waitForWorkspace(ts, 'root', 'tenant', { timeoutMs: 2_000, intervalMs: 10 });
     const base = '/clusters/root:tenant';
     // The child has its own bootstrap policy, without root's everyone-may-enter binding.
     assert.equal((await admin('GET', `${base}${RBAC}/clusterroles/view`)).status, 200);

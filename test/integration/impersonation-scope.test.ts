@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
-import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
@@ -29,7 +29,6 @@ describe('impersonation is scoped to the workspace it happens in', () => {
     assert.ok(r.status === 201 || r.status === 200, `${r.status} ${r.text}`);
     return r;
   };
-  const ready = (path: string, name: string) => eventually(`${name} Ready`, async () => (await admin('GET', `${path}${WS}/${name}`)).json?.status?.phase === 'Ready', 30_000, 20);
   const placement = (name: string) => ({
     apiVersion: 'scheduling.kcp.io/v1alpha1',
     kind: 'Placement',
@@ -49,7 +48,7 @@ describe('impersonation is scoped to the workspace it happens in', () => {
     await ok(admin('POST', `${RBAC}/clusterrolebindings`, binding('tenants-ws', 'ws-creator', [group('tenants')])));
     for (const name of ['compute', 'types']) await ok(admin('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name } }));
     await ok(alice('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'team-a' } }));
-    for (const name of ['compute', 'types', 'team-a']) await ready('', name);
+    for (const name of ['compute', 'types', 'team-a']) await waitForWorkspace(ts, 'root', name, { timeoutMs: 30_000, intervalMs: 20 });
     // root:compute lets group compute-users bind its Locations; root:types lets group premium-customers use `premium`.
     const c = `/clusters/root:compute${RBAC}`;
     await ok(admin('POST', `${c}/clusterroles`, { metadata: { name: 'compute-user' }, rules: [{ apiGroups: ['scheduling.kcp.io'], resources: ['locations'], verbs: ['bind'] }, { nonResourceURLs: ['/'], verbs: ['access'] }] }));

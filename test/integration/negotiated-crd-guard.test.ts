@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const ANNOTATION = 'apiresource.kcp.io/negotiated';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -88,7 +89,7 @@ describe('only the negotiation controller (system:masters) may write negotiated 
       }),
     );
     await created(asAlice('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'team-a' } }));
-    await eventually('root:team-a to be Ready', async () => (await admin('GET', `/clusters/root${WS}/team-a`)).json?.status?.phase === 'Ready', 30_000, 20);
+    await waitForWorkspace(ts, 'root', 'team-a', { timeoutMs: 30_000, intervalMs: 20 });
     // What the negotiation controller writes: a negotiated CRD in a built-in group, as system:masters.
     await created(admin('POST', CRDS, crd('apps', 'deployments', 'Deployment', { [ANNOTATION]: 'true' })));
     // carol's own, ordinary CRD, which she may edit.

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
-import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
@@ -51,7 +51,7 @@ describe('Placement admission: another workspace\'s compute needs bind on its Lo
     await created(admin('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'dave-ws' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'ws-creator' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'dave' }] }));
     await created(admin('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'compute' } }));
     await created(asDave('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'team' } }));
-    for (const name of ['compute', 'team']) await eventually(`root:${name} Ready`, async () => (await admin('GET', `${WS}/${name}`)).json?.status?.phase === 'Ready', 30_000, 20);
+    for (const name of ['compute', 'team']) await waitForWorkspace(ts, 'root', name, { timeoutMs: 30_000, intervalMs: 20 });
   });
   after(async () => {
     await ts?.stop();

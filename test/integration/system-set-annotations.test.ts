@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
-import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import { multiclusterResources } from '../../src/multicluster/api/resources.js';
 
 const PATH = 'kcp.io/path';
@@ -77,7 +77,7 @@ describe('annotations set by the system are written by system:masters only', () 
     await created(admin('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'alice-ws' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'ws-creator' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }] }));
     await created(admin('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'compute' } }));
     await created(asAlice('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'team-a' } }));
-    for (const name of ['compute', 'team-a']) await eventually(`root:${name} Ready`, async () => (await admin('GET', `${WS}/${name}`)).json?.status?.phase === 'Ready', 30_000, 20);
+    for (const name of ['compute', 'team-a']) await waitForWorkspace(ts, 'root', name, { timeoutMs: 30_000, intervalMs: 20 });
     computeCluster = (await get(`${WS}/compute`)).spec.cluster;
     const lc = await get(`${LC}/cluster`);
     teamPath = lc.metadata.annotations[PATH];
@@ -229,7 +229,7 @@ describe('annotations set by the system are written by system:masters only', () 
     assert.equal((await admin('POST', ST, syncTarget('by-admin', { [CONSUMERS]: '["c2"]' }))).status, 201);
     // A workspace of its own, so that moving its path disturbs nothing else.
     assert.equal((await admin('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'scratch' } })).status, 201);
-    await eventually('root:scratch Ready', async () => (await admin('GET', `${WS}/scratch`)).json?.status?.phase === 'Ready', 30_000, 20);
+    await waitForWorkspace(ts, 'root', 'scratch', { timeoutMs: 30_000, intervalMs: 20 });
     const lc = await admin('PATCH', '/clusters/root:scratch/apis/core.kcp.io/v1alpha1/logicalclusters/cluster', { metadata: { annotations: { [PATH]: 'root:scratch-moved' } } }, MERGE);
     assert.equal(lc.status, 200, lc.text);
   });

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doRequest, startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { issueClientCertificate } from '../../src/apiserver/certs/certificates.js';
-import { sleep } from './support.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
@@ -35,14 +35,7 @@ const workspace = (name: string, type?: { name: string; path?: string }) => ({
 });
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
 
-async function waitReady(parentPath: string, name: string): Promise<any> {
-  for (let i = 0; i < 300; i++) {
-    const r = await admin('GET', `/clusters/${parentPath}${WS}/${name}`);
-    if (r.status === 200 && r.json.status?.phase === 'Ready') return r.json;
-    await sleep(10);
-  }
-  assert.fail(`workspace ${parentPath}:${name} never became Ready`);
-}
+const waitReady = (parentPath: string, name: string): Promise<any> => waitForWorkspace(ts, parentPath, name, { timeoutMs: 3_000, intervalMs: 10 });
 
 /** In `cluster`: a role to create/get workspaces and enter, bound to the given users. */
 async function grantWorkspaceCreation(cluster: string, users: string[]): Promise<void> {

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const OWNER = 'experimental.tenancy.kcp.io/owner';
@@ -72,8 +73,7 @@ describe('home workspaces', () => {
     const child = await alice('POST', `/clusters/~${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'project' }, spec: {} });
     assert.equal(child.status, 201, child.text);
     assert.deepEqual(child.json.spec.type, { name: 'universal', path: 'root' });
-    for (let i = 0; i < 200 && (await alice('GET', '/clusters/~:project/api/v1/namespaces')).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));
-    assert.equal((await alice('GET', '/clusters/~:project/api/v1/namespaces')).status, 200);
+    await eventually('~:project serving', async () => (await alice('GET', '/clusters/~:project/api/v1/namespaces')).status === 200, 5_000, 25);
   });
 
   it("keeps other users out of a home, and gives each their own", async () => {
