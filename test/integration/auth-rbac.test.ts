@@ -5,9 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doRequest, startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
@@ -19,7 +18,6 @@ const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 
 let ts: TestServer;
 let carol: Agent;
-let tokenDir: string;
 
 const asBob = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { token: 'bob-token', headers });
 const asDev = (method: string, path: string, body?: unknown) => ts.request(method, path, body, { token: 'dave-token' });
@@ -49,10 +47,7 @@ function forbidden(message: string, details: object): object {
 
 describe('authorization (RBAC per logical cluster)', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-tokens-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'bob-token,bob,uid-bob\n\ndave-token,dave,uid-dave,"devs,qa"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: file } });
+    ts = await startTestServer({ tokens: ['bob-token,bob,uid-bob', '', 'dave-token,dave,uid-dave,"devs,qa"'] });
     const pki = join(ts.rootDir, 'pki');
     const ca = { certPem: readFileSync(join(pki, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(pki, 'ca.key'), 'utf8') };
     const pair = await issueClientCertificate(ca, { cn: 'carol', groups: ['testers'], days: 1 });
@@ -62,7 +57,6 @@ describe('authorization (RBAC per logical cluster)', () => {
   after(async () => {
     carol?.destroy();
     await ts?.stop();
-    rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('a user without bindings gets the exact upstream 403, before the object is looked up', async () => {

@@ -7,9 +7,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
 import { waitForWorkspace } from '../helpers/workspaces.js';
@@ -23,7 +20,6 @@ const JSON_PATCH = { 'Content-Type': 'application/json-patch+json' };
 const APPLY = { 'Content-Type': 'application/apply-patch+yaml' };
 
 let ts: TestServer;
-let tokenDir: string;
 
 const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { headers });
 /** carol may create, read, update and patch CRDs in root, and nothing more. */
@@ -66,10 +62,7 @@ async function annotationsOf(name: string): Promise<Record<string, string>> {
 
 describe('only the negotiation controller (system:masters) may write negotiated CRDs', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-negotiated-guard-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'carol-token,carol,uid-carol,"crd-editors"\nalice-token,alice,uid-alice,"tenants"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: file } });
+    ts = await startTestServer({ tokens: ['carol-token,carol,uid-carol,"crd-editors"', 'alice-token,alice,uid-alice,"tenants"'] });
     const created = async (r: Promise<HttpResponse>) => assert.equal((await r).status, 201, (await r).text);
     await created(
       admin('POST', `${RBAC}/clusterroles`, {
@@ -97,7 +90,6 @@ describe('only the negotiation controller (system:masters) may write negotiated 
   });
   after(async () => {
     await ts?.stop();
-    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('the setup is real: carol can create and edit ordinary CRDs, and a non-dotted group still needs the annotation', async () => {

@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../src/apiserver/server.js';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { startTestServer } from '../helpers/harness.js';
 import { freePort, startEtcd } from '../helpers/etcd.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -42,14 +41,7 @@ test('atrium start with an unreachable etcd exits 1 naming the endpoints and the
 test('etcd lost while running: 503/504 Status and failing readyz, then service resumes by itself', async () => {
   const etcd = await startEtcd();
   const rootDir = tempDir();
-  const server = await startServer({
-    rootDir,
-    bindAddress: '127.0.0.1',
-    securePort: 0,
-    etcd: { endpoints: etcd.endpoints, requestTimeoutMs: 2000, healthProbeIntervalMs: 200 },
-    builtinControllers: false,
-  });
-  const ts: TestServer = harnessFor(server, rootDir, () => server.stop());
+  const ts = await startTestServer({ rootDir, server: { etcd: { endpoints: etcd.endpoints, requestTimeoutMs: 2000, healthProbeIntervalMs: 200 } } });
   try {
     await ts.request('POST', '/api/v1/namespaces', { metadata: { name: 'outage' } });
     const acknowledged: string[] = [];

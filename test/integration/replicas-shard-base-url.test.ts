@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { startServer } from '../../src/apiserver/server.js';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 import { waitForWorkspace } from '../helpers/workspaces.js';
 
@@ -28,12 +27,15 @@ after(async () => {
 async function replica(): Promise<TestServer> {
   const rootDir = mkdtempSync(join(tmpdir(), 'atrium-shard-url-'));
   dirs.push(rootDir);
-  const server = await startServer({
-    rootDir, bindAddress: '127.0.0.1', securePort: 0, shardBaseURL: `${BASE}/`,
-    etcd: { endpoints: etcd!.endpoints },
-    leaderElection: { leaseDurationSeconds: 3, renewDeadlineMs: 2000, retryPeriodMs: 300 },
+  const ts = await startTestServer({
+    rootDir,
+    server: {
+      builtinControllers: true,
+      shardBaseURL: `${BASE}/`,
+      etcd: { endpoints: etcd!.endpoints },
+      leaderElection: { leaseDurationSeconds: 3, renewDeadlineMs: 2000, retryPeriodMs: 300 },
+    },
   });
-  const ts = harnessFor(server, rootDir, () => server.stop());
   servers.push(ts);
   return ts;
 }

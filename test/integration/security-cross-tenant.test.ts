@@ -6,9 +6,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
 import { waitForWorkspace } from '../helpers/workspaces.js';
@@ -17,7 +14,6 @@ const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
 let ts: TestServer;
-let tokenDir: string;
 let clusterA = '';
 
 const admin = (method: string, path: string, body?: unknown) => ts.request(method, path, body);
@@ -37,10 +33,7 @@ function assertRefused(r: HttpResponse, what: string): void {
 
 describe('cross-tenant isolation', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-security-tokens-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'alice-token,alice,uid-alice,"tenant-a"\nbob-token,bob,uid-bob,"tenant-b"\nmallory-token,mallory,uid-mallory,"outsiders"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: file } });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice,"tenant-a"', 'bob-token,bob,uid-bob,"tenant-b"', 'mallory-token,mallory,uid-mallory,"outsiders"'] });
     // Both tenants may create workspaces in root; each owns (and so administers) its own.
     assert.equal(
       (await admin('POST', `${RBAC}/clusterroles`, {
@@ -85,7 +78,6 @@ describe('cross-tenant isolation', () => {
   });
   after(async () => {
     await ts?.stop();
-    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('tenant A itself can read its own data (the setup is real)', async () => {

@@ -11,9 +11,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { waitForWorkspace } from '../helpers/workspaces.js';
 import { multiclusterResources } from '../../src/multicluster/api/resources.js';
@@ -31,7 +28,6 @@ const JSON_PATCH = { 'Content-Type': 'application/json-patch+json' };
 const APPLY = { 'Content-Type': 'application/apply-patch+yaml' };
 
 let ts: TestServer;
-let tokenDir: string;
 const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { headers });
 /** alice owns root:team-a and so is its cluster-admin. */
 const asAlice = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { token: 'alice-token', headers });
@@ -64,11 +60,8 @@ describe('annotations set by the system are written by system:masters only', () 
   let teamType: string;
 
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-system-annotations-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'alice-token,alice,uid-alice,"tenants"\n');
     // The SyncTarget resource without the multicluster controllers: the scheduler would rewrite the annotation.
-    ts = await startTestServer({ server: { tokenAuthFile: file, extraResources: multiclusterResources } });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice,"tenants"'], server: { extraResources: multiclusterResources } });
     const created = async (p: Promise<HttpResponse>) => {
       const r = await p;
       assert.equal(r.status, 201, r.text);
@@ -90,7 +83,6 @@ describe('annotations set by the system are written by system:masters only', () 
   });
   after(async () => {
     await ts?.stop();
-    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('the setup is real: the workspace controller wrote the annotations, and alice may edit her LogicalCluster and SyncTargets', async () => {

@@ -5,9 +5,6 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -16,7 +13,6 @@ const OWNER = 'experimental.tenancy.kcp.io/owner';
 const ALICE_HOME = 'root:users:ss:xx:alice';
 
 let ts: TestServer;
-let tokenDir: string;
 
 const admin = (method: string, path: string, body?: unknown) => ts.request(method, path, body);
 const as = (token: string) => (method: string, path: string, body?: unknown) => ts.request(method, path, body, { token });
@@ -28,14 +24,10 @@ const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', meta
 
 describe('home workspaces', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-home-'));
-    const tokens = join(tokenDir, 'tokens.csv');
-    writeFileSync(tokens, ['alice-token,alice,uid-alice,"devs"', 'bob-token,bob,uid-bob', 'carol-token,carol,uid-carol'].join('\n') + '\n');
-    ts = await startTestServer({ server: { tokenAuthFile: tokens } });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice,"devs"', 'bob-token,bob,uid-bob', 'carol-token,carol,uid-carol'] });
   });
   after(async () => {
     await ts?.stop();
-    rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('creates nothing until somebody goes home', async () => {
