@@ -23,7 +23,7 @@ import { RestClient } from '../src/client/rest-client.js';
 import { logger } from '../src/logging/logger.js';
 import { locatorOf } from '../src/multicluster/api/keys.js';
 import { Syncer } from '../src/multicluster/syncer/syncer.js';
-import { eventually } from '../test/helpers/eventually.js';
+import { GiveUp, eventually } from '../test/helpers/eventually.js';
 import type { Figure } from './lib.js';
 
 const OBJECTS = 1000;
@@ -63,7 +63,7 @@ async function startChild(args: string[], dir: string): Promise<{ child: ChildPr
   child.stdout!.on('data', (b) => (out += b));
   child.stderr!.on('data', (b) => (out += b));
   await eventually(`${args[0]} to serve`, async () => {
-    if (child.exitCode !== null) throw new Error(`atrium ${args.join(' ')} exited: ${out}`);
+    if (child.exitCode !== null) throw new GiveUp(`atrium ${args.join(' ')} exited: ${out}`);
     return out.includes('serving at') && existsSync(join(dir, 'admin.kubeconfig'));
   }, 30_000);
   return { child, client: await RestClient.fromKubeconfig(join(dir, 'admin.kubeconfig'), { userAgent: 'atrium-syncer/bench' }) };

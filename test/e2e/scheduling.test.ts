@@ -18,7 +18,7 @@ import { runKubectl } from '../helpers/harness.js';
 import { eventuallyWith } from '../helpers/eventually.js';
 import { startFleet, type ProcessFleet } from '../helpers/fleet.js';
 import { kubectlAtrium } from '../helpers/processes.js';
-import { tableRows } from './support/kubectl-run.js';
+import { kubectlOk, tableRows } from './support/kubectl-run.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
@@ -39,12 +39,7 @@ const web = (replicas: number): KubeObject => ({
 describe('scheduling: placement, splitting and failover over three simulated clusters', { timeout: 400_000 }, () => {
   let fleet: ProcessFleet;
   let kubeconfig: string;
-  const kubectl = (args: string[]) => runKubectl(kubeconfig, args);
-  const kubectlOk = async (args: string[]) => {
-    const r = await kubectl(args);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
-    return r.stdout;
-  };
+  const k = { kubectl: (args: string[]) => runKubectl(kubeconfig, args) };
   const plugin = async (args: string[], config = kubeconfig) => {
     const r = await kubectlAtrium(config, args);
     if (r.code !== 0) throw new Error(`kubectl atrium ${args.join(' ')} exited ${r.code}\n${r.stderr}`);
@@ -55,7 +50,7 @@ describe('scheduling: placement, splitting and failover over three simulated clu
 
   /** READY per row of `kubectl get deployments`, as kubectl prints it. */
   const readyColumn = async (): Promise<Record<string, string>> => {
-    const rows = tableRows(await kubectlOk(['get', 'deployments', '-n', 'default']));
+    const rows = tableRows(await kubectlOk(k, ['get', 'deployments', '-n', 'default']));
     return Object.fromEntries(rows.slice(1).map((r) => [r[0]!, r[1]!]));
   };
   const children = async () => {
@@ -91,7 +86,7 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     await eventually('web 9/9 over three clusters', async () => (await rootReady()) === 9 && Object.keys(await children()).length === 3, 90_000).catch((e) => {
       throw new Error(`${(e as Error).message}\n${logs()}`);
     });
-    const out = await kubectlOk(['get', 'deployments', '-n', 'default']);
+    const out = await kubectlOk(k, ['get', 'deployments', '-n', 'default']);
     const rows = tableRows(out);
     assert.deepEqual(rows[0], ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
     assert.deepEqual(rows.find((r) => r[0] === 'web')?.slice(1, 4), ['9/9', '9', '9']);
@@ -110,15 +105,15 @@ describe('scheduling: placement, splitting and failover over three simulated clu
   });
 
   it('answers kubectl rollout status and kubectl wait on the aggregated root', async () => {
-    assert.match(await kubectlOk(['rollout', 'status', 'deployment/web', '-n', 'default', '--timeout=60s']), /successfully rolled out/);
-    assert.match(await kubectlOk(['wait', '--for=condition=Available', 'deployment/web', '-n', 'default', '--timeout=60s']), /deployment.apps\/web condition met/);
+    assert.match(await kubectlOk(k, ['rollout', 'status', 'deployment/web', '-n', 'default', '--timeout=60s']), /successfully rolled out/);
+    assert.match(await kubectlOk(k, ['wait', '--for=condition=Available', 'deployment/web', '-n', 'default', '--timeout=60s']), /deployment.apps\/web condition met/);
   });
 
   it('scales up and down', async () => {
-    await kubectlOk(['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":12}}']);
+    await kubectlOk(k, ['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":12}}']);
     await eventually('web 12/12', async () => (await readyColumn()).web === '12/12');
     assert.ok(((await children())['web--pc3'] ?? 0) <= 2, 'pc3 never gets more than fits');
-    await kubectlOk(['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":6}}']);
+    await kubectlOk(k, ['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":6}}']);
     const c = await eventually('web 6/6', async () => (await readyColumn()).web === '6/6' && (await children()));
     assert.equal(Object.values(c).reduce((a, b) => a + b, 0), 6);
   });

@@ -7,11 +7,14 @@ import { inspect } from 'node:util';
 /** What `eventually` polls: sync or async; `undefined`, `null` and `false` mean "not yet", anything else is the result. */
 export type Probe<T> = () => T | undefined | null | false | Promise<T | undefined | null | false>;
 
+/** Thrown by a probe, ends the wait at once (the process being waited for exited, say): `eventually` rejects. */
+export class GiveUp extends Error {}
+
 /**
  * Calls `probe` every `intervalMs` until it returns something other than `undefined`, `null` or `false`, and resolves
- * with that value. A probe that throws counts as "not yet" (the object is not there yet, the server is restarting).
- * After `timeoutMs` it rejects with an Error that names `what` it waited for, for how long, and the last value the
- * probe returned or the last error it threw (that error is also the `cause`).
+ * with that value. A probe that throws counts as "not yet" (the object is not there yet, the server is restarting),
+ * unless it throws GiveUp. After `timeoutMs` it rejects with an Error that names `what` it waited for, for how long,
+ * and the last value the probe returned or the last error it threw (that error is also the `cause`).
  */
 export async function eventually<T>(what: string, probe: Probe<T>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
   const started = Date.now();
@@ -23,6 +26,7 @@ export async function eventually<T>(what: string, probe: Probe<T>, timeoutMs = 3
       if (v !== undefined && v !== null && v !== false) return v as T;
       last = { value: v };
     } catch (error) {
+      if (error instanceof GiveUp) throw new Error(`gave up waiting for ${what}: ${error.message}`, { cause: error });
       last = { error };
     }
     if (Date.now() >= deadline) {

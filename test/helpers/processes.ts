@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import YAML from 'yaml';
-import { eventually } from './eventually.js';
+import { GiveUp, eventually } from './eventually.js';
 import { pluginBinDir } from './harness.js';
 
 /** A child process (node + args) that is ready once its output satisfies readyWhen; restartable. */
@@ -34,7 +34,7 @@ export class Proc {
     });
     child.stderr!.on('data', (b) => (this.output += b));
     await eventually(`${this.name} to start`, async () => {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}: ${this.output.slice(-2000)}`);
+      if (child.exitCode !== null) throw new GiveUp(`${this.name} exited ${child.exitCode}: ${this.output.slice(-2000)}`);
       return this.readyWhen(this.output);
     }, timeoutMs, 200);
   }
