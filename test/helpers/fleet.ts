@@ -217,7 +217,10 @@ class FleetImpl implements Fleet<TestServer | Proc> {
         ...(spec.deploymentSchema ? ['--deployment-schema', spec.deploymentSchema] : []),
       ];
       const proc = new Proc(spec.name, args, (o) => o.includes('is serving at') && existsSync(kubeconfigPath));
-      await proc.start();
+      await proc.start().catch(async (err) => {
+        await proc.kill();
+        throw err;
+      });
       port = portOf(kubeconfigPath);
       const client = await RestClient.fromKubeconfig(kubeconfigPath);
       return { name: spec.name, dir, kubeconfigPath, client, proc, stop: () => proc.kill('SIGTERM') };
@@ -356,7 +359,8 @@ class FleetImpl implements Fleet<TestServer | Proc> {
       }
     };
     for (const c of this.clusters) if (c.syncer) await attempt(() => c.syncer!.kill('SIGTERM'));
-    if (this.atriumRunning) await attempt(() => this.stopAtrium('SIGTERM'));
+    if (this.atrium instanceof Proc) await attempt(() => (this.atrium as Proc).kill('SIGTERM'));
+    else if (this.atriumRunning) await attempt(() => this.stopAtrium());
     this.up?.close();
     for (const c of [...this.clusters].reverse()) {
       c.client.close();
