@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileSchema } from '../src/apiextensions/schema/compile.js';
 import type { JSONSchemaProps } from '../src/apiextensions/schema/json-schema-props.js';
+import { eventually } from '../test/helpers/eventually.js';
 import { type Figure, runLoad } from './lib.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -155,12 +156,10 @@ function getJson(agent: Agent, base: string, path: string): Promise<any> {
 }
 
 async function waitEstablished(agent: Agent, base: string, name: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
+  await eventually(`${name} Established`, async () => {
     const c = await getJson(agent, base, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-    if (c?.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True')) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`${name} never became Established`);
+    return c?.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True');
+  }, 10_000, 20);
 }
 
 /**

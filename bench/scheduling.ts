@@ -14,7 +14,7 @@
  * Standalone: `node dist/bench/scheduling.js`; ATRIUM_BENCH_SCHED_ONLY=latency|scale runs one part.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,10 +23,10 @@ import { startServer, type RunningServer } from '../src/server/server.js';
 import { RestClient } from '../src/client/rest-client.js';
 import { logger } from '../src/logging/logger.js';
 import { syncTargetsGVR } from '../src/multicluster/api/types.js';
-import { startPcluster, type RunningPcluster } from '../src/pcluster/pcluster.js';
-import { bindCompute } from '../src/multicluster/scheduling/bind-compute.js';
 import { deploymentsGVR } from '../src/multicluster/scheduling/types.js';
-import { multiclusterServerOptions } from '../src/multicluster/server-options.js';
+import { multiclusterServerOptions, type MulticlusterOptions } from '../src/multicluster/server-options.js';
+import { eventually } from '../test/helpers/eventually.js';
+import { startFleet } from '../test/helpers/fleet.js';
 import type { Figure } from './lib.js';
 
 const READY_DELAY_MS = 200;
@@ -34,15 +34,6 @@ const READY_DELAY_MS = 200;
 function deployment(name: string, replicas: number): KubeObject {
   const labels = { app: name };
   return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, labels }, spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } } } };
-}
-
-async function until(what: string, timeoutMs: number, check: () => Promise<boolean>, pollMs = 10): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
 }
 
 const readyOf = async (c: RestClient, name: string) => ((await c.get(deploymentsGVR, name, { namespace: 'default' })).status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
@@ -53,34 +44,32 @@ function percentile(values: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 }
 
+/** atrium's multi-cluster timings in both benchmarks. */
+const benchMulticluster = (): MulticlusterOptions => ({ pushSyncer: { heartbeatIntervalMs: 5000, importPollIntervalMs: 1000 }, scheduling: { resyncMs: 1000 }, splitter: { resyncMs: 1000 } });
+
 async function startAtrium(dir: string): Promise<{ atrium: RunningServer; up: RestClient }> {
   const atrium = await startServer({
     rootDir: join(dir, 'atrium'),
     bindAddress: '127.0.0.1',
     securePort: 0,
-    ...multiclusterServerOptions({ pushSyncer: { heartbeatIntervalMs: 5000, importPollIntervalMs: 1000 }, scheduling: { resyncMs: 1000 }, splitter: { resyncMs: 1000 } }),
+    ...multiclusterServerOptions(benchMulticluster()),
   });
   return { atrium, up: new RestClient({ url: atrium.url, ca: atrium.caPem, token: atrium.adminToken, userAgent: 'atrium-bench/v0.0.0' }) };
 }
 
-async function register(up: RestClient, pc: RunningPcluster): Promise<void> {
-  await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: pc.name }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
-}
-
 async function placementLatency(rounds: number): Promise<Figure> {
-  const dir = mkdtempSync(join(tmpdir(), 'atrium-bench-sched-'));
-  const clusters: RunningPcluster[] = [];
-  const { atrium, up } = await startAtrium(dir);
-  const downs: RestClient[] = [];
+  // atrium (with its built-in controllers, as `atrium start`) and three 2-node clusters, push mode, `bind compute`.
+  const fleet = await startFleet({
+    name: 'bench-sched',
+    clusters: [1, 2, 3].map((i) => ({ name: `c${i}`, nodes: 2, readyDelayMs: READY_DELAY_MS })),
+    multicluster: benchMulticluster(),
+    server: { builtinControllers: true },
+    bindCompute: true,
+  });
+  const { up } = fleet;
+  const downs = fleet.clusters.map((c) => c.client);
   try {
-    for (let i = 1; i <= 3; i++) {
-      const pc = await startPcluster({ name: `c${i}`, rootDir: join(dir, `c${i}`), bindAddress: '127.0.0.1', securePort: 0, nodes: 2, readyDelayMs: READY_DELAY_MS });
-      clusters.push(pc);
-      downs.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
-      await register(up, pc);
-    }
-    await bindCompute(up, { cluster: 'root', locationWorkspace: 'root' });
-    await until('3 Ready SyncTargets and the Deployment API', 60_000, async () => (await up.list(syncTargetsGVR)).items.filter(isReadyTarget).length === 3 && !!(await up.list(deploymentsGVR, { namespace: 'default' })), 50);
+    await eventually('3 Ready SyncTargets and the Deployment API', async () => (await up.list(syncTargetsGVR)).items.filter(isReadyTarget).length === 3 && !!(await up.list(deploymentsGVR, { namespace: 'default' })), 60_000, 50);
     const viaAtrium: number[] = [];
     const direct: number[] = [];
     for (let r = 0; r < rounds; r++) {
@@ -88,12 +77,12 @@ async function placementLatency(rounds: number): Promise<Figure> {
       // The clusters' own ready delay: each cluster's share (3 replicas) created on all three at once.
       let t0 = Date.now();
       await Promise.all(downs.map((d) => d.create(deploymentsGVR, deployment(name, 3), { namespace: 'default' })));
-      await until(`${name} ready directly on all 3 clusters`, 60_000, async () => (await Promise.all(downs.map((d) => readyOf(d, name)))).every((n) => n === 3));
+      await eventually(`${name} ready directly on all 3 clusters`, async () => (await Promise.all(downs.map((d) => readyOf(d, name)))).every((n) => n === 3), 60_000, 10);
       direct.push(Date.now() - t0);
       await Promise.all(downs.map((d) => d.delete(deploymentsGVR, name, { namespace: 'default' })));
       t0 = Date.now();
       await up.create(deploymentsGVR, deployment(`a${r}`, 9), { namespace: 'default' });
-      await until(`a${r} ready through atrium`, 60_000, async () => (await readyOf(up, `a${r}`)) === 9);
+      await eventually(`a${r} ready through atrium`, async () => (await readyOf(up, `a${r}`)) === 9, 60_000, 10);
       viaAtrium.push(Date.now() - t0);
       await up.delete(deploymentsGVR, `a${r}`, { namespace: 'default' });
     }
@@ -112,11 +101,7 @@ async function placementLatency(rounds: number): Promise<Figure> {
       pass: p99 < 1000,
     };
   } finally {
-    up.close();
-    for (const d of downs) d.close();
-    await atrium.stop().catch(() => undefined);
-    for (const pc of clusters) await pc.stop().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    await fleet.stop().catch(() => undefined);
   }
 }
 
@@ -208,7 +193,7 @@ async function manyClusters(count: number, processes: number, idleWindowMs: numb
     const startedSeconds = (Date.now() - t0) / 1000;
     await Promise.all(registrations);
     let ready = 0;
-    await until(`${count} Ready SyncTargets`, 600_000, async () => (ready = (await up.list(syncTargetsGVR)).items.filter((t) => conditionTrue(t, 'Ready') && conditionTrue(t, 'HeartbeatHealthy') && allAccepted(t)).length) === count, 500);
+    await eventually(`${count} Ready SyncTargets`, async () => (ready = (await up.list(syncTargetsGVR)).items.filter((t) => conditionTrue(t, 'Ready') && conditionTrue(t, 'HeartbeatHealthy') && allAccepted(t)).length) === count, 600_000, 500);
     const seconds = (Date.now() - t0) / 1000;
     // Idle: nothing to sync, only heartbeats, resyncs and controllers' own timers.
     const sample = async () => {

@@ -23,6 +23,7 @@ import { RestClient } from '../src/client/rest-client.js';
 import { logger } from '../src/logging/logger.js';
 import { locatorOf } from '../src/multicluster/api/keys.js';
 import { Syncer } from '../src/multicluster/syncer/syncer.js';
+import { GiveUp, eventually } from '../test/helpers/eventually.js';
 import type { Figure } from './lib.js';
 
 const OBJECTS = 1000;
@@ -44,20 +45,6 @@ function p99(values: number[]): number {
   return s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)] ?? NaN;
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v as T;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`syncer bench: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const atriumBin = fileURLToPath(new URL('../../bin/atrium', import.meta.url));
 
 /** Starts `atrium <args>` and waits for `<dir>/admin.kubeconfig` and the serving line; returns the child and a client. */
@@ -75,8 +62,8 @@ async function startChild(args: string[], dir: string): Promise<{ child: ChildPr
   let out = '';
   child.stdout!.on('data', (b) => (out += b));
   child.stderr!.on('data', (b) => (out += b));
-  await until(`${args[0]} to serve`, async () => {
-    if (child.exitCode !== null) throw new Error(`atrium ${args.join(' ')} exited: ${out}`);
+  await eventually(`${args[0]} to serve`, async () => {
+    if (child.exitCode !== null) throw new GiveUp(`atrium ${args.join(' ')} exited: ${out}`);
     return out.includes('serving at') && existsSync(join(dir, 'admin.kubeconfig'));
   }, 30_000);
   return { child, client: await RestClient.fromKubeconfig(join(dir, 'admin.kubeconfig'), { userAgent: 'atrium-syncer/bench' }) };
@@ -138,11 +125,11 @@ async function runAtRate(RATE: number): Promise<Figure[]> {
       void syncer.start();
     }
     for (let c = 1; c <= CLUSTERS; c++) {
-      await until(`bench${c} deployments Accepted`, async () => ((await up.get(syncTargetsGVR, `bench${c}`)).status as { syncedResources?: { state: string }[] } | undefined)?.syncedResources?.[0]?.state === 'Accepted');
+      await eventually(`bench${c} deployments Accepted`, async () => ((await up.get(syncTargetsGVR, `bench${c}`)).status as { syncedResources?: { state: string }[] } | undefined)?.syncedResources?.[0]?.state === 'Accepted', 120_000);
     }
     await up.create(namespacesGVR, { metadata: { name: 'bench' } });
-    await until('deployments served', async () => (await up.list(deploymentsGVR, { namespace: 'bench' })) && true);
-    await until('syncers syncing deployments', async () => syncers.every((s) => s.syncing().includes('deployments.apps')));
+    await eventually('deployments served', async () => (await up.list(deploymentsGVR, { namespace: 'bench' })) && true, 120_000);
+    await eventually('syncers syncing deployments', async () => syncers.every((s) => s.syncing().includes('deployments.apps')), 120_000);
     const deployment = (i: number): KubeObject => ({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -158,7 +145,7 @@ async function runAtRate(RATE: number): Promise<Figure[]> {
       await up.create(deploymentsGVR, deployment(i));
     });
     createSeconds = (performance.now() - t0) / 1000;
-    await until('every object downstream', async () => downLatency.size >= OBJECTS);
+    await eventually('every object downstream', async () => downLatency.size >= OBJECTS, 120_000);
     // Let the clusters' own status writes (observedGeneration) reach upstream before measuring ours.
     await new Promise((r) => setTimeout(r, 2000));
     const nsOf: string[] = [];
@@ -179,7 +166,7 @@ async function runAtRate(RATE: number): Promise<Figure[]> {
         }
       }
     });
-    await until('every status upstream', async () => upLatency.size >= OBJECTS, 60_000);
+    await eventually('every status upstream', async () => upLatency.size >= OBJECTS, 60_000);
   } finally {
     for (const s of syncers) {
       await s.stop();

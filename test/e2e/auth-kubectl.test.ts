@@ -4,13 +4,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runKubectl, startTestServer, writeTokenKubeconfig, type TestServer } from '../helpers/harness.js';
 
 let ts: TestServer;
-let dir: string;
 
 /** A kubeconfig for the server that authenticates with a bearer token only (no client certificate). */
 function tokenKubeconfig(name: string, token: string): string {
@@ -20,16 +16,12 @@ function tokenKubeconfig(name: string, token: string): string {
 describe('kubectl auth and tokens', () => {
   let bob: string;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'atrium-e2e-auth-'));
-    const tokens = join(dir, 'tokens.csv');
-    writeFileSync(tokens, 'bob-token,bob,uid-bob,"devs"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: tokens } });
+    ts = await startTestServer({ tokens: ['bob-token,bob,uid-bob,"devs"'] });
     bob = tokenKubeconfig('bob', 'bob-token');
     assert.equal((await ts.kubectl(['create', 'namespace', 'team'])).code, 0);
   });
   after(async () => {
     await ts?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('kubectl get as a user without permission shows the upstream Forbidden error', async () => {

@@ -9,7 +9,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { kubectlFails, kubectlJson, kubectlOk, sleep } from './support/kubectl-run.js';
+import { eventually } from '../helpers/eventually.js';
+import { kubectlFails, kubectlJson, kubectlOk } from './support/kubectl-run.js';
 
 const ns = 'e2e-crd-sh';
 let t: TestServer;
@@ -127,12 +128,11 @@ test('deleting a namespace deletes its custom resources', async () => {
   await kubectlOk(t, ['create', 'namespace', doomed]);
   await kubectlOk(t, ['create', '-n', doomed, '-f', '-'], { input: yamlOf(foo('victim'), bar('victim')) });
   await kubectlOk(t, ['delete', 'namespace', doomed, '--wait=false']);
-  for (let i = 0; ; i++) {
+  await eventually(`namespace ${doomed} removed`, async () => {
     const r = await t.kubectl(['get', 'namespace', doomed, '-o', 'name']);
-    if (r.code !== 0 && /NotFound|not found/.test(r.stderr)) break;
-    assert.ok(i < 200, `namespace ${doomed} was never removed: ${r.stdout}${r.stderr}`);
-    await sleep(50);
-  }
+    if (r.code !== 0 && /NotFound|not found/.test(r.stderr)) return true;
+    throw new Error(`kubectl get: ${r.stdout}${r.stderr}`);
+  }, 10_000, 50);
   // The objects are gone from storage, not just hidden by the missing namespace.
   for (const path of [`/apis/company.com/v1/namespaces/${doomed}/foos`, `/apis/company.com/v1/namespaces/${doomed}/bars`]) {
     const r = await t.request('GET', path);

@@ -5,33 +5,26 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
-import { RestClient } from '../../src/client/rest-client.js';
+import { startFleet, type InProcessFleet } from '../helpers/fleet.js';
+import { kubectlAtrium } from '../helpers/processes.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
 const placementsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'placements' };
 
 describe('kubectl atrium bind compute / workload cordon|drain|uncordon', () => {
-  let atrium: TestServer;
+  let fleet: InProcessFleet;
   let up: RestClient;
-  const plugin = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [join(process.cwd(), 'bin', 'kubectl-atrium'), ...args], { env: { ...process.env, KUBECONFIG: atrium.server.kubeconfigPath } }, (err, stdout, stderr) =>
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const plugin = (args: string[]) => kubectlAtrium(fleet.kubeconfig, args);
 
   before(async () => {
-    atrium = await startTestServer({ server: multiclusterServerOptions() });
-    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
+    // No cluster: the commands only edit objects.
+    fleet = await startFleet({ name: 'demo-plugin', clusters: [], register: false });
+    up = fleet.up;
     await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: 'east' }, spec: {} });
   });
   after(async () => {
-    up?.close();
-    await atrium?.stop();
+    await fleet?.stop();
   });
 
   it('bind compute creates the default Placement, then reports it exists', async () => {

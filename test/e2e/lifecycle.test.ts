@@ -6,6 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 import { kubectlFails, kubectlJson, kubectlOk, sleep } from './support/kubectl-run.js';
 
 let t: TestServer;
@@ -16,14 +17,6 @@ before(async () => {
 after(async () => {
   await t?.stop();
 });
-
-async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 /** Creates ConfigMap `name` in `ns` owned by the given objects (via kubectl create -f). */
 async function createOwned(ns: string, name: string, owners: any[], extra: { blockOwnerDeletion?: boolean; finalizers?: string[] } = {}): Promise<void> {
@@ -70,12 +63,12 @@ test('kubectl wait --for=delete on a namespace returns once the controller has f
 test('every namespace has a default ServiceAccount and kube-root-ca.crt', async () => {
   const ns = 'e2e-lifecycle-sa';
   await kubectlOk(t, ['create', 'namespace', ns]);
-  await waitFor('the default SA', async () => (await t.kubectl(['get', 'serviceaccount', 'default', '-n', ns])).code === 0);
-  await waitFor('kube-root-ca.crt', async () => (await t.kubectl(['get', 'configmap', 'kube-root-ca.crt', '-n', ns])).code === 0);
+  await eventually('the default SA', async () => (await t.kubectl(['get', 'serviceaccount', 'default', '-n', ns])).code === 0, 15_000);
+  await eventually('kube-root-ca.crt', async () => (await t.kubectl(['get', 'configmap', 'kube-root-ca.crt', '-n', ns])).code === 0, 15_000);
   const cm = await kubectlJson(t, ['get', 'configmap', 'kube-root-ca.crt', '-n', ns]);
   assert.equal(cm.data['ca.crt'], t.server.caPem);
   await kubectlOk(t, ['delete', 'serviceaccount', 'default', '-n', ns]);
-  await waitFor('the default SA back', async () => (await t.kubectl(['get', 'serviceaccount', 'default', '-n', ns])).code === 0);
+  await eventually('the default SA back', async () => (await t.kubectl(['get', 'serviceaccount', 'default', '-n', ns])).code === 0, 15_000);
 });
 
 test('kubectl delete --cascade=background|foreground|orphan', async () => {
@@ -91,7 +84,7 @@ test('kubectl delete --cascade=background|foreground|orphan', async () => {
   const bg = await mkOwner('bg');
   await createOwned(ns, 'bg-child', [bg]);
   assert.equal(await kubectlOk(t, ['delete', 'configmap', 'bg', '-n', ns, '--cascade=background']), 'configmap "bg" deleted\n');
-  await waitFor('bg-child collected', async () => !(await exists('bg-child')));
+  await eventually('bg-child collected', async () => !(await exists('bg-child')), 15_000);
 
   // foreground: kubectl waits for the owner, which waits for its blocking dependent.
   const fg = await mkOwner('fg');
@@ -127,7 +120,7 @@ test('kubectl delete --all --wait with a foreground cascade through owners held 
   assert.match(timedOut.stderr, /timed out waiting for the condition/);
   await kubectlOk(t, ['patch', 'secret', 'dep', '-n', ns, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
   await kubectlOk(t, ['delete', 'secret', '--all', '-n', ns, '--wait', '--timeout=30s']);
-  await waitFor('secrets gone', async () => (await kubectlOk(t, ['get', 'secret', '-n', ns, '-o', 'name'])) === '');
+  await eventually('secrets gone', async () => (await kubectlOk(t, ['get', 'secret', '-n', ns, '-o', 'name'])) === '', 15_000);
   await kubectlOk(t, ['create', 'configmap', 'x1', '-n', ns]);
   await kubectlOk(t, ['create', 'configmap', 'x2', '-n', ns]);
   const out = await kubectlOk(t, ['delete', 'configmap', '--all', '-n', ns, '--wait']);

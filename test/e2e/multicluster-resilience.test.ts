@@ -11,15 +11,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import YAML from 'yaml';
-import { RestClient } from '../../src/client/rest-client.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf } from '../../src/multicluster/api/keys.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
-import { Proc, eventually, portOf } from './support/processes.js';
+import { eventuallyWith } from '../helpers/eventually.js';
+import { startFleet, type ProcessFleet } from '../helpers/fleet.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const servicesGVR = { group: '', version: 'v1', resource: 'services' };
@@ -27,19 +23,8 @@ const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
 const DOWN_LABEL = 'internal.workload.kcp.io/cluster';
-const bin = join(process.cwd(), 'bin');
-
-
-function runNode(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (b) => (stdout += b));
-    p.stderr.on('data', (b) => (stderr += b));
-    p.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+/** Multi-process waits: up to a minute, every 200 ms. */
+const eventually = eventuallyWith({ timeoutMs: 60_000, intervalMs: 200 });
 
 const labelled = (target: string) => ({ 'workload.kcp.io/cluster': target });
 const deployment = (name: string, target: string, replicas: number): KubeObject => ({
@@ -50,41 +35,23 @@ const deployment = (name: string, target: string, replicas: number): KubeObject 
 });
 
 describe('multicluster: kill and restart atrium, a syncer and a physical cluster in turn', () => {
-  const root = mkdtempSync(join(tmpdir(), 'atrium-mc-resilience-'));
-  const atriumDir = join(root, 'atrium');
-  const pcDir = (i: number) => join(root, `pc${i}`);
-  let atriumPort = '0';
-  const pcPorts = ['0', '0', '0'];
-  const atrium = new Proc('atrium', () => [join(bin, 'atrium'), 'start', '--root-dir', atriumDir, '--secure-port', atriumPort], (o) => o.includes('atrium is serving at'));
-  const pclusters = [1, 2, 3].map(
-    (i) => new Proc(`pc${i}`, () => [join(bin, 'atrium'), 'pcluster', '--name', `pc${i}`, '--root-dir', pcDir(i), '--secure-port', pcPorts[i - 1]!, '--ready-delay', '200ms'], (o) => o.includes('is serving at') && existsSync(join(pcDir(i), 'admin.kubeconfig'))),
-  );
-  const syncerArgs = (i: number, fromKubeconfig: string) => [join(bin, 'atrium'), 'syncer', '--from-kubeconfig', fromKubeconfig, '--to-kubeconfig', join(pcDir(i), 'admin.kubeconfig'), '--sync-target-name', `pc${i}`, '--heartbeat-interval', '1s', '--import-poll-interval', '2s'];
-  const syncer2 = new Proc('syncer pc2', () => syncerArgs(2, join(atriumDir, 'admin.kubeconfig')), (o) => o.includes('is running'));
-  const syncer3 = new Proc('syncer pc3', () => syncerArgs(3, join(root, 'pc3-upstream.kubeconfig')), (o) => o.includes('is running'));
+  let fleet: ProcessFleet;
   let up: RestClient;
-  const down: RestClient[] = [];
+  let down: RestClient[] = [];
   /** Upstream content the system must converge to, per cluster: ConfigMap data and Deployment replicas. */
   const want = [1, 2, 3].map(() => ({ data: { v: '1' } as Record<string, string>, replicas: 1, configMaps: ['cfg'] }));
 
-  const logs = () => [atrium, ...pclusters, syncer2, syncer3].map((p) => `--- ${p.name}\n${p.output.slice(-1500)}`).join('\n');
+  const logs = () => fleet.logs();
 
   before(async () => {
-    await atrium.start();
-    atriumPort = portOf(join(atriumDir, 'admin.kubeconfig'));
-    for (const [i, pc] of pclusters.entries()) {
-      await pc.start();
-      pcPorts[i] = portOf(join(pcDir(i + 1), 'admin.kubeconfig'));
-    }
-    up = await RestClient.fromKubeconfig(join(atriumDir, 'admin.kubeconfig'));
-    for (let i = 1; i <= 3; i++) down.push(await RestClient.fromKubeconfig(join(pcDir(i), 'admin.kubeconfig')));
+    // Registered in the first test, each in its own mode; the none and pull-mode syncers are `atrium syncer` processes.
+    fleet = await startFleet({ name: 'mc-resilience', processes: {}, clusters: ['pc1', 'pc2', 'pc3'], register: false, syncer: { heartbeatInterval: '1s', importPollInterval: '2s' } });
+    up = fleet.up;
+    down = fleet.clusters.map((c) => c.client);
   });
 
   after(async () => {
-    up?.close();
-    for (const d of down) d.close();
-    for (const p of [syncer2, syncer3, atrium, ...pclusters]) await p.kill('SIGTERM');
-    rmSync(root, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   /** The downstream namespaces cluster i holds for us (by our label). */
@@ -139,23 +106,10 @@ describe('multicluster: kill and restart atrium, a syncer and a physical cluster
   }
 
   it('registers clusters in push, none and pull mode and syncs a labelled Deployment, Service and ConfigMap to each', async () => {
-    await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: 'pc1' }, spec: { kubeconfig: readFileSync(join(pcDir(1), 'admin.kubeconfig'), 'utf8') } });
-    await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: 'pc2' } });
-    await syncer2.start();
-    const manifest = join(root, 'pc3-syncer.yaml');
-    const r = await runNode([join(bin, 'kubectl-atrium'), 'workload', 'sync', 'pc3', '--kubeconfig', join(atriumDir, 'admin.kubeconfig'), '-o', manifest]);
-    assert.equal(r.status, 0, r.stderr);
-    const secret = YAML.parseAllDocuments(readFileSync(manifest, 'utf8')).map((d) => d.toJSON()).find((d) => d.kind === 'Secret');
-    writeFileSync(join(root, 'pc3-upstream.kubeconfig'), secret.stringData.kubeconfig);
-    await syncer3.start();
-    for (let i = 1; i <= 3; i++) {
-      await eventually(`pc${i} Ready and deployments Accepted`, async () => {
-        const st = (await up.get(syncTargetsGVR, `pc${i}`)).status as { conditions?: { type: string; status: string }[]; syncedResources?: { resource: string; state: string }[] } | undefined;
-        return st?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' && ['deployments', 'services', 'configmaps'].every((res) => st.syncedResources?.find((s) => s.resource === res)?.state === 'Accepted');
-      }).catch((e) => {
-        throw new Error(`${e.message}\n${logs()}`);
-      });
-    }
+    await fleet.register('pc1', { mode: 'push' });
+    await fleet.register('pc2', { mode: 'none' });
+    await fleet.register('pc3', { mode: 'pull' });
+    await fleet.waitReady(['pc1', 'pc2', 'pc3'], { resources: ['deployments', 'services', 'configmaps'], timeoutMs: 60_000 });
     await up.create(namespacesGVR, { metadata: { name: 'shop' } });
     for (let i = 1; i <= 3; i++) {
       const t = `pc${i}`;
@@ -167,8 +121,8 @@ describe('multicluster: kill and restart atrium, a syncer and a physical cluster
   });
 
   it('converges after atrium is killed and restarted, with changes made right after', async () => {
-    await atrium.kill();
-    await atrium.start();
+    await fleet.stopAtrium();
+    await fleet.startAtrium();
     await eventually('atrium answering', () => up.get(namespacesGVR, 'shop'));
     for (let i = 1; i <= 3; i++) {
       await up.patch(configMapsGVR, `cfg-pc${i}`, 'merge', { data: { v: '2' } }, { namespace: 'shop' });
@@ -180,17 +134,17 @@ describe('multicluster: kill and restart atrium, a syncer and a physical cluster
   });
 
   it('converges after the pc2 syncer is killed, with creates, updates and deletes made while it was down', async () => {
-    await syncer2.kill();
+    await fleet.cluster('pc2').syncer!.kill();
     await up.patch(configMapsGVR, 'cfg-pc2', 'merge', { data: { v: '3' } }, { namespace: 'shop' });
     await up.create(configMapsGVR, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extra-pc2', namespace: 'shop', labels: labelled('pc2') }, data: { v: '3' } });
     await up.patch(deploymentsGVR, 'web-pc2', 'merge', { spec: { replicas: 1 } }, { namespace: 'shop' });
     want[1] = { data: { v: '3' }, replicas: 1, configMaps: ['cfg', 'extra'] };
-    await syncer2.start();
+    await fleet.cluster('pc2').syncer!.start();
     await assertConverged('after syncer restart (create, update)');
     // A delete while the syncer is down: the upstream object waits on the syncer finalizer, then goes with its copy.
-    await syncer2.kill();
+    await fleet.cluster('pc2').syncer!.kill();
     await up.delete(configMapsGVR, 'extra-pc2', { namespace: 'shop' });
-    await syncer2.start();
+    await fleet.cluster('pc2').syncer!.start();
     want[1]!.configMaps = ['cfg'];
     await assertConverged('after syncer restart (delete)');
     await eventually('extra-pc2 gone upstream', async () => !(await up.list(configMapsGVR, { namespace: 'shop' })).items.some((c) => c.metadata?.name === 'extra-pc2'));
@@ -202,7 +156,7 @@ describe('multicluster: kill and restart atrium, a syncer and a physical cluster
     want[2]!.configMaps = ['cfg', 'old'];
     await assertConverged('pc3 before its syncer is killed');
     const heartbeat = async () => Date.parse(((await up.get(syncTargetsGVR, 'pc3')).status as { lastSyncerHeartbeatTime?: string } | undefined)?.lastSyncerHeartbeatTime ?? '');
-    await syncer3.kill();
+    await fleet.cluster('pc3').syncer!.kill();
     const killedAt = Date.now();
     await up.patch(configMapsGVR, 'cfg-pc3', 'merge', { data: { v: '5' } }, { namespace: 'shop' });
     await up.create(configMapsGVR, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'extra-pc3', namespace: 'shop', labels: labelled('pc3') }, data: { v: '5' } });
@@ -215,7 +169,7 @@ describe('multicluster: kill and restart atrium, a syncer and a physical cluster
     assert.match((await divergence(3)) ?? 'converged', /^pc3: configmaps /, 'pc3 must not change while its syncer is down');
     const waiting = await up.get(configMapsGVR, 'old-pc3', { namespace: 'shop' });
     assert.ok(waiting.metadata?.deletionTimestamp && waiting.metadata.finalizers?.some((f) => f.startsWith('workload.kcp.io/syncer-')), 'old-pc3 waits on the syncer finalizer');
-    await syncer3.start();
+    await fleet.cluster('pc3').syncer!.start();
     await assertConverged('after pull-mode syncer restart');
     await eventually('old-pc3 gone upstream', async () => !(await up.list(configMapsGVR, { namespace: 'shop' })).items.some((c) => c.metadata?.name === 'old-pc3'));
     // The restarted process heartbeats again with the ServiceAccount token (a heartbeat stamped after the kill).
@@ -223,12 +177,12 @@ describe('multicluster: kill and restart atrium, a syncer and a physical cluster
   });
 
   it('converges after the pc1 cluster is killed and restarted, with changes made while it was down', async () => {
-    await pclusters[0]!.kill();
+    await fleet.cluster('pc1').proc!.kill();
     await up.patch(configMapsGVR, 'cfg-pc1', 'merge', { data: { v: '4' } }, { namespace: 'shop' });
     await up.patch(deploymentsGVR, 'web-pc1', 'merge', { spec: { replicas: 2 } }, { namespace: 'shop' });
     want[0] = { data: { v: '4' }, replicas: 2, configMaps: ['cfg'] };
     await new Promise((r) => setTimeout(r, 1000));
-    await pclusters[0]!.start();
+    await fleet.cluster('pc1').proc!.start();
     await assertConverged('after pcluster restart');
   });
 });

@@ -5,55 +5,41 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runKubectl } from '../helpers/harness.js';
-import { kubectlJson, kubectlOk, tableRows, sleep } from './support/kubectl-run.js';
+import { pluginBinDir, runKubectl } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
+import { Proc } from '../helpers/processes.js';
+import { kubectlJson, kubectlOk, tableRows } from './support/kubectl-run.js';
 
-let child: ChildProcess;
+let pcluster: Proc;
 let rootDir: string;
 const k = { kubectl: (args: string[], opts?: { input?: string }) => runKubectl(join(rootDir, 'admin.kubeconfig'), args, opts) };
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
-
 before(async () => {
   rootDir = mkdtempSync(join(tmpdir(), 'atrium-pcluster-e2e-'));
-  const bin = join(process.cwd(), 'bin', 'atrium');
-  child = spawn(process.execPath, [bin, 'pcluster', '--name', 'east', '--root-dir', rootDir, '--nodes', '2', '--node-capacity', 'cpu=4,memory=16Gi,pods=110', '--ready-delay', '500ms'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', () => {});
-  await until('pcluster to serve', async () => (out.includes('is serving at') && existsSync(join(rootDir, 'admin.kubeconfig')) ? true : undefined), 20_000);
-  assert.match(out, /^pcluster east is serving at https:\/\/127\.0\.0\.1:\d+ with 2 node\(s\)/);
+  const kubeconfig = join(rootDir, 'admin.kubeconfig');
+  pcluster = new Proc(
+    'pcluster east',
+    () => [join(pluginBinDir, 'atrium'), 'pcluster', '--name', 'east', '--root-dir', rootDir, '--nodes', '2', '--node-capacity', 'cpu=4,memory=16Gi,pods=110', '--ready-delay', '500ms'],
+    (out) => out.includes('is serving at') && existsSync(kubeconfig),
+  );
+  await pcluster.start(20_000);
+  assert.match(pcluster.stdout, /^pcluster east is serving at https:\/\/127\.0\.0\.1:\d+ with 2 node\(s\)/);
 });
 
 after(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await pcluster?.kill('SIGTERM');
   rmSync(rootDir, { recursive: true, force: true });
 });
 
 describe('atrium pcluster with kubectl', () => {
   it('lists Ready nodes with the node columns', async () => {
-    const out = await until('nodes Ready', async () => {
+    const out = await eventually('nodes Ready', async () => {
       const o = await kubectlOk(k, ['get', 'nodes']);
       return tableRows(o).filter((r) => r[1] === 'Ready').length === 2 ? o : undefined;
-    });
+    }, 30_000, 200);
     const rows = tableRows(out);
     assert.deepEqual(rows[0], ['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION']);
     assert.deepEqual(rows.slice(1).map((r) => [r[0], r[1], r[2], r[4]]), [
@@ -91,10 +77,10 @@ describe('atrium pcluster with kubectl', () => {
     for (const replicas of [5, 1]) {
       assert.match(await kubectlOk(k, ['scale', 'deployment/web', `--replicas=${replicas}`]), /deployment.apps\/web scaled/);
       await kubectlOk(k, ['rollout', 'status', 'deployment/web', '--timeout=60s']);
-      const pods = await until(`${replicas} pods`, async () => {
+      const pods = await eventually(`${replicas} pods`, async () => {
         const items = (await kubectlJson(k, ['get', 'pods', '-l', 'app=web', '-o', 'json'])).items;
         return items.length === replicas ? items : undefined;
-      });
+      }, 30_000, 200);
       assert.equal(pods.length, replicas);
       const d = await kubectlJson(k, ['get', 'deploy', 'web', '-o', 'json']);
       assert.equal(d.status.readyReplicas, replicas);
@@ -157,10 +143,10 @@ spec:
     resources: {requests: {cpu: "8"}}
 `;
     await kubectlOk(k, ['apply', '-f', '-'], { input: pod });
-    const cond = await until('Unschedulable condition', async () => {
+    const cond = await eventually('Unschedulable condition', async () => {
       const p = await kubectlJson(k, ['get', 'pod', 'huge', '-o', 'json']);
       return p.status.conditions?.find((c: any) => c.type === 'PodScheduled');
-    });
+    }, 30_000, 200);
     assert.deepEqual([cond.status, cond.reason, cond.message], ['False', 'Unschedulable', '0/2 nodes are available: 2 Insufficient cpu.']);
     const row = tableRows(await kubectlOk(k, ['get', 'pod', 'huge']))[1]!;
     assert.deepEqual(row.slice(0, 3), ['huge', '0/1', 'Pending']);
@@ -176,10 +162,10 @@ spec:
 
   it('deleting a deployment removes its ReplicaSets and pods (garbage collection)', async () => {
     await kubectlOk(k, ['delete', 'deployment', 'web']);
-    await until('web pods gone', async () => {
+    await eventually('web pods gone', async () => {
       const items = (await kubectlJson(k, ['get', 'pods', '-l', 'app=web', '-o', 'json'])).items;
       const rs = (await kubectlJson(k, ['get', 'rs', '-l', 'app=web', '-o', 'json'])).items;
       return items.length === 0 && rs.length === 0 ? true : undefined;
-    });
+    }, 30_000, 200);
   });
 });

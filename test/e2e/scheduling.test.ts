@@ -9,21 +9,21 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { RestClient } from '../../src/client/rest-client.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
 import { runKubectl } from '../helpers/harness.js';
-import { tableRows } from './support/kubectl-run.js';
-import { Proc, eventually, portOf } from './support/processes.js';
+import { eventuallyWith } from '../helpers/eventually.js';
+import { startFleet, type ProcessFleet } from '../helpers/fleet.js';
+import { kubectlAtrium } from '../helpers/processes.js';
+import { kubectlOk, tableRows } from './support/kubectl-run.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
-const bin = join(process.cwd(), 'bin');
-
+/** Multi-process waits: up to a minute, every 200 ms. */
+const eventually = eventuallyWith({ timeoutMs: 60_000, intervalMs: 200 });
 
 const web = (replicas: number): KubeObject => ({
   apiVersion: 'apps/v1',
@@ -37,40 +37,20 @@ const web = (replicas: number): KubeObject => ({
 });
 
 describe('scheduling: placement, splitting and failover over three simulated clusters', { timeout: 400_000 }, () => {
-  const root = mkdtempSync(join(tmpdir(), 'atrium-e2e-sched-'));
-  const atriumDir = join(root, 'atrium');
-  const pcDir = (i: number) => join(root, `pc${i}`);
-  const pcPorts = ['0', '0', '0'];
-  const atrium = new Proc(
-    'atrium',
-    () => [join(bin, 'atrium'), 'start', '--root-dir', atriumDir, '--secure-port', '0', '--sync-target-heartbeat-threshold', '3s', '--sync-target-eviction-toleration', '1s', '--unschedulable-grace', '3s'],
-    (o) => o.includes('atrium is serving at'),
-  );
-  const pclusters = [1, 2, 3].map(
-    (i) =>
-      new Proc(
-        `pc${i}`,
-        () => [join(bin, 'atrium'), 'pcluster', '--name', `pc${i}`, '--root-dir', pcDir(i), '--secure-port', pcPorts[i - 1]!, '--ready-delay', '200ms', ...(i === 3 ? ['--nodes', '2', '--node-capacity', 'cpu=1,memory=16Gi,pods=110'] : ['--nodes', '2'])],
-        (o) => o.includes('is serving at') && existsSync(join(pcDir(i), 'admin.kubeconfig')),
-      ),
-  );
-  const kubeconfig = join(atriumDir, 'admin.kubeconfig');
-  const kubectl = (args: string[]) => runKubectl(kubeconfig, args);
-  const kubectlOk = async (args: string[]) => {
-    const r = await kubectl(args);
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
+  let fleet: ProcessFleet;
+  let kubeconfig: string;
+  const k = { kubectl: (args: string[]) => runKubectl(kubeconfig, args) };
+  const plugin = async (args: string[], config = kubeconfig) => {
+    const r = await kubectlAtrium(config, args);
+    if (r.code !== 0) throw new Error(`kubectl atrium ${args.join(' ')} exited ${r.code}\n${r.stderr}`);
     return r.stdout;
   };
-  const plugin = (args: string[], config = kubeconfig) =>
-    new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [join(bin, 'kubectl-atrium'), ...args], { env: { ...process.env, KUBECONFIG: config } }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
-    );
   let up: RestClient;
-  const logs = () => [atrium, ...pclusters].map((p) => `--- ${p.name}\n${p.output.slice(-1500)}`).join('\n');
+  const logs = () => fleet.logs();
 
   /** READY per row of `kubectl get deployments`, as kubectl prints it. */
   const readyColumn = async (): Promise<Record<string, string>> => {
-    const rows = tableRows(await kubectlOk(['get', 'deployments', '-n', 'default']));
+    const rows = tableRows(await kubectlOk(k, ['get', 'deployments', '-n', 'default']));
     return Object.fromEntries(rows.slice(1).map((r) => [r[0]!, r[1]!]));
   };
   const children = async () => {
@@ -82,20 +62,21 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     (((await up.get(syncTargetsGVR, name)).status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
   before(async () => {
-    await atrium.start();
-    for (const pc of pclusters) await pc.start();
-    for (let i = 1; i <= 3; i++) pcPorts[i - 1] = portOf(join(pcDir(i), 'admin.kubeconfig'));
-    const kc = YAML.parse(readFileSync(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[]; users: { user: { token: string } }[] };
-    up = new RestClient({ url: kc.clusters[0]!.cluster.server, ca: Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data'], 'base64').toString(), token: kc.users[0]!.user.token });
-    for (let i = 1; i <= 3; i++) {
-      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: `pc${i}` }, spec: { kubeconfig: readFileSync(join(pcDir(i), 'admin.kubeconfig'), 'utf8') } });
-    }
+    // pc3 has two small nodes (see the file comment); all three are push-mode SyncTargets of root.
+    fleet = await startFleet({
+      name: 'e2e-sched',
+      processes: { atriumArgs: ['--sync-target-heartbeat-threshold', '3s', '--sync-target-eviction-toleration', '1s', '--unschedulable-grace', '3s'] },
+      clusters: [
+        { name: 'pc1', nodes: 2 },
+        { name: 'pc2', nodes: 2 },
+        { name: 'pc3', nodes: 2, nodeCapacity: { cpu: '1', memory: '16Gi', pods: '110' } },
+      ],
+    });
+    ({ up, kubeconfig } = fleet);
   });
 
   after(async () => {
-    up?.close();
-    for (const p of [atrium, ...pclusters]) await p.kill('SIGTERM').catch(() => undefined);
-    rmSync(root, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   it('binds compute and splits a Deployment over the three clusters; kubectl shows the built-in table', async () => {
@@ -105,7 +86,7 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     await eventually('web 9/9 over three clusters', async () => (await rootReady()) === 9 && Object.keys(await children()).length === 3, 90_000).catch((e) => {
       throw new Error(`${(e as Error).message}\n${logs()}`);
     });
-    const out = await kubectlOk(['get', 'deployments', '-n', 'default']);
+    const out = await kubectlOk(k, ['get', 'deployments', '-n', 'default']);
     const rows = tableRows(out);
     assert.deepEqual(rows[0], ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
     assert.deepEqual(rows.find((r) => r[0] === 'web')?.slice(1, 4), ['9/9', '9', '9']);
@@ -124,15 +105,15 @@ describe('scheduling: placement, splitting and failover over three simulated clu
   });
 
   it('answers kubectl rollout status and kubectl wait on the aggregated root', async () => {
-    assert.match(await kubectlOk(['rollout', 'status', 'deployment/web', '-n', 'default', '--timeout=60s']), /successfully rolled out/);
-    assert.match(await kubectlOk(['wait', '--for=condition=Available', 'deployment/web', '-n', 'default', '--timeout=60s']), /deployment.apps\/web condition met/);
+    assert.match(await kubectlOk(k, ['rollout', 'status', 'deployment/web', '-n', 'default', '--timeout=60s']), /successfully rolled out/);
+    assert.match(await kubectlOk(k, ['wait', '--for=condition=Available', 'deployment/web', '-n', 'default', '--timeout=60s']), /deployment.apps\/web condition met/);
   });
 
   it('scales up and down', async () => {
-    await kubectlOk(['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":12}}']);
+    await kubectlOk(k, ['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":12}}']);
     await eventually('web 12/12', async () => (await readyColumn()).web === '12/12');
     assert.ok(((await children())['web--pc3'] ?? 0) <= 2, 'pc3 never gets more than fits');
-    await kubectlOk(['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":6}}']);
+    await kubectlOk(k, ['patch', 'deployment', 'web', '-n', 'default', '--type=merge', '-p', '{"spec":{"replicas":6}}']);
     const c = await eventually('web 6/6', async () => (await readyColumn()).web === '6/6' && (await children()));
     assert.equal(Object.values(c).reduce((a, b) => a + b, 0), 6);
   });
@@ -140,7 +121,7 @@ describe('scheduling: placement, splitting and failover over three simulated clu
   it('replaces a killed cluster gradually, then takes it back after a restart', async () => {
     const before = await children();
     assert.ok((before['web--pc1'] ?? 0) > 0, `pc1 holds replicas: ${JSON.stringify(before)}`);
-    await pclusters[0]!.kill();
+    await fleet.cluster('pc1').proc!.kill();
     let minReady = Infinity;
     await eventually('pc1 evacuated with web back to 6/6', async () => {
       minReady = Math.min(minReady, await rootReady());
@@ -149,7 +130,7 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     });
     // The lost share is kept counted until its replacements are ready: the root never shows the 9/15-style dip.
     assert.ok(minReady >= 4, `root readyReplicas dipped to ${minReady}`);
-    await pclusters[0]!.start();
+    await fleet.cluster('pc1').proc!.start();
     await eventually('pc1 Ready again', () => targetReady('pc1'));
     await eventually('still 6/6', async () => (await readyColumn()).web === '6/6');
   });
@@ -165,20 +146,12 @@ describe('scheduling: placement, splitting and failover over three simulated clu
   });
   it('bind compute --spread 2 in another workspace: two of the three clusters share the work, the third gets nothing', async () => {
     // A second workspace registering the same three clusters (its own SyncTargets, syncers and negotiated types).
-    const workspacesGVR = { group: 'tenancy.kcp.io', version: 'v1alpha1', resource: 'workspaces' };
-    await up.create(workspacesGVR, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'spread' }, spec: {} });
-    const ws = await eventually('workspace spread Ready', async () => {
-      const w = await up.get(workspacesGVR, 'spread');
-      return (w.status as { phase?: string } | undefined)?.phase === 'Ready' && w;
-    });
-    const scope = { cluster: (ws.spec as { cluster: string }).cluster };
-    for (let i = 1; i <= 3; i++) {
-      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: `pc${i}` }, spec: { kubeconfig: readFileSync(join(pcDir(i), 'admin.kubeconfig'), 'utf8') } }, scope);
-    }
+    const scope = { cluster: (await fleet.createWorkspace('spread')).cluster };
+    for (let i = 1; i <= 3; i++) await fleet.register(`pc${i}`, { cluster: scope.cluster });
     // kubectl ws use root:spread, as a kubeconfig: the server URL points into the workspace by path.
     const kc = YAML.parse(readFileSync(kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
     for (const c of kc.clusters) c.cluster.server = `${new URL(c.cluster.server).origin}/clusters/root:spread`;
-    const spreadConfig = join(root, 'spread.kubeconfig');
+    const spreadConfig = join(fleet.dir, 'spread.kubeconfig');
     writeFileSync(spreadConfig, YAML.stringify(kc));
     await eventually('three Ready SyncTargets in root:spread', async () => {
       const list = (await up.list(syncTargetsGVR, scope)).items;
@@ -211,14 +184,9 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     const shares = Object.fromEntries(kids.map((d) => [d.metadata!.labels!['workload.kcp.io/cluster']!, (d.spec as { replicas: number }).replicas]));
     assert.deepEqual(Object.keys(shares).sort(), [...chosen].sort());
     assert.deepEqual(Object.values(shares).sort(), [2, 3], `5 divided 3 + 2: ${JSON.stringify(shares)}`);
-    for (let i = 1; i <= 3; i++) {
-      const pc = await RestClient.fromKubeconfig(join(pcDir(i), 'admin.kubeconfig'));
-      try {
-        const names = (await pc.list(deploymentsGVR)).items.map((d) => d.metadata!.name!).filter((n) => n === 'wide' || n.startsWith('wide--'));
-        assert.deepEqual(names, chosen.includes(`pc${i}`) ? [`wide--pc${i}`] : [], `pc${i} runs ${names.join(', ') || 'nothing'} of wide`);
-      } finally {
-        pc.close();
-      }
+    for (const pc of fleet.clusters) {
+      const names = (await pc.client.list(deploymentsGVR)).items.map((d) => d.metadata!.name!).filter((n) => n === 'wide' || n.startsWith('wide--'));
+      assert.deepEqual(names, chosen.includes(pc.name) ? [`wide--${pc.name}`] : [], `${pc.name} runs ${names.join(', ') || 'nothing'} of wide`);
     }
   });
 });

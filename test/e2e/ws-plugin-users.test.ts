@@ -4,8 +4,7 @@
  * this grants nothing anywhere else.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
@@ -42,9 +41,7 @@ async function fails(args: string[], config: string, stderr: string | RegExp): P
 
 describe('kubectl ws plugin as a plain user', () => {
   before(async () => {
-    const tokens = join(mkdtempSync(join(tmpdir(), 'atrium-ws-users-')), 'tokens.csv');
-    writeFileSync(tokens, 'alice-token,alice,uid-alice\nbob-token,bob,uid-bob\n');
-    ts = await startTestServer({ server: { tokenAuthFile: tokens } });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice', 'bob-token,bob,uid-bob'] });
     adminConfig = join(ts.rootDir, 'user.kubeconfig');
     copyFileSync(ts.kubeconfig, adminConfig);
     // alice: the admin's kubeconfig with her token instead of the admin's credentials.

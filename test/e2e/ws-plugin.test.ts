@@ -4,8 +4,7 @@
  * deleting a workspace with its subtree.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
@@ -47,9 +46,7 @@ function currentServer(config = kubeconfig): string {
 
 describe('kubectl ws plugin', () => {
   before(async () => {
-    const tokens = join(mkdtempSync(join(tmpdir(), 'atrium-ws-')), 'tokens.csv');
-    writeFileSync(tokens, 'alice-token,alice,uid-alice\nbob-token,bob,uid-bob\n');
-    ts = await startTestServer({ server: { tokenAuthFile: tokens } });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice', 'bob-token,bob,uid-bob'] });
     kubeconfig = join(ts.rootDir, 'user.kubeconfig');
     copyFileSync(ts.kubeconfig, kubeconfig);
   });

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GiveUp, eventually } from './eventually.js';
 
 export interface EtcdMember {
   name: string;
@@ -102,16 +103,14 @@ async function startEtcdOnce(options: { members?: number }): Promise<EtcdCluster
     endpoints: members.map((m) => m.clientUrl),
     members,
     async leader() {
-      const deadline = Date.now() + 15_000;
-      while (Date.now() < deadline) {
+      return eventually('an etcd member to lead', async () => {
         for (const m of members) {
           if (!m.running()) continue;
           const status = await m.status().catch(() => null);
           if (status && status.leader && status.leader === status.header?.member_id) return m;
         }
-        await sleep(100);
-      }
-      throw new Error('no etcd member became leader within 15 s');
+        return undefined;
+      }, 15_000, 100);
     },
     async stop() {
       await Promise.all(members.map((m) => m.stop()));
@@ -211,22 +210,12 @@ class Member implements EtcdMember {
 
   /** Polls /health until the member reports healthy (it needs a quorum for that). */
   async waitHealthy(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if (!this.running()) throw new Error(`etcd member ${this.name} exited during startup:\n${this.log}`);
-      try {
-        const res = await fetch(`${this.clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
-        const body = (await res.json()) as { health?: string };
-        if (body.health === 'true') return;
-      } catch {
-        /* not listening yet */
-      }
-      await sleep(50);
-    }
-    throw new Error(`etcd member ${this.name} not healthy within ${timeoutMs} ms:\n${this.log}`);
+    await eventually(`etcd member ${this.name} healthy`, async () => {
+      if (!this.running()) throw new GiveUp(`etcd member ${this.name} exited during startup`);
+      const res = await fetch(`${this.clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
+      return ((await res.json()) as { health?: string }).health === 'true';
+    }, timeoutMs, 50).catch((err: Error) => {
+      throw new Error(`${err.message}:\n${this.log}`);
+    });
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -2,7 +2,7 @@
  * The test harness every integration and end-to-end suite shares: a real atrium server on 127.0.0.1:0 in a temp root
  * dir, an HTTPS client with the admin certificate, and the real kubectl pointed at it.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest, Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -36,13 +36,29 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(
-  options: { rootDir?: string; keepRootDir?: boolean; server?: Partial<ServerOptions> } = {},
-): Promise<TestServer> {
+export interface TestServerOptions {
+  /** The server's root dir (kept after stop()); a new temp dir, removed by stop() unless keepRootDir, by default. */
+  rootDir?: string;
+  keepRootDir?: boolean;
+  server?: Partial<ServerOptions>;
+  /**
+   * Static token users: the lines of a --token-auth-file (`token,user,uid[,"group1,group2"]`), written to
+   * <rootDir>/tokens.csv, which the server then authenticates with.
+   */
+  tokens?: string[];
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const rootDir = options.rootDir ?? mkdtempSync(join(tmpdir(), 'atrium-test-'));
+  const tokens: Partial<ServerOptions> = {};
+  if (options.tokens) {
+    mkdirSync(rootDir, { recursive: true });
+    tokens.tokenAuthFile = join(rootDir, 'tokens.csv');
+    writeFileSync(tokens.tokenAuthFile, options.tokens.join('\n') + '\n');
+  }
   // Built-in controllers (namespace, serviceaccount, root CA, GC) write into namespaces on their own; suites that
   // assert exact contents opt out by default, controller suites opt in with `server: { builtinControllers: true }`.
-  const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0, builtinControllers: false, ...(options.server ?? {}) });
+  const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0, builtinControllers: false, ...tokens, ...(options.server ?? {}) });
   return harnessFor(server, rootDir, async () => {
     await server.stop();
     if (!options.keepRootDir && !options.rootDir) rmSync(rootDir, { recursive: true, force: true });

@@ -5,26 +5,16 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
-let dir: string;
-let tokenFile: string;
-
-before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'atrium-authn-'));
-  tokenFile = join(dir, 'tokens.csv');
-  writeFileSync(tokenFile, 'bob-token,bob,uid-bob,"devs,qa"\nflood-token,flood,uid-flood\n');
-});
-after(() => rmSync(dir, { recursive: true, force: true }));
+const TOKENS = ['bob-token,bob,uid-bob,"devs,qa"', 'flood-token,flood,uid-flood'];
 
 describe('authentication: tokens, ServiceAccounts, anonymous, object quota', () => {
   let ts: TestServer;
   before(async () => {
-    ts = await startTestServer({ server: { tokenAuthFile: tokenFile, anonymous: true, maxObjectsPerWorkspace: 80 } });
+    ts = await startTestServer({ tokens: TOKENS, server: { anonymous: true, maxObjectsPerWorkspace: 80 } });
   });
   after(async () => {
     await ts?.stop();
@@ -82,10 +72,7 @@ describe('authentication: tokens, ServiceAccounts, anonymous, object quota', () 
     // Valid only in its own workspace.
     const ws = await ts.request('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'elsewhere' }, spec: {} });
     assert.equal(ws.status, 201, ws.text);
-    for (let i = 0; i < 200; i++) {
-      if ((await ts.request('GET', `/clusters/root${WS}/elsewhere`)).json?.status?.phase === 'Ready') break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitForWorkspace(ts, 'root', 'elsewhere', { timeoutMs: 2_000, intervalMs: 10 });
     const foreign = await ts.request('GET', '/clusters/root:elsewhere/api/v1/namespaces/default/configmaps', undefined, { token });
     assert.equal(foreign.status, 401, foreign.text);
 
@@ -128,7 +115,7 @@ describe('authentication: tokens, ServiceAccounts, anonymous, object quota', () 
 describe('per-user rate limit', () => {
   let ts: TestServer;
   before(async () => {
-    ts = await startTestServer({ server: { tokenAuthFile: tokenFile, maxRequestsPerSecondPerUser: 3 } });
+    ts = await startTestServer({ tokens: TOKENS, server: { maxRequestsPerSecondPerUser: 3 } });
   });
   after(async () => {
     await ts?.stop();

@@ -7,19 +7,18 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runKubectl, startTestServer, writeTokenKubeconfig, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { Agent } from 'node:https';
 import { services } from '../../src/registry/builtin/workloads/resources.js';
 import { createCertificateAuthority, issueClientCertificate } from '../../src/apiserver/certs/certificates.js';
 import { doRequest } from '../helpers/harness.js';
+import { sleep } from './support.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
 let ts: TestServer;
-let dir: string;
 const kubeconfigs: Record<string, string> = {};
 
 const as = (token: string) => (method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse> =>
@@ -30,11 +29,10 @@ const admin = (method: string, path: string, body?: unknown, headers?: Record<st
 const kubectlAs = (who: string, args: string[]) => runKubectl(kubeconfigs[who]!, args);
 
 const user = (name: string) => ({ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A kubeconfig that authenticates with a bearer token only. */
 function tokenKubeconfig(name: string, token: string): string {
-  return writeTokenKubeconfig(ts, dir, name, token);
+  return writeTokenKubeconfig(ts, ts.rootDir, name, token);
 }
 
 async function created(r: Promise<HttpResponse>): Promise<HttpResponse> {
@@ -67,11 +65,8 @@ const CLUSTER_ADMIN_MISSING = ['{APIGroups:["*"], Resources:["*"], Verbs:["*"]}'
 
 describe('auth parity with kube-apiserver', () => {
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'atrium-auth-parity-'));
-    const tokens = join(dir, 'tokens.csv');
-    writeFileSync(tokens, ['carol-token,carol,uid-carol', 'bob-token,bob,uid-bob', 'dave-token,dave,uid-dave', 'erin-token,erin,uid-erin'].join('\n') + '\n');
     // Core Services as `atrium start` serves them (without the multi-cluster controllers); --anonymous-auth.
-    ts = await startTestServer({ server: { tokenAuthFile: tokens, plugins: [{ name: 'services', resources: [services] }], anonymous: true } });
+    ts = await startTestServer({ tokens: ['carol-token,carol,uid-carol', 'bob-token,bob,uid-bob', 'dave-token,dave,uid-dave', 'erin-token,erin,uid-erin'], server: { plugins: [{ name: 'services', resources: [services] }], anonymous: true } });
     for (const [who, token] of [['carol', 'carol-token'], ['bob', 'bob-token'], ['dave', 'dave-token']] as const) kubeconfigs[who] = tokenKubeconfig(who, token);
     await ensureNamespace('x');
     await clusterRole('rbac-writer', [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles', 'clusterrolebindings'], verbs: ['create', 'update', 'get', 'patch'] }]);
@@ -80,7 +75,6 @@ describe('auth parity with kube-apiserver', () => {
   });
   after(async () => {
     await ts?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   describe('escalation checks on updates (clusterrole/role policybased storage Update)', () => {

@@ -5,11 +5,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doRequest, startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import { issueClientCertificate } from '../../src/apiserver/certs/certificates.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
@@ -17,7 +18,6 @@ const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 
 let ts: TestServer;
 let carol: Agent;
-let tokenDir: string;
 
 const asBob = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { token: 'bob-token', headers });
 const asDev = (method: string, path: string, body?: unknown) => ts.request(method, path, body, { token: 'dave-token' });
@@ -47,10 +47,7 @@ function forbidden(message: string, details: object): object {
 
 describe('authorization (RBAC per logical cluster)', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-tokens-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'bob-token,bob,uid-bob\n\ndave-token,dave,uid-dave,"devs,qa"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: file } });
+    ts = await startTestServer({ tokens: ['bob-token,bob,uid-bob', '', 'dave-token,dave,uid-dave,"devs,qa"'] });
     const pki = join(ts.rootDir, 'pki');
     const ca = { certPem: readFileSync(join(pki, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(pki, 'ca.key'), 'utf8') };
     const pair = await issueClientCertificate(ca, { cn: 'carol', groups: ['testers'], days: 1 });
@@ -60,7 +57,6 @@ describe('authorization (RBAC per logical cluster)', () => {
   after(async () => {
     carol?.destroy();
     await ts?.stop();
-    rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('a user without bindings gets the exact upstream 403, before the object is looked up', async () => {
@@ -208,12 +204,7 @@ describe('authorization (RBAC per logical cluster)', () => {
     });
     assert.equal(extra.status, 201, extra.text);
     for (const role of ['view', 'edit', 'admin']) {
-      let found = false;
-      for (let i = 0; i < 100 && !found; i++) {
-        found = has((await admin('GET', `${RBAC}/clusterroles/${role}`)).json, 'widgets', 'get');
-        if (!found) await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.ok(found, `${role} aggregates widgets-view`);
+      await eventually(`${role} aggregating widgets-view`, async () => has((await admin('GET', `${RBAC}/clusterroles/${role}`)).json, 'widgets', 'get'), 2_000, 20);
     }
   });
 
@@ -269,11 +260,7 @@ describe('authorization (RBAC per logical cluster)', () => {
   it('per workspace: RBAC of root does not apply in a child workspace, which needs `access` first', async () => {
     const ws = await admin('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'tenant' }, spec: {} });
     assert.equal(ws.status, 201, ws.text);
-    for (let i = 0; i < 200; i++) {
-      const r = await admin('GET', `/clusters/root${WS}/tenant`);
-      if (r.json?.status?.phase === 'Ready') break;
-      await new Promise((res) => setTimeout(res, 10));
-    }
+    await waitForWorkspace(ts, 'root', 'tenant', { timeoutMs: 2_000, intervalMs: 10 });
     const base = '/clusters/root:tenant';
     // The child has its own bootstrap policy, without root's everyone-may-enter binding.
     assert.equal((await admin('GET', `${base}${RBAC}/clusterroles/view`)).status, 200);

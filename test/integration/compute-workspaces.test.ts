@@ -10,18 +10,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { startPcluster, type RunningPcluster } from '../../src/pcluster/pcluster.js';
-import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
-import { RestClient } from '../../src/client/rest-client.js';
+import type { TestServer } from '../helpers/harness.js';
+import { fastScheduling, startFleet, type InProcessFleet } from '../helpers/fleet.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf, syncTargetKey } from '../../src/multicluster/api/keys.js';
-import { bindCompute } from '../../src/multicluster/scheduling/bind-compute.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
-import { eventually as eventuallyPoll } from '../helpers/eventually.js';
+import { eventually } from '../helpers/eventually.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
@@ -29,12 +24,9 @@ const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource
 const locationsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'locations' };
 const placementsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'placements' };
 const crdsGVR = { group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' };
-const workspacesGVR = { group: 'tenancy.kcp.io', version: 'v1alpha1', resource: 'workspaces' };
 const CONSUMERS = 'scheduling.atrium.io/consumer-clusters';
 const NEGOTIATED = 'apiresource.kcp.io/negotiated';
 const TARGETS = ['st-a', 'st-b'];
-
-const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> => eventuallyPoll(what, probe, timeoutMs, 100);
 
 function deployment(name: string, replicas: number): KubeObject {
   const app = { app: name };
@@ -48,59 +40,30 @@ function deployment(name: string, replicas: number): KubeObject {
 const replicas = (d: KubeObject | undefined) => (d?.spec as { replicas?: number } | undefined)?.replicas;
 
 describe('compute in another workspace: root:team bound to root:compute', () => {
+  let fleet: InProcessFleet;
   let atrium: TestServer;
   let up: RestClient;
-  const pclusters: RunningPcluster[] = [];
-  const downstream: RestClient[] = [];
-  const dirs: string[] = [];
+  let downstream: RestClient[] = [];
   let compute: { cluster: string };
   let team: { cluster: string };
 
-  async function workspace(name: string): Promise<{ cluster: string }> {
-    await up.create(workspacesGVR, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec: {} });
-    const ws = await eventually(`workspace ${name} Ready`, async () => {
-      const ws = await up.get(workspacesGVR, name);
-      return (ws.status as { phase?: string } | undefined)?.phase === 'Ready' && ws;
-    });
-    return { cluster: (ws.spec as { cluster: string }).cluster };
-  }
   const consumersOf = async (target: string) => (await up.get(syncTargetsGVR, target, compute)).metadata?.annotations?.[CONSUMERS];
 
   before(async () => {
-    atrium = await startTestServer({
-      server: {
-        builtinControllers: true,
-        ...multiclusterServerOptions({
-          heartbeatThresholdMs: 3000,
-          pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
-          scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 3, resyncMs: 300 },
-          splitter: { resyncMs: 300 },
-        }),
-      },
-    });
-    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
-    compute = await workspace('compute');
-    team = await workspace('team');
-    for (const name of TARGETS) {
-      const rootDir = mkdtempSync(join(tmpdir(), `atrium-compute-${name}-`));
-      dirs.push(rootDir);
-      const pc = await startPcluster({ name, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100 });
-      pclusters.push(pc);
-      downstream.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
-      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } }, compute);
-    }
+    // The SyncTargets go to root:compute (the fixture creates it).
+    fleet = await startFleet({ name: 'compute', clusters: TARGETS, multicluster: fastScheduling(), server: { builtinControllers: true }, workspace: 'root:compute' });
+    ({ atrium, up } = fleet);
+    downstream = fleet.clusters.map((c) => c.client);
+    compute = { cluster: fleet.workspace.cluster };
+    team = { cluster: (await fleet.createWorkspace('team')).cluster };
     // compute also runs work of its own: its namespaces never make it a consumer of its own SyncTargets.
     await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'local' } }, compute);
-    await bindCompute(up, { cluster: compute.cluster, locationWorkspace: '' });
+    await fleet.bindCompute({ locationWorkspace: '' });
     await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, team);
   });
 
   after(async () => {
-    up?.close();
-    for (const d of downstream) d.close();
-    await atrium?.stop();
-    for (const pc of pclusters) await pc.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   it('compute has its Location over both SyncTargets and has negotiated Deployments; team serves no Deployments yet', async () => {
@@ -114,7 +77,7 @@ describe('compute in another workspace: root:team bound to root:compute', () => 
   });
 
   it('bind compute places team\'s namespaces onto compute\'s SyncTargets and lists team on them', async () => {
-    assert.equal(await bindCompute(up, { cluster: team.cluster, locationWorkspace: 'root:compute' }), 'placement.scheduling.kcp.io/default created (location workspace root:compute)');
+    assert.equal(await fleet.bindCompute({ cluster: team.cluster, locationWorkspace: 'root:compute' }), 'placement.scheduling.kcp.io/default created (location workspace root:compute)');
     await eventually('shop labelled for both SyncTargets of root:compute', async () => {
       const labels = (await up.get(namespacesGVR, 'shop', team)).metadata?.labels ?? {};
       return TARGETS.every((t) => labels[`state.workload.kcp.io/${syncTargetKey(compute.cluster, t)}`] === 'Sync');
@@ -192,7 +155,7 @@ describe('compute in another workspace: root:team bound to root:compute', () => 
     const cms = { group: '', version: 'v1', resource: 'configmaps' };
     const stA = syncTargetKey(compute.cluster, 'st-a');
     // A workspace without any Placement labels a namespace for st-a by hand and pins a ConfigMap to it.
-    const rogue = await workspace('rogue');
+    const rogue = { cluster: (await fleet.createWorkspace('rogue')).cluster };
     await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'loot', labels: { [`state.workload.kcp.io/${stA}`]: 'Sync' } } }, rogue);
     await up.create(cms, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'rogue-cm', labels: { [`state.workload.kcp.io/${stA}`]: 'Sync', 'workload.kcp.io/cluster': 'st-a' } }, data: { k: 'v' } }, { ...rogue, namespace: 'loot' });
     // In team (a real consumer), a namespace opted out of placement holds a ConfigMap naming st-a by its bare name.

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 import { assertStatus, createNamespace } from './support.js';
 import { cronTabCRD } from './crd-fixtures.js';
 import { installCRD, waitForCRD } from './crd-support.js';
@@ -55,14 +56,10 @@ describe('a terminating CRD', () => {
     assert.equal((await ts.request('POST', base, t1)).status, 201);
     assert.equal((await ts.request('DELETE', `${CRDS}/things.term.example.com`)).status, 200);
     // The finalizer controller deletes the instance; it stays, held by its finalizer.
-    const deadline = Date.now() + 10_000;
-    let cur: any;
-    for (;;) {
-      cur = (await ts.request('GET', `${base}/t1`)).json;
-      if (cur.metadata.deletionTimestamp) break;
-      assert.ok(Date.now() < deadline, 'instance never marked for deletion');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const cur = await eventually('the instance marked for deletion', async () => {
+      const t = (await ts.request('GET', `${base}/t1`)).json;
+      return t.metadata.deletionTimestamp && t;
+    }, 10_000, 20);
     const create = await ts.request('POST', base, { ...t1, metadata: { name: 't2' } });
     assertStatus(create, 405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');
     assert.deepEqual(create.json.details, { group: 'term.example.com', kind: 'things' });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { objectKey } from '../../src/registry/generic/keys.js';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 import { createNamespace, openWatch } from './support.js';
 import { cronTabCRD } from './crd-fixtures.js';
 import { installCRD } from './crd-support.js';
@@ -84,17 +85,14 @@ describe('CRD conditions', () => {
     clash.spec.names = { plural: 'crontabz', kind: 'CronTab' };
     const r = await ts.request('POST', CRDS, clash);
     assert.equal(r.status, 201, r.text);
-    for (let i = 0; ; i++) {
+    const byType = await eventually('the names rejected', async () => {
       const got = (await ts.request('GET', `${CRDS}/crontabz.conflict.example.com`)).json;
-      const byType = Object.fromEntries((got.status?.conditions ?? []).map((c: any) => [c.type, c]));
-      if (byType.NamesAccepted?.status === 'False') {
-        assert.match(byType.NamesAccepted.reason, /Conflict$/);
-        assert.deepEqual([byType.Established.status, byType.Established.reason, byType.Established.message], ['False', 'NotAccepted', 'not all names are accepted']);
-        break;
-      }
-      assert.ok(i < 200, `names never rejected: ${JSON.stringify(got.status)}`);
-      await new Promise((res) => setTimeout(res, 20));
-    }
+      const conditions = Object.fromEntries((got.status?.conditions ?? []).map((c: any) => [c.type, c]));
+      if (conditions.NamesAccepted?.status !== 'False') throw new Error(`status ${JSON.stringify(got.status)}`);
+      return conditions;
+    }, 4_000, 20);
+    assert.match(byType.NamesAccepted.reason, /Conflict$/);
+    assert.deepEqual([byType.Established.status, byType.Established.reason, byType.Established.message], ['False', 'NotAccepted', 'not all names are accepted']);
   });
 });
 
@@ -130,15 +128,14 @@ describe('storage version', () => {
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.json.status.storedVersions, ['v2', 'v1']);
     // Once the CRD is observed, new writes are stored as v1.
-    for (let i = 0; ; i++) {
-      const name = `after-switch-${i}`;
+    let i = 0;
+    await eventually('the storage version switch to take effect', async () => {
+      const name = `after-switch-${i++}`;
       const c = await ts.request('POST', `/apis/storage.example.com/v2/namespaces/${ns}/widgets`, { apiVersion: 'storage.example.com/v2', kind: 'Widget', metadata: { name }, spec: { size: 2 } });
       assert.equal(c.status, 201, c.text);
       const kv = await ts.server.registry.storage.get(objectKey('storage.example.com', 'widgets', 'root', ns, name));
-      if (JSON.parse(kv!.value).apiVersion === 'storage.example.com/v1') break;
-      assert.ok(i < 50, 'storage version switch never took effect');
-      await new Promise((res) => setTimeout(res, 20));
-    }
+      return JSON.parse(kv!.value).apiVersion === 'storage.example.com/v1';
+    }, 1_000, 20);
   });
 });
 

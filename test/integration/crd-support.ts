@@ -1,7 +1,7 @@
 /** Helpers the CRD suites share: installing a CRD and waiting for it to be established or gone. */
 import assert from 'node:assert/strict';
 import type { TestServer } from '../helpers/harness.js';
-import { sleep } from './support.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** Creates a CRD and waits until it is Established; returns the established object. */
 export async function installCRD(ts: TestServer, crd: any, prefix = ''): Promise<any> {
@@ -12,12 +12,11 @@ export async function installCRD(ts: TestServer, crd: any, prefix = ''): Promise
 
 /** Polls a CRD until `done` holds (undefined object = the CRD is gone). */
 export async function waitForCRD(ts: TestServer, name: string, done: (crd: any) => boolean, prefix = '', timeoutMs = 10_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  const { crd } = await eventually(`CRD ${name} to reach the expected state`, async () => {
     const r = await ts.request('GET', `${prefix}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
     const obj = r.status === 200 ? r.json : undefined;
-    if (done(obj)) return obj;
-    if (Date.now() > deadline) assert.fail(`CRD ${name} did not reach the expected state: ${r.text}`);
-    await sleep(20);
-  }
+    if (!done(obj)) throw new Error(`GET answered ${r.status}: ${r.text}`);
+    return { crd: obj };
+  }, timeoutMs, 20);
+  return crd;
 }

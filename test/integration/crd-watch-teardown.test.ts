@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import { cronTabCRD } from './crd-fixtures.js';
 import { installCRD, waitForCRD } from './crd-support.js';
 import { openWatch } from './support.js';
@@ -63,12 +64,7 @@ test('watches in a workspace end when the workspace is deleted, so a client re-r
   const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
   const r = await ts.request('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'gone' }, spec: {} });
   assert.equal(r.status, 201, r.text);
-  for (let i = 0; ; i++) {
-    const g = await ts.request('GET', `/clusters/root${WS}/gone`);
-    if (g.json?.status?.phase === 'Ready') break;
-    assert.ok(i < 200, 'workspace never became Ready');
-    await new Promise((res) => setTimeout(res, 25));
-  }
+  await waitForWorkspace(ts, 'root', 'gone', { timeoutMs: 5_000, intervalMs: 25 });
   const w = await openWatch(ts, '/clusters/root:gone/api/v1/namespaces/default/configmaps?watch=1');
   const d = await ts.request('DELETE', `/clusters/root${WS}/gone`);
   assert.ok(d.status === 200 || d.status === 202, d.text);

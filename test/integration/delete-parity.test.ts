@@ -6,6 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 import { createConfigMap, createNamespace } from './support.js';
 
 describe('delete parity', () => {
@@ -112,16 +113,7 @@ describe('delete parity', () => {
     assert.equal((await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps/left-behind`)).status, 200);
 
     // The namespace controller (after its grace period) deletes the content, then the namespace.
-    const deadline = Date.now() + 20_000;
-    let gone = false;
-    while (Date.now() < deadline) {
-      if ((await ts.request('GET', `/api/v1/namespaces/${ns}`)).status === 404) {
-        gone = true;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.ok(gone, 'the namespace is removed');
+    await eventually('the namespace removed', async () => (await ts.request('GET', `/api/v1/namespaces/${ns}`)).status === 404, 20_000, 200);
     const again = await ts.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     assert.equal(again.status, 201, again.text);
     const list = await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps`);

@@ -8,21 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startServer } from '../../src/server/server.js';
-import { harnessFor } from '../helpers/harness.js';
+import { startTestServer } from '../helpers/harness.js';
 import { startEtcd } from '../helpers/etcd.js';
 
 test('etcd down: GET, LIST and WATCH with a resourceVersion, and a dry-run create, answer 503/504 Status', async () => {
   const etcd = await startEtcd();
   const rootDir = mkdtempSync(join(tmpdir(), 'atrium-etcd-down-rv-'));
-  const server = await startServer({
-    rootDir,
-    bindAddress: '127.0.0.1',
-    securePort: 0,
-    etcd: { endpoints: etcd.endpoints, requestTimeoutMs: 2000, healthProbeIntervalMs: 200 },
-    builtinControllers: false,
-  });
-  const ts = harnessFor(server, rootDir, () => server.stop());
+  const ts = await startTestServer({ rootDir, server: { etcd: { endpoints: etcd.endpoints, requestTimeoutMs: 2000, healthProbeIntervalMs: 200 } } });
   try {
     assert.equal((await ts.request('POST', '/api/v1/namespaces', { metadata: { name: 'o' } })).status, 201);
     const created = await ts.request('POST', '/api/v1/namespaces/o/configmaps', { metadata: { name: 'a' } });

@@ -7,11 +7,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
-import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
@@ -21,7 +18,6 @@ const PLACEMENTS = '/apis/scheduling.kcp.io/v1alpha1/placements';
 
 describe('impersonation is scoped to the workspace it happens in', () => {
   let ts: TestServer;
-  let dir: string;
   const admin = (m: string, p: string, b?: unknown) => ts.request(m, p, b);
   const alice = (m: string, p: string, b?: unknown, headers?: Record<string, string>) => ts.request(m, p, b, { token: 'alice-token', headers });
   const ok = async (p: Promise<HttpResponse>) => {
@@ -29,7 +25,6 @@ describe('impersonation is scoped to the workspace it happens in', () => {
     assert.ok(r.status === 201 || r.status === 200, `${r.status} ${r.text}`);
     return r;
   };
-  const ready = (path: string, name: string) => eventually(`${name} Ready`, async () => (await admin('GET', `${path}${WS}/${name}`)).json?.status?.phase === 'Ready', 30_000, 20);
   const placement = (name: string) => ({
     apiVersion: 'scheduling.kcp.io/v1alpha1',
     kind: 'Placement',
@@ -41,15 +36,12 @@ describe('impersonation is scoped to the workspace it happens in', () => {
   const group = (name: string) => ({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'atrium-impersonation-scope-'));
-    const tokens = join(dir, 'tokens.csv');
-    writeFileSync(tokens, 'alice-token,alice,uid-alice,"tenants"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: tokens, ...multiclusterServerOptions({}) } });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice,"tenants"'], server: multiclusterServerOptions({}) });
     await ok(admin('POST', `${RBAC}/clusterroles`, { metadata: { name: 'ws-creator' }, rules: [{ apiGroups: ['tenancy.kcp.io'], resources: ['workspaces'], verbs: ['create', 'get'] }, { nonResourceURLs: ['/'], verbs: ['access'] }] }));
     await ok(admin('POST', `${RBAC}/clusterrolebindings`, binding('tenants-ws', 'ws-creator', [group('tenants')])));
     for (const name of ['compute', 'types']) await ok(admin('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name } }));
     await ok(alice('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'team-a' } }));
-    for (const name of ['compute', 'types', 'team-a']) await ready('', name);
+    for (const name of ['compute', 'types', 'team-a']) await waitForWorkspace(ts, 'root', name, { timeoutMs: 30_000, intervalMs: 20 });
     // root:compute lets group compute-users bind its Locations; root:types lets group premium-customers use `premium`.
     const c = `/clusters/root:compute${RBAC}`;
     await ok(admin('POST', `${c}/clusterroles`, { metadata: { name: 'compute-user' }, rules: [{ apiGroups: ['scheduling.kcp.io'], resources: ['locations'], verbs: ['bind'] }, { nonResourceURLs: ['/'], verbs: ['access'] }] }));
@@ -61,7 +53,6 @@ describe('impersonation is scoped to the workspace it happens in', () => {
   });
   after(async () => {
     await ts?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("an impersonated group does not pass another workspace's `use` check on a WorkspaceType", async () => {

@@ -12,11 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServer } from '../../src/server/server.js';
 import type { Storage } from '../../src/storage/interface.js';
 import { EtcdStore } from '../../src/storage/etcd/etcd-store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
 
 const listExpired = 'The resourceVersion for the provided list is too old.';
@@ -36,8 +35,7 @@ const backends: Array<[string, () => Promise<Backend>]> = [
     async () => {
       const rootDir = mkdtempSync(join(tmpdir(), 'atrium-list-rv-'));
       const storage = SqliteStore.open(join(rootDir, 'store.db'));
-      const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0, storage, builtinControllers: false });
-      const ts = harnessFor(server, rootDir, () => server.stop());
+      const ts = await startTestServer({ rootDir, server: { storage } });
       return {
         ts,
         storage,
@@ -54,14 +52,7 @@ const backends: Array<[string, () => Promise<Backend>]> = [
     async () => {
       const etcd: EtcdCluster = await startEtcd();
       const rootDir = mkdtempSync(join(tmpdir(), 'atrium-list-rv-'));
-      const server = await startServer({
-        rootDir,
-        bindAddress: '127.0.0.1',
-        securePort: 0,
-        etcd: { endpoints: etcd.endpoints, compactionIntervalMs: 0 },
-        builtinControllers: false,
-      });
-      const ts = harnessFor(server, rootDir, () => server.stop());
+      const ts = await startTestServer({ rootDir, server: { etcd: { endpoints: etcd.endpoints, compactionIntervalMs: 0 } } });
       const storage = await EtcdStore.connect({ endpoints: etcd.endpoints, healthProbeIntervalMs: 0 });
       return {
         ts,

@@ -6,23 +6,16 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { startPcluster, type RunningPcluster } from '../../src/pcluster/pcluster.js';
-import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
-import { RestClient } from '../../src/client/rest-client.js';
+import { fastScheduling, startFleet, type InProcessFleet } from '../helpers/fleet.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf } from '../../src/multicluster/api/keys.js';
-import { bindCompute } from '../../src/multicluster/scheduling/bind-compute.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
-import { eventually as poll } from '../helpers/eventually.js';
+import { eventually } from '../helpers/eventually.js';
 
 const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
-const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000) => poll(what, probe, timeoutMs, 100);
 const SPLIT_FROM = 'scheduling.atrium.io/split-from';
 
 function deployment(name: string, replicas: number): KubeObject {
@@ -31,43 +24,22 @@ function deployment(name: string, replicas: number): KubeObject {
 }
 
 describe('multi-cluster edge cases', () => {
-  let atrium: TestServer;
+  let fleet: InProcessFleet;
   let up: RestClient;
-  const pclusters: RunningPcluster[] = [];
-  const down: RestClient[] = [];
-  const dirs: string[] = [];
-  const stopped = new Set<number>();
+  let down: RestClient[] = [];
 
   before(async () => {
-    atrium = await startTestServer({
-      server: multiclusterServerOptions({
-        heartbeatThresholdMs: 3000,
-        pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
-        scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 3, resyncMs: 300 },
-        splitter: { resyncMs: 300 },
-      }),
-    });
-    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
-    for (const name of ['st-a', 'st-b', 'orphan']) {
-      const rootDir = mkdtempSync(join(tmpdir(), `atrium-edge-${name}-`));
-      dirs.push(rootDir);
-      const pc = await startPcluster({ name, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100 });
-      pclusters.push(pc);
-      down.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
-    }
+    fleet = await startFleet({ name: 'edge', clusters: ['st-a', 'st-b', 'orphan'], multicluster: fastScheduling(), register: false });
+    up = fleet.up;
+    down = fleet.clusters.map((c) => c.client);
   });
   after(async () => {
-    up?.close();
-    for (const d of down) d.close();
-    await atrium?.stop();
-    for (const [i, pc] of pclusters.entries()) if (!stopped.has(i)) await pc.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   it('a SyncTarget with deletionPolicy Orphan is deleted; its copies stay downstream, unlabelled', async () => {
-    const pc = pclusters[2]!;
     const orphanDown = down[2]!;
-    await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: 'orphan' }, spec: { deletionPolicy: 'Orphan', kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
+    await fleet.register('orphan', { deletionPolicy: 'Orphan' });
     await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'keep', labels: { 'workload.kcp.io/cluster': 'orphan' } } });
     await up.create(configMapsGVR, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'keep' }, data: { a: '1' } });
     const downNs = await eventually('downstream namespace', async () => (await orphanDown.list(namespacesGVR)).items.find((n) => locatorOf(n)?.namespace === 'keep')?.metadata?.name);
@@ -81,12 +53,9 @@ describe('multi-cluster edge cases', () => {
   });
 
   it('splits long-named Deployments without holding up others, and leaves steady children alone', async () => {
-    for (const name of ['st-a', 'st-b']) {
-      const pc = pclusters[name === 'st-a' ? 0 : 1]!;
-      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
-    }
+    for (const name of ['st-a', 'st-b']) await fleet.register(name);
     await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
-    await bindCompute(up, { cluster: 'root', locationWorkspace: 'root' });
+    await fleet.bindCompute();
     await eventually('apps split', async () => (await up.get(namespacesGVR, 'apps')).metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true');
     await eventually('deployments negotiated', async () => (await up.list(deploymentsGVR, { namespace: 'apps' })) && true);
     const long = `a${'x'.repeat(69)}`; // 70 characters: a valid name, too long for a label value
@@ -121,10 +90,7 @@ describe('multi-cluster edge cases', () => {
       return st?.observedGeneration === r.metadata?.generation && st?.readyReplicas === 2 && r;
     });
     // Both clusters go away; the new spec reaches the children upstream but no cluster can observe it.
-    for (const i of [0, 1]) {
-      await pclusters[i]!.stop();
-      stopped.add(i);
-    }
+    for (const i of [0, 1]) await fleet.clusters[i]!.stop();
     const spec = root.spec as { template: { spec: { containers: { name: string; image: string }[] } } };
     await up.patch(deploymentsGVR, 'zz', 'merge', { spec: { template: { spec: { containers: [{ ...spec.template.spec.containers[0]!, image: 'nginx:2' }] } } } }, { namespace: 'apps' });
     await eventually('children carry the new spec', async () => {

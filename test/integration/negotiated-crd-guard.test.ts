@@ -7,11 +7,9 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const ANNOTATION = 'apiresource.kcp.io/negotiated';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -22,7 +20,6 @@ const JSON_PATCH = { 'Content-Type': 'application/json-patch+json' };
 const APPLY = { 'Content-Type': 'application/apply-patch+yaml' };
 
 let ts: TestServer;
-let tokenDir: string;
 
 const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { headers });
 /** carol may create, read, update and patch CRDs in root, and nothing more. */
@@ -65,10 +62,7 @@ async function annotationsOf(name: string): Promise<Record<string, string>> {
 
 describe('only the negotiation controller (system:masters) may write negotiated CRDs', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-negotiated-guard-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'carol-token,carol,uid-carol,"crd-editors"\nalice-token,alice,uid-alice,"tenants"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: file } });
+    ts = await startTestServer({ tokens: ['carol-token,carol,uid-carol,"crd-editors"', 'alice-token,alice,uid-alice,"tenants"'] });
     const created = async (r: Promise<HttpResponse>) => assert.equal((await r).status, 201, (await r).text);
     await created(
       admin('POST', `${RBAC}/clusterroles`, {
@@ -88,7 +82,7 @@ describe('only the negotiation controller (system:masters) may write negotiated 
       }),
     );
     await created(asAlice('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'team-a' } }));
-    await eventually('root:team-a to be Ready', async () => (await admin('GET', `/clusters/root${WS}/team-a`)).json?.status?.phase === 'Ready', 30_000, 20);
+    await waitForWorkspace(ts, 'root', 'team-a', { timeoutMs: 30_000, intervalMs: 20 });
     // What the negotiation controller writes: a negotiated CRD in a built-in group, as system:masters.
     await created(admin('POST', CRDS, crd('apps', 'deployments', 'Deployment', { [ANNOTATION]: 'true' })));
     // carol's own, ordinary CRD, which she may edit.
@@ -96,7 +90,6 @@ describe('only the negotiation controller (system:masters) may write negotiated 
   });
   after(async () => {
     await ts?.stop();
-    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('the setup is real: carol can create and edit ordinary CRDs, and a non-dotted group still needs the annotation', async () => {

@@ -8,20 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 import { startPcluster } from '../../src/pcluster/pcluster.js';
 
 let ts: TestServer;
 const ns = '/apis/apps/v1/namespaces/default';
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function deployment(name: string, replicas: number, image = 'nginx:1.27', extra: Record<string, unknown> = {}) {
   return {
@@ -38,13 +29,13 @@ function deployment(name: string, replicas: number, image = 'nginx:1.27', extra:
 
 /** Resolves once the Deployment is fully rolled out for its current generation (what kubectl rollout status checks). */
 async function rolledOut(name: string): Promise<any> {
-  return waitFor(`${name} rolled out`, async () => {
+  return eventually(`${name} rolled out`, async () => {
     const d = (await ts.request('GET', `${ns}/deployments/${name}`)).json;
     const s = d.status ?? {};
     const want = d.spec.replicas;
     const done = s.observedGeneration >= d.metadata.generation && (s.updatedReplicas ?? 0) === want && (s.replicas ?? 0) === want && (s.availableReplicas ?? 0) === want;
     return done ? d : undefined;
-  });
+  }, 20_000);
 }
 
 before(async () => {
@@ -181,10 +172,10 @@ describe('pcluster workload API', () => {
   it('leaves a pod that fits no node Pending with the Unschedulable condition', async () => {
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'huge' }, spec: { containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '3', memory: '1Gi' } } }] } };
     assert.equal((await ts.request('POST', '/api/v1/namespaces/default/pods', pod)).status, 201);
-    const cond = await waitFor('Unschedulable', async () => {
+    const cond = await eventually('Unschedulable', async () => {
       const p = (await ts.request('GET', '/api/v1/namespaces/default/pods/huge')).json;
       return p.status.conditions?.find((c: any) => c.type === 'PodScheduled');
-    });
+    }, 20_000);
     assert.deepEqual([cond.status, cond.reason, cond.message], ['False', 'Unschedulable', '0/2 nodes are available: 2 Insufficient cpu.']);
     const p = (await ts.request('GET', '/api/v1/namespaces/default/pods/huge')).json;
     assert.equal(p.status.phase, 'Pending');
@@ -195,21 +186,21 @@ describe('pcluster workload API', () => {
   it('places pods by requests: a node without room is skipped', async () => {
     const mk = (name: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '1500m' } } }] } });
     for (const name of ['fat-1', 'fat-2', 'fat-3']) assert.equal((await ts.request('POST', '/api/v1/namespaces/default/pods', mk(name))).status, 201);
-    const nodes = await waitFor('two fat pods bound', async () => {
+    const nodes = await eventually('two fat pods bound', async () => {
       const items = (await ts.request('GET', '/api/v1/namespaces/default/pods')).json.items.filter((p: any) => p.metadata.name.startsWith('fat-'));
       const bound = items.filter((p: any) => p.spec.nodeName);
       const unsched = items.filter((p: any) => p.status.conditions?.some((c: any) => c.reason === 'Unschedulable'));
       return bound.length === 2 && unsched.length === 1 ? bound.map((p: any) => p.spec.nodeName) : undefined;
-    });
+    }, 20_000);
     assert.equal(new Set(nodes).size, 2, 'one 1500m pod per 2-cpu node');
     // Freeing room lets the pending pod in.
     const first = (await ts.request('GET', '/api/v1/namespaces/default/pods/fat-1')).json;
     if (first.spec.nodeName) await ts.request('DELETE', '/api/v1/namespaces/default/pods/fat-1');
     else await ts.request('DELETE', '/api/v1/namespaces/default/pods/fat-2');
-    await waitFor('pending pod bound after room was freed', async () => {
+    await eventually('pending pod bound after room was freed', async () => {
       const items = (await ts.request('GET', '/api/v1/namespaces/default/pods')).json.items.filter((p: any) => p.metadata.name.startsWith('fat-'));
       return items.length === 2 && items.every((p: any) => p.status.phase === 'Running') ? true : undefined;
-    });
+    }, 20_000);
   });
 });
 

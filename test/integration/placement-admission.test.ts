@@ -5,11 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
-import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
@@ -19,7 +16,6 @@ const MERGE = { 'Content-Type': 'application/merge-patch+json' };
 const LOCATION_CLUSTER = 'scheduling.atrium.io/location-cluster';
 
 let ts: TestServer;
-let tokenDir: string;
 const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { headers });
 const asDave = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { token: 'dave-token', headers });
 
@@ -38,10 +34,7 @@ function assertForbidden(r: HttpResponse, workspace: string): void {
 
 describe('Placement admission: another workspace\'s compute needs bind on its Locations', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-placement-admission-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'dave-token,dave,uid-dave,"tenants"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: file, ...multiclusterServerOptions({}) } });
+    ts = await startTestServer({ tokens: ['dave-token,dave,uid-dave,"tenants"'], server: multiclusterServerOptions({}) });
     const created = async (p: Promise<HttpResponse>) => {
       const r = await p;
       assert.equal(r.status, 201, r.text);
@@ -51,11 +44,10 @@ describe('Placement admission: another workspace\'s compute needs bind on its Lo
     await created(admin('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'dave-ws' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'ws-creator' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'dave' }] }));
     await created(admin('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'compute' } }));
     await created(asDave('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'team' } }));
-    for (const name of ['compute', 'team']) await eventually(`root:${name} Ready`, async () => (await admin('GET', `${WS}/${name}`)).json?.status?.phase === 'Ready', 30_000, 20);
+    for (const name of ['compute', 'team']) await waitForWorkspace(ts, 'root', name, { timeoutMs: 30_000, intervalMs: 20 });
   });
   after(async () => {
     await ts?.stop();
-    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('the setup is real: dave administers root:team and may create Placements there on its own compute', async () => {

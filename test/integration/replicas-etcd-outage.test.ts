@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../../src/server/server.js';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { startTestServer } from '../helpers/harness.js';
 import { freePort, startEtcd } from '../helpers/etcd.js';
+import { eventually } from '../helpers/eventually.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
 const dirs: string[] = [];
@@ -41,14 +41,7 @@ test('atrium start with an unreachable etcd exits 1 naming the endpoints and the
 test('etcd lost while running: 503/504 Status and failing readyz, then service resumes by itself', async () => {
   const etcd = await startEtcd();
   const rootDir = tempDir();
-  const server = await startServer({
-    rootDir,
-    bindAddress: '127.0.0.1',
-    securePort: 0,
-    etcd: { endpoints: etcd.endpoints, requestTimeoutMs: 2000, healthProbeIntervalMs: 200 },
-    builtinControllers: false,
-  });
-  const ts: TestServer = harnessFor(server, rootDir, () => server.stop());
+  const ts = await startTestServer({ rootDir, server: { etcd: { endpoints: etcd.endpoints, requestTimeoutMs: 2000, healthProbeIntervalMs: 200 } } });
   try {
     await ts.request('POST', '/api/v1/namespaces', { metadata: { name: 'outage' } });
     const acknowledged: string[] = [];
@@ -72,7 +65,7 @@ test('etcd lost while running: 503/504 Status and failing readyz, then service r
       assert.equal(r.json.kind, 'Status');
       assert.equal(r.json.reason, r.status === 503 ? 'ServiceUnavailable' : 'Timeout');
     }
-    await waitFor(async () => (await ts.request('GET', '/readyz')).status === 500);
+    await eventually('/readyz failing', async () => (await ts.request('GET', '/readyz')).status === 500, 10_000);
     // kube-apiserver's etcd check sits in healthz, livez and readyz; a failing root check is always verbose.
     const readyz = await ts.request('GET', '/readyz');
     assert.match(readyz.text, /^\[\+\]ping ok\n\[\+\]log ok\n\[-\]etcd failed: reason withheld\n\[-\]etcd-readiness failed: reason withheld\n[\s\S]*readyz check failed\n$/);
@@ -88,7 +81,7 @@ test('etcd lost while running: 503/504 Status and failing readyz, then service r
     assert.equal(excluded.status, 200, excluded.text);
 
     await etcd.members[0]!.restart();
-    await waitFor(async () => (await ts.request('GET', '/readyz')).status === 200, 15_000);
+    await eventually('/readyz ok again', async () => (await ts.request('GET', '/readyz')).status === 200, 15_000);
     const created = await ts.request('POST', '/api/v1/namespaces/outage/configmaps', { metadata: { name: 'after' } });
     assert.equal(created.status, 201);
     acknowledged.push('after');
@@ -100,11 +93,3 @@ test('etcd lost while running: 503/504 Status and failing readyz, then service r
     await etcd.stop();
   }
 });
-
-async function waitFor(probe: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

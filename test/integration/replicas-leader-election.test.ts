@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { RestClient } from '../../src/client/rest-client.js';
 import { LEASES, LeaderElector, microTime } from '../../src/controllers/leader-election.js';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 
 let ts: TestServer;
 let client: RestClient;
@@ -64,9 +65,7 @@ test('one leader at a time; release hands over at once and counts a transition',
   assert.equal(second.isLeader(), false, 'a renewed lease is never taken');
 
   await first.stop();
-  const deadline = Date.now() + 3000;
-  while (!second.isLeader() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.equal(second.isLeader(), true);
+  await eventually('the second candidate leading', () => second.isLeader(), 3_000, 20);
   const after = await lease('election-a');
   assert.equal(after.spec.holderIdentity, 'two');
   assert.equal(after.spec.leaseTransitions, 1);
@@ -87,8 +86,7 @@ test('a lease whose holder vanished is taken only after it expired', async () =>
   const started = Date.now();
   await c.start();
   assert.equal(c.isLeader(), false);
-  while (!c.isLeader() && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 20));
-  assert.equal(c.isLeader(), true);
+  await eventually('the heir leading', () => c.isLeader(), 5_000 - (Date.now() - started), 20);
   assert.ok(Date.now() - started >= 2000, 'waited for the lease duration');
   const taken = await lease('election-b');
   assert.equal(taken.spec.holderIdentity, 'heir');
@@ -156,9 +154,7 @@ test('losing the lease while the work still starts aborts its signal at once; st
   // deadline the slow candidate stops leading although its work has not finished starting.
   const current = await lease('election-d');
   await client.update(LEASES, { ...current, spec: { ...current.spec, holderIdentity: 'usurper', renewTime: microTime(new Date()) } }, { namespace: 'kube-system' });
-  const deadline = Date.now() + 5000;
-  while (!signal!.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(signal!.aborted, true, 'aborted while the start was still pending');
+  await eventually('the start aborted while still pending', () => signal!.aborted, 5_000, 50);
   assert.equal(slow.isLeader(), false);
   assert.deepEqual(stops, [], 'stopping waits for the start to return');
   release();

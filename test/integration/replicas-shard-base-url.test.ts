@@ -8,10 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { startServer } from '../../src/server/server.js';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
-import { sleep } from './support.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const BASE = 'https://atrium.example.test:6443';
@@ -28,24 +27,20 @@ after(async () => {
 async function replica(): Promise<TestServer> {
   const rootDir = mkdtempSync(join(tmpdir(), 'atrium-shard-url-'));
   dirs.push(rootDir);
-  const server = await startServer({
-    rootDir, bindAddress: '127.0.0.1', securePort: 0, shardBaseURL: `${BASE}/`,
-    etcd: { endpoints: etcd!.endpoints },
-    leaderElection: { leaseDurationSeconds: 3, renewDeadlineMs: 2000, retryPeriodMs: 300 },
+  const ts = await startTestServer({
+    rootDir,
+    server: {
+      builtinControllers: true,
+      shardBaseURL: `${BASE}/`,
+      etcd: { endpoints: etcd!.endpoints },
+      leaderElection: { leaseDurationSeconds: 3, renewDeadlineMs: 2000, retryPeriodMs: 300 },
+    },
   });
-  const ts = harnessFor(server, rootDir, () => server.stop());
   servers.push(ts);
   return ts;
 }
 
-async function waitURL(ts: TestServer, name: string): Promise<string> {
-  for (let i = 0; i < 300; i++) {
-    const r = await ts.request('GET', `/clusters/root${WS}/${name}`);
-    if (r.status === 200 && r.json.status?.phase === 'Ready') return r.json.spec.URL;
-    await sleep(50);
-  }
-  assert.fail(`workspace ${name} never became Ready`);
-}
+const waitURL = async (ts: TestServer, name: string): Promise<string> => (await waitForWorkspace(ts, 'root', name, { timeoutMs: 15_000, intervalMs: 50 })).spec.URL;
 
 test('replicas sharing --shard-base-url stamp the same workspace and root URLs', { timeout: 90_000 }, async () => {
   etcd = await startEtcd();

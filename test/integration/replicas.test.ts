@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { doRequest, type HttpResponse } from '../helpers/harness.js';
 import { startEtcd, type EtcdCluster } from '../helpers/etcd.js';
+import { eventually } from '../helpers/eventually.js';
 
 const repoRoot = resolve(fileURLToPath(import.meta.url), '../../../..');
 const atriumBin = join(repoRoot, 'bin', 'atrium');
@@ -122,16 +123,16 @@ describe('atrium replicas on one etcd', () => {
   });
 
   test('controllers run on exactly one replica, recorded in the kube-system Lease', async () => {
-    const lease = await waitFor(async () => {
+    const lease = await eventually('the controller-manager Lease held', async () => {
       const r = await req(b, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/atrium-controller-manager');
       return r.status === 200 && r.json.spec.holderIdentity ? r.json : undefined;
-    });
+    }, 10_000, 50);
     assert.equal(lease.spec.leaseDurationSeconds, 3);
     assert.match(lease.spec.renewTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.equal(typeof lease.spec.leaseTransitions, 'number');
     // The controllers work: the serviceaccount controller creates "default" in a namespace made through B.
     await req(b, 'POST', '/api/v1/namespaces', { metadata: { name: 'ctl-one' } });
-    await waitFor(async () => (await req(b, 'GET', '/api/v1/namespaces/ctl-one/serviceaccounts/default')).status === 200 || undefined);
+    await eventually('the default ServiceAccount in ctl-one', async () => (await req(b, 'GET', '/api/v1/namespaces/ctl-one/serviceaccounts/default')).status === 200, 10_000, 50);
   });
 
   test('killing a replica: the other serves on, a watcher only reconnects, the controllers fail over', async () => {
@@ -174,7 +175,7 @@ describe('atrium replicas on one etcd', () => {
     }
     await a.exited;
     assert.deepEqual(failures, []);
-    await waitFor(async () => seen.length >= written.length || undefined);
+    await eventually('every write seen by the watcher', () => seen.length >= written.length, 10_000, 50);
     stopWatching = true;
     currentWatches.forEach((w) => w.close());
     await watcher;
@@ -183,7 +184,7 @@ describe('atrium replicas on one etcd', () => {
 
     // The controllers fail over to B within the lease duration.
     await req(b, 'POST', '/api/v1/namespaces', { metadata: { name: 'ctl-two' } });
-    await waitFor(async () => (await req(b, 'GET', '/api/v1/namespaces/ctl-two/serviceaccounts/default')).status === 200 || undefined, 20_000);
+    await eventually('the default ServiceAccount in ctl-two', async () => (await req(b, 'GET', '/api/v1/namespaces/ctl-two/serviceaccounts/default')).status === 200, 20_000, 50);
     const afterLease = (await req(b, 'GET', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/atrium-controller-manager')).json;
     assert.notEqual(afterLease.spec.holderIdentity, before.spec.holderIdentity);
     assert.equal(afterLease.spec.leaseTransitions, before.spec.leaseTransitions + 1);
@@ -221,11 +222,11 @@ describe('atrium replicas on one etcd', () => {
       const wsNow = (await req(c, 'GET', '/apis/tenancy.kcp.io/v1alpha1/workspaces/frozen-leader')).json;
       assert.equal(wsNow.spec?.cluster, undefined, 'no replica but the (frozen) leader schedules workspaces');
       // Once the lease expires C leads: both are reconciled.
-      await waitFor(async () => {
+      await eventually('gadgets.frozen.example.com Established', async () => {
         const got = (await req(c, 'GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.frozen.example.com')).json;
-        return got.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True') || undefined;
-      }, 20_000);
-      await waitFor(async () => (await req(c, 'GET', '/apis/tenancy.kcp.io/v1alpha1/workspaces/frozen-leader')).json.status?.phase === 'Ready' || undefined, 20_000);
+        return got.status?.conditions?.some((x: any) => x.type === 'Established' && x.status === 'True');
+      }, 20_000, 50);
+      await eventually('workspace frozen-leader Ready', async () => (await req(c, 'GET', '/apis/tenancy.kcp.io/v1alpha1/workspaces/frozen-leader')).json.status?.phase === 'Ready', 20_000, 50);
       const lease = await leaseOf();
       assert.notEqual(lease.spec.holderIdentity, heldByB);
       assert.equal((await req(c, 'GET', '/clusters/root:frozen-leader/api/v1/namespaces/default')).status, 200, 'the new workspace serves');
@@ -254,7 +255,7 @@ function openWatch(r: Replica, path: string): WatchHandleForTest {
     ended,
     close: () => q.destroy(),
     waitFor: async (pred) => {
-      await waitFor(async () => pred(handle.events) || undefined);
+      await eventually(`watch ${path}: the expected events`, () => pred(handle.events), 10_000, 50);
     },
   };
   currentWatches.add(handle);
@@ -285,14 +286,4 @@ function openWatch(r: Replica, path: string): WatchHandleForTest {
   q.on('error', finish);
   q.end();
   return handle;
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

@@ -7,26 +7,18 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { startPcluster, type RunningPcluster } from '../../src/pcluster/pcluster.js';
-import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
-import { RestClient } from '../../src/client/rest-client.js';
+import { fastScheduling, startFleet, type InProcessFleet } from '../helpers/fleet.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { syncTargetKey } from '../../src/multicluster/api/keys.js';
-import { bindCompute } from '../../src/multicluster/scheduling/bind-compute.js';
 import { cordonSyncTarget } from '../../src/multicluster/scheduling/cordon.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
-import { eventually as eventuallyPoll } from '../helpers/eventually.js';
+import { eventually } from '../helpers/eventually.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
 const locationsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'locations' };
 const placementsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'placements' };
-
-const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> => eventuallyPoll(what, probe, timeoutMs, 100);
 
 function deployment(name: string, replicas: number, labels: Record<string, string> = {}): KubeObject {
   const app = { app: name };
@@ -43,41 +35,21 @@ const ready = (d: KubeObject | undefined) => (d?.status as { readyReplicas?: num
 const replicas = (d: KubeObject | undefined) => (d?.spec as { replicas?: number } | undefined)?.replicas;
 
 describe('scheduling: Locations, Placements, namespace assignment and the deployment splitter', () => {
-  let atrium: TestServer;
+  let fleet: InProcessFleet;
   let up: RestClient;
-  const pclusters: RunningPcluster[] = [];
-  const down: RestClient[] = [];
-  const dirs: string[] = [];
+  let down: RestClient[] = [];
 
   before(async () => {
-    atrium = await startTestServer({
-      server: multiclusterServerOptions({
-        heartbeatThresholdMs: 3000,
-        pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
-        scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 3, resyncMs: 300 },
-        splitter: { resyncMs: 300 },
-      }),
-    });
-    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
-    for (const name of ['st-a', 'st-b']) {
-      const rootDir = mkdtempSync(join(tmpdir(), `atrium-sched-${name}-`));
-      dirs.push(rootDir);
-      const pc = await startPcluster({ name, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100 });
-      pclusters.push(pc);
-      down.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
-      await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
-    }
+    fleet = await startFleet({ name: 'sched', clusters: ['st-a', 'st-b'], multicluster: fastScheduling() });
+    up = fleet.up;
+    down = fleet.clusters.map((c) => c.client);
     for (const ns of ['apps', 'optout']) {
       await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, annotations: ns === 'optout' ? { 'scheduling.atrium.io/placement': 'none' } : {} } });
     }
   });
 
   after(async () => {
-    up?.close();
-    for (const d of down) d.close();
-    await atrium?.stop();
-    for (const pc of pclusters) await pc.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   it('creates the default Location and counts its instances', async () => {
@@ -90,8 +62,8 @@ describe('scheduling: Locations, Placements, namespace assignment and the deploy
   });
 
   it('bind compute creates the default Placement once; it binds and reports its targets', async () => {
-    assert.equal(await bindCompute(up, { cluster: 'root', locationWorkspace: 'root' }), 'placement.scheduling.kcp.io/default created (location workspace root)');
-    assert.equal(await bindCompute(up, { cluster: 'root', locationWorkspace: 'root' }), 'placement.scheduling.kcp.io/default already exists');
+    assert.equal(await fleet.bindCompute(), 'placement.scheduling.kcp.io/default created (location workspace root)');
+    assert.equal(await fleet.bindCompute(), 'placement.scheduling.kcp.io/default already exists');
     const p = await eventually('Placement Bound and Scheduled', async () => {
       const p = await up.get(placementsGVR, 'default');
       const s = p.status as { phase?: string; conditions?: { type: string; status: string; message?: string }[] };
@@ -203,16 +175,10 @@ describe('scheduling: Locations, Placements, namespace assignment and the deploy
     assert.deepEqual(st.spec?.['unschedulable' as never], undefined);
   });
   it('resolves spec.locationWorkspace in another workspace, and reports a missing or empty one', async () => {
-    const workspacesGVR = { group: 'tenancy.kcp.io', version: 'v1alpha1', resource: 'workspaces' };
-    await up.create(workspacesGVR, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'consumer' }, spec: {} });
-    const ws = await eventually('workspace consumer Ready', async () => {
-      const ws = await up.get(workspacesGVR, 'consumer');
-      return (ws.status as { phase?: string } | undefined)?.phase === 'Ready' && ws;
-    });
     // The client addresses logical clusters by name; Placements name the location workspace by path.
-    const consumer = { cluster: (ws.spec as { cluster: string }).cluster };
+    const consumer = { cluster: (await fleet.createWorkspace('consumer')).cluster };
     await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, consumer);
-    assert.equal(await bindCompute(up, { cluster: consumer.cluster, locationWorkspace: 'root', spread: { mode: 'Count', count: 1 } }), 'placement.scheduling.kcp.io/default created (location workspace root)');
+    assert.equal(await fleet.bindCompute({ cluster: consumer.cluster, locationWorkspace: 'root', spread: { mode: 'Count', count: 1 } }), 'placement.scheduling.kcp.io/default created (location workspace root)');
     type Status = { phase?: string; selectedLocation?: unknown; conditions?: { type: string; status: string; reason?: string; message?: string }[] };
     const statusOf = async (name: string) => (await up.get(placementsGVR, name, consumer)).status as Status;
     const s = await eventually('consumer Placement Bound onto a SyncTarget of root', async () => {

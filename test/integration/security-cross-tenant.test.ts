@@ -6,17 +6,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
-import { sleep } from './support.js';
+import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
 let ts: TestServer;
-let tokenDir: string;
 let clusterA = '';
 
 const admin = (method: string, path: string, body?: unknown) => ts.request(method, path, body);
@@ -24,14 +21,7 @@ const asAlice = (method: string, path: string, body?: unknown) => ts.request(met
 const asBob = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
   ts.request(method, path, body, { token: 'bob-token', headers });
 
-async function waitReady(name: string): Promise<any> {
-  for (let i = 0; i < 300; i++) {
-    const r = await admin('GET', `/clusters/root${WS}/${name}`);
-    if (r.status === 200 && r.json.status?.phase === 'Ready') return r.json;
-    await sleep(10);
-  }
-  assert.fail(`workspace root:${name} never became Ready`);
-}
+const waitReady = (name: string): Promise<any> => waitForWorkspace(ts, 'root', name, { timeoutMs: 3_000, intervalMs: 10 });
 
 /** A refusal that reveals nothing: 403 Forbidden, and no object data in the body. */
 function assertRefused(r: HttpResponse, what: string): void {
@@ -43,10 +33,7 @@ function assertRefused(r: HttpResponse, what: string): void {
 
 describe('cross-tenant isolation', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-security-tokens-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'alice-token,alice,uid-alice,"tenant-a"\nbob-token,bob,uid-bob,"tenant-b"\nmallory-token,mallory,uid-mallory,"outsiders"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: file } });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice,"tenant-a"', 'bob-token,bob,uid-bob,"tenant-b"', 'mallory-token,mallory,uid-mallory,"outsiders"'] });
     // Both tenants may create workspaces in root; each owns (and so administers) its own.
     assert.equal(
       (await admin('POST', `${RBAC}/clusterroles`, {
@@ -86,16 +73,11 @@ describe('cross-tenant isolation', () => {
       },
     });
     assert.equal(crd.status, 201, crd.text);
-    for (let i = 0; i < 200; i++) {
-      const r = await asAlice('POST', `${a}/apis/a.example.com/v1/namespaces/default/vaults`, { apiVersion: 'a.example.com/v1', kind: 'Vault', metadata: { name: 'v1' }, spec: { key: 'secret-value' } });
-      if (r.status === 201) break;
-      await sleep(20);
-    }
+    await eventually('vault v1 created once the CRD serves', async () => (await asAlice('POST', `${a}/apis/a.example.com/v1/namespaces/default/vaults`, { apiVersion: 'a.example.com/v1', kind: 'Vault', metadata: { name: 'v1' }, spec: { key: 'secret-value' } })).status === 201, 4_000, 20);
     assert.equal((await asAlice('POST', `${a}/api/v1/namespaces/default/serviceaccounts`, { metadata: { name: 'robot' } })).status, 201);
   });
   after(async () => {
     await ts?.stop();
-    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('tenant A itself can read its own data (the setup is real)', async () => {

@@ -8,76 +8,44 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { startPcluster, type RunningPcluster } from '../../src/pcluster/pcluster.js';
-import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
-import { RestClient } from '../../src/client/rest-client.js';
-import { bindCompute } from '../../src/multicluster/scheduling/bind-compute.js';
+import { fastScheduling, startFleet, type InProcessFleet } from '../helpers/fleet.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
-import { eventually as eventuallyPoll } from '../helpers/eventually.js';
+import { eventually } from '../helpers/eventually.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
-const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
 const placementsGVR = { group: 'scheduling.kcp.io', version: 'v1alpha1', resource: 'placements' };
 const MARK = 'scheduling.atrium.io/split-children';
 
-const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> => eventuallyPoll(what, probe, timeoutMs, 100);
-
-const fullOptions = () =>
-  multiclusterServerOptions({
-    heartbeatThresholdMs: 3000,
-    pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
-    scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 3, resyncMs: 300 },
-    splitter: { resyncMs: 300 },
-  });
-
 describe('deployment splitter across a restart', () => {
-  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-splitter-restart-'));
-  const dirs: string[] = [rootDir];
-  const pclusters: RunningPcluster[] = [];
-  const down: RestClient[] = [];
-  let atrium: TestServer | undefined;
+  let fleet: InProcessFleet;
   let up: RestClient | undefined;
+  let down: RestClient[] = [];
 
   const start = async (withControllers: boolean) => {
-    const options = fullOptions();
-    atrium = await startTestServer({ rootDir, server: withControllers ? options : { plugins: options.plugins.map(({ name, resources, install }) => ({ name, resources, install })) } });
-    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
-    return up;
+    await fleet.startAtrium({ controllers: withControllers });
+    return (up = fleet.up);
   };
   const stop = async () => {
-    up?.close();
-    await atrium?.stop();
-    up = atrium = undefined;
+    await fleet.stopAtrium();
+    up = undefined;
   };
 
   before(async () => {
-    const client = await start(true);
-    for (const name of ['st-a', 'st-b']) {
-      const dir = mkdtempSync(join(tmpdir(), `atrium-splitter-restart-${name}-`));
-      dirs.push(dir);
-      const pc = await startPcluster({ name, rootDir: dir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100 });
-      pclusters.push(pc);
-      down.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
-      await client.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
-    }
-    await client.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
+    fleet = await startFleet({ name: 'splitter-restart', clusters: ['st-a', 'st-b'], multicluster: fastScheduling() });
+    up = fleet.up;
+    down = fleet.clusters.map((c) => c.client);
+    await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
   });
 
   after(async () => {
-    await stop();
-    for (const d of down) d.close();
-    for (const pc of pclusters) await pc.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   it('marks the namespace before it creates children', async () => {
     const client = up!;
-    await bindCompute(client, { cluster: 'root', locationWorkspace: 'root' });
+    await fleet.bindCompute();
     await eventually('apps split', async () => (await client.get(namespacesGVR, 'apps')).metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true');
     await eventually('deployments negotiated', async () => (await client.list(deploymentsGVR, { namespace: 'apps' })) && true);
     const app = { app: 'web' };

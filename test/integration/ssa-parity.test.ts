@@ -5,6 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 import { assertStatus, createNamespace, uniqueName } from './support.js';
 import { installCRD } from './crd-support.js';
 
@@ -89,13 +90,11 @@ describe('server-side apply of custom resources uses the CRD schema', () => {
     const u = await ts.request('PUT', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`, current);
     assert.equal(u.status, 200, u.text);
     const name2 = uniqueName('w');
-    for (let i = 0; ; i++) {
+    await eventually('the schema change to take effect', async () => {
       r = await apply(path(name2, '?fieldManager=m1'), widget(name2, { amap: { k: 'x' } }));
       assert.ok(r.status === 200 || r.status === 201, r.text);
-      if (entryOf(r.json, 'm1').fieldsV1['f:spec']['f:amap']['f:k'] !== undefined) break;
-      assert.ok(i < 100, 'the schema change never took effect');
-      await new Promise((res) => setTimeout(res, 20));
-    }
+      return entryOf(r.json, 'm1').fieldsV1['f:spec']['f:amap']['f:k'] !== undefined;
+    }, 2_000, 20);
     assert.deepEqual(entryOf(r.json, 'm1').fieldsV1, { 'f:spec': { 'f:amap': { 'f:k': {} } } });
   });
 });

@@ -7,43 +7,34 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { startPcluster, type RunningPcluster } from '../../src/pcluster/pcluster.js';
-import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
-import { RestClient } from '../../src/client/rest-client.js';
+import { fastSync, startFleet, type InProcessFleet } from '../helpers/fleet.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf } from '../../src/multicluster/api/keys.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
-import { eventually as eventuallyPoll } from '../helpers/eventually.js';
+import { eventuallyWith } from '../helpers/eventually.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
 
-const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => eventuallyPoll(what, probe, timeoutMs, 100);
+const eventually = eventuallyWith({ timeoutMs: 20_000 });
 
 describe('syncer: downstream-owned fields and Synced conditions', () => {
-  let atrium: TestServer;
-  let pc: RunningPcluster;
+  let fleet: InProcessFleet;
   let up: RestClient;
   let down: RestClient;
   let key = '';
   let ns = '';
-  const dir = mkdtempSync(join(tmpdir(), 'atrium-syncer-own-'));
   const condition = (o: KubeObject) => {
     const t = o.metadata?.annotations?.[`synced.workload.kcp.io/${key}`];
     return t ? (JSON.parse(t) as { status: string; reason: string; message?: string; lastTransitionTime: string }) : undefined;
   };
 
   before(async () => {
-    atrium = await startTestServer({ server: multiclusterServerOptions({ heartbeatThresholdMs: 5000, pushSyncer: { heartbeatIntervalMs: 500, importPollIntervalMs: 500 } }) });
-    pc = await startPcluster({ name: 'own', rootDir: join(dir, 'pc'), bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 50 });
-    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
-    down = new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken });
-    await up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: 'own' }, spec: { kubeconfig: readFileSync(pc.kubeconfigPath, 'utf8') } });
+    fleet = await startFleet({ name: 'syncer-own', clusters: [{ name: 'own', readyDelayMs: 50 }], multicluster: fastSync() });
+    up = fleet.up;
+    down = fleet.cluster('own').client;
     key = await eventually('key label', async () => (await up.get(syncTargetsGVR, 'own')).metadata?.labels?.['internal.workload.kcp.io/key']);
     await eventually('deployments Accepted', async () => ((await up.get(syncTargetsGVR, 'own')).status as any)?.syncedResources?.find((r: any) => r.resource === 'deployments')?.state === 'Accepted');
     await up.create(namespacesGVR, { metadata: { name: 'app', labels: { 'workload.kcp.io/cluster': 'own' } } });
@@ -55,11 +46,7 @@ describe('syncer: downstream-owned fields and Synced conditions', () => {
   });
 
   after(async () => {
-    up?.close();
-    down?.close();
-    await atrium?.stop();
-    await pc?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
   it('records Synced=True once and does not rewrite it while nothing changes', async () => {

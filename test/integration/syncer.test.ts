@@ -6,16 +6,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { startPcluster, type RunningPcluster } from '../../src/pcluster/pcluster.js';
-import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
-import { RestClient } from '../../src/client/rest-client.js';
+import { fastSync, startFleet, type InProcessFleet } from '../helpers/fleet.js';
+import type { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf } from '../../src/multicluster/api/keys.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
-import { eventually as eventuallyPoll } from '../helpers/eventually.js';
+import { eventuallyWith } from '../helpers/eventually.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const servicesGVR = { group: '', version: 'v1', resource: 'services' };
@@ -23,7 +18,7 @@ const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
 
-const eventually = <T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> => eventuallyPoll(what, probe, timeoutMs, 100);
+const eventually = eventuallyWith({ timeoutMs: 20_000 });
 
 /** The downstream namespace holding the upstream namespace `ns` of root. */
 async function downstreamNamespaceOf(client: RestClient, ns: string): Promise<string | undefined> {
@@ -36,34 +31,21 @@ function labelled(obj: KubeObject, target: string): KubeObject {
 }
 
 describe('syncer: push mode with three physical clusters', () => {
-  let atrium: TestServer;
+  let fleet: InProcessFleet;
   let up: RestClient;
-  const pclusters: RunningPcluster[] = [];
-  const down: RestClient[] = [];
-  const dirs: string[] = [];
+  let down: RestClient[] = [];
 
   before(async () => {
-    atrium = await startTestServer({ server: { ...multiclusterServerOptions({ heartbeatThresholdMs: 5000, pushSyncer: { heartbeatIntervalMs: 500, importPollIntervalMs: 500 } }) } });
-    up = new RestClient({ url: atrium.url, ca: atrium.server.caPem, token: atrium.server.adminToken });
-    for (const [i, variant] of [[1, undefined], [2, undefined], [3, 'replicas-as-string']] as const) {
-      const rootDir = mkdtempSync(join(tmpdir(), `atrium-pc${i}-`));
-      dirs.push(rootDir);
-      const pc = await startPcluster({ name: `pc${i}`, rootDir, bindAddress: '127.0.0.1', securePort: 0, readyDelayMs: 100, deploymentSchema: variant });
-      pclusters.push(pc);
-      down.push(new RestClient({ url: pc.url, ca: pc.caPem, token: pc.adminToken }));
-    }
+    fleet = await startFleet({ name: 'syncer', clusters: ['pc1', 'pc2', { name: 'pc3', deploymentSchema: 'replicas-as-string' }], multicluster: fastSync(), register: false });
+    up = fleet.up;
+    down = fleet.clusters.map((c) => c.client);
   });
 
   after(async () => {
-    up?.close();
-    for (const d of down) d.close();
-    await atrium?.stop();
-    for (const pc of pclusters) await pc.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
-  const register = (i: number) =>
-    up.create(syncTargetsGVR, { apiVersion: 'workload.kcp.io/v1alpha1', kind: 'SyncTarget', metadata: { name: `pc${i}` }, spec: { kubeconfig: readFileSync(pclusters[i - 1]!.kubeconfigPath, 'utf8') } });
+  const register = (i: number) => fleet.register(`pc${i}`);
 
   const stateOf = async (i: number, resource: string) => {
     const st = await up.get(syncTargetsGVR, `pc${i}`);

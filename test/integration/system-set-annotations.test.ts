@@ -11,11 +11,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
-import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import { multiclusterPlugin } from '../../src/multicluster/server-options.js';
 
 const PATH = 'kcp.io/path';
@@ -31,7 +28,6 @@ const JSON_PATCH = { 'Content-Type': 'application/json-patch+json' };
 const APPLY = { 'Content-Type': 'application/apply-patch+yaml' };
 
 let ts: TestServer;
-let tokenDir: string;
 const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { headers });
 /** alice owns root:team-a and so is its cluster-admin. */
 const asAlice = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => ts.request(method, path, body, { token: 'alice-token', headers });
@@ -64,11 +60,8 @@ describe('annotations set by the system are written by system:masters only', () 
   let teamType: string;
 
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-system-annotations-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'alice-token,alice,uid-alice,"tenants"\n');
     // The multi-cluster resources and admission without its controllers: the scheduler would rewrite the annotation.
-    ts = await startTestServer({ server: { tokenAuthFile: file, plugins: [{ ...multiclusterPlugin(), controllers: undefined }] } });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice,"tenants"'], server: { plugins: [{ ...multiclusterPlugin(), controllers: undefined }] } });
     const created = async (p: Promise<HttpResponse>) => {
       const r = await p;
       assert.equal(r.status, 201, r.text);
@@ -77,7 +70,7 @@ describe('annotations set by the system are written by system:masters only', () 
     await created(admin('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'alice-ws' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'ws-creator' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }] }));
     await created(admin('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'compute' } }));
     await created(asAlice('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'team-a' } }));
-    for (const name of ['compute', 'team-a']) await eventually(`root:${name} Ready`, async () => (await admin('GET', `${WS}/${name}`)).json?.status?.phase === 'Ready', 30_000, 20);
+    for (const name of ['compute', 'team-a']) await waitForWorkspace(ts, 'root', name, { timeoutMs: 30_000, intervalMs: 20 });
     computeCluster = (await get(`${WS}/compute`)).spec.cluster;
     const lc = await get(`${LC}/cluster`);
     teamPath = lc.metadata.annotations[PATH];
@@ -90,7 +83,6 @@ describe('annotations set by the system are written by system:masters only', () 
   });
   after(async () => {
     await ts?.stop();
-    if (tokenDir) rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('the setup is real: the workspace controller wrote the annotations, and alice may edit her LogicalCluster and SyncTargets', async () => {
@@ -229,7 +221,7 @@ describe('annotations set by the system are written by system:masters only', () 
     assert.equal((await admin('POST', ST, syncTarget('by-admin', { [CONSUMERS]: '["c2"]' }))).status, 201);
     // A workspace of its own, so that moving its path disturbs nothing else.
     assert.equal((await admin('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'scratch' } })).status, 201);
-    await eventually('root:scratch Ready', async () => (await admin('GET', `${WS}/scratch`)).json?.status?.phase === 'Ready', 30_000, 20);
+    await waitForWorkspace(ts, 'root', 'scratch', { timeoutMs: 30_000, intervalMs: 20 });
     const lc = await admin('PATCH', '/clusters/root:scratch/apis/core.kcp.io/v1alpha1/logicalclusters/cluster', { metadata: { annotations: { [PATH]: 'root:scratch-moved' } } }, MERGE);
     assert.equal(lc.status, 200, lc.text);
   });

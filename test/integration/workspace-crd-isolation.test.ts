@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { cronTabCRD } from './crd-fixtures.js';
 import { installCRD } from './crd-support.js';
-import { sleep } from './support.js';
+import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const group = 'stable.example.com';
@@ -36,11 +37,7 @@ describe('CRD isolation between workspaces', () => {
   async function workspace(name: string): Promise<void> {
     const r = await ts.request('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec: {} });
     assert.equal(r.status, 201, r.text);
-    for (let i = 0; i < 300; i++) {
-      if ((await ts.request('GET', `/clusters/root${WS}/${name}`)).json?.status?.phase === 'Ready') return;
-      await sleep(10);
-    }
-    assert.fail(`workspace ${name} never became Ready`);
+    await waitForWorkspace(ts, 'root', name, { timeoutMs: 3_000, intervalMs: 10 });
   }
 
   before(async () => {
@@ -136,8 +133,7 @@ describe('CRD isolation between workspaces', () => {
 
     // Deleting the CRD in one workspace leaves the other's serving.
     assert.equal((await ts.request('DELETE', `${b}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.${group}`)).status, 200);
-    for (let i = 0; i < 300 && (await ts.request('GET', `${b}/apis/${group}/v1`)).status !== 404; i++) await sleep(20);
-    assert.equal((await ts.request('GET', `${b}/apis/${group}/v1`)).status, 404);
+    await eventually(`${group}/v1 gone from ${b}`, async () => (await ts.request('GET', `${b}/apis/${group}/v1`)).status === 404, 6_000, 20);
     assert.equal((await ts.request('GET', `${crontabs(a)}/both`)).status, 200);
   });
 });

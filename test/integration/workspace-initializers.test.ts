@@ -11,6 +11,8 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { runKubectlWithPlugins, startTestServer, type TestServer } from '../helpers/harness.js';
 import { sleep } from './support.js';
+import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const WST = '/apis/tenancy.kcp.io/v1alpha1/workspacetypes';
@@ -35,15 +37,7 @@ async function createWorkspace(parent: string, name: string, type?: { name: stri
   assert.equal(r.status, 201, r.text);
 }
 
-async function waitPhase(parent: string, name: string, phase: string): Promise<any> {
-  let ws: any;
-  for (let i = 0; i < 500; i++) {
-    ws = (await ts.request('GET', `/clusters/${parent}${WS}/${name}`)).json;
-    if (ws?.status?.phase === phase) return ws;
-    await sleep(10);
-  }
-  assert.fail(`workspace ${parent}:${name} never reached ${phase}: ${JSON.stringify(ws?.status)}`);
-}
+const waitPhase = (parent: string, name: string, phase: string): Promise<any> => waitForWorkspace(ts, parent, name, { phase, timeoutMs: 5_000, intervalMs: 10 });
 
 /** What an initializing controller does when done: drops its entry from the LogicalCluster's status.initializers. */
 async function removeInitializer(path: string, initializer: string): Promise<void> {
@@ -111,13 +105,13 @@ describe('WorkspaceType initializers', () => {
 
   it('collects the initializers of the whole type chain, bases first, and waits for all of them', async () => {
     await createWorkspace('root:org2', 'b', { name: 'slower', path: 'root:org2' });
-    let ws = await waitPhase('root:org2', 'b', 'Initializing');
-    assert.deepEqual(ws.status.initializers, [`${org2}:slow`, `${org2}:slower`]);
+    const initializing = await waitPhase('root:org2', 'b', 'Initializing');
+    assert.deepEqual(initializing.status.initializers, [`${org2}:slow`, `${org2}:slower`]);
     await removeInitializer('root:org2:b', `${org2}:slower`);
-    for (let i = 0; i < 200 && ws.status.initializers.length !== 1; i++) {
-      await sleep(10);
-      ws = (await ts.request('GET', `/clusters/root:org2${WS}/b`)).json;
-    }
+    const ws = await eventually('root:org2:b down to one initializer', async () => {
+      const w = (await ts.request('GET', `/clusters/root:org2${WS}/b`)).json;
+      return w.status.initializers.length === 1 && w;
+    }, 2_000, 10);
     assert.equal(ws.status.phase, 'Initializing');
     assert.deepEqual(ws.status.initializers, [`${org2}:slow`]);
     assert.equal(ws.status.conditions.find((c: any) => c.type === 'WorkspaceInitialized').message, `Initializers still exist: [${org2}:slow]`);

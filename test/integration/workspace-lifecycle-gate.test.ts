@@ -7,6 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 import { ControllerGate } from '../../src/controllers/controller-gate.js';
 import { WorkspaceIndex } from '../../src/tenancy/workspace-index.js';
 import { WorkspaceLifecycle } from '../../src/tenancy/workspace-lifecycle.js';
@@ -54,8 +55,7 @@ describe('workspace lifecycle and the controller gate', () => {
     });
     await createWorkspace('flaky');
     l.enqueue('root', 'flaky');
-    for (let i = 0; i < 300 && calls < 2; i++) await sleep(10);
-    assert.ok(calls >= 2, `retried while the gate was open (${calls} calls)`);
+    await eventually('a retry while the gate was open', () => calls >= 2, 3_000, 10);
     gate.set(false);
     l.clearPending();
     await sleep(100); // a reconcile already running may still finish

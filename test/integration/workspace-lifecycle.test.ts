@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { sleep } from './support.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
@@ -31,13 +31,7 @@ describe('workspace lifecycle recovery', () => {
       spec: { cluster },
     });
     assert.equal(r.status, 201, r.text);
-    let ws: any;
-    for (let i = 0; i < 300; i++) {
-      ws = (await ts.request('GET', `/clusters/root${WS}/resumed`)).json;
-      if (ws?.status?.phase === 'Ready') break;
-      await sleep(10);
-    }
-    assert.equal(ws.status.phase, 'Ready', JSON.stringify(ws.status));
+    const ws = await waitForWorkspace(ts, 'root', 'resumed', { timeoutMs: 3_000, intervalMs: 10 });
     assert.equal(ws.spec.cluster, cluster);
     assert.deepEqual(ws.status.conditions.map((c: any) => [c.type, c.status]).sort(), [['WorkspaceInitialized', 'True'], ['WorkspaceScheduled', 'True']]);
 

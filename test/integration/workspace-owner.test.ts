@@ -7,13 +7,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { doRequest, startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { issueClientCertificate } from '../../src/apiserver/certs/certificates.js';
-import { sleep } from './support.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
@@ -21,7 +20,6 @@ const OWNER = 'experimental.tenancy.kcp.io/owner';
 
 let ts: TestServer;
 let carol: Agent;
-let tokenDir: string;
 
 const admin = (method: string, path: string, body?: unknown) => ts.request(method, path, body);
 const asBob = (method: string, path: string, body?: unknown) => ts.request(method, path, body, { token: 'bob-token' });
@@ -35,14 +33,7 @@ const workspace = (name: string, type?: { name: string; path?: string }) => ({
 });
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
 
-async function waitReady(parentPath: string, name: string): Promise<any> {
-  for (let i = 0; i < 300; i++) {
-    const r = await admin('GET', `/clusters/${parentPath}${WS}/${name}`);
-    if (r.status === 200 && r.json.status?.phase === 'Ready') return r.json;
-    await sleep(10);
-  }
-  assert.fail(`workspace ${parentPath}:${name} never became Ready`);
-}
+const waitReady = (parentPath: string, name: string): Promise<any> => waitForWorkspace(ts, parentPath, name, { timeoutMs: 3_000, intervalMs: 10 });
 
 /** In `cluster`: a role to create/get workspaces and enter, bound to the given users. */
 async function grantWorkspaceCreation(cluster: string, users: string[]): Promise<void> {
@@ -64,10 +55,7 @@ async function grantWorkspaceCreation(cluster: string, users: string[]): Promise
 
 describe('workspace owners (non-admin users)', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-owner-tokens-'));
-    const file = join(tokenDir, 'tokens.csv');
-    writeFileSync(file, 'bob-token,bob,uid-bob,"devs"\n');
-    ts = await startTestServer({ server: { tokenAuthFile: file } });
+    ts = await startTestServer({ tokens: ['bob-token,bob,uid-bob,"devs"'] });
     const pki = join(ts.rootDir, 'pki');
     const ca = { certPem: readFileSync(join(pki, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(pki, 'ca.key'), 'utf8') };
     const pair = await issueClientCertificate(ca, { cn: 'carol', groups: ['testers'], days: 1 });
@@ -80,7 +68,6 @@ describe('workspace owners (non-admin users)', () => {
   after(async () => {
     carol?.destroy();
     await ts?.stop();
-    rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('a user without rights in the parent cannot create a workspace there', async () => {

@@ -5,17 +5,14 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const OWNER = 'experimental.tenancy.kcp.io/owner';
 const ALICE_HOME = 'root:users:ss:xx:alice';
 
 let ts: TestServer;
-let tokenDir: string;
 
 const admin = (method: string, path: string, body?: unknown) => ts.request(method, path, body);
 const as = (token: string) => (method: string, path: string, body?: unknown) => ts.request(method, path, body, { token });
@@ -27,14 +24,10 @@ const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', meta
 
 describe('home workspaces', () => {
   before(async () => {
-    tokenDir = mkdtempSync(join(tmpdir(), 'atrium-home-'));
-    const tokens = join(tokenDir, 'tokens.csv');
-    writeFileSync(tokens, ['alice-token,alice,uid-alice,"devs"', 'bob-token,bob,uid-bob', 'carol-token,carol,uid-carol'].join('\n') + '\n');
-    ts = await startTestServer({ server: { tokenAuthFile: tokens } });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice,"devs"', 'bob-token,bob,uid-bob', 'carol-token,carol,uid-carol'] });
   });
   after(async () => {
     await ts?.stop();
-    rmSync(tokenDir, { recursive: true, force: true });
   });
 
   it('creates nothing until somebody goes home', async () => {
@@ -72,8 +65,7 @@ describe('home workspaces', () => {
     const child = await alice('POST', `/clusters/~${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'project' }, spec: {} });
     assert.equal(child.status, 201, child.text);
     assert.deepEqual(child.json.spec.type, { name: 'universal', path: 'root' });
-    for (let i = 0; i < 200 && (await alice('GET', '/clusters/~:project/api/v1/namespaces')).status !== 200; i++) await new Promise((r) => setTimeout(r, 25));
-    assert.equal((await alice('GET', '/clusters/~:project/api/v1/namespaces')).status, 200);
+    await eventually('~:project serving', async () => (await alice('GET', '/clusters/~:project/api/v1/namespaces')).status === 200, 5_000, 25);
   });
 
   it("keeps other users out of a home, and gives each their own", async () => {

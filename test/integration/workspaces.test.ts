@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { assertStatus, openWatch, sleep } from './support.js';
+import { eventually } from '../helpers/eventually.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
 import type { RequestInfo } from '../../src/apiserver/request-info.js';
 import { parseRequestInfo } from '../../src/apiserver/request-info.js';
 
@@ -21,14 +23,7 @@ async function createWorkspace(parentPath: string, name: string, type?: { name: 
   return waitReady(parentPath, name);
 }
 
-async function waitReady(parentPath: string, name: string): Promise<any> {
-  for (let i = 0; i < 200; i++) {
-    const r = await ts.request('GET', `/clusters/${parentPath}${WS}/${name}`);
-    if (r.status === 200 && r.json.status?.phase === 'Ready') return r.json;
-    await sleep(10);
-  }
-  assert.fail(`workspace ${parentPath}:${name} never became Ready`);
-}
+const waitReady = (parentPath: string, name: string): Promise<any> => waitForWorkspace(ts, parentPath, name, { timeoutMs: 2_000, intervalMs: 10 });
 
 function configMap(name: string): any {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } };
@@ -219,12 +214,10 @@ describe('workspaces', () => {
     await ts.request('POST', '/clusters/root:other/api/v1/namespaces/default/configmaps', configMap('survivor'));
     const del = await ts.request('DELETE', `/clusters/root${WS}/org`);
     assert.ok(del.status === 200 || del.status === 202, del.text);
-    for (let i = 0; i < 300; i++) {
+    assertStatus(await eventually('root:org gone', async () => {
       const r = await ts.request('GET', `/clusters/root${WS}/org`);
-      if (r.status === 404) break;
-      await sleep(10);
-    }
-    assertStatus(await ts.request('GET', `/clusters/root${WS}/org`), 404, 'NotFound');
+      return r.status === 404 && r;
+    }, 3_000, 10), 404, 'NotFound');
     for (const ws of [org, team, leaf]) {
       const prefix = (await import('../../src/registry/generic/keys.js')).collectionPrefix('', 'configmaps', ws.spec.cluster, '');
       assert.equal(await ts.server.registry.storage.count(prefix), 0, `configmaps left in ${ws.spec.cluster}`);

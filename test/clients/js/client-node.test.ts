@@ -20,6 +20,7 @@ import {
   type V1Namespace,
 } from '@kubernetes/client-node';
 import { startTestServer, type TestServer } from '../../helpers/harness.js';
+import { eventually } from '../../helpers/eventually.js';
 
 /** A controller publishes this ConfigMap into every namespace (as kube-controller-manager does); tests look past it. */
 const ROOT_CA = 'kube-root-ca.crt';
@@ -27,15 +28,6 @@ const ROOT_CA = 'kube-root-ca.crt';
 /** Names of the objects, without kube-root-ca.crt. */
 function names(items: readonly { metadata?: { name?: string } }[]): (string | undefined)[] {
   return items.map((i) => i.metadata?.name).filter((n) => n !== ROOT_CA);
-}
-
-/** Resolves when cond() is true, polling every 25 ms; rejects with `what` after timeoutMs. */
-async function until(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 /** The API error a client-node call rejected with (fails the test when it resolved). */
@@ -134,7 +126,7 @@ describe('@kubernetes/client-node', () => {
       await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'w' }, data: { v: '1' } } });
       await core.replaceNamespacedConfigMap({ namespace: ns, name: 'w', body: { metadata: { name: 'w' }, data: { v: '2' } } });
       await core.deleteNamespacedConfigMap({ namespace: ns, name: 'w' });
-      await until('three watch events', () => events.length >= 3);
+      await eventually('three watch events', () => events.length >= 3, 10_000, 25);
       assert.deepEqual(events, [
         { type: 'ADDED', name: 'w', v: '1' },
         { type: 'MODIFIED', name: 'w', v: '2' },
@@ -170,18 +162,18 @@ describe('@kubernetes/client-node', () => {
     informer.on('error', (err) => errors.push(err));
     await informer.start();
     try {
-      await until('the initial add', () => seen.includes('add pre'));
+      await eventually('the initial add', () => seen.includes('add pre'), 10_000, 25);
       assert.ok(informer.get('pre', ns), 'the cache holds the listed object');
 
       await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'live' }, data: { v: '1' } } });
-      await until('add live', () => seen.includes('add live'));
+      await eventually('add live', () => seen.includes('add live'), 10_000, 25);
       await core.patchNamespacedConfigMap(
         { namespace: ns, name: 'live', body: { data: { v: '2' } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
-      await until('update live', () => seen.includes('update live 2'));
+      await eventually('update live', () => seen.includes('update live 2'), 10_000, 25);
       await core.deleteNamespacedConfigMap({ namespace: ns, name: 'live' });
-      await until('delete live', () => seen.includes('delete live'));
+      await eventually('delete live', () => seen.includes('delete live'), 10_000, 25);
       assert.deepEqual(names(informer.list(ns)), ['pre']);
       assert.deepEqual(errors, []);
     } finally {

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harnessFor, startTestServer, type TestServer } from '../../helpers/harness.js';
-import { startServer, type RunningServer } from '../../../src/server/server.js';
+import type { RunningServer } from '../../../src/server/server.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cronTabCRD } from '../crd-fixtures.js';
@@ -232,8 +232,7 @@ describe('garbage collector across a restart', () => {
   after(() => rmSync(rootDir, { recursive: true, force: true }));
 
   async function start(builtinControllers: boolean): Promise<TestServer> {
-    const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0, builtinControllers });
-    return harnessFor(server, rootDir, () => server.stop());
+    return startTestServer({ rootDir, server: { builtinControllers } });
   }
 
   it('resumes background and foreground cascades that were pending when it was not running', async () => {

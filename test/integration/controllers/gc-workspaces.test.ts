@@ -10,7 +10,8 @@ import { startTestServer, type TestServer } from '../../helpers/harness.js';
 import { cronTabCRD } from '../crd-fixtures.js';
 import { installCRD } from '../crd-support.js';
 import { sleep } from '../support.js';
-import { eventually, eventuallyGone, ownerRef, staysPresent } from './support.js';
+import { eventuallyGone, ownerRef, staysPresent } from './support.js';
+import { waitForWorkspace } from '../../helpers/workspaces.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const group = 'gc.example.com';
@@ -24,7 +25,7 @@ describe('garbage collector in non-root workspaces (custom resources)', () => {
   async function workspace(name: string): Promise<void> {
     const r = await ts.request('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec: {} });
     assert.equal(r.status, 201, r.text);
-    await eventually(`workspace ${name} Ready`, async () => (await ts.request('GET', `/clusters/root${WS}/${name}`)).json?.status?.phase === 'Ready');
+    await waitForWorkspace(ts, 'root', name, { timeoutMs: 15_000, intervalMs: 50 });
   }
   async function crontab(prefix: string, name: string, meta: Record<string, unknown> = {}): Promise<any> {
     const r = await ts.request('POST', crontabs(prefix), { apiVersion: `${group}/v1`, kind: 'CronTab', metadata: { name, ...meta }, spec: { cronSpec: '* * * * *' } });

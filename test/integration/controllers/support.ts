@@ -1,23 +1,10 @@
 /** Helpers for controller tests: controllers are observed only through the API, so tests poll for outcomes. */
 import assert from 'node:assert/strict';
 import type { HttpResponse, TestServer } from '../../helpers/harness.js';
+import { eventuallyWith } from '../../helpers/eventually.js';
 
-/** Polls `probe` until it returns a truthy value (which is returned) or fails with the last value after `timeoutMs`. */
-export async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v as T;
-      last = v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
+/** The controller suites' waits: test/helpers/eventually.ts, up to 15 s, every 50 ms unless told otherwise. */
+export const eventually = eventuallyWith({ timeoutMs: 15_000, intervalMs: 50 });
 
 /** Waits until GET path answers 404. */
 export function eventuallyGone(ts: TestServer, path: string, timeoutMs = 15_000): Promise<HttpResponse> {

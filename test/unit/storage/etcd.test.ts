@@ -14,6 +14,7 @@ import { keyAfter, prefixRangeEnd } from '../../../src/storage/etcd/etcd-keys.js
 import { EtcdCompactor } from '../../../src/storage/etcd/etcd-compactor.js';
 import { runStorageConformance } from '../../../src/storage/testing/conformance.js';
 import { freePort, startEtcd, type EtcdCluster } from '../../helpers/etcd.js';
+import { eventually } from '../../helpers/eventually.js';
 
 let etcd: EtcdCluster;
 before(async () => {
@@ -158,7 +159,7 @@ describe('etcd restart', () => {
       const errors: Error[] = [];
       const handle = store.watch(p, start, { onEvent: (e) => void events.push(e), onError: (e) => void errors.push(e) });
       const a = await store.create(`${p}a`, '1');
-      await waitUntil(() => events.length === 1);
+      await eventually('the first watch event', () => events.length === 1, 5000, 10);
 
       await own.members[0]!.kill();
       const failure = await store.get(`${p}a`).then(
@@ -166,13 +167,13 @@ describe('etcd restart', () => {
         (err: unknown) => err,
       );
       assert.ok(isStorageError(failure, 'Unavailable') || isStorageError(failure, 'Timeout'), String(failure));
-      await waitUntil(() => !store.isHealthy());
+      await eventually('the store unhealthy', () => !store.isHealthy(), 5000, 10);
       assert.notEqual(store.healthMessage(), '');
 
       await own.members[0]!.restart();
-      await waitUntil(() => store.isHealthy(), 10_000);
+      await eventually('the store healthy again', () => store.isHealthy(), 10_000, 10);
       const b = await store.update(`${p}a`, '2', a.modRevision);
-      await waitUntil(() => events.length === 2, 10_000);
+      await eventually('the second watch event', () => events.length === 2, 10_000, 10);
       assert.deepEqual(
         events.map((e) => [e.type, e.revision]),
         [
@@ -193,10 +194,3 @@ describe('etcd restart', () => {
   }
 });
 
-async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -14,6 +14,7 @@ import type {
   WatchHandle,
 } from '../../../src/storage/interface.js';
 import { SqliteStore } from '../../../src/storage/sqlite/sqlite-store.js';
+import { eventually } from '../../helpers/eventually.js';
 
 /** A real SqliteStore that records which prefixes were watched and how many storage watches are open. */
 class WatchCountingStorage implements Storage {
@@ -98,14 +99,6 @@ function record(cache: WatchCache, prefix: string, fromRevision: number, onEvent
   return { events, errors, handle };
 }
 
-async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for a condition');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
-
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 const pods = '/registry/core/pods/';
 const pod = (ns: string, name: string) => `${pods}c1/${ns}/${name}`;
@@ -171,7 +164,7 @@ describe('WatchCache over a real SqliteStore', () => {
     const watchers = Array.from({ length: 40 }, (_, i) => record(cache, i % 2 ? pods : `${pods}c1/ns${i % 4}/`, start));
     const created: KeyValue[] = [];
     for (let i = 0; i < 4; i++) created.push(await storage.create(pod(`ns${i}`, 'a'), `v${i}`));
-    await waitUntil(() => watchers.every((w, i) => w.events.length === (i % 2 ? 4 : 1)));
+    await eventually('4 events to odd watchers, 1 to even ones', () => watchers.every((w, i) => w.events.length === (i % 2 ? 4 : 1)), 5000, 2);
     assert.deepEqual(storage.watchCalls, [{ prefix: pods, fromRevision: start }]);
     assert.deepEqual(cache.stats(), { roots: 1, watchers: 40 });
     for (const w of watchers) w.handle.stop();
@@ -185,7 +178,7 @@ describe('WatchCache over a real SqliteStore', () => {
     const cm = record(cache, '/registry/core/configmaps/', start);
     const podKv = await storage.create(pod('ns', 'a'), 'pod');
     const cmKv = await storage.create('/registry/core/configmaps/c1/ns/a', 'cm');
-    await waitUntil(() => p.events.length === 1 && cm.events.length === 1);
+    await eventually('one event to each watcher', () => p.events.length === 1 && cm.events.length === 1, 5000, 2);
     await settle();
     assert.deepEqual(p.events.map((e) => e.revision), [podKv.modRevision]);
     assert.deepEqual(cm.events.map((e) => e.revision), [cmKv.modRevision]);
@@ -201,7 +194,7 @@ describe('WatchCache over a real SqliteStore', () => {
     await storage.create(pod('ns10', 'a'), '10');
     await storage.create(pod('ns1', 'b'), '1');
     await storage.create(`${pods}c2/ns1/a`, 'c2');
-    await waitUntil(() => ns1.events.length === 2 && ns10.events.length === 1 && otherCluster.events.length === 1);
+    await eventually('2 events to ns1, 1 to ns10 and 1 to the other cluster', () => ns1.events.length === 2 && ns10.events.length === 1 && otherCluster.events.length === 1, 5000, 2);
     await settle();
     assert.deepEqual(ns1.events.map((e) => e.key), [pod('ns1', 'a'), pod('ns1', 'b')]);
     assert.deepEqual(ns10.events.map((e) => e.key), [pod('ns10', 'a')]);
@@ -218,7 +211,7 @@ describe('WatchCache over a real SqliteStore', () => {
       kv = await storage.update(kv.key, String(i), kv.modRevision);
       revisions.push(kv.modRevision);
     }
-    await waitUntil(() => first.events.length === 10);
+    await eventually('10 events to the first watcher', () => first.events.length === 10, 5000, 2);
 
     const resumed = record(cache, `${pods}c1/ns/`, revisions[4]!);
     const atHead = record(cache, pods, revisions[9]!);
@@ -227,7 +220,7 @@ describe('WatchCache over a real SqliteStore', () => {
     assert.equal(resumed.events[0]!.prevValue, '4');
     assert.equal(atHead.events.length, 0, 'nothing to replay when resuming at the newest revision');
     const live = await storage.update(kv.key, 'live', kv.modRevision);
-    await waitUntil(() => resumed.events.length === 6 && atHead.events.length === 1);
+    await eventually('6 events to the resumed watcher, 1 to the one at the head', () => resumed.events.length === 6 && atHead.events.length === 1, 5000, 2);
     assert.equal(resumed.events[5]!.revision, live.modRevision);
     assert.equal(atHead.events[0]!.revision, live.modRevision);
     assert.equal(storage.watchCalls.length, 1);
@@ -240,14 +233,14 @@ describe('WatchCache over a real SqliteStore', () => {
       const warm = record(small, pods, start);
       const revisions: number[] = [];
       for (let i = 0; i < 12; i++) revisions.push((await storage.create(pod('ns', `p${i}`), String(i))).modRevision);
-      await waitUntil(() => warm.events.length === 12);
+      await eventually('12 events to the warm watcher', () => warm.events.length === 12, 5000, 2);
 
       const old = record(small, `${pods}c1/ns/`, revisions[2]!);
-      await waitUntil(() => old.events.length === 9);
+      await eventually('9 events to the old watcher', () => old.events.length === 9, 5000, 2);
       assert.deepEqual(old.events.map((e) => e.revision), revisions.slice(3));
       assert.deepEqual(storage.watchCalls.slice(1), [{ prefix: `${pods}c1/ns/`, fromRevision: revisions[2]! }]);
       const live = await storage.create(pod('ns', 'live'), 'live');
-      await waitUntil(() => old.events.length === 10);
+      await eventually('10 events to the old watcher', () => old.events.length === 10, 5000, 2);
       assert.equal(old.events[9]!.revision, live.modRevision);
       old.handle.stop();
       assert.equal(storage.open, 1, 'stopping the direct watch closes its storage watch');
@@ -262,13 +255,13 @@ describe('WatchCache over a real SqliteStore', () => {
       const start = await strict.currentRevision();
       const warm = record(strict, pods, start);
       for (let i = 0; i < 6; i++) await storage.create(pod('ns', `p${i}`), String(i));
-      await waitUntil(() => warm.events.length === 6);
+      await eventually('6 events to the warm watcher', () => warm.events.length === 6, 5000, 2);
       const old = record(strict, pods, start + 1);
-      await waitUntil(() => old.errors.length === 1);
+      await eventually('an error to the old watcher', () => old.errors.length === 1, 5000, 2);
       assert.ok(isStorageError(old.errors[0], 'Compacted'));
       assert.equal(old.events.length, 0);
       const inRing = record(strict, pods, start + 3);
-      await waitUntil(() => inRing.events.length === 3);
+      await eventually('3 events to the watcher inside the ring', () => inRing.events.length === 3, 5000, 2);
     } finally {
       strict.stop();
     }
@@ -279,7 +272,7 @@ describe('WatchCache over a real SqliteStore', () => {
     const b = await storage.update(a.key, '2', a.modRevision);
     await storage.compact(b.modRevision);
     const w = record(cache, pods, a.modRevision - 1);
-    await waitUntil(() => w.errors.length === 1);
+    await eventually('an error to the watcher', () => w.errors.length === 1, 5000, 2);
     assert.ok(isStorageError(w.errors[0], 'Compacted'));
   });
 
@@ -298,7 +291,7 @@ describe('WatchCache over a real SqliteStore', () => {
       const good = record(cache, pods, start);
       await storage.create(pod('ns', 'a'), '1');
       await storage.create(pod('ns', 'b'), '2');
-      await waitUntil(() => good.events.length === 2);
+      await eventually('2 events to the good watcher', () => good.events.length === 2, 5000, 2);
       await settle();
       assert.equal(bad.events.length, 1, 'the thrower got its first event only');
       assert.equal(bad.errors.length, 0);
@@ -320,7 +313,7 @@ describe('WatchCache over a real SqliteStore', () => {
       if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
     const revisions = (await Promise.all(writes)).map((kv) => kv.modRevision).sort((x, y) => x - y);
-    await waitUntil(() => [early, ...joiners].every((w) => w.events.length >= 30));
+    await eventually('30 events to every watcher', () => [early, ...joiners].every((w) => w.events.length >= 30), 5000, 2);
     await settle();
     for (const w of [early, ...joiners]) assert.deepEqual(w.events.map((e) => e.revision), revisions);
     assert.equal(storage.watchCalls.length, 1);
@@ -331,7 +324,7 @@ describe('WatchCache over a real SqliteStore', () => {
     const wide = record(cache, '/registry/core/', start);
     await storage.create(pod('ns', 'a'), 'pod');
     await storage.create('/registry/core/configmaps/c1/ns/a', 'cm');
-    await waitUntil(() => wide.events.length === 2);
+    await eventually('2 events to the wide watcher', () => wide.events.length === 2, 5000, 2);
     assert.deepEqual(storage.watchCalls, [{ prefix: '/registry/core/', fromRevision: start }]);
   });
 
@@ -339,20 +332,20 @@ describe('WatchCache over a real SqliteStore', () => {
     const start = await cache.currentRevision();
     const w = record(cache, pods, start);
     await storage.create(pod('ns', 'a'), '1');
-    await waitUntil(() => w.events.length === 1);
+    await eventually('an event to the watcher', () => w.events.length === 1, 5000, 2);
     cache.stop();
     assert.equal(w.errors.length, 1);
     assert.ok(isStorageError(w.errors[0], 'Unavailable'));
     assert.equal(storage.open, 0);
     const late = record(cache, pods, start);
-    await waitUntil(() => late.errors.length === 1);
+    await eventually('an error to the late watcher', () => late.errors.length === 1, 5000, 2);
   });
 
   test('losing the store fails the watchers of a resource', async () => {
     const start = await cache.currentRevision();
     const w = record(cache, pods, start);
     await storage.create(pod('ns', 'a'), '1');
-    await waitUntil(() => w.events.length === 1);
+    await eventually('an event to the watcher', () => w.events.length === 1, 5000, 2);
     await storage.close();
     assert.equal(w.errors.length, 1);
     assert.ok(isStorageError(w.errors[0], 'Unavailable'));

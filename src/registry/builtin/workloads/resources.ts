@@ -1,7 +1,7 @@
 /**
  * The workload resources a physical cluster serves on top of the standard set: apps/v1 Deployments and ReplicaSets
  * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status). Served only by
- * `atrium pcluster` (startServer's extraResources); the control plane proper does not run workloads.
+ * `atrium pcluster` (its plugin's resources); the control plane proper does not run workloads.
  */
 import { randomInt } from 'node:crypto';
 import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
