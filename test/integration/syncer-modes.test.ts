@@ -63,6 +63,9 @@ describe('syncer: registered with kubectl atrium workload sync, run as a separat
     const r = await runNode(['bin/kubectl-atrium', 'workload', 'sync', 'pcx', '--kubeconfig', atrium.kubeconfig, '-o', manifestPath]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /Creating synctarget "pcx"/);
+    // It returns once the workspace serves the workload types its SyncTarget gives it.
+    assert.match(r.stderr, /^Waiting for the workspace to serve deployments\.apps \.\.\. done$/m);
+    assert.equal((await atrium.request('GET', '/apis/apps/v1/namespaces/default/deployments')).status, 200);
     const docs = YAML.parseAllDocuments(readFileSync(manifestPath, 'utf8')).map((d) => d.toJSON());
     assert.deepEqual(docs.map((d) => d.kind), ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Secret', 'Deployment']);
     const secret = docs.find((d) => d.kind === 'Secret');
