@@ -142,10 +142,15 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
   // Workspaces without compute (most of them) cost nothing: no periodic re-examination until a SyncTarget, Location or
   // Placement appears there.
   if (targets.length === 0 && locations.length === 0 && placements.length === 0 && leaving.length === 0 && !namespaces.some((ns) => ns.metadata?.annotations?.[PLACEMENT_ANNOTATION] !== undefined)) return;
+  // Placements from before the cleanup finalizer existed get it; the pass starts over from the updated objects.
+  let added = false;
   for (const p of placements) {
     const finalizers = finalizersWithCleanup(p);
-    if (finalizers) await ctx.client.patch(placementsGVR, p.metadata!.name!, 'merge', { metadata: { finalizers, resourceVersion: p.metadata!.resourceVersion } }, scope);
+    if (!finalizers) continue;
+    await ctx.client.patch(placementsGVR, p.metadata!.name!, 'merge', { metadata: { finalizers, resourceVersion: p.metadata!.resourceVersion } }, scope);
+    added = true;
   }
+  if (added) return { requeueAfterMs: 50 };
 
   if (targets.length > 0 && locations.length === 0) {
     await ctx.client.create(locationsGVR, defaultLocation(), scope).catch(ignoreConflict);
