@@ -153,8 +153,11 @@ describe('native workload types: serving details', () => {
     await up.create(deploymentsGVR, deployment('kept', 2), { ...w, namespace: 'default' });
     const watch = await openWatch(atrium, '/clusters/root:watched/apis/apps/v1/namespaces/default/deployments?watch=1');
     const other = await openWatch(atrium, '/clusters/root:watched/api/v1/namespaces/default/configmaps?watch=1');
-    // The Placement holds the cleanup finalizer, which the scheduler releases (nothing was placed, nothing to undo).
+    // The Placement holds the cleanup finalizer (a Placement without it, as from older versions, gets it back), which
+    // the scheduler releases on deletion (nothing was placed, nothing to undo).
     assert.deepEqual((await up.get(placementsGVR, 'p', w)).metadata?.finalizers, ['scheduling.atrium.io/release-compute']);
+    await up.patch(placementsGVR, 'p', 'merge', { metadata: { finalizers: null } }, w);
+    await eventually('the finalizer added again', async () => (await up.get(placementsGVR, 'p', w)).metadata?.finalizers?.[0] === 'scheduling.atrium.io/release-compute');
     await up.delete(placementsGVR, 'p', w);
     await eventually('the Placement gone', async () => (await up.get(placementsGVR, 'p', w).catch((e: { code?: number }) => e.code)) === 404);
     await Promise.race([watch.ended, new Promise((_, reject) => setTimeout(() => reject(new Error('the deployments watch did not end')), 10_000).unref())]);
