@@ -41,7 +41,7 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
     err.message = err.status.message;
     throw err;
   }
-  const store = deps.registry.lookup(info.wildcardCluster ? 'root' : ctx.cluster, info.apiGroup, info.apiVersion, info.resource);
+  const store = info.wildcardCluster ? deps.registry.lookupWildcard(info.apiGroup, info.apiVersion, info.resource) : deps.registry.lookup(ctx.cluster, info.apiGroup, info.apiVersion, info.resource);
   if (!store) return notFound(res, path, info, deps);
   await handleResource({ req, res, info, query, ctx, store, admission: deps.admission });
 }
@@ -51,14 +51,14 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
   if (serveHealth(res, path, new URL(req.url ?? '/', 'http://x').searchParams, deps.health)) return true;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     // go-restful's 405 for its GET-only discovery routes (apiserver's serviceErrorHandler: a generic Status).
-    const all = deps.registry.resources(info.wildcardCluster ? 'root' : info.cluster);
+    const all = servedResources(deps, info);
     const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
     if (['/version', '/api', '/apis', '/api/v1'].includes(path) || (m && all.some((r) => r.group === m[1] && (!m[2] || r.version === m[2])))) {
       throw errors.methodNotAllowed();
     }
     return false;
   }
-  const resources = () => deps.registry.resources(info.wildcardCluster ? 'root' : info.cluster);
+  const resources = () => servedResources(deps, info);
   switch (path) {
     case '/version':
       writeJson(res, 200, versionInfo());
@@ -114,9 +114,17 @@ function notFound(res: ServerResponse, path: string, info: RequestInfo, deps: Ro
   const m = /^\/apis\/([^/]+)(?:\/|$)/.exec(path);
   const goRestful =
     path === '/version' || path === '/api' || path.startsWith('/api/') || path === '/apis' ||
-    (m !== null && deps.registry.resources(info.wildcardCluster ? 'root' : info.cluster).some((r) => r.group === m[1]));
+    (m !== null && servedResources(deps, info).some((r) => r.group === m[1]));
   if (goRestful) throw errors.notFoundPath();
   writeRaw(res, 404, '404 page not found\n', 'text/plain; charset=utf-8', { 'X-Content-Type-Options': 'nosniff' });
+}
+
+/**
+ * What a request's logical cluster serves; `/clusters/*` (list and watch across all of them, and its discovery)
+ * serves the built-ins, root's custom resources and the resources some workspaces serve (registry.wildcardResources).
+ */
+function servedResources(deps: RouterDeps, info: RequestInfo) {
+  return info.wildcardCluster ? deps.registry.wildcardResources() : deps.registry.resources(info.cluster);
 }
 
 function writeDiscovery(req: IncomingMessage, res: ServerResponse, body: unknown, version: 'v2' | 'v2beta1'): true {

@@ -41,6 +41,7 @@ async function sync(name: string, flags: SyncFlags): Promise<void> {
       resources: flags.resources?.split(',').map((r) => r.trim()).filter(Boolean),
       syncerImage: flags.syncerImage,
       log,
+      progress: (text) => process.stderr.write(text),
     });
     if (flags.output === '-') process.stdout.write(manifest);
     else {

@@ -12,6 +12,9 @@ export interface DiscoveredResource extends GroupVersionResource {
   verbs: string[];
   /** True when this version is the group's preferred version. */
   preferred: boolean;
+  /** As discovery lists them (`deploy`; `all`), when it lists any. */
+  shortNames?: string[];
+  categories?: string[];
 }
 
 export interface DiscoveryResult {
@@ -24,7 +27,7 @@ export interface DiscoveryResult {
 
 interface APIResourceList {
   groupVersion: string;
-  resources: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[];
+  resources: { name: string; kind: string; namespaced: boolean; verbs?: string[]; shortNames?: string[]; categories?: string[] }[];
 }
 
 /**
@@ -63,7 +66,7 @@ export async function discoverResources(client: RestClient, cluster?: string): P
       }
       for (const r of list.resources ?? []) {
         if (r.name.includes('/')) continue;
-        out.resources.push({ group, version, resource: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs ?? [], preferred });
+        out.resources.push({ group, version, resource: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs ?? [], preferred, ...(r.shortNames?.length ? { shortNames: r.shortNames } : {}), ...(r.categories?.length ? { categories: r.categories } : {}) });
       }
     }),
   );

@@ -74,9 +74,15 @@ export async function runDemo(opts: DemoOptions = {}): Promise<void> {
     }
     out(await bindCompute(up, { cluster: 'root', locationWorkspace: 'root' }));
 
-    await waitFor('the clusters to connect and the Deployment API to be negotiated', timeout, out, elapsed, async () => {
+    // The workspace serves Deployments natively from the moment it has compute; the clusters take them once their
+    // syncers reported a compatible Deployment schema (state Accepted).
+    await waitFor('the clusters to connect and accept Deployments', timeout, out, elapsed, async () => {
       const targets = await up.list(syncTargetsGVR);
-      const ready = targets.items.filter((t) => ((t.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'));
+      type Status = { conditions?: { type: string; status: string }[]; syncedResources?: { group?: string; resource: string; state: string }[] };
+      const ready = targets.items.filter((t) => {
+        const st = t.status as Status | undefined;
+        return (st?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True') && (st?.syncedResources ?? []).some((r) => r.group === 'apps' && r.resource === 'deployments' && r.state === 'Accepted');
+      });
       if (ready.length < 2) return false;
       await up.list(deploymentsGVR, { namespace: NAMESPACE });
       return true;

@@ -1,7 +1,8 @@
 /**
  * What a server needs for transparent multi-cluster, as a plugin: the SyncTarget, APIResourceImport, scheduling and
- * Service resources, the admission that guards them, and the negotiation, compute-API, SyncTarget, scheduling and
- * splitter controllers (which run push-mode syncers). `atrium start` passes it to startServer; tests pass it through
+ * Service resources, the Kubernetes workload types in every workspace with compute (serving/), the admission that
+ * guards them, and the negotiation, compute-API, SyncTarget, scheduling and splitter controllers (which run push-mode
+ * syncers). `atrium start` passes it to startServer; tests pass it through
  * startTestServer({ server: multiclusterServerOptions() }).
  */
 import type { ServerConnection, ServerPlugin, Stoppable } from '../apiserver/plugin.js';
@@ -17,6 +18,9 @@ import { syncTargetControllerInstaller, type SyncTargetControllerOptions } from 
 import { schedulingControllerInstaller, type SchedulingControllerOptions } from './scheduling/controller.js';
 import { schedulingResources } from './scheduling/resources.js';
 import { splitterControllerInstaller, type SplitterControllerOptions } from './splitter/controller.js';
+import { workspaceWorkloadResources } from './api/workload-resources.js';
+import { ComputeIndex } from './serving/compute-index.js';
+import { WorkspaceWorkloadSource } from './serving/workload-source.js';
 
 export type MulticlusterOptions = SyncTargetControllerOptions & {
   /** Options of the scheduling controller (Locations, Placements, namespace assignment, failover). */
@@ -69,14 +73,24 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
   return {
     name: 'multicluster',
     resources: [...multiclusterResources, ...schedulingResources],
-    install: (host) => ({
-      // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
-      // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
-      admission: [
-        reservedSyncTargetAnnotations(host.registry),
-        new PlacementLocationWorkspace({ resolvePath: (p) => host.resolveWorkspacePath(p), authorize: (c, a) => host.authorizer.authorize(c, a) }),
-      ],
-    }),
+    install: async (host) => {
+      // Workspaces with compute (a SyncTarget or a Placement) serve the Kubernetes workload types built in; the index
+      // of those workspaces is kept on every replica, ahead of the CRD source so the native types win over negotiated
+      // CRDs of the same name left from older versions.
+      const stores = [['workload.kcp.io', 'synctargets'], ['scheduling.kcp.io', 'placements']].map(([g, r]) => host.registry.lookup('root', g!, 'v1alpha1', r!)!);
+      const compute = new ComputeIndex(stores);
+      await compute.start();
+      host.registry.addSource(new WorkspaceWorkloadSource(compute, workspaceWorkloadResources, host.registry), { first: true });
+      return {
+        // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
+        // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
+        admission: [
+          reservedSyncTargetAnnotations(host.registry),
+          new PlacementLocationWorkspace({ resolvePath: (p) => host.resolveWorkspacePath(p), authorize: (c, a) => host.authorizer.authorize(c, a) }),
+        ],
+        stop: () => compute.stop(),
+      };
+    },
     controllers: (server) => startMulticlusterControllers(server, opts),
   };
 }

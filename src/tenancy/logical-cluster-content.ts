@@ -34,10 +34,13 @@ export async function subtreeClusters(registry: ResourceRegistry, root: string):
   return out;
 }
 
-/** Deletes every object stored in `cluster` (all resources served there, custom resources included). */
+/**
+ * Deletes every object stored in `cluster`: of all resources served there (custom resources included) and of those
+ * it may hold unserved (workload types kept in storage after its compute was unbound; registry.storedResources).
+ */
 export async function deleteClusterContent(registry: ResourceRegistry, cluster: string): Promise<number> {
   const roots = new Set<string>();
-  for (const def of registry.resources(cluster)) roots.add(collectionPrefix(def.group, def.resource, cluster, ''));
+  for (const def of registry.storedResources(cluster)) roots.add(collectionPrefix(def.group, def.resource, cluster, ''));
   let deleted = 0;
   for (const prefix of roots) {
     // Keys are collected before deleting so paging is not disturbed by our own deletions.

@@ -1,6 +1,6 @@
 /**
  * The scheduling commands of the real `kubectl-atrium` executable against a server with the multicluster options:
- * `bind compute` (created, then already exists, bad --spread) and `workload cordon|drain|uncordon` (their effect on the
+ * `bind compute` (created and waited for until the workspace serves Deployments, then already exists, bad --spread) and `workload cordon|drain|uncordon` (their effect on the
  * SyncTarget spec, and the error for a missing SyncTarget).
  */
 import { after, before, describe, it } from 'node:test';
@@ -28,7 +28,13 @@ describe('kubectl atrium bind compute / workload cordon|drain|uncordon', () => {
   });
 
   it('bind compute creates the default Placement, then reports it exists', async () => {
-    assert.deepEqual(await plugin(['bind', 'compute', 'root']), { code: 0, stdout: 'placement.scheduling.kcp.io/default created (location workspace root)\n', stderr: '' });
+    // It waits until the workspace serves the workload types, so a script may apply a Deployment right after.
+    assert.deepEqual(await plugin(['bind', 'compute', 'root']), {
+      code: 0,
+      stdout: 'placement.scheduling.kcp.io/default created (location workspace root)\n',
+      stderr: 'Waiting for the workspace to serve deployments.apps ... done\n',
+    });
+    assert.equal((await fleet.atrium.request('GET', '/apis/apps/v1/namespaces/default/deployments')).status, 200);
     const p = await up.get(placementsGVR, 'default');
     assert.deepEqual(p.spec, {
       locationWorkspace: 'root',

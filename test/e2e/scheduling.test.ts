@@ -3,7 +3,7 @@
  * three `atrium pcluster`s registered as push-mode SyncTargets. pc3 has two small nodes (1 cpu each) so that the
  * capacity estimate (2000m summed) lets it take 3 replicas of 600m while only 2 fit: the third stays Pending
  * Unschedulable and must move elsewhere. Checked with the real kubectl: `kubectl atrium bind compute`, the
- * `kubectl get deployments` table (built-in columns on the negotiated CRD), rollout status and wait on the
+ * `kubectl get deployments` table (the built-in Deployment type of a workspace with compute), rollout status and wait on the
  * aggregated root, scale up and down, pc1 killed (its share replaced gradually) and restarted, cordon and drain, and
  * `bind compute --spread 2` in a second workspace registering the same three clusters (two of them get the work).
  */
@@ -81,7 +81,7 @@ describe('scheduling: placement, splitting and failover over three simulated clu
 
   it('binds compute and splits a Deployment over the three clusters; kubectl shows the built-in table', async () => {
     assert.equal(await plugin(['bind', 'compute', 'root']), 'placement.scheduling.kcp.io/default created (location workspace root)\n');
-    await eventually('three Ready SyncTargets and a negotiated Deployment API', async () => (await targetReady('pc1')) && (await targetReady('pc2')) && (await targetReady('pc3')) && (await up.list(deploymentsGVR, { namespace: 'default' })));
+    await eventually('three Ready SyncTargets and the Deployment API', async () => (await targetReady('pc1')) && (await targetReady('pc2')) && (await targetReady('pc3')) && (await up.list(deploymentsGVR, { namespace: 'default' })));
     await up.create(deploymentsGVR, web(9), { namespace: 'default' });
     await eventually('web 9/9 over three clusters', async () => (await rootReady()) === 9 && Object.keys(await children()).length === 3, 90_000).catch((e) => {
       throw new Error(`${(e as Error).message}\n${logs()}`);
@@ -145,7 +145,7 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     assert.equal(await plugin(['workload', 'uncordon', 'pc2']), 'synctarget.workload.kcp.io/pc2 uncordoned\n');
   });
   it('bind compute --spread 2 in another workspace: two of the three clusters share the work, the third gets nothing', async () => {
-    // A second workspace registering the same three clusters (its own SyncTargets, syncers and negotiated types).
+    // A second workspace registering the same three clusters (its own SyncTargets, syncers and type negotiation).
     const scope = { cluster: (await fleet.createWorkspace('spread')).cluster };
     for (let i = 1; i <= 3; i++) await fleet.register(`pc${i}`, { cluster: scope.cluster });
     // kubectl ws use root:spread, as a kubeconfig: the server URL points into the workspace by path.
@@ -166,7 +166,7 @@ describe('scheduling: placement, splitting and failover over three simulated clu
       const names = [...(msg ?? '').matchAll(/"(pc\d)"/g)].map((m) => m[1]!);
       return names.length === 2 && names;
     });
-    await eventually('Deployments negotiated in root:spread', async () => (await up.list(deploymentsGVR, { ...scope, namespace: 'default' }).catch(() => false)) && true);
+    await eventually('Deployments served in root:spread', async () => (await up.list(deploymentsGVR, { ...scope, namespace: 'default' }).catch(() => false)) && true);
     const wide = web(5);
     wide.metadata!.name = 'wide';
     (wide.spec as { template: { spec: { containers: { resources?: unknown }[] } } }).template.spec.containers[0]!.resources = {};

@@ -57,7 +57,7 @@ describe('multi-cluster edge cases', () => {
     await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
     await fleet.bindCompute();
     await eventually('apps split', async () => (await up.get(namespacesGVR, 'apps')).metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true');
-    await eventually('deployments negotiated', async () => (await up.list(deploymentsGVR, { namespace: 'apps' })) && true);
+    await eventually('deployments served', async () => (await up.list(deploymentsGVR, { namespace: 'apps' })) && true);
     const long = `a${'x'.repeat(69)}`; // 70 characters: a valid name, too long for a label value
     await up.create(deploymentsGVR, deployment(long, 2), { namespace: 'apps' });
     await up.create(deploymentsGVR, deployment('zz', 2), { namespace: 'apps' });

@@ -89,7 +89,7 @@ describe('scheduling: Locations, Placements, namespace assignment and the deploy
   });
 
   it('splits a Deployment into per-cluster children, syncs only them, and aggregates their status onto the root', async () => {
-    await eventually('deployments negotiated', async () => (await up.list(deploymentsGVR, { namespace: 'apps' })) && true);
+    await eventually('deployments served', async () => (await up.list(deploymentsGVR, { namespace: 'apps' })) && true);
     await up.create(deploymentsGVR, deployment('web', 10), { namespace: 'apps' });
     const kids = await eventually('children 5/5', async () => {
       const a = await up.get(deploymentsGVR, 'web--st-a', { namespace: 'apps' });

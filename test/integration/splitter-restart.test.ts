@@ -47,7 +47,7 @@ describe('deployment splitter across a restart', () => {
     const client = up!;
     await fleet.bindCompute();
     await eventually('apps split', async () => (await client.get(namespacesGVR, 'apps')).metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true');
-    await eventually('deployments negotiated', async () => (await client.list(deploymentsGVR, { namespace: 'apps' })) && true);
+    await eventually('deployments served', async () => (await client.list(deploymentsGVR, { namespace: 'apps' })) && true);
     const app = { app: 'web' };
     await client.create(deploymentsGVR, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels: app }, spec: { replicas: 4, selector: { matchLabels: app }, template: { metadata: { labels: app }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } }, { namespace: 'apps' });
     await eventually('children running on both clusters', async () => {

@@ -39,6 +39,9 @@ describe('syncer: registered with kubectl atrium workload sync, run as a separat
     // Pull mode: the fixture runs `atrium syncer` with the kubeconfig of the manifest's Secret (the ServiceAccount's).
     const { stderr, manifest } = await fleet.register('pcx', { mode: 'pull' });
     assert.match(stderr!, /Creating synctarget "pcx"/);
+    // It returns once the workspace serves the workload types its SyncTarget gives it.
+    assert.match(stderr!, /^Waiting for the workspace to serve deployments\.apps \.\.\. done$/m);
+    await fleet.up.list({ group: 'apps', version: 'v1', resource: 'deployments' }, { namespace: 'default' });
     assert.deepEqual(manifest!.map((d) => d.kind), ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Secret', 'Deployment']);
     assert.match(manifest!.find((d) => d.kind === 'Deployment').spec.template.spec.containers[0].args.join(' '), /--sync-target-name=pcx/);
     await fleet.waitReady(['pcx'], { timeoutMs: 20_000 });

@@ -1,8 +1,8 @@
 /**
  * Transparent multi-cluster end to end, in process: one atrium with the multicluster options and three simulated
  * physical clusters (`startPcluster`), registered in push mode (spec.kubeconfig). Covers negotiation (the
- * Deployment type served as a CRD), spec down / status up, moving by label, deletion with finalizers, an
- * incompatible cluster with the exact field path, and SyncTarget removal.
+ * Deployment type served built in, its schema enforced on the clusters, no CRD published), spec down / status up,
+ * moving by label, deletion with finalizers, an incompatible cluster with the exact field path, and SyncTarget removal.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,7 +52,7 @@ describe('syncer: push mode with three physical clusters', () => {
     return ((st.status as { syncedResources?: { resource: string; state: string; message?: string }[] })?.syncedResources ?? []).find((r) => r.resource === resource);
   };
 
-  it('registers clusters, reports heartbeat, capacity and Ready, and serves Deployments as a negotiated CRD', async () => {
+  it('registers clusters, reports heartbeat, capacity and Ready, and serves Deployments built in (no negotiated CRD)', async () => {
     await register(1);
     await register(2);
     const st = await eventually('pc1 Ready', async () => {
@@ -71,8 +71,16 @@ describe('syncer: push mode with three physical clusters', () => {
       throw e;
     });
     await eventually('deployments Accepted on pc2', async () => (await stateOf(2, 'deployments'))?.state === 'Accepted');
-    const crd = await up.get({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, 'deployments.apps');
-    assert.equal(crd.metadata?.annotations?.['apiresource.kcp.io/negotiated'], 'true');
+    const crd = await up.get({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, 'deployments.apps').catch((e: { code?: number }) => e.code);
+    assert.equal(crd, 404, 'no CRD is published for a type atrium serves built in');
+    const imp = await up.get({ group: 'apiresource.kcp.io', version: 'v1alpha1', resource: 'apiresourceimports' }, 'deployments.pc1.v1.apps');
+    const impSpec = imp.spec as { shortNames?: string[]; categories?: string[] };
+    assert.deepEqual([impSpec.shortNames, impSpec.categories], [['deploy'], ['all']], 'the import carries what the cluster\'s discovery gives');
+    const enforced = (imp.status as { conditions?: { type: string; status: string; reason?: string }[] }).conditions?.find((c) => c.type === 'Available');
+    assert.deepEqual([enforced?.status, enforced?.reason], ['True', 'Enforced']);
+    const discovery = await fleet.atrium.request('GET', '/apis/apps/v1');
+    const deploy = discovery.json.resources.find((r: { name: string }) => r.name === 'deployments');
+    assert.deepEqual([deploy.shortNames, deploy.categories], [['deploy'], ['all']]);
     assert.equal((await stateOf(1, 'services'))?.state, 'Accepted');
     assert.equal((await stateOf(1, 'configmaps'))?.state, 'Accepted');
   });
@@ -137,7 +145,10 @@ describe('syncer: push mode with three physical clusters', () => {
       const s = await stateOf(3, 'deployments');
       return s?.state === 'Incompatible' && s;
     });
-    assert.equal(r.message, 'spec.replicas: type "string" is incompatible with "integer"');
+    assert.equal(r.message, 'spec.replicas: type "string" in the cluster does not accept "integer"');
+    // The type stays served natively, with its built-in schema: replicas is an integer.
+    const bad = await fleet.atrium.request('POST', '/apis/apps/v1/namespaces/default/deployments', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'bad' }, spec: { replicas: 'two', selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } });
+    assert.equal(bad.status, 400, bad.text);
     await eventually('configmaps Accepted on pc3', async () => (await stateOf(3, 'configmaps'))?.state === 'Accepted');
     assert.equal((await stateOf(1, 'deployments'))?.state, 'Accepted');
   });

@@ -105,7 +105,9 @@ export interface APIResourceImportSpec {
   kind: string;
   listKind?: string;
   scope: 'Namespaced' | 'Cluster';
+  /** The short names and categories the cluster's discovery gives (`deploy`; `all`), carried into a negotiated CRD. */
   shortNames?: string[];
+  categories?: string[];
   /** A structural schema derived from the cluster's OpenAPI v3 document. */
   openAPIV3Schema: Record<string, unknown>;
   subResources?: string[];
@@ -116,11 +118,21 @@ export interface APIResourceImport extends KubeObject {
   status?: { conditions?: Condition[] };
 }
 
-/** Resources a SyncTarget syncs when spec.resources is empty. */
-export const defaultSyncedResources = ['deployments.apps', 'services', 'configmaps', 'secrets', 'serviceaccounts'];
+/**
+ * The workload kinds a SyncTarget syncs when spec.resources is empty (`<plural>.<group>`, core kinds by plural alone).
+ * To sync another kind by default, add it here: the syncer reports its schema (APIResourceImport), negotiation
+ * enforces atrium's built-in schema on it (it must be in workspaceWorkloadResources, or be negotiated as a CRD),
+ * `kubectl atrium workload sync` grants the syncer access to it, and objects assigned to a cluster (label or state
+ * label) are synced down with status up. Placement beyond that (splitting replicas, one-cluster kinds, per-cluster
+ * kinds) is the scheduler's and splitter's business: see splitResources and replicated-workload.ts.
+ */
+export const defaultSyncedWorkloads: readonly string[] = ['deployments.apps', 'services'];
 
 /** Core resources that follow their workload: synced into a namespace once anything else there is assigned. */
-export const followerResources = new Set(['configmaps', 'secrets', 'serviceaccounts']);
+export const followerResources: ReadonlySet<string> = new Set(['configmaps', 'secrets', 'serviceaccounts']);
+
+/** Resources a SyncTarget syncs when spec.resources is empty: the default workload kinds and their followers. */
+export const defaultSyncedResources: string[] = [...defaultSyncedWorkloads, ...followerResources];
 
 /** `deployments.apps` → {resource: 'deployments', group: 'apps'}; `services` → core. */
 export function parseGroupResource(text: string): { group: string; resource: string } {

@@ -2,7 +2,8 @@
  * `kubectl atrium workload sync NAME`: registers a physical cluster as kcp's `kubectl kcp workload sync` did.
  * Creates (or updates) the SyncTarget, a ServiceAccount `atrium-syncer-<name>-<hash8>` in namespace `default`, a
  * ClusterRole/ClusterRoleBinding granting exactly what the syncer uses, a token for it, and returns the manifest to
- * apply in the physical cluster (Namespace, kubeconfig Secret, ServiceAccount, Deployment running `atrium syncer`).
+ * apply in the physical cluster (Namespace, kubeconfig Secret, ServiceAccount, Deployment running `atrium syncer`),
+ * once the workspace serves the workload types (which its SyncTarget gives it).
  * With `--delete` it deletes the SyncTarget and RBAC and returns what to remove from the physical cluster.
  */
 import { createHash } from 'node:crypto';
@@ -10,7 +11,8 @@ import YAML from 'yaml';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { RestClient } from '../../client/rest-client.js';
-import { parseGroupResource, syncTargetsGVR, type SyncTarget } from '../api/types.js';
+import { defaultSyncedResources, parseGroupResource, syncTargetsGVR, type SyncTarget } from '../api/types.js';
+import { waitForWorkloadTypes } from './wait-for-workload-types.js';
 
 export interface WorkloadSyncOptions {
   name: string;
@@ -23,6 +25,10 @@ export interface WorkloadSyncOptions {
   /** Namespace in the physical cluster for the syncer (default `atrium-syncer-<name>-<hash8>`). */
   syncerImage?: string;
   log?(line: string): void;
+  /** Progress text without a newline (the wait for the workload types); default: nothing. */
+  progress?(text: string): void;
+  /** How long to wait for the workspace to serve the workload types (default 60 s). */
+  waitTimeoutMs?: number;
 }
 
 const rbacGroup = 'rbac.authorization.k8s.io';
@@ -79,10 +85,12 @@ export async function workloadSync(client: RestClient, o: WorkloadSyncOptions): 
   log(`Creating service account "${id}"`);
   await upsert(client, saGVR, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: id, namespace: 'default' } }, o.cluster, 'default');
   log(`Creating cluster role "${id}" to give service account "${id}"\n\n 1. write and sync access to the synctarget "${o.name}"\n 2. write access to apiresourceimports.\n`);
-  await upsert(client, crGVR, { apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRole', metadata: { name: id }, rules: syncerRules(o.name, st.spec?.resources?.length ? st.spec.resources : ['deployments.apps', 'services', 'configmaps', 'secrets', 'serviceaccounts']) }, o.cluster);
+  await upsert(client, crGVR, { apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRole', metadata: { name: id }, rules: syncerRules(o.name, st.spec?.resources?.length ? st.spec.resources : defaultSyncedResources) }, o.cluster);
   log(`Creating or updating cluster role binding "${id}" to bind service account "${id}" to cluster role "${id}".`);
   await upsert(client, crbGVR, { apiVersion: `${rbacGroup}/v1`, kind: 'ClusterRoleBinding', metadata: { name: id }, roleRef: { apiGroup: rbacGroup, kind: 'ClusterRole', name: id }, subjects: [{ kind: 'ServiceAccount', name: id, namespace: 'default' }] }, o.cluster);
   const tr = (await client.call('POST', `/clusters/${o.cluster}/api/v1/namespaces/default/serviceaccounts/${id}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 10 * 365 * 24 * 3600 } })) as { status: { token: string } };
+  // With its SyncTarget the workspace serves Deployments, Pods, ...: a script may apply one right after.
+  await waitForWorkloadTypes(client, o.cluster, { progress: o.progress, timeoutMs: o.waitTimeoutMs });
   return syncerManifest({ id, name: o.name, cluster: o.cluster, serverURL: o.serverURL, caPem: o.caPem, token: tr.status.token, image: o.syncerImage ?? 'ghcr.io/atrium/atrium:latest' });
 }
 

@@ -1,9 +1,11 @@
 /**
  * Compute APIs in consumer workspaces: a workspace C whose Placement names another workspace W as its
  * spec.locationWorkspace (`kubectl atrium bind compute root:compute`) runs its workloads on W's SyncTargets, so it
- * must serve the types W's clusters negotiated. This controller copies every negotiated CRD of W (annotated
- * NEGOTIATED_ANNOTATION) into C with the same spec and the negotiated annotation, so a plain Deployment can be applied
- * in C and prints as the negotiated type does. A copy is rewritten when W's spec changes (compared by hash,
+ * must serve the types W's clusters negotiated. The Kubernetes workload types (Deployments, Pods, ...) need nothing
+ * from here: every workspace with a Placement serves them built in (api/workload-resources.ts), and no CRD is copied
+ * for them, not even a negotiated one W holds from an older version. This controller copies every other negotiated
+ * CRD of W (annotated NEGOTIATED_ANNOTATION: the types W's clusters bring, such as an operator's) into C with the same
+ * spec and the negotiated annotation, so their objects can be applied in C. A copy is rewritten when W's spec changes (compared by hash,
  * COMPUTE_API_HASH_ANNOTATION, since the server defaults CRD fields).
  *
  * It never fights the negotiation controller or a user:
@@ -24,6 +26,7 @@ import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { Controller } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { apiResourceImportsGVR, crdsGVR, NEGOTIATED_ANNOTATION, syncTargetsGVR, type APIResourceImport, type SyncTarget } from '../api/types.js';
+import { workspaceWorkloadResource } from '../api/workload-resources.js';
 import { directoryOf, resolvePlacementLocation } from '../scheduling/location-workspace.js';
 import { placementsGVR } from '../scheduling/types.js';
 import { contentHash } from '../syncer/transform.js';
@@ -47,16 +50,22 @@ export function isNegotiatedCRD(crd: KubeObject | undefined): boolean {
   return crd?.metadata?.annotations?.[NEGOTIATED_ANNOTATION] === 'true';
 }
 
+/** Whether a CRD defines a type every workspace with compute serves built in (Deployments, Pods, ...). */
+export function definesNativeWorkload(crd: KubeObject): boolean {
+  const spec = crd.spec as { group?: string; names?: { plural?: string } } | undefined;
+  return workspaceWorkloadResource(spec?.group ?? '', spec?.names?.plural ?? '') !== undefined;
+}
+
 /**
  * The negotiated CRDs consumer C should have, by CRD name: for each location workspace in `sources` (in order), its
  * negotiated CRDs not already provided by an earlier one. `crdsIn(cluster)` lists a workspace's CRDs; terminating
- * ones are skipped (their type is going away there).
+ * ones are skipped (their type is going away there), and so are those of types C serves built in.
  */
 export function desiredComputeAPIs(sources: readonly string[], crdsIn: (cluster: string) => readonly KubeObject[]): Map<string, { cluster: string; crd: KubeObject }> {
   const out = new Map<string, { cluster: string; crd: KubeObject }>();
   for (const cluster of sources) {
     const crds = crdsIn(cluster)
-      .filter((c) => isNegotiatedCRD(c) && !c.metadata?.deletionTimestamp)
+      .filter((c) => isNegotiatedCRD(c) && !c.metadata?.deletionTimestamp && !definesNativeWorkload(c))
       .sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : a.metadata!.name! > b.metadata!.name! ? 1 : 0));
     for (const crd of crds) if (!out.has(crd.metadata!.name!)) out.set(crd.metadata!.name!, { cluster, crd });
   }

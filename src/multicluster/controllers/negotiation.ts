@@ -2,11 +2,15 @@
  * Type negotiation, in atrium, per (workspace, group, resource): gathers the APIResourceImports every SyncTarget's
  * syncer reported and decides what the workspace serves.
  *
- * - Enforced: the workspace already serves the resource by other means (a built-in such as ConfigMap, or a CRD a
- *   user created): every import is checked against that schema (checkAccepts).
- * - Negotiated: imports are folded, oldest SyncTarget first, into their lowest common denominator; an import that
- *   cannot be folded is Incompatible (with the exact field path). The result is published as a CRD annotated
- *   NEGOTIATED_ANNOTATION, updated as clusters come, go or change.
+ * - Enforced: the workspace serves the resource by other means, and every import is checked against that schema
+ *   (checkAccepts): the Kubernetes workload types a workspace with compute serves built in
+ *   (workspaceWorkloadResources: Deployments, Pods, ...; their schema comes from the type catalog, and no CRD is ever
+ *   published for them, not even when a negotiated CRD of the same name is left from an older version), the other
+ *   built-ins (ConfigMap, Service, ...) and CRDs a user created.
+ * - Negotiated: any other type a cluster brings (an operator's CRD): imports are folded, oldest SyncTarget first,
+ *   into their lowest common denominator; an import that cannot be folded is Incompatible (with the exact field
+ *   path). The result is published as a CRD annotated NEGOTIATED_ANNOTATION, with the short names and categories the
+ *   cluster's discovery gives, updated as clusters come, go or change.
  *
  * Each import gets conditions `Compatible` (False carries `<path>: <reason>`) and `Available` (the type is served).
  * A negotiated CRD is never deleted automatically: deleting it would delete every object of the type.
@@ -22,6 +26,8 @@ import { commit, stripClusterAnnotation } from '../../controllers/runtime/commit
 import { Controller } from '../../controllers/runtime/controller.js';
 import type { ControllerInstaller } from '../../controllers/runtime/context.js';
 import { apiResourceImportsGVR, crdsGVR, NEGOTIATED_ANNOTATION, syncTargetsGVR, type APIResourceImport, type Condition, type SyncTarget } from '../api/types.js';
+import { workspaceWorkloadResource } from '../api/workload-resources.js';
+import { builtinStructuralSchema } from '../schema/builtin-schema.js';
 import { checkAccepts, formatIncompatibility, lowestCommonDenominator } from '../schema/compat.js';
 import { definitionNameFor, structuralSchemaFromOpenAPI } from '../schema/from-openapi.js';
 import { contentHash } from '../syncer/transform.js';
@@ -104,7 +110,14 @@ export function negotiatedCRD(imp: APIResourceImport, schema: Schema, subresourc
     spec: {
       group: s.groupVersion.group,
       scope: s.scope,
-      names: { plural: s.plural, singular: s.singular ?? s.kind.toLowerCase(), kind: s.kind, listKind: s.listKind ?? `${s.kind}List`, ...(s.shortNames?.length ? { shortNames: s.shortNames } : {}) },
+      names: {
+        plural: s.plural,
+        singular: s.singular ?? s.kind.toLowerCase(),
+        kind: s.kind,
+        listKind: s.listKind ?? `${s.kind}List`,
+        ...(s.shortNames?.length ? { shortNames: s.shortNames } : {}),
+        ...(s.categories?.length ? { categories: s.categories } : {}),
+      },
       versions: [
         {
           name: s.groupVersion.version,
@@ -173,12 +186,17 @@ async function reconcile(
   }
   const crd = crds.lister.get(formatObjectKey({ cluster, namespace: '', name: `${resource}.${group}` }));
   const negotiatedHere = crd?.metadata?.annotations?.[NEGOTIATED_ANNOTATION] === 'true';
+  // A workload type served natively: its built-in schema is enforced, whatever CRD of that name an older version
+  // negotiated (left in place, hidden by the native type, never updated again).
+  const native = workspaceWorkloadResource(group, resource);
   let enforced: { version: string; schema: Schema } | undefined;
-  if (crd && !negotiatedHere) enforced = crdSchema(crd);
+  if (native) enforced = { version: native.version, schema: builtinStructuralSchema(native.definitionName) };
+  else if (crd && !negotiatedHere) enforced = crdSchema(crd);
   else if (!crd) enforced = (await nativeSchema(client, cluster, group, resource, mine[0]!, nativeSchemas)) ?? undefined;
   // Re-deciding compares every import's schema with the result so far: cache the decision for the inputs it came
   // from, since most passes follow status writes.
-  const signature = decisionSignature(mine, crd && !negotiatedHere ? crd : undefined, !!enforced);
+  const enforcingCRD = !native && crd && !negotiatedHere ? crd : undefined;
+  const signature = decisionSignature(mine, enforcingCRD, !!enforced);
   let decision = decisions.get(key)?.signature === signature ? decisions.get(key)!.decision : undefined;
   if (!decision) {
     decision = negotiate(mine, enforced);

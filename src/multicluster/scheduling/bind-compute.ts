@@ -15,7 +15,8 @@ export interface BindComputeOptions {
    * The workspace holding the Locations and SyncTargets (a path such as `root:compute`, or the bound workspace itself).
    * For another workspace, the scheduler lists the bound workspace on the chosen SyncTargets (consumer-clusters
    * annotation) so their syncers sync it, and the compute-apis controller copies that workspace's negotiated types
-   * (Deployments, ...) into the bound one.
+   * (operators' CRDs its clusters bring) into the bound one. The Kubernetes workload types (Deployments, Pods, ...)
+   * are served built in by every workspace with a Placement.
    */
   locationWorkspace: string;
   /** How many SyncTargets a namespace spreads over (default All). */

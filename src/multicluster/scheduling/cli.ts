@@ -1,6 +1,7 @@
 /**
  * kubectl plugin commands for scheduling, added to `kubectl atrium`:
- *   kubectl atrium bind compute <location-workspace> [--spread All|One|<n>]
+ *   kubectl atrium bind compute <location-workspace> [--spread All|One|<n>]   (then waits until the workspace serves
+ *     the workload types, one progress line on stderr)
  *   kubectl atrium workload cordon|uncordon|drain <synctarget>
  * The workspace acted on is the one the kubeconfig's server URL points into (`/clusters/<name or path>`), else root. Errors
  * print `Error: <message>` and exit 1.
@@ -13,6 +14,7 @@ import { clusterFromServerURL, readKubeconfig } from '../../client/kubeconfig/ku
 import { bindCompute } from './bind-compute.js';
 import { cordonSyncTarget, type CordonAction } from './cordon.js';
 import { isClusterName, splitPath } from '../../tenancy/paths.js';
+import { waitForWorkloadTypes } from '../cli/wait-for-workload-types.js';
 
 /** `All`, `One` or a positive count → a clusterSpread; anything else throws. */
 export function parseSpread(text: string): ClusterSpread {
@@ -34,13 +36,23 @@ export async function clusterNameOf(client: RestClient, workspace: string): Prom
   return ws.spec.cluster;
 }
 
-async function withClient(kubeconfig: string | undefined, fn: (client: RestClient, cluster: string, workspace: string) => Promise<string>): Promise<void> {
+/**
+ * Runs `fn` against the workspace the kubeconfig points into and prints its line; then `after` (e.g. waiting for the
+ * result to take effect, with progress on stderr).
+ */
+async function withClient(
+  kubeconfig: string | undefined,
+  fn: (client: RestClient, cluster: string, workspace: string) => Promise<string>,
+  after?: (client: RestClient, cluster: string) => Promise<void>,
+): Promise<void> {
   const path = kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? `${process.env.HOME}/.kube/config`;
   const kc = await readKubeconfig(path);
   const workspace = clusterFromServerURL(new URL(kc.currentServer()).href) ?? 'root';
   const client = await RestClient.fromKubeconfig(path, { userAgent: 'kubectl-atrium/v0.0.0' });
   try {
-    process.stdout.write((await fn(client, await clusterNameOf(client, workspace), workspace)) + '\n');
+    const cluster = await clusterNameOf(client, workspace);
+    process.stdout.write((await fn(client, cluster, workspace)) + '\n');
+    await after?.(client, cluster);
   } finally {
     client.close();
   }
@@ -60,7 +72,12 @@ export function addSchedulingCommands(program: Command, workload: Command): void
     .option('--kubeconfig <file>', 'kubeconfig for atrium')
     .option('--spread <n>', 'how many SyncTargets a namespace spreads over: All, One or a number', 'All')
     .action((locationWorkspace: string, flags: { kubeconfig?: string; spread: string }) =>
-      withClient(flags.kubeconfig, (client, cluster) => bindCompute(client, { cluster, locationWorkspace, spread: parseSpread(flags.spread) })).catch(fail),
+      withClient(
+        flags.kubeconfig,
+        (client, cluster) => bindCompute(client, { cluster, locationWorkspace, spread: parseSpread(flags.spread) }),
+        // The workspace serves Deployments, Pods, ... once it has a Placement: a script may apply one right after.
+        (client, cluster) => waitForWorkloadTypes(client, cluster, { progress: (t) => process.stderr.write(t) }),
+      ).catch(fail),
     );
   const verbs: [CordonAction, string][] = [
     ['cordon', 'mark a SyncTarget unschedulable: no new work lands there, work already there stays'],

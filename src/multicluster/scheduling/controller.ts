@@ -16,6 +16,10 @@
  * state labels name SyncTarget keys of that workspace. A Placement naming a workspace that does not exist is Pending
  * with Ready=False/LocationNotFound.
  *
+ * A deleted Placement is held by PLACEMENT_CLEANUP_FINALIZER until its namespaces are released and, when it was the
+ * workspace's last compute, the splitter's children and the syncers' copies are gone (placement-cleanup.ts): the
+ * workspace serves the workload types until then. Placements from before the finalizer existed get it added.
+ *
  * Alongside, every SyncTarget carries CONSUMER_CLUSTERS_ANNOTATION: the other logical clusters whose namespaces carry
  * its state label (whatever the value), which its syncer reads to sync those workspaces as well as its own. It
  * reflects the labels as they are now; draining a cluster that left the list is the syncer's business.
@@ -35,7 +39,10 @@ import { placementStatus } from '../decisions/placement-status.js';
 import { isReady, selectTargets, type TargetSelection } from '../decisions/select-targets.js';
 import { SYNC_TARGET_RESOURCE, type GroupResource, type LocationLike, type PlacementLike, type SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys, placementForNamespace, scheduledNamespaceMetadata } from './namespace-assignment.js';
-import { DEFAULT_NAME, locationsGVR, PLACEMENT_ANNOTATION, placementsGVR } from './types.js';
+import { DEFAULT_NAME, locationsGVR, PLACEMENT_ANNOTATION, PLACEMENT_CLEANUP_FINALIZER, placementsGVR } from './types.js';
+import { awaitsCleanup, cleanupPending, finalizersWithCleanup } from './placement-cleanup.js';
+import { workspaceWorkloadResources } from '../api/workload-resources.js';
+import { logger } from '../../logging/logger.js';
 import { directoryOf, resolvePlacementLocation, type WorkspaceDirectory } from './location-workspace.js';
 import { consumerClusters, consumerClustersPatch, NAMESPACES_BY_STATE_KEY_INDEX, stateKeysOf, SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer } from './consumer-clusters.js';
 
@@ -46,6 +53,8 @@ export interface SchedulingControllerOptions {
   heartbeatThresholdSeconds?: number;
   /** How often every workspace is re-examined even without events (default 1000 ms): health changes with time. */
   resyncMs?: number;
+  /** How long a deleted Placement waits for its cleanup before it goes anyway (default 300 s). */
+  placementCleanupTimeoutSeconds?: number;
 }
 
 type Location = KubeObject & LocationLike;
@@ -126,11 +135,22 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
   const resync = { requeueAfterMs: opts.resyncMs ?? 1000 };
   const targets = inCluster(inf.targets, cluster).filter((t) => !t.metadata?.deletionTimestamp) as (SyncTarget & SyncTargetLike)[];
   const locations = inCluster(inf.locations, cluster);
-  const placements = inCluster(inf.placements, cluster).filter((p) => !p.metadata?.deletionTimestamp);
+  const allPlacements = inCluster(inf.placements, cluster);
+  const placements = allPlacements.filter((p) => !p.metadata?.deletionTimestamp);
+  const leaving = allPlacements.filter(awaitsCleanup);
   const namespaces = inCluster(inf.namespaces, cluster);
   // Workspaces without compute (most of them) cost nothing: no periodic re-examination until a SyncTarget, Location or
   // Placement appears there.
-  if (targets.length === 0 && locations.length === 0 && placements.length === 0 && !namespaces.some((ns) => ns.metadata?.annotations?.[PLACEMENT_ANNOTATION] !== undefined)) return;
+  if (targets.length === 0 && locations.length === 0 && placements.length === 0 && leaving.length === 0 && !namespaces.some((ns) => ns.metadata?.annotations?.[PLACEMENT_ANNOTATION] !== undefined)) return;
+  // Placements from before the cleanup finalizer existed get it; the pass starts over from the updated objects.
+  let added = false;
+  for (const p of placements) {
+    const finalizers = finalizersWithCleanup(p);
+    if (!finalizers) continue;
+    await ctx.client.patch(placementsGVR, p.metadata!.name!, 'merge', { metadata: { finalizers, resourceVersion: p.metadata!.resourceVersion } }, scope);
+    added = true;
+  }
+  if (added) return { requeueAfterMs: 50 };
 
   if (targets.length > 0 && locations.length === 0) {
     await ctx.client.create(locationsGVR, defaultLocation(), scope).catch(ignoreConflict);
@@ -220,8 +240,41 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
     next.metadata!.annotations = meta.annotations;
     await commit(ctx.client, namespacesGVR, ns, next, scope);
   }
+  if (leaving.length) await releaseCleanedUp(ctx, opts, inf, cluster, leaving, placements.length > 0);
   if (nextCheckAt) resync.requeueAfterMs = Math.min(resync.requeueAfterMs, Math.max(50, Date.parse(nextCheckAt) - Date.now() + 50));
   return resync;
+}
+
+/**
+ * Releases the cleanup finalizer of each deleted Placement whose cleanup is done (placement-cleanup.ts). The
+ * workspace's workload objects are read (only when no compute stays) from the API, while the types are still served.
+ */
+async function releaseCleanedUp(ctx: ControllerContext, opts: SchedulingControllerOptions, inf: Informers, cluster: string, leaving: Placement[], livePlacements: boolean): Promise<void> {
+  const scope = { cluster };
+  const computeStays = livePlacements || inf.targets.lister.list().some((t) => clusterOf(t) === cluster);
+  let workloads: KubeObject[] | undefined;
+  if (!computeStays) {
+    workloads = [];
+    for (const def of workspaceWorkloadResources) {
+      try {
+        const list = await ctx.client.list({ group: def.group, version: def.version, resource: def.resource }, scope);
+        for (const o of list.items) workloads.push({ ...o, kind: def.kind });
+      } catch (err) {
+        if ((err as { code?: number }).code !== 404) throw err;
+      }
+    }
+  }
+  const releasable = (key: string) => inf.targets.lister.byIndex(SYNC_TARGETS_BY_KEY_INDEX, key).some((t) => isReady(t as SyncTarget & SyncTargetLike));
+  const now = new Date();
+  for (const p of leaving) {
+    const pending = cleanupPending({ placement: p, namespaces: inCluster(inf.namespaces, cluster), computeStays, workloads, releasable, now, timeoutSeconds: opts.placementCleanupTimeoutSeconds ?? 300 });
+    if (pending) continue;
+    const finalizers = (p.metadata!.finalizers ?? []).filter((f) => f !== PLACEMENT_CLEANUP_FINALIZER);
+    await ctx.client.patch(placementsGVR, p.metadata!.name!, 'merge', { metadata: { finalizers, resourceVersion: p.metadata!.resourceVersion } }, scope).catch((err: unknown) => {
+      if ((err as { code?: number }).code !== 404) throw err;
+    });
+    logger.info('scheduling: placement cleaned up', { workspace: cluster, placement: p.metadata!.name });
+  }
 }
 
 /**

@@ -7,13 +7,14 @@
 import type { KubeObject } from '../../apimachinery/object.js';
 import { defineBuiltin, statusOnly } from '../../registry/builtin/define.js';
 import type { ResourceDefinition } from '../../registry/rest.js';
+import { PLACEMENT_CLEANUP_FINALIZER } from './types.js';
 
 function keepStatus(obj: KubeObject, old: KubeObject): void {
   if (old.status === undefined) delete obj.status;
   else obj.status = old.status;
 }
 
-function schedulingResource(resource: string, kind: string): ResourceDefinition {
+function schedulingResource(resource: string, kind: string, finalizer?: string): ResourceDefinition {
   return Object.assign(
     defineBuiltin({
       group: 'scheduling.kcp.io',
@@ -28,6 +29,8 @@ function schedulingResource(resource: string, kind: string): ResourceDefinition 
         prepareForCreate(o) {
           o.status = {};
           if (!o.spec || typeof o.spec !== 'object') o.spec = {};
+          const fins = o.metadata!.finalizers ?? [];
+          if (finalizer && !fins.includes(finalizer)) o.metadata!.finalizers = [...fins, finalizer];
         },
         prepareForUpdate: keepStatus,
       },
@@ -39,7 +42,10 @@ function schedulingResource(resource: string, kind: string): ResourceDefinition 
 
 /** Location: a named group of SyncTargets picked by spec.instanceSelector. */
 export const locations: ResourceDefinition = schedulingResource('locations', 'Location');
-/** Placement: which Location the namespaces it selects are scheduled to. */
-export const placements: ResourceDefinition = schedulingResource('placements', 'Placement');
+/**
+ * Placement: which Location the namespaces it selects are scheduled to. New Placements get the cleanup finalizer
+ * (PLACEMENT_CLEANUP_FINALIZER), released by the scheduler.
+ */
+export const placements: ResourceDefinition = schedulingResource('placements', 'Placement', PLACEMENT_CLEANUP_FINALIZER);
 
 export const schedulingResources: ResourceDefinition[] = [locations, placements];

@@ -32,6 +32,12 @@ export const SPLIT_CHILDREN_ANNOTATION = 'scheduling.atrium.io/split-children';
 export const SPLIT_FROM_LABEL = 'scheduling.atrium.io/split-from';
 /** Annotation on a split child: the root's metadata.generation the child's spec was derived from. */
 export const ROOT_GENERATION_ANNOTATION = 'scheduling.atrium.io/root-generation';
+/**
+ * Finalizer on every Placement: the scheduler releases it once what the Placement set in motion is undone (its
+ * namespaces released; when it was the workspace's last compute, split children gone and syncers done), so the
+ * workload types stay served until then (see placement-cleanup.ts).
+ */
+export const PLACEMENT_CLEANUP_FINALIZER = 'scheduling.atrium.io/release-compute';
 /** The name of the Placement `kubectl atrium bind compute` creates, and of the Location created per workspace. */
 export const DEFAULT_NAME = 'default';
 /** Namespaces that hold cluster machinery and are never scheduled, whatever a Placement selects. */

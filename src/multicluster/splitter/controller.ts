@@ -19,9 +19,9 @@
  * other split children there request), and replicas that stay unready on a Ready target past `unschedulableGraceMs`
  * (UnschedulableTracker) are taken off it and placed elsewhere.
  *
- * Deployments are a negotiated type (served once a syncer reported them), so each workspace gets its own Deployment
- * informer once the type is served there (a LIST answers until then); a pass runs on Deployment, namespace and
- * SyncTarget events, when a shortfall's grace period ends, and every resyncMs.
+ * Deployments are served only in workspaces with compute (a SyncTarget or a Placement), so each workspace gets its own
+ * Deployment informer once the type is served there (a LIST answers until then); a pass runs on Deployment, namespace
+ * and SyncTarget events, when a shortfall's grace period ends, and every resyncMs.
  *
  * Across workspaces: a pass runs for every workspace with split namespaces (or children left to clean up), whether or
  * not it holds SyncTargets itself, since a Placement may place its namespaces onto another workspace's SyncTargets.
@@ -139,7 +139,7 @@ async function reconcileWorkspace(
   const scope = { cluster };
   // The workspace's Deployments come from its informer once that has synced: a LIST per pass cost the server a full
   // encode of every Deployment on every event (a burst of 1,000 creates meant hundreds of such LISTs). Until the type
-  // is served (404: not negotiated yet) and the informer has synced, one LIST per pass answers instead.
+  // is served (404: the workspace has no compute yet) and the informer has synced, one LIST per pass answers instead.
   // Without split namespaces (only children left to clean up) a LIST answers: it also finds the type gone, which an
   // informer whose relist fails would not show.
   const informer = watched?.get(cluster);
@@ -150,8 +150,8 @@ async function reconcileWorkspace(
       deployments = (await ctx.client.list(deploymentsGVR, scope)).items;
     } catch (err) {
       if ((err as { code?: number }).code === 404) {
-        // Not negotiated yet; or no longer served here (compute unbound) with only marked namespaces left, whose
-        // children went with the type: unmark them and stop looking.
+        // Not served yet; or no longer served here (compute unbound; the Placement's cleanup finalizer held it until
+        // its children were gone) with only marked namespaces left: unmark them and stop looking.
         if (namespaceList.some(isSplit)) return { requeueAfterMs: Math.min(resyncMs, 1000) };
         for (const ns of namespaceList) await markChildren(ctx, cluster, ns, false);
         await unwatchDeployments?.(cluster);

@@ -9,8 +9,8 @@ import type { KubeObject } from '../../apimachinery/object.js';
 
 /**
  * Kinds whose spec.replicas Kubernetes defaults to 1 when it is left out (apps/v1 Deployment, ReplicaSet and
- * StatefulSet; core/v1 ReplicationController), keyed by API group. A negotiated type is served like a custom
- * resource, without that defaulting, so an object of these kinds may be stored without spec.replicas.
+ * StatefulSet; core/v1 ReplicationController), keyed by API group. Served natively they are defaulted, but objects
+ * stored through a negotiated CRD by older versions (or a cluster's type served as a CRD) may lack spec.replicas.
  */
 const REPLICAS_DEFAULTED_KINDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['apps', new Set(['Deployment', 'ReplicaSet', 'StatefulSet'])],

@@ -1,6 +1,6 @@
 /**
- * The syncer's API importer: reads the physical cluster's discovery and OpenAPI v3 schemas for the resources its
- * SyncTarget syncs and reports each as an APIResourceImport in the SyncTarget's workspace (created, updated only
+ * The syncer's API importer: reads the physical cluster's discovery (names, scope, short names, categories,
+ * subresources) and OpenAPI v3 schemas for the resources its SyncTarget syncs and reports each as an APIResourceImport in the SyncTarget's workspace (created, updated only
  * when the schema changed, deleted when the cluster stops serving the resource). Run periodically, so upgrades and
  * new CRDs in the cluster are picked up without a restart.
  */
@@ -49,6 +49,8 @@ export async function readDownstreamImports(downstream: RestClient, syncTargetNa
       kind: r.kind,
       listKind: `${r.kind}List`,
       scope: r.namespaced ? 'Namespaced' : 'Cluster',
+      ...(r.shortNames?.length ? { shortNames: [...r.shortNames] } : {}),
+      ...(r.categories?.length ? { categories: [...r.categories] } : {}),
       openAPIV3Schema: structuralSchemaFromOpenAPI(doc, defName),
       subResources: await subresourcesOf(downstream, r),
     });

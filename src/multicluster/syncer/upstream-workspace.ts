@@ -182,7 +182,10 @@ export class UpstreamWorkspace {
     if (!this.deps.own) await this.deps.upstreamInformers.drop(this.mapper.upstream);
   }
 
-  /** Whether atrium serves `gvr` in this workspace yet (a negotiated CRD may still be establishing). */
+  /**
+   * Whether atrium serves `gvr` in this workspace yet (a negotiated CRD may still be establishing; the workload types
+   * are served once the workspace has compute).
+   */
   private async serves(gvr: GroupVersionResource): Promise<{ namespaced: boolean; hasStatus: boolean } | undefined> {
     const path = `/clusters/${this.deps.cluster}` + (gvr.group ? `/apis/${gvr.group}/${gvr.version}` : `/api/${gvr.version}`);
     try {

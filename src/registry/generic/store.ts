@@ -883,6 +883,16 @@ export class GenericStore {
     for (const end of [...this.watchEnds]) end();
   }
 
+  /**
+   * Ends this resource's open watches in one logical cluster (the resource stopped being served there while other
+   * clusters still serve it), as endWatches() does everywhere.
+   */
+  endWatchesIn(cluster: string): void {
+    const inCluster = this.clusterWatches?.get(cluster);
+    if (!inCluster) return;
+    for (const end of [...inCluster]) if (this.watchEnds.has(end)) end();
+  }
+
   private bookmark(revision: number, initialEventsEnd: boolean): KubeObject {
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
     if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };

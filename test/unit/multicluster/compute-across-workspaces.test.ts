@@ -74,14 +74,21 @@ describe('compute-apis decisions', () => {
 
   it('desiredComputeAPIs takes negotiated CRDs only, the first location workspace providing a name wins', () => {
     const crds: Record<string, KubeObject[]> = {
-      w1: [negotiated('deployments.apps', { v: 1 }), userCRD('widgets.example.com')],
-      w2: [negotiated('deployments.apps', { v: 2 }), negotiated('replicasets.apps'), { ...negotiated('gone.apps'), metadata: { name: 'gone.apps', annotations: { 'apiresource.kcp.io/negotiated': 'true' }, deletionTimestamp: 'x' } }],
+      w1: [negotiated('certificates.cert-manager.io', { v: 1 }), userCRD('widgets.example.com')],
+      w2: [negotiated('certificates.cert-manager.io', { v: 2 }), negotiated('issuers.cert-manager.io', { group: 'cert-manager.io', names: { plural: 'issuers' } }), { ...negotiated('gone.apps'), metadata: { name: 'gone.apps', annotations: { 'apiresource.kcp.io/negotiated': 'true' }, deletionTimestamp: 'x' } }],
     };
     const got = desiredComputeAPIs(['w1', 'w2'], (c) => crds[c] ?? []);
     assert.deepEqual([...got].map(([n, v]) => [n, v.cluster, v.crd.spec]), [
-      ['deployments.apps', 'w1', { v: 1 }],
-      ['replicasets.apps', 'w2', { group: 'apps', names: { plural: 'replicasets' } }],
+      ['certificates.cert-manager.io', 'w1', { v: 1 }],
+      ['issuers.cert-manager.io', 'w2', { group: 'cert-manager.io', names: { plural: 'issuers' } }],
     ]);
+  });
+
+  it('desiredComputeAPIs copies no CRD of a type served built in (a negotiated deployments.apps left from an older version)', () => {
+    const crds: Record<string, KubeObject[]> = {
+      w1: [negotiated('deployments.apps'), negotiated('replicasets.apps'), { ...negotiated('pods'), spec: { group: '', names: { plural: 'pods' } } }, negotiated('widgets.example.com', { group: 'example.com', names: { plural: 'widgets' } })],
+    };
+    assert.deepEqual([...desiredComputeAPIs(['w1'], (c) => crds[c] ?? []).keys()], ['widgets.example.com']);
   });
 
   it('locationWorkspacesOf resolves Placements in name order, skipping the own workspace and terminating ones', () => {

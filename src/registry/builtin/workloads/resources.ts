@@ -1,7 +1,9 @@
 /**
  * The workload resources a physical cluster serves on top of the standard set: apps/v1 Deployments and ReplicaSets
- * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status). Served only by
- * `atrium pcluster` (its plugin's resources); the control plane proper does not run workloads.
+ * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status). `atrium pcluster` serves
+ * the whole list; on the control plane, every workspace with compute serves it too, minus Nodes and PersistentVolumes
+ * (workspaceWorkloadResources in src/multicluster/api/workload-resources.ts), and the control plane runs no workload
+ * controllers for them.
  */
 import { randomInt } from 'node:crypto';
 import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';

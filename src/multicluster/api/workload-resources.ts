@@ -1,0 +1,33 @@
+/**
+ * The Kubernetes workload types a workspace with compute serves as built-in resources, exactly as kube-apiserver
+ * serves them (short names, categories, scale, strategic merge patch, protobuf): every definition of the registry's
+ * `workloadResources` list (src/registry/builtin/workloads/resources.ts, which `atrium pcluster` serves in full) but
+ * what a control plane never serves — the physical cluster's own machinery (Nodes, PersistentVolumes) — and what the
+ * multicluster plugin already serves in every workspace (Services).
+ *
+ * Whatever the list gains is served in compute workspaces without further change here; type negotiation enforces
+ * these schemas instead of publishing CRDs for them (controllers/negotiation.ts), and compute-apis.ts copies no CRD
+ * for them.
+ */
+import { workloadResources } from '../../registry/builtin/workloads/resources.js';
+import type { ResourceDefinition } from '../../registry/rest.js';
+import { multiclusterResources } from './resources.js';
+
+const groupResource = (d: { group: string; resource: string }) => `${d.group}/${d.resource}`;
+
+/** Group/resources of workloadResources a control plane does not serve: they describe a physical cluster itself. */
+export const clusterInfrastructureResources: ReadonlySet<string> = new Set(['/nodes', '/persistentvolumes']);
+
+const servedEverywhere = new Set(multiclusterResources.map(groupResource));
+
+/** The workload types served natively in every workspace that has compute (SyncTargets or Placements). */
+export const workspaceWorkloadResources: readonly ResourceDefinition[] = workloadResources.filter(
+  (d) => !clusterInfrastructureResources.has(groupResource(d)) && !servedEverywhere.has(groupResource(d)),
+);
+
+const byGroupResource = new Map(workspaceWorkloadResources.map((d) => [groupResource(d), d]));
+
+/** The native definition of `group`/`resource` when a workspace with compute serves it built in. */
+export function workspaceWorkloadResource(group: string, resource: string): ResourceDefinition | undefined {
+  return byGroupResource.get(`${group}/${resource}`);
+}
