@@ -15,6 +15,7 @@ import { autoscalingV1Types } from './autoscaling-v1.js';
 import { compileBuiltinTypes, type ProtobufFieldHints } from './builtin-type.js';
 import { coordinationV1Types } from './coordination-v1.js';
 import { coreV1Types } from './core-v1.js';
+import { coreV1StorageTypes } from './core-v1-storage.js';
 import { coreV1WorkloadTypes } from './core-v1-workloads.js';
 import { eventsV1Types } from './events-v1.js';
 import { META_V1 } from './field-types.js';
@@ -36,6 +37,7 @@ const compiled = compileBuiltinTypes([
   ...autoscalingV1Types,
   ...apiextensionsV1Types,
   ...coreV1WorkloadTypes,
+  ...coreV1StorageTypes,
   ...appsV1Types,
   ...tenancyV1alpha1Types,
   ...schedulingV1alpha1Types,
