@@ -1512,19 +1512,19 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
     description: 'Typed local object reference.',
     mapType: 'atomic',
     fields: [
-      { name: 'apiGroup', proto: 1, type: STRING, emitZero: true, description: 'Api group.' },
-      { name: 'kind', proto: 2, type: STRING, emitZero: true, description: 'Kind.' },
-      { name: 'name', proto: 3, type: STRING, emitZero: true, description: 'Name.' },
+      { name: 'apiGroup', proto: 1, type: STRING, emitZero: true, description: 'API group of the object; empty for the core group.' },
+      { name: 'kind', proto: 2, type: STRING, required: true, emitZero: true, description: 'Kind of the object.' },
+      { name: 'name', proto: 3, type: STRING, required: true, emitZero: true, description: 'Name of the object.' },
     ],
   },
   {
     name: CORE_V1 + '.TypedObjectReference',
     description: 'Typed object reference.',
     fields: [
-      { name: 'apiGroup', proto: 1, type: STRING, emitZero: true, description: 'Api group.' },
-      { name: 'kind', proto: 2, type: STRING, emitZero: true, description: 'Kind.' },
-      { name: 'name', proto: 3, type: STRING, emitZero: true, description: 'Name.' },
-      { name: 'namespace', proto: 4, type: STRING, emitZero: true, description: 'Namespace.' },
+      { name: 'apiGroup', proto: 1, type: STRING, emitZero: true, description: 'API group of the object; empty for the core group.' },
+      { name: 'kind', proto: 2, type: STRING, required: true, emitZero: true, description: 'Kind of the object.' },
+      { name: 'name', proto: 3, type: STRING, required: true, emitZero: true, description: 'Name of the object.' },
+      { name: 'namespace', proto: 4, type: STRING, emitZero: true, description: 'Namespace of the object, if it is in another namespace than the claim (needs a ReferenceGrant there).' },
     ],
   },
   {

@@ -6,8 +6,15 @@ package main
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	storagev1 "k8s.io/api/storage/v1"
 )
 
 func init() {
-	structTagRoots = append(structTagRoots, corev1.PersistentVolumeClaim{})
+	structTagRoots = append(structTagRoots,
+		corev1.PersistentVolumeClaim{}, corev1.PersistentVolume{}, corev1.ReplicationController{}, corev1.Endpoints{},
+		corev1.PodTemplate{}, discoveryv1.EndpointSlice{}, networkingv1.Ingress{}, networkingv1.IngressClass{},
+		networkingv1.NetworkPolicy{}, storagev1.StorageClass{},
+	)
 }
