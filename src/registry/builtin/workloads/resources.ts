@@ -1,6 +1,7 @@
 /**
  * The workload resources a physical cluster serves on top of the standard set: apps/v1 Deployments and ReplicaSets
- * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status). Served only by
+ * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status); and, defined in their own
+ * files, the storage (core-more-, storage-), discovery and networking kinds. Served only by
  * `atrium pcluster` (startServer's extraResources); the control plane proper does not run workloads.
  */
 import { randomInt } from 'node:crypto';
@@ -20,6 +21,10 @@ import {
 } from './validation.js';
 import type { ResourceDefinition } from '../../rest.js';
 import { defineBuiltin, statusOnly } from '../define.js';
+import { endpoints, podTemplates, replicationControllers } from './core-more-resources.js';
+import { endpointSlices } from './discovery-resources.js';
+import { ingressClasses, ingresses, networkPolicies } from './networking-resources.js';
+import { persistentVolumeClaims, persistentVolumes, storageClasses } from './storage-resources.js';
 
 /** A built-in definition with the printer render.ts uses for Table output. */
 
@@ -217,5 +222,21 @@ export const nodes = withPrinter(
 );
 
 /** Every workload resource, in discovery order. */
-export const workloadResources: ResourceDefinition[] = [pods, services, nodes, deployments, replicaSets];
+export const workloadResources: ResourceDefinition[] = [
+  pods,
+  services,
+  nodes,
+  deployments,
+  replicaSets,
+  persistentVolumeClaims,
+  persistentVolumes,
+  replicationControllers,
+  endpoints,
+  podTemplates,
+  endpointSlices,
+  ingresses,
+  ingressClasses,
+  networkPolicies,
+  storageClasses,
+];
 

@@ -89,7 +89,7 @@ func coreNetworkingFixtures() map[string]runtime.Object {
 		"endpointslice": &discoveryv1.EndpointSlice{
 			TypeMeta: tm(discoveryv1.SchemeGroupVersion, "EndpointSlice"),
 			ObjectMeta: metav1.ObjectMeta{Name: "web-abc12", Namespace: "default", Labels: map[string]string{
-				discoveryv1.LabelServiceName: "web", discoveryv1.LabelManagedBy: "example.com/controller",
+				discoveryv1.LabelServiceName: "web", discoveryv1.LabelManagedBy: "controller.example.com",
 			}},
 			AddressType: discoveryv1.AddressTypeIPv4,
 			Endpoints: []discoveryv1.Endpoint{
