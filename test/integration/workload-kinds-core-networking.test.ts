@@ -137,6 +137,21 @@ describe('PersistentVolumeClaims', () => {
     assert.equal(rows.cells[0]![8], 'Filesystem');
   });
 
+  it('merges status conditions by type on a strategic merge patch of /status', async () => {
+    await created(`${ns}/persistentvolumeclaims`, pvc('resizing'));
+    const condition = (type: string, status: string) => ({ type, status, lastTransitionTime: '2024-05-17T09:30:12Z' });
+    const first = await ts.request('PATCH', `${ns}/persistentvolumeclaims/resizing/status`, { status: { conditions: [condition('Resizing', 'True')] } }, { headers: strategic });
+    assert.equal(first.status, 200, first.text);
+    const second = await ts.request('PATCH', `${ns}/persistentvolumeclaims/resizing/status`, { status: { conditions: [condition('FileSystemResizePending', 'True'), { type: 'Resizing', status: 'False' }] } }, { headers: strategic });
+    assert.equal(second.status, 200, second.text);
+    // Merged by type: Resizing keeps its lastTransitionTime; the patch's order wins (normalizeElementOrder).
+    assert.deepEqual(second.json.status.conditions, [
+      condition('FileSystemResizePending', 'True'),
+      { type: 'Resizing', status: 'False', lastTransitionTime: '2024-05-17T09:30:12Z' },
+    ]);
+    assert.equal(second.json.status.phase, 'Pending');
+  });
+
   it('warns about a fractional byte request and the deprecated class annotation', async () => {
     const body = pvc('fractional', { resources: { requests: { storage: '1500m' } } });
     (body.metadata as any).annotations = { 'volume.beta.kubernetes.io/storage-class': 'fast' };
@@ -307,6 +322,13 @@ describe('Endpoints, EndpointSlices and PodTemplates', () => {
     const rows = tableOf(await ts.request('GET', `${ns}/endpoints/billing-db`, undefined, { headers: table }));
     assert.deepEqual(rows.columns, ['Name', 'Endpoints', 'Age']);
     assert.deepEqual(rows.cells[0]!.slice(0, 2), ['billing-db', '10.0.0.10:5432,10.0.0.11:5432']);
+    // Endpoints, unlike the other kinds here, may be created by a PUT.
+    const put = await ts.request('PUT', `${ns}/endpoints/headless`, { metadata: { name: 'headless' }, subsets: [{ addresses: [{ ip: '10.244.0.9', hostname: 'db-0' }] }] });
+    assert.equal(put.status, 201, put.text);
+    const headless = tableOf(await ts.request('GET', `${ns}/endpoints/headless`, undefined, { headers: table }));
+    assert.equal(headless.cells[0]![1], '10.244.0.9');
+    const putPvc = await ts.request('PUT', `${ns}/persistentvolumeclaims/not-there`, pvc('not-there'));
+    assert.equal(putPvc.status, 404, putPvc.text);
     const bad = await ts.request('POST', `${ns}/endpoints`, {
       metadata: { name: 'bad' },
       subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: 80 }, { name: 'b', port: 70000 }] }, { ports: [{ name: 'x', port: 1 }] }],

@@ -67,6 +67,8 @@ export const endpoints = defineBuiltin({
   shortNames: ['ep'],
   definitionName: 'io.k8s.api.core.v1.Endpoints',
   strategy: {
+    // The endpoints controller writes Endpoints with PUT whether or not they exist (endpointsStrategy).
+    allowCreateOnUpdate: true,
     prepareForCreate: defaultEndpoints,
     prepareForUpdate: (obj) => defaultEndpoints(obj),
     validate: validateEndpoints,

@@ -128,7 +128,7 @@ export function validatePersistentVolumeClaimUpdate(obj: JsonObject, old: JsonOb
     delete newSpec.storageClassName;
   } else {
     if (newAnn[BETA_STORAGE_CLASS_ANNOTATION] !== oldAnn[BETA_STORAGE_CLASS_ANNOTATION]) {
-      errs.push(fe.invalid(`metadata.annotations[${BETA_STORAGE_CLASS_ANNOTATION}]`, newAnn[BETA_STORAGE_CLASS_ANNOTATION] ?? '', FIELD_IMMUTABLE_ERROR_MSG));
+      errs.push(fe.invalid(`metadata.annotations.${BETA_STORAGE_CLASS_ANNOTATION}`, newAnn[BETA_STORAGE_CLASS_ANNOTATION] ?? '', FIELD_IMMUTABLE_ERROR_MSG));
     }
     // A class may be set once on a claim that had none (validateStorageClassUpgradeFromNil).
     const oldAnnotation = oldAnn[BETA_STORAGE_CLASS_ANNOTATION];
@@ -373,8 +373,12 @@ const deprecatedPlugins: [string, string, string][] = [
 export function persistentVolumeWarnings(obj: JsonObject): string[] {
   const warnings: string[] = [];
   const spec = asObject(obj.spec);
-  if (BETA_STORAGE_CLASS_ANNOTATION in asObject(asObject(obj.metadata).annotations)) {
+  const annotations = asObject(asObject(obj.metadata).annotations);
+  if (BETA_STORAGE_CLASS_ANNOTATION in annotations) {
     warnings.push(`metadata.annotations[${BETA_STORAGE_CLASS_ANNOTATION}]: deprecated since v1.8; use "storageClassName" attribute instead`);
+  }
+  if ('volume.beta.kubernetes.io/mount-options' in annotations) {
+    warnings.push('metadata.annotations[volume.beta.kubernetes.io/mount-options]: deprecated since v1.31; use "mountOptions" attribute instead');
   }
   if (spec.persistentVolumeReclaimPolicy === 'Recycle') {
     warnings.push('spec.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated. Instead, the recommended approach is to use dynamic provisioning.');
