@@ -201,7 +201,7 @@ describe('PersistentVolumes', () => {
     const none = await ts.request('POST', `${core}/persistentvolumes`, { metadata: { name: 'pv-bad' }, spec: { accessModes: ['ReadWriteOnce'], local: { path: '/mnt/disk' } } });
     assertInvalid(none, 'PersistentVolume "pv-bad"', [
       'spec.capacity: Required value',
-      'spec.capacity: Unsupported value: "object": supported values: "storage"',
+      'spec.capacity: Unsupported value: core.ResourceList(nil): supported values: "storage"',
       'spec.nodeAffinity: Required value: Local volume requires node affinity',
     ]);
   });
@@ -438,6 +438,8 @@ describe('Ingresses and IngressClasses', () => {
     ]);
     const empty = await ts.request('POST', `${networking}/namespaces/default/ingresses`, { metadata: { name: 'empty' }, spec: {} });
     assertInvalid(empty, 'Ingress.networking.k8s.io "empty"', ['spec: Invalid value: "null": either `defaultBackend` or `rules` must be specified']);
+    const noRules = await ts.request('POST', `${networking}/namespaces/default/ingresses`, { metadata: { name: 'empty' }, spec: { rules: [] } });
+    assertInvalid(noRules, 'Ingress.networking.k8s.io "empty"', ['spec: Invalid value: []networking.IngressRule{}: either `defaultBackend` or `rules` must be specified']);
   });
 
   it('replaces the atomic rules list on a strategic merge patch and bumps generation only for spec changes', async () => {

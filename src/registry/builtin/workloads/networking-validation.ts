@@ -130,7 +130,11 @@ function validateIngressSpec(specValue: unknown, opts: IngressValidationOptions)
   const path = FieldPath.root('spec');
   const errs: FieldError[] = [];
   const rules = objects(spec.rules);
-  if (rules.length === 0 && !isPlainObject(spec.defaultBackend)) errs.push(fe.invalid('spec', spec.rules ?? null, 'either `defaultBackend` or `rules` must be specified'));
+  if (rules.length === 0 && !isPlainObject(spec.defaultBackend)) {
+    // Go prints the rules with %#v: "null" when absent, the empty slice's type when empty.
+    const empty = Array.isArray(spec.rules) ? { renderedValue: '[]networking.IngressRule{}' } : {};
+    errs.push({ ...fe.invalid('spec', null, 'either `defaultBackend` or `rules` must be specified'), ...empty });
+  }
   if (isPlainObject(spec.defaultBackend)) errs.push(...validateIngressBackend(spec.defaultBackend, path.child('defaultBackend')));
   if (rules.length > 0) errs.push(...validateIngressRules(rules, path.child('rules'), opts));
   objects(spec.tls).forEach((tls, i) => {

@@ -301,7 +301,11 @@ export function validatePersistentVolume(obj: JsonObject): FieldError[] {
   const capacity = asObject(spec.capacity);
   const capacityKeys = Object.keys(capacity);
   if (capacityKeys.length === 0) errs.push(fe.required('spec.capacity'));
-  if (!('storage' in capacity) || capacityKeys.length > 1) errs.push(fe.notSupported('spec.capacity', capacity, ['storage']));
+  if (!('storage' in capacity) || capacityKeys.length > 1) {
+    // Go prints the offending ResourceList with %#v; a missing one is a nil map.
+    const missing = !isPlainObject(spec.capacity);
+    errs.push({ ...fe.notSupported('spec.capacity', capacity, ['storage']), ...(missing ? { renderedValue: 'core.ResourceList(nil)' } : {}) });
+  }
   for (const [name, q] of Object.entries(capacity)) {
     const at = `spec.capacity[${name}]`;
     if (quantityValue(q) < 0) errs.push(fe.invalid(at, Math.trunc(quantityValue(q)), 'must be a valid resource quantity'));
