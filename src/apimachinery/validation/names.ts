@@ -133,6 +133,19 @@ export function isDNS1123Subdomain(value: string): string[] {
   return errs;
 }
 
+const wildcardDNS1123SubdomainFmt = `\\*\\.${dns1123SubdomainFmt}`;
+const wildcardDNS1123SubdomainErrMsg =
+  "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character";
+const wildcardDNS1123SubdomainRegexp = anchored(wildcardDNS1123SubdomainFmt);
+
+/** A wildcard DNS-1123 subdomain (Ingress hosts, TLS hosts): `*.` followed by a DNS-1123 subdomain. */
+export function isWildcardDNS1123Subdomain(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!wildcardDNS1123SubdomainRegexp.test(value)) errs.push(regexError(wildcardDNS1123SubdomainErrMsg, wildcardDNS1123SubdomainFmt, '*.example.com'));
+  return errs;
+}
+
 /** A DNS-1035 label: like a DNS-1123 label but must start with a letter. */
 export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];

@@ -84,7 +84,9 @@ describe('builtin catalog integrity', () => {
     for (const type of ['ConfigMapVolumeSource', 'ConfigMapProjection', 'SecretProjection', 'ConfigMapKeySelector', 'SecretKeySelector', 'ConfigMapEnvSource', 'SecretEnvSource']) {
       assert.deepEqual(embedsOf(type), [[1, `${CORE}.LocalObjectReference`]], type);
     }
-    assert.equal(builtinProtobufHints.embeddedMessages?.size, 10);
+    assert.deepEqual(embedsOf('PersistentVolumeSpec'), [[2, `${CORE}.PersistentVolumeSource`]]);
+    assert.deepEqual(builtinProtobufHints.embeddedMessages?.get('io.k8s.api.networking.v1.IngressRule')?.map((e) => [e.proto, e.type]), [[2, 'io.k8s.api.networking.v1.IngressRuleValue']]);
+    assert.equal(builtinProtobufHints.embeddedMessages?.size, 12);
   });
 
   it('keeps the JSON field order of the Go struct around an embed', () => {

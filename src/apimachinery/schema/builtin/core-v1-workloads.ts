@@ -1442,17 +1442,17 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
   },
   {
     name: CORE_V1 + '.PersistentVolumeClaimSpec',
-    description: 'Persistent volume claim spec.',
+    description: 'The storage a PersistentVolumeClaim (or a claim template) asks for.',
     fields: [
-      { name: 'accessModes', proto: 1, type: list(STRING), listType: 'atomic', description: 'Access modes.' },
-      { name: 'selector', proto: 4, type: ref(META_V1, 'LabelSelector'), description: 'Selector.' },
-      { name: 'resources', proto: 2, type: ref(CORE_V1, 'VolumeResourceRequirements'), description: 'Resources.' },
-      { name: 'volumeName', proto: 3, type: STRING, description: 'Volume name.' },
-      { name: 'storageClassName', proto: 5, type: STRING, emitZero: true, description: 'Storage class name.' },
-      { name: 'volumeMode', proto: 6, type: STRING, emitZero: true, description: 'Volume mode.' },
-      { name: 'dataSource', proto: 7, type: ref(CORE_V1, 'TypedLocalObjectReference'), description: 'Data source.' },
-      { name: 'dataSourceRef', proto: 8, type: ref(CORE_V1, 'TypedObjectReference'), description: 'Data source ref.' },
-      { name: 'volumeAttributesClassName', proto: 9, type: STRING, emitZero: true, description: 'Volume attributes class name.' },
+      { name: 'accessModes', proto: 1, type: list(STRING), listType: 'atomic', description: 'How the volume may be mounted: ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod; at least one.' },
+      { name: 'selector', proto: 4, type: ref(META_V1, 'LabelSelector'), description: 'Label query over existing volumes the claim may bind to.' },
+      { name: 'resources', proto: 2, type: ref(CORE_V1, 'VolumeResourceRequirements'), description: 'The minimum storage the volume must offer (requests.storage); only this may grow after creation.' },
+      { name: 'volumeName', proto: 3, type: STRING, description: 'The PersistentVolume the claim is bound to, or asks to be bound to.' },
+      { name: 'storageClassName', proto: 5, type: STRING, emitZero: true, description: 'StorageClass to provision from; unset means the default class, "" means no class.' },
+      { name: 'volumeMode', proto: 6, type: STRING, emitZero: true, description: 'Filesystem (the default) or Block.' },
+      { name: 'dataSource', proto: 7, type: ref(CORE_V1, 'TypedLocalObjectReference'), description: 'A snapshot or claim in the same namespace to populate the new volume from.' },
+      { name: 'dataSourceRef', proto: 8, type: ref(CORE_V1, 'TypedObjectReference'), description: 'Any object, possibly in another namespace, a volume populator fills the new volume from.' },
+      { name: 'volumeAttributesClassName', proto: 9, type: STRING, emitZero: true, description: 'VolumeAttributesClass with the volume\'s mutable attributes, such as IOPS.' },
     ],
   },
   {
@@ -1501,10 +1501,10 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
   },
   {
     name: CORE_V1 + '.VolumeResourceRequirements',
-    description: 'Volume resource requirements.',
+    description: 'The storage resources a claim asks for.',
     fields: [
-      { name: 'limits', proto: 1, type: map(QUANTITY), description: 'Limits.' },
-      { name: 'requests', proto: 2, type: map(QUANTITY), description: 'Requests.' },
+      { name: 'limits', proto: 1, type: map(QUANTITY), description: 'The most of each resource the claim may use.' },
+      { name: 'requests', proto: 2, type: map(QUANTITY), description: 'The least of each resource the claim needs, such as storage: 10Gi.' },
     ],
   },
   {
@@ -1512,19 +1512,19 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
     description: 'Typed local object reference.',
     mapType: 'atomic',
     fields: [
-      { name: 'apiGroup', proto: 1, type: STRING, emitZero: true, description: 'Api group.' },
-      { name: 'kind', proto: 2, type: STRING, emitZero: true, description: 'Kind.' },
-      { name: 'name', proto: 3, type: STRING, emitZero: true, description: 'Name.' },
+      { name: 'apiGroup', proto: 1, type: STRING, emitZero: true, description: 'API group of the object; empty for the core group.' },
+      { name: 'kind', proto: 2, type: STRING, required: true, emitZero: true, description: 'Kind of the object.' },
+      { name: 'name', proto: 3, type: STRING, required: true, emitZero: true, description: 'Name of the object.' },
     ],
   },
   {
     name: CORE_V1 + '.TypedObjectReference',
     description: 'Typed object reference.',
     fields: [
-      { name: 'apiGroup', proto: 1, type: STRING, emitZero: true, description: 'Api group.' },
-      { name: 'kind', proto: 2, type: STRING, emitZero: true, description: 'Kind.' },
-      { name: 'name', proto: 3, type: STRING, emitZero: true, description: 'Name.' },
-      { name: 'namespace', proto: 4, type: STRING, emitZero: true, description: 'Namespace.' },
+      { name: 'apiGroup', proto: 1, type: STRING, emitZero: true, description: 'API group of the object; empty for the core group.' },
+      { name: 'kind', proto: 2, type: STRING, required: true, emitZero: true, description: 'Kind of the object.' },
+      { name: 'name', proto: 3, type: STRING, required: true, emitZero: true, description: 'Name of the object.' },
+      { name: 'namespace', proto: 4, type: STRING, emitZero: true, description: 'Namespace of the object, if it is in another namespace than the claim (needs a ReferenceGrant there).' },
     ],
   },
   {

@@ -14,13 +14,18 @@ import { authorizationV1Types } from './authorization-v1.js';
 import { autoscalingV1Types } from './autoscaling-v1.js';
 import { compileBuiltinTypes, type ProtobufFieldHints } from './builtin-type.js';
 import { coordinationV1Types } from './coordination-v1.js';
+import { discoveryV1Types } from './discovery-v1.js';
 import { coreV1Types } from './core-v1.js';
+import { coreV1MoreTypes } from './core-v1-more.js';
+import { coreV1StorageTypes } from './core-v1-storage.js';
 import { coreV1WorkloadTypes } from './core-v1-workloads.js';
 import { eventsV1Types } from './events-v1.js';
 import { META_V1 } from './field-types.js';
 import { metaV1Types } from './meta-v1.js';
+import { networkingV1Types } from './networking-v1.js';
 import { rbacV1Types } from './rbac-v1.js';
 import { schedulingV1alpha1Types } from './scheduling-v1alpha1.js';
+import { storageV1Types } from './storage-v1.js';
 import { tenancyV1alpha1Types } from './tenancy-v1alpha1.js';
 
 export { fieldHintKey, type ProtobufFieldHints } from './builtin-type.js';
@@ -36,6 +41,11 @@ const compiled = compileBuiltinTypes([
   ...autoscalingV1Types,
   ...apiextensionsV1Types,
   ...coreV1WorkloadTypes,
+  ...coreV1StorageTypes,
+  ...coreV1MoreTypes,
+  ...discoveryV1Types,
+  ...networkingV1Types,
+  ...storageV1Types,
   ...appsV1Types,
   ...tenancyV1alpha1Types,
   ...schedulingV1alpha1Types,

@@ -9,29 +9,29 @@ import { translateTimestampSince } from '../../../apimachinery/table/duration.js
 import { column } from '../../../apimachinery/table/table.js';
 import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
 
-function obj(v: unknown): JsonObject {
+export function obj(v: unknown): JsonObject {
   return isPlainObject(v) ? v : {};
 }
-function list(v: unknown): JsonObject[] {
+export function list(v: unknown): JsonObject[] {
   return Array.isArray(v) ? v.filter(isPlainObject) : [];
 }
-function str(v: unknown): string {
+export function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
-function int(v: unknown): number {
+export function int(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
-const nameOf = (o: JsonObject): string => str(obj(o.metadata).name);
-const ageOf = (o: JsonObject, now: number | Date): string => translateTimestampSince(str(obj(o.metadata).creationTimestamp), now);
+export const nameOf = (o: JsonObject): string => str(obj(o.metadata).name);
+export const ageOf = (o: JsonObject, now: number | Date): string => translateTimestampSince(str(obj(o.metadata).creationTimestamp), now);
 
-const nameColumn = column('Name', 'string', 'Name of the object, unique within its namespace.', { format: 'name' });
-const ageColumn = column('Age', 'string', 'Time since the object was created.');
-const containersColumn = column('Containers', 'string', 'Names of the containers in the pod template.', { priority: 1 });
-const imagesColumn = column('Images', 'string', 'Images of the containers in the pod template.', { priority: 1 });
+export const nameColumn = column('Name', 'string', 'Name of the object, unique within its namespace.', { format: 'name' });
+export const ageColumn = column('Age', 'string', 'Time since the object was created.');
+export const containersColumn = column('Containers', 'string', 'Names of the containers in the pod template.', { priority: 1 });
+export const imagesColumn = column('Images', 'string', 'Images of the containers in the pod template.', { priority: 1 });
 const selectorColumn = column('Selector', 'string', 'Label selector of the pods this object manages.', { priority: 1 });
 
 /** Container names and images of a pod template, comma-joined (layoutContainerCells). */
-function templateContainerCells(template: unknown): [string, string] {
+export function templateContainerCells(template: unknown): [string, string] {
   const containers = list(obj(obj(template).spec).containers);
   return [containers.map((c) => str(c.name)).join(','), containers.map((c) => str(c.image)).join(',')];
 }

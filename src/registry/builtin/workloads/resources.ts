@@ -1,7 +1,8 @@
 /**
  * The workload resources a physical cluster serves on top of the standard set: apps/v1 Deployments and ReplicaSets
- * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status). `atrium pcluster` serves
- * the whole list; on the control plane, every workspace with compute serves it too, minus Nodes and PersistentVolumes
+ * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status); and, defined in their own
+ * files, the storage (core-more-, storage-), discovery and networking kinds. `atrium pcluster` serves the whole list;
+ * on the control plane, every workspace with compute serves it too, minus Nodes and PersistentVolumes
  * (workspaceWorkloadResources in src/multicluster/api/workload-resources.ts), and the control plane runs no workload
  * controllers for them.
  */
@@ -22,6 +23,10 @@ import {
 } from './validation.js';
 import type { ResourceDefinition } from '../../rest.js';
 import { defineBuiltin, statusOnly } from '../define.js';
+import { endpoints, podTemplates, replicationControllers } from './core-more-resources.js';
+import { endpointSlices } from './discovery-resources.js';
+import { ingressClasses, ingresses, networkPolicies } from './networking-resources.js';
+import { persistentVolumeClaims, persistentVolumes, storageClasses } from './storage-resources.js';
 
 /** A built-in definition with the printer render.ts uses for Table output. */
 
@@ -219,5 +224,21 @@ export const nodes = withPrinter(
 );
 
 /** Every workload resource, in discovery order. */
-export const workloadResources: ResourceDefinition[] = [pods, services, nodes, deployments, replicaSets];
+export const workloadResources: ResourceDefinition[] = [
+  pods,
+  services,
+  nodes,
+  deployments,
+  replicaSets,
+  persistentVolumeClaims,
+  persistentVolumes,
+  replicationControllers,
+  endpoints,
+  podTemplates,
+  endpointSlices,
+  ingresses,
+  ingressClasses,
+  networkPolicies,
+  storageClasses,
+];
 

@@ -1,0 +1,93 @@
+/**
+ * core/v1 ReplicationControllers (with /status and /scale), Endpoints and PodTemplates, as kube-apiserver 1.32 serves
+ * them (pkg/registry/core/replicationcontroller, endpoint, podtemplate). Running a replication controller's pods is
+ * a controller's job, not the registry's: objects are stored and served.
+ */
+import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
+import type { SubresourceStrategy } from '../../rest.js';
+import { defineBuiltin, statusOnly } from '../define.js';
+import { defaultEndpoints, defaultPodTemplateObject, defaultReplicationController } from './core-networking-defaults.js';
+import { endpointsPrinter, podTemplatePrinter, replicationControllerPrinter } from './core-networking-printers.js';
+import { validateEndpoints, validatePodTemplate, validateReplicationController, validateReplicationControllerStatus } from './core-more-validation.js';
+import { scaleOf, scaleSubresource } from './scale.js';
+import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
+
+/** A replication controller's Scale: its selector is a label map, printed as `k=v,...` in status.selector. */
+const replicationControllerScale: SubresourceStrategy = {
+  ...scaleSubresource,
+  view(parent: KubeObject): KubeObject {
+    const spec = isPlainObject(parent.spec) ? parent.spec : {};
+    const matchLabels = isPlainObject(spec.selector) ? spec.selector : {};
+    return scaleOf({ ...parent, spec: { ...spec, selector: { matchLabels } } });
+  },
+};
+
+export const replicationControllers = defineBuiltin({
+  group: '',
+  version: 'v1',
+  resource: 'replicationcontrollers',
+  kind: 'ReplicationController',
+  namespaced: true,
+  shortNames: ['rc'],
+  categories: ['all'],
+  definitionName: 'io.k8s.api.core.v1.ReplicationController',
+  strategy: {
+    tracksGeneration: true,
+    prepareForCreate(obj) {
+      obj.status = { replicas: 0 };
+      defaultReplicationController(obj);
+    },
+    prepareForUpdate(obj, old) {
+      obj.status = structuredClone(old.status ?? { replicas: 0 });
+      defaultReplicationController(obj);
+    },
+    validate: validateReplicationController,
+    warnings(obj, old) {
+      if (old) return [];
+      const name = String(obj.metadata?.name ?? '');
+      const msgs = isDNS1123Label(name);
+      return msgs.length ? [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`] : [];
+    },
+    selectableFields: (obj) => ({ 'status.replicas': String((isPlainObject(obj.status) && typeof obj.status.replicas === 'number' ? obj.status.replicas : 0)) }),
+  },
+  subresources: [
+    { name: 'status', kind: 'ReplicationController', verbs: ['get', 'patch', 'update'], strategy: { ...statusOnly, validate: (obj) => validateReplicationControllerStatus(obj) } },
+    { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'], strategy: replicationControllerScale },
+  ],
+  printer: replicationControllerPrinter,
+});
+
+export const endpoints = defineBuiltin({
+  group: '',
+  version: 'v1',
+  resource: 'endpoints',
+  kind: 'Endpoints',
+  singular: 'endpoints',
+  namespaced: true,
+  shortNames: ['ep'],
+  definitionName: 'io.k8s.api.core.v1.Endpoints',
+  strategy: {
+    // The endpoints controller writes Endpoints with PUT whether or not they exist (endpointsStrategy).
+    allowCreateOnUpdate: true,
+    prepareForCreate: defaultEndpoints,
+    prepareForUpdate: (obj) => defaultEndpoints(obj),
+    validate: validateEndpoints,
+  },
+  printer: endpointsPrinter,
+});
+
+export const podTemplates = defineBuiltin({
+  group: '',
+  version: 'v1',
+  resource: 'podtemplates',
+  kind: 'PodTemplate',
+  namespaced: true,
+  definitionName: 'io.k8s.api.core.v1.PodTemplate',
+  strategy: {
+    tracksGeneration: true,
+    prepareForCreate: defaultPodTemplateObject,
+    prepareForUpdate: (obj) => defaultPodTemplateObject(obj),
+    validate: validatePodTemplate,
+  },
+  printer: podTemplatePrinter,
+});
