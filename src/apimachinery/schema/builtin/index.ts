@@ -12,13 +12,17 @@ import { appsV1Types } from './apps-v1.js';
 import { authenticationV1Types } from './authentication-v1.js';
 import { authorizationV1Types } from './authorization-v1.js';
 import { autoscalingV1Types } from './autoscaling-v1.js';
+import { autoscalingV2Types } from './autoscaling-v2.js';
+import { batchV1Types } from './batch-v1.js';
 import { compileBuiltinTypes, type ProtobufFieldHints } from './builtin-type.js';
 import { coordinationV1Types } from './coordination-v1.js';
 import { coreV1Types } from './core-v1.js';
 import { coreV1WorkloadTypes } from './core-v1-workloads.js';
+import { coreV1PvcTypes } from './core-v1-pvc.js';
 import { eventsV1Types } from './events-v1.js';
 import { META_V1 } from './field-types.js';
 import { metaV1Types } from './meta-v1.js';
+import { policyV1Types } from './policy-v1.js';
 import { rbacV1Types } from './rbac-v1.js';
 import { schedulingV1alpha1Types } from './scheduling-v1alpha1.js';
 import { tenancyV1alpha1Types } from './tenancy-v1alpha1.js';
@@ -37,6 +41,10 @@ const compiled = compileBuiltinTypes([
   ...apiextensionsV1Types,
   ...coreV1WorkloadTypes,
   ...appsV1Types,
+  ...coreV1PvcTypes,
+  ...batchV1Types,
+  ...policyV1Types,
+  ...autoscalingV2Types,
   ...tenancyV1alpha1Types,
   ...schedulingV1alpha1Types,
 ]);
