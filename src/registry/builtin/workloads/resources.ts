@@ -1,6 +1,8 @@
 /**
  * The workload resources a physical cluster serves on top of the standard set: apps/v1 Deployments and ReplicaSets
- * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status). Served only by
+ * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status), and the kinds defined
+ * beside this file (StatefulSets, DaemonSets, ControllerRevisions, Jobs, CronJobs, PodDisruptionBudgets,
+ * HorizontalPodAutoscalers v2 and v1). Served only by
  * `atrium pcluster` (startServer's extraResources); the control plane proper does not run workloads.
  */
 import { randomInt } from 'node:crypto';
@@ -20,6 +22,10 @@ import {
 } from './validation.js';
 import type { ResourceDefinition } from '../../rest.js';
 import { defineBuiltin, statusOnly } from '../define.js';
+import { controllerRevisions, daemonSets, statefulSets } from './apps-resources.js';
+import { horizontalPodAutoscalersV1, horizontalPodAutoscalersV2 } from './autoscaling-resources.js';
+import { cronJobs, jobs } from './batch-resources.js';
+import { podDisruptionBudgets } from './policy-resources.js';
 
 /** A built-in definition with the printer render.ts uses for Table output. */
 
@@ -217,5 +223,19 @@ export const nodes = withPrinter(
 );
 
 /** Every workload resource, in discovery order. */
-export const workloadResources: ResourceDefinition[] = [pods, services, nodes, deployments, replicaSets];
+export const workloadResources: ResourceDefinition[] = [
+  pods,
+  services,
+  nodes,
+  controllerRevisions,
+  daemonSets,
+  deployments,
+  replicaSets,
+  statefulSets,
+  horizontalPodAutoscalersV2,
+  horizontalPodAutoscalersV1,
+  cronJobs,
+  jobs,
+  podDisruptionBudgets,
+];
 

@@ -291,6 +291,9 @@ func main() {
 	for name, obj := range workloadFixtures() {
 		all[name] = obj
 	}
+	for name, obj := range appsBatchFixtures() {
+		all[name] = obj
+	}
 	for name, obj := range all {
 		var pb bytes.Buffer
 		if err := ser.Encode(obj, &pb); err != nil {
