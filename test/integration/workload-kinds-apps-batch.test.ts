@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { harnessFor, type HttpResponse, type TestServer } from '../helpers/harness.js';
 import { startPcluster } from '../../src/pcluster/pcluster.js';
 import { TESTDATA_DIR, dropNulls } from '../unit/protobuf/fixture-support.js';
+import { openWatch } from './support.js';
 
 let ts: TestServer;
 const NS = 'shop';
@@ -816,6 +817,19 @@ describe('HorizontalPodAutoscaler', () => {
     ok(await ts.request('PUT', `${HPA2}/shared/status`, { ...ok(await ts.request('GET', `${HPA2}/shared`)), status: { currentReplicas: 2, desiredReplicas: 3, currentMetrics: [{ type: 'Pods', pods: { metric: { name: 'requests_per_second' }, current: { averageValue: '80' } } }, { type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 42 } } }] } }));
     const table2 = ok(await ts.request('GET', `${HPA2}/shared`, undefined, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } }));
     assert.equal(table2.rows[0].cells[2], '80/100, cpu: 42%/50%');
+  });
+
+  it('a v1 watch sees objects written through v2, converted', async () => {
+    const rv = ok(await ts.request('GET', HPA1)).metadata.resourceVersion;
+    const watch = await openWatch(ts, `${HPA1}?watch=true&resourceVersion=${rv}`);
+    try {
+      ok(await ts.request('POST', HPA2, hpaV2('watched')), 201);
+      const event = await watch.next();
+      assert.equal(event.type, 'ADDED');
+      assert.deepEqual([event.object.apiVersion, event.object.metadata.name, event.object.spec.targetCPUUtilizationPercentage], ['autoscaling/v1', 'watched', 70]);
+    } finally {
+      watch.close();
+    }
   });
 
   it('a v1 object reads back through v2 with its CPU target as a metric', async () => {
