@@ -351,10 +351,12 @@ export class GenericStore {
     const obj = opts.fieldManager !== undefined ? fieldManagerFor(this.def).update(null, input, opts.fieldManager, owned) : owned ? input : deepCopy(input);
     const meta = metaOf(obj);
     this.prepareCreateMeta(obj, namespace);
-    this.def.strategy.prepareForCreate?.(obj);
-    // Like rest.BeforeCreate, expand generateName before validating: ObjectMeta validation requires a name.
+    // As Store.create, expand generateName before the strategy's PrepareForCreate (a Job labels its pod template with
+    // its name) and before validating (ObjectMeta validation requires a name). A retry after a collision changes only
+    // the name.
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = generateName(meta.generateName!);
+    this.def.strategy.prepareForCreate?.(obj);
     const errs = this.validateCreate(obj);
     if (errs.length) throw errors.invalid(this.def.group, this.def.kind, displayName(obj), errs);
     if (generated) {

@@ -12,6 +12,8 @@ import { appsV1Types } from './apps-v1.js';
 import { authenticationV1Types } from './authentication-v1.js';
 import { authorizationV1Types } from './authorization-v1.js';
 import { autoscalingV1Types } from './autoscaling-v1.js';
+import { autoscalingV2Types } from './autoscaling-v2.js';
+import { batchV1Types } from './batch-v1.js';
 import { compileBuiltinTypes, type ProtobufFieldHints } from './builtin-type.js';
 import { coordinationV1Types } from './coordination-v1.js';
 import { discoveryV1Types } from './discovery-v1.js';
@@ -23,6 +25,7 @@ import { eventsV1Types } from './events-v1.js';
 import { META_V1 } from './field-types.js';
 import { metaV1Types } from './meta-v1.js';
 import { networkingV1Types } from './networking-v1.js';
+import { policyV1Types } from './policy-v1.js';
 import { rbacV1Types } from './rbac-v1.js';
 import { schedulingV1alpha1Types } from './scheduling-v1alpha1.js';
 import { storageV1Types } from './storage-v1.js';
@@ -47,6 +50,9 @@ const compiled = compileBuiltinTypes([
   ...networkingV1Types,
   ...storageV1Types,
   ...appsV1Types,
+  ...batchV1Types,
+  ...policyV1Types,
+  ...autoscalingV2Types,
   ...tenancyV1alpha1Types,
   ...schedulingV1alpha1Types,
 ]);

@@ -1,10 +1,11 @@
 /**
  * The workload resources a physical cluster serves on top of the standard set: apps/v1 Deployments and ReplicaSets
  * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status); and, defined in their own
- * files, the storage (core-more-, storage-), discovery and networking kinds. `atrium pcluster` serves the whole list;
- * on the control plane, every workspace with compute serves it too, minus Nodes and PersistentVolumes
- * (workspaceWorkloadResources in src/multicluster/api/workload-resources.ts), and the control plane runs no workload
- * controllers for them.
+ * files beside this one, StatefulSets, DaemonSets, ControllerRevisions, Jobs, CronJobs, PodDisruptionBudgets,
+ * HorizontalPodAutoscalers (v2 and v1 over one storage) and the storage, discovery and networking kinds.
+ * `atrium pcluster` serves the whole list; on the control plane, every workspace with compute serves it too, minus
+ * Nodes and PersistentVolumes (workspaceWorkloadResources in src/multicluster/api/workload-resources.ts), and the
+ * control plane runs no workload controllers for them.
  */
 import { randomInt } from 'node:crypto';
 import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
@@ -27,6 +28,10 @@ import { endpoints, podTemplates, replicationControllers } from './core-more-res
 import { endpointSlices } from './discovery-resources.js';
 import { ingressClasses, ingresses, networkPolicies } from './networking-resources.js';
 import { persistentVolumeClaims, persistentVolumes, storageClasses } from './storage-resources.js';
+import { controllerRevisions, daemonSets, statefulSets } from './apps-resources.js';
+import { horizontalPodAutoscalersV1, horizontalPodAutoscalersV2 } from './autoscaling-resources.js';
+import { cronJobs, jobs } from './batch-resources.js';
+import { podDisruptionBudgets } from './policy-resources.js';
 
 /** A built-in definition with the printer render.ts uses for Table output. */
 
@@ -228,8 +233,16 @@ export const workloadResources: ResourceDefinition[] = [
   pods,
   services,
   nodes,
+  controllerRevisions,
+  daemonSets,
   deployments,
   replicaSets,
+  statefulSets,
+  horizontalPodAutoscalersV2,
+  horizontalPodAutoscalersV1,
+  cronJobs,
+  jobs,
+  podDisruptionBudgets,
   persistentVolumeClaims,
   persistentVolumes,
   replicationControllers,

@@ -1,0 +1,82 @@
+/**
+ * batch/v1 Jobs and CronJobs (each with /status), as kube-apiserver 1.32 serves them: upstream's defaults, the
+ * generated Job selector and labels, validation, status and generation handling, short names, categories, printer
+ * columns and the Job's `status.successful` field selector. Objects are stored and served; no controller runs them.
+ */
+import type { KubeObject } from '../../../apimachinery/object.js';
+import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
+import type { ResourceDefinition } from '../../rest.js';
+import { defineBuiltin } from '../define.js';
+import { defaultCronJob, defaultJob, generateJobSelector } from './batch-defaults.js';
+import { validateCronJob, validateCronJobUpdate, validateJob, validateJobStatus, validateJobUpdate } from './batch-validation.js';
+import { cronJobPrinter, jobPrinter } from './kind-printers.js';
+import { asObject, keepStatus, statusSubresource, withPrinter } from './kinds-common.js';
+
+/** WarningsOnCreate of Jobs and CronJobs: their names end up in pod names and hostnames. */
+function nameWarnings(obj: KubeObject, old?: KubeObject): string[] {
+  if (old) return [];
+  const msgs = isDNS1123Label(String(asObject(obj.metadata).name ?? ''));
+  return msgs.length ? [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`] : [];
+}
+
+export const jobs: ResourceDefinition = withPrinter(
+  defineBuiltin({
+    group: 'batch',
+    version: 'v1',
+    resource: 'jobs',
+    kind: 'Job',
+    namespaced: true,
+    categories: ['all'],
+    definitionName: 'io.k8s.api.batch.v1.Job',
+    strategy: {
+      tracksGeneration: true,
+      prepareForCreate(obj) {
+        obj.status = {};
+        generateJobSelector(obj);
+        defaultJob(obj);
+      },
+      prepareForUpdate(obj, old) {
+        keepStatus(obj, old);
+        defaultJob(obj);
+      },
+      validate: (obj) => validateJob(obj),
+      validateUpdate: validateJobUpdate,
+      warnings: nameWarnings,
+      selectableFields: (obj) => {
+        const succeeded = asObject(obj.status).succeeded;
+        return { 'status.successful': String(typeof succeeded === 'number' ? succeeded : 0) };
+      },
+    },
+    subresources: [statusSubresource('Job', {}, (obj) => validateJobStatus(obj))],
+  }),
+  jobPrinter,
+);
+
+export const cronJobs: ResourceDefinition = withPrinter(
+  defineBuiltin({
+    group: 'batch',
+    version: 'v1',
+    resource: 'cronjobs',
+    kind: 'CronJob',
+    namespaced: true,
+    shortNames: ['cj'],
+    categories: ['all'],
+    definitionName: 'io.k8s.api.batch.v1.CronJob',
+    strategy: {
+      tracksGeneration: true,
+      prepareForCreate(obj) {
+        obj.status = {};
+        defaultCronJob(obj);
+      },
+      prepareForUpdate(obj, old) {
+        keepStatus(obj, old);
+        defaultCronJob(obj);
+      },
+      validate: validateCronJob,
+      validateUpdate: validateCronJobUpdate,
+      warnings: nameWarnings,
+    },
+    subresources: [statusSubresource('CronJob', {})],
+  }),
+  cronJobPrinter,
+);
