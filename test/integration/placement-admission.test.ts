@@ -56,6 +56,19 @@ describe('Placement admission: another workspace\'s compute needs bind on its Lo
     assert.equal((await asDave('GET', `/clusters/root:compute/api/v1/namespaces`)).status, 403, 'dave has no rights in root:compute');
   });
 
+  it('a Placement needs spec.locationResource and a Location spec.resource, as kcp\'s schemas require (422, nothing stored)', async () => {
+    const noResource = await asDave('POST', `/clusters/root:team${PLACEMENTS}`, { apiVersion: 'scheduling.kcp.io/v1alpha1', kind: 'Placement', metadata: { name: 'bare' }, spec: { locationSelectors: [{}], namespaceSelector: {} } });
+    assert.equal(noResource.status, 422, noResource.text);
+    assert.equal(noResource.json.message, 'Placement.scheduling.kcp.io "bare" is invalid: spec.locationResource: Required value');
+    assert.equal((await asDave('GET', `/clusters/root:team${PLACEMENTS}/bare`)).status, 404);
+    const partial = await asDave('POST', `/clusters/root:team${PLACEMENTS}`, { apiVersion: 'scheduling.kcp.io/v1alpha1', kind: 'Placement', metadata: { name: 'partial' }, spec: { locationResource: { group: 'workload.kcp.io' } } });
+    assert.equal(partial.status, 422, partial.text);
+    assert.deepEqual(partial.json.details.causes.map((c: { field: string }) => c.field), ['spec.locationResource.version', 'spec.locationResource.resource']);
+    const location = await asDave('POST', '/clusters/root:team/apis/scheduling.kcp.io/v1alpha1/locations', { apiVersion: 'scheduling.kcp.io/v1alpha1', kind: 'Location', metadata: { name: 'bare' }, spec: { instanceSelector: {} } });
+    assert.equal(location.status, 422, location.text);
+    assert.equal(location.json.message, 'Location.scheduling.kcp.io "bare" is invalid: spec.resource: Required value');
+  });
+
   it('refuses root:compute without bind there, and a workspace that does not exist with the same answer', async () => {
     assertForbidden(await asDave('POST', `/clusters/root:team${PLACEMENTS}`, placement('compute', 'root:compute')), 'root:compute');
     assertForbidden(await asDave('POST', `/clusters/root:team${PLACEMENTS}`, placement('nowhere', 'root:nowhere')), 'root:nowhere');

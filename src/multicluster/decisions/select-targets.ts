@@ -193,6 +193,8 @@ function pickLocation(input: SelectTargetsInput): { location?: LocationLike; fai
 function sameResource(location: LocationLike, placement: PlacementLike): boolean {
   const a = location.spec.resource;
   const b = placement.spec.locationResource;
+  // Both are required at admission; objects stored before that rule may lack them: they match nothing.
+  if (!a || !b) return false;
   return (a.group ?? '') === (b.group ?? '') && a.version === b.version && a.resource === b.resource;
 }
 

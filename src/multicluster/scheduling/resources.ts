@@ -4,6 +4,7 @@
  * (apimachinery/schema/builtin/scheduling-v1alpha1.ts); kcp served them as CRDs, atrium serves them in every workspace
  * without an installation step.
  */
+import { required, type FieldError } from '../../apimachinery/field-errors.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { defineBuiltin, statusOnly } from '../../registry/builtin/define.js';
 import type { ResourceDefinition } from '../../registry/rest.js';
@@ -14,7 +15,20 @@ function keepStatus(obj: KubeObject, old: KubeObject): void {
   else obj.status = old.status;
 }
 
-function schedulingResource(resource: string, kind: string, finalizer?: string): ResourceDefinition {
+/**
+ * The GroupVersionResource fields kcp's CRD schemas require (Location spec.resource, Placement spec.locationResource:
+ * version and resource required, group optional), reported as the schema validation of kcp's CRDs reports them.
+ */
+function requiredResource(o: KubeObject, field: 'resource' | 'locationResource'): FieldError[] {
+  const gvr = (o.spec as Record<string, unknown> | undefined)?.[field] as { version?: unknown; resource?: unknown } | undefined;
+  if (gvr === undefined || gvr === null) return [required(`spec.${field}`)];
+  const errs: FieldError[] = [];
+  if (gvr.version === undefined) errs.push(required(`spec.${field}.version`));
+  if (gvr.resource === undefined) errs.push(required(`spec.${field}.resource`));
+  return errs;
+}
+
+function schedulingResource(resource: string, kind: string, gvrField: 'resource' | 'locationResource', finalizer?: string): ResourceDefinition {
   return Object.assign(
     defineBuiltin({
       group: 'scheduling.kcp.io',
@@ -33,6 +47,8 @@ function schedulingResource(resource: string, kind: string, finalizer?: string):
           if (finalizer && !fins.includes(finalizer)) o.metadata!.finalizers = [...fins, finalizer];
         },
         prepareForUpdate: keepStatus,
+        validate: (o) => requiredResource(o, gvrField),
+        validateUpdate: (o) => requiredResource(o, gvrField),
       },
       subresources: [{ name: 'status', kind, verbs: ['get', 'patch', 'update'], strategy: statusOnly }],
     }),
@@ -41,11 +57,11 @@ function schedulingResource(resource: string, kind: string, finalizer?: string):
 }
 
 /** Location: a named group of SyncTargets picked by spec.instanceSelector. */
-export const locations: ResourceDefinition = schedulingResource('locations', 'Location');
+export const locations: ResourceDefinition = schedulingResource('locations', 'Location', 'resource');
 /**
  * Placement: which Location the namespaces it selects are scheduled to. New Placements get the cleanup finalizer
  * (PLACEMENT_CLEANUP_FINALIZER), released by the scheduler.
  */
-export const placements: ResourceDefinition = schedulingResource('placements', 'Placement', PLACEMENT_CLEANUP_FINALIZER);
+export const placements: ResourceDefinition = schedulingResource('placements', 'Placement', 'locationResource', PLACEMENT_CLEANUP_FINALIZER);
 
 export const schedulingResources: ResourceDefinition[] = [locations, placements];
