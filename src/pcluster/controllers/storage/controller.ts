@@ -331,6 +331,10 @@ export function storageControllerInstaller(opts: StorageControllerOptions): Cont
           }
         },
       });
+      /** Claims still looking for a volume: a volume that became Available may be theirs. */
+      const enqueueUnboundClaims = () => {
+        for (const claim of claims.lister.list()) if (!specOf(claim).volumeName && !claim.metadata?.deletionTimestamp) enqueueClaim(claim);
+      };
       volumes.addEventHandler({
         add: (pv) => {
           enqueueVolume(pv);
@@ -339,18 +343,16 @@ export function storageControllerInstaller(opts: StorageControllerOptions): Cont
         update: (o, n) => {
           enqueueVolume(n);
           if (!jsonEqual(o.spec, n.spec) || phaseOf(o) !== phaseOf(n)) enqueueClaimOfVolume(n);
+          if (phaseOf(n) === 'Available' && phaseOf(o) !== 'Available') enqueueUnboundClaims();
         },
         delete: (pv) => {
           created.delete(pv.metadata?.name ?? '');
           enqueueClaimOfVolume(pv);
           // Space was freed: claims waiting for room get another chance.
-          for (const claim of claims.lister.list()) if (!specOf(claim).volumeName) enqueueClaim(claim);
+          enqueueUnboundClaims();
         },
       });
-      classes.addEventHandler({
-        add: () => claims.lister.list().forEach((c) => !specOf(c).volumeName && enqueueClaim(c)),
-        update: () => claims.lister.list().forEach((c) => !specOf(c).volumeName && enqueueClaim(c)),
-      });
+      classes.addEventHandler({ add: enqueueUnboundClaims, update: enqueueUnboundClaims });
       pods.addEventHandler({
         add: enqueueClaimsOfPod,
         update: (o, n) => {
