@@ -81,9 +81,9 @@ export function storageControllerInstaller(opts: StorageControllerOptions): Cont
       const lastWaiting = new Map<string, string>();
 
       const claimScope = (claim: KubeObject) => ({ cluster: clusterOf(claim), namespace: claim.metadata?.namespace });
-      const involved = (o: KubeObject) => ({ apiVersion: 'v1', kind: String(o.kind ?? 'PersistentVolumeClaim'), namespace: o.metadata?.namespace, name: o.metadata?.name ?? '', uid: o.metadata?.uid });
-      const event = (recorder: EventRecorder, o: KubeObject, type: EventType, reason: string, message: string) =>
-        recorder.record(clusterOf(o), { ...involved(o), kind: o.metadata?.namespace ? 'PersistentVolumeClaim' : 'PersistentVolume' }, type, reason, message);
+      /** An Event about a claim. */
+      const event = (recorder: EventRecorder, claim: KubeObject, type: EventType, reason: string, message: string) =>
+        recorder.record(clusterOf(claim), { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: claim.metadata?.namespace, name: claim.metadata?.name ?? '', uid: claim.metadata?.uid }, type, reason, message);
       const waiting = async (claim: KubeObject, reason: string, message: string) => {
         const key = keyOf(claim);
         if (lastWaiting.get(key) === `${reason}/${message}`) return;
