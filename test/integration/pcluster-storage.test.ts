@@ -226,6 +226,23 @@ describe('pcluster volume provisioning and binding', () => {
     await eventually('manual-small Released', async () => (await get(`${core}/persistentvolumes/manual-small`))?.status?.phase === 'Released');
     for (const name of ['manual-big', 'manual-small']) await ts.request('DELETE', `${core}/persistentvolumes/${name}`);
   });
+  it('binds a claim its author pre-bound to a volume once that volume exists', async () => {
+    await create(`${ns}/persistentvolumeclaims`, claim('prebound', '1Gi', { storageClassName: '', volumeName: 'prebound-pv' }));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await get(`${ns}/persistentvolumeclaims/prebound`)).status.phase, 'Pending');
+    await create(`${core}/persistentvolumes`, { metadata: { name: 'prebound-pv' }, spec: { capacity: { storage: '2Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/data/prebound' } } });
+    const pvc = await bound('prebound');
+    assert.deepEqual(pvc.status.capacity, { storage: '2Gi' });
+    assert.equal(pvc.metadata.annotations['pv.kubernetes.io/bound-by-controller'], undefined, 'its author bound it');
+    const pv = await eventually('prebound-pv Bound', async () => {
+      const v = await get(`${core}/persistentvolumes/prebound-pv`);
+      return v?.status?.phase === 'Bound' ? v : undefined;
+    });
+    assert.equal(pv.spec.claimRef.name, 'prebound');
+    await ts.request('DELETE', `${ns}/persistentvolumeclaims/prebound`);
+    await eventually('prebound-pv Released', async () => (await get(`${core}/persistentvolumes/prebound-pv`))?.status?.phase === 'Released');
+    await ts.request('DELETE', `${core}/persistentvolumes/prebound-pv`);
+  });
 });
 
 describe('pcluster storage capacity and unbound claims', () => {

@@ -331,14 +331,15 @@ export function storageControllerInstaller(opts: StorageControllerOptions): Cont
           }
         },
       });
-      /** Claims still looking for a volume: a volume that became Available may be theirs. */
+      /** Claims not bound yet (pre-bound ones too): a volume that appeared, became Available or freed space may be theirs. */
       const enqueueUnboundClaims = () => {
-        for (const claim of claims.lister.list()) if (!specOf(claim).volumeName && !claim.metadata?.deletionTimestamp) enqueueClaim(claim);
+        for (const claim of claims.lister.list()) if (phaseOf(claim) !== 'Bound' && !claim.metadata?.deletionTimestamp) enqueueClaim(claim);
       };
       volumes.addEventHandler({
         add: (pv) => {
           enqueueVolume(pv);
           enqueueClaimOfVolume(pv);
+          if (!specOf(pv).claimRef) enqueueUnboundClaims();
         },
         update: (o, n) => {
           enqueueVolume(n);
