@@ -4,7 +4,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { flagParser, parsePort } from './flags.js';
 import { exitWithError, runCommand } from './run-command.js';
 import { parseFlagDuration } from '../apimachinery/go-duration.js';
-import { defaultNodeCapacity, parseNodeCapacity } from '../pcluster/options.js';
+import { defaultNodeCapacity, defaultStorageCapacity, parseNodeCapacity, parseStorageCapacity } from '../pcluster/options.js';
+import { parsePool } from '../pcluster/controllers/loadbalancer/ip-pool.js';
 import { startPcluster } from '../pcluster/pcluster.js';
 import { deploymentSchemaVariants, type DeploymentSchemaVariant } from '../pcluster/schema-variants.js';
 
@@ -17,6 +18,8 @@ interface PclusterFlags {
   nodeCapacity: Record<string, string>;
   readyDelay: number;
   deploymentSchema?: DeploymentSchemaVariant;
+  storageCapacity: string;
+  loadBalancerCidr?: string;
 }
 
 function parseNodeCount(v: string): number {
@@ -41,6 +44,8 @@ async function run(flags: PclusterFlags): Promise<void> {
         nodeCapacity: flags.nodeCapacity,
         readyDelayMs: flags.readyDelay,
         deploymentSchema: flags.deploymentSchema,
+        storageCapacity: flags.storageCapacity,
+        loadBalancerCIDR: flags.loadBalancerCidr,
       }),
     ready: (cluster) => `pcluster ${flags.name} is serving at ${cluster.url} with ${cluster.nodeNames.length} node(s); point kubectl at it with: export KUBECONFIG=${cluster.kubeconfigPath}`,
     failure: `pcluster ${flags.name} failed to start`,
@@ -52,7 +57,7 @@ async function run(flags: PclusterFlags): Promise<void> {
 export function addPclusterCommand(program: Command): void {
   program
     .command('pcluster')
-    .description('start a simulated physical cluster: workload APIs, controllers, a scheduler and simulated nodes')
+    .description('start a simulated physical cluster: workload APIs, controllers, a scheduler, simulated nodes, volumes and load balancers')
     .requiredOption('--name <name>', 'cluster name (nodes are <name>-node-<i>)')
     .option('--root-dir <dir>', 'directory for the database, certificates and admin.kubeconfig (default .atrium-pcluster-<name>)')
     .option('--bind-address <addr>', 'address to listen on', '127.0.0.1')
@@ -60,6 +65,8 @@ export function addPclusterCommand(program: Command): void {
     .option('--nodes <n>', 'number of simulated nodes', parseNodeCount, 1)
     .option('--node-capacity <list>', `capacity of every node as name=quantity pairs`, flagParser(parseNodeCapacity), parseNodeCapacity(defaultNodeCapacity))
     .option('--ready-delay <duration>', 'how long a scheduled pod takes to become Running and Ready', flagParser(parseFlagDuration), 1000)
+    .option('--storage-capacity <quantity>', 'storage the simulated provisioner may hand out to PersistentVolumeClaims in all; beyond it claims stay Pending', flagParser((v) => (parseStorageCapacity(v), v.trim())), defaultStorageCapacity)
+    .option('--load-balancer-cidr <cidr>', 'IPv4 pool for LoadBalancer Services\' and Ingresses\' addresses (status only; the first is the ingress controller\'s) (default 172.18.<n>.0/24, n derived from --name)', flagParser((v) => parsePool(v).cidr))
     .option('--deployment-schema <variant>', `publish a deliberately different Deployment schema, for type-negotiation tests (${deploymentSchemaVariants.join(', ')})`, flagParser((v) => {
       if (!(deploymentSchemaVariants as readonly string[]).includes(v)) throw new Error(`must be one of ${deploymentSchemaVariants.join(', ')}`);
       return v as DeploymentSchemaVariant;

@@ -1,5 +1,5 @@
-/** Parsing of the `atrium pcluster` flags that have their own syntax: --node-capacity and --ready-delay. */
-import { isQuantity } from '../apimachinery/quantity.js';
+/** Parsing of the `atrium pcluster` flags that have their own syntax: --node-capacity, --storage-capacity (--ready-delay is a Go duration, --load-balancer-cidr see ip-pool.ts). */
+import { integerValue, isQuantity } from '../apimachinery/quantity.js';
 
 export const defaultNodeCapacity = 'cpu=4,memory=16Gi,pods=110';
 
@@ -20,3 +20,15 @@ export function parseNodeCapacity(text: string): Record<string, string> {
   return out;
 }
 
+
+/** The simulated provisioner's default capacity: generous, so that only a test that means to runs out. */
+export const defaultStorageCapacity = '1Ti';
+
+/** `100Gi` → bytes; must be a positive quantity. Throws with a message naming the bad value. */
+export function parseStorageCapacity(text: string): number {
+  const value = text.trim();
+  if (!isQuantity(value)) throw new Error(`invalid storage capacity "${text}": expected a quantity such as 100Gi`);
+  const bytes = integerValue(value);
+  if (!(bytes > 0)) throw new Error(`invalid storage capacity "${text}": must be greater than zero`);
+  return bytes;
+}

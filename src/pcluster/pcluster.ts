@@ -1,21 +1,32 @@
 /**
  * `atrium pcluster`: a simulated physical cluster. It is an atrium API server that also serves the workload types
- * (Deployments, ReplicaSets, Pods, Services, Nodes) and runs what a real cluster runs for them: the deployment and
- * replicaset controllers, a scheduler and a kubelet stand-in per node. Everything the controllers do goes through
- * the public API, and everything a client sees is the standard API, so tools (kubectl, the syncer) cannot tell it
- * from a real cluster for these types.
+ * (Deployments, ReplicaSets, Pods, Services, Nodes, the storage, service-plumbing and networking kinds) and runs what
+ * a real cluster runs for them: the deployment, replicaset and replication controllers, a scheduler and a kubelet
+ * stand-in per node, the endpoints and endpointslice controllers, a volume provisioner and binder with a storage
+ * capacity, a cloud's load balancers and an ingress controller (addresses from a simulated pool), and the admission
+ * plugins that default storage and ingress classes. It starts with kind's default StorageClass `standard` and an
+ * IngressClass `atrium`. Everything the controllers do goes through the public API, and everything a client sees is
+ * the standard API, so tools (kubectl, the syncer) cannot tell it from a real cluster for these types.
  */
 import { startServer, type RunningServer, type ServerOptions } from '../server/server.js';
-import type { ServerPlugin } from '../apiserver/plugin.js';
+import type { PluginHost, ServerPlugin } from '../apiserver/plugin.js';
+import { StatusError } from '../apimachinery/status.js';
+import type { KubeObject } from '../apimachinery/object.js';
 import { runControllers } from '../controllers/manager.js';
 import type { ControllerInstaller } from '../controllers/runtime/context.js';
 import { workloadResources } from '../registry/builtin/workloads/resources.js';
 import { deploymentControllerInstaller } from './controllers/deployment/controller.js';
 import { kubeletInstaller } from './controllers/kubelet.js';
 import type { SimulatedNode } from './controllers/node-object.js';
-import { replicaSetControllerInstaller } from './controllers/replicaset-controller.js';
+import { replicaSetControllerInstaller, replicationControllerInstaller } from './controllers/replicaset-controller.js';
 import { schedulerInstaller } from './controllers/scheduler.js';
-import { parseNodeCapacity, defaultNodeCapacity } from './options.js';
+import { defaultIngressClassAdmission, defaultStorageClassAdmission, storageObjectInUseProtection } from './admission.js';
+import { defaultIngressClass, defaultStorageClass } from './controllers/classes.js';
+import { endpointSliceControllerInstaller, endpointsControllerInstaller } from './controllers/endpoints/controller.js';
+import { ingressControllerInstaller, serviceLoadBalancerInstaller } from './controllers/loadbalancer/controller.js';
+import { defaultPoolCIDR, ingressControllerAddress, parsePool } from './controllers/loadbalancer/ip-pool.js';
+import { storageControllerInstaller } from './controllers/storage/controller.js';
+import { parseNodeCapacity, defaultNodeCapacity, defaultStorageCapacity, parseStorageCapacity } from './options.js';
 import { deploymentsWithSchemaVariant, type DeploymentSchemaVariant } from './schema-variants.js';
 
 export interface PclusterOptions extends ServerOptions {
@@ -29,11 +40,18 @@ export interface PclusterOptions extends ServerOptions {
   readyDelayMs?: number;
   /** Publish a deliberately different Deployment schema (see schema-variants.ts). */
   deploymentSchema?: DeploymentSchemaVariant;
+  /** Storage the simulated provisioner may hand out in all, a quantity (default 1Ti). */
+  storageCapacity?: string;
+  /** The load-balancer address pool, an IPv4 CIDR (default 172.18.<n>.0/24, n from the name; see ip-pool.ts). */
+  loadBalancerCIDR?: string;
 }
 
 export interface RunningPcluster extends RunningServer {
   name: string;
   nodeNames: string[];
+  /** The load-balancer pool and the simulated ingress controller's address (the pool's first). */
+  loadBalancerCIDR: string;
+  ingressAddress: string;
 }
 
 /** The simulated nodes of a cluster: `<name>-node-1` … `<name>-node-<count>`. */
@@ -47,20 +65,52 @@ export function simulatedNodes(name: string, count: number, capacity: Record<str
  */
 export async function startPcluster(opts: PclusterOptions): Promise<RunningPcluster> {
   const nodes = simulatedNodes(opts.name, opts.nodes ?? 1, opts.nodeCapacity ?? parseNodeCapacity(defaultNodeCapacity));
+  const storageCapacityBytes = parseStorageCapacity(opts.storageCapacity ?? defaultStorageCapacity);
+  const pool = parsePool(opts.loadBalancerCIDR ?? defaultPoolCIDR(opts.name));
   const installers: ControllerInstaller[] = [
     replicaSetControllerInstaller,
+    replicationControllerInstaller,
     deploymentControllerInstaller,
     schedulerInstaller,
     kubeletInstaller({ clusterName: opts.name, nodes, readyDelayMs: opts.readyDelayMs ?? 1000 }),
+    storageControllerInstaller({ capacityBytes: storageCapacityBytes }),
+    endpointsControllerInstaller,
+    endpointSliceControllerInstaller,
+    serviceLoadBalancerInstaller(pool),
+    ingressControllerInstaller(pool),
   ];
-  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, ...serverOptions } = opts;
+  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, ...serverOptions } = opts;
   const resources = deploymentSchema ? workloadResources.map((r) => (r.resource === 'deployments' ? deploymentsWithSchemaVariant(deploymentSchema) : r)) : workloadResources;
   // The cluster's own API and controllers plug in like any feature; the caller's plugins come after them.
   const workloads: ServerPlugin = {
     name: 'pcluster',
     resources,
+    async install(host) {
+      await createBootstrapObjects(host, [defaultStorageClass(), defaultIngressClass()]);
+      return { admission: [defaultStorageClassAdmission(host), defaultIngressClassAdmission(host), storageObjectInUseProtection] };
+    },
     controllers: (running) => runControllers({ server: running, userAgent: 'atrium-pcluster/v0.0.0', installers, logAs: 'pcluster controllers started' }),
   };
   const server = await startServer({ ...serverOptions, plugins: [workloads, ...(serverOptions.plugins ?? [])] });
-  return Object.assign(server, { name: opts.name, nodeNames: nodes.map((n) => n.name) });
+  return Object.assign(server, { name: opts.name, nodeNames: nodes.map((n) => n.name), loadBalancerCIDR: pool.cidr, ingressAddress: ingressControllerAddress(pool) });
+}
+
+/**
+ * Creates the cluster's bootstrap objects (its default classes, as kind installs its StorageClass) before it
+ * listens, so no client ever sees the cluster without them. An object that exists is left as it is: a user's changes
+ * survive a restart.
+ */
+async function createBootstrapObjects(host: PluginHost, objects: KubeObject[]): Promise<void> {
+  const ctx = { cluster: 'root', user: { username: 'system:apiserver', groups: ['system:masters'] } };
+  for (const obj of objects) {
+    const [group, version] = String(obj.apiVersion).includes('/') ? String(obj.apiVersion).split('/') : ['', String(obj.apiVersion)];
+    const def = host.registry.resources('root').find((r) => r.group === group && r.version === version && r.kind === obj.kind);
+    const store = def ? host.registry.lookup('root', group!, version!, def.resource) : undefined;
+    if (!store) throw new Error(`pcluster: ${obj.kind} is not served`);
+    try {
+      await store.create(ctx, '', obj, { dryRun: false, fieldManager: 'atrium-pcluster' });
+    } catch (err) {
+      if (!(err instanceof StatusError && err.code === 409)) throw err;
+    }
+  }
 }

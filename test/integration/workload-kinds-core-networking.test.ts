@@ -1,6 +1,8 @@
 /**
- * The storage, service-plumbing and networking kinds a simulated cluster serves, over HTTPS against a real
- * `atrium pcluster`: PersistentVolumeClaims, PersistentVolumes, ReplicationControllers, Endpoints, PodTemplates,
+ * The storage, service-plumbing and networking kinds a simulated cluster serves, over HTTPS against a server that
+ * serves them as `atrium pcluster` does but without the cluster's controllers and admission (which bind claims, mark
+ * volumes Available, run replication controllers and default classes; test/integration/pcluster-*.test.ts covers
+ * those), so that what is checked here is the API alone: PersistentVolumeClaims, PersistentVolumes, ReplicationControllers, Endpoints, PodTemplates,
  * EndpointSlices, Ingresses, IngressClasses, NetworkPolicies and StorageClasses. For each: a realistic object read
  * back with kube-apiserver 1.32's defaults, the 422s users hit (exact messages), status and scale subresources,
  * strategic merge patch, server-side apply with two managers, protobuf create bodies from the Go client types,
@@ -8,12 +10,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { harnessFor, type HttpResponse, type TestServer } from '../helpers/harness.js';
-import { startPcluster } from '../../src/pcluster/pcluster.js';
+import { startTestServer, type HttpResponse, type TestServer } from '../helpers/harness.js';
+import { workloadResources } from '../../src/registry/builtin/workloads/resources.js';
 
 let ts: TestServer;
 const core = '/api/v1';
@@ -30,12 +30,7 @@ const table = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
 const fixtures = fileURLToPath(new URL('../../../test/unit/protobuf/testdata/', import.meta.url));
 
 before(async () => {
-  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-kinds-core-net-'));
-  const cluster = await startPcluster({ name: 'kinds', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, readyDelayMs: 100 });
-  ts = harnessFor(cluster, rootDir, async () => {
-    await cluster.stop();
-    rmSync(rootDir, { recursive: true, force: true });
-  });
+  ts = await startTestServer({ server: { builtinControllers: true, plugins: [{ name: 'workload-kinds', resources: workloadResources }] } });
 });
 
 after(async () => {

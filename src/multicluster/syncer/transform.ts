@@ -82,12 +82,24 @@ export function toDownstream(up: KubeObject, resource: string, downstreamNamespa
   return out;
 }
 
-/** Carries fields the physical cluster allocated (a Service's clusterIPs and nodePorts) into an update. */
+/**
+ * Carries what the physical cluster allocated or added into an update, so that rewriting an object never takes it
+ * away: a Service's clusterIPs and nodePorts, a PersistentVolumeClaim's bound volume and the class its admission
+ * defaulted (both immutable once set), and the finalizers its controllers hold (pvc-protection, load-balancer
+ * cleanup), which upstream objects never carry down.
+ */
 export function keepDownstreamAllocations(resource: string, desired: KubeObject, existing: KubeObject): void {
-  if (resource !== 'services') return;
+  const finalizers = existing.metadata?.finalizers ?? [];
+  if (finalizers.length) desired.metadata = { ...(desired.metadata ?? {}), finalizers: [...finalizers] };
   const d = desired.spec as Record<string, unknown> | undefined;
   const e = existing.spec as Record<string, unknown> | undefined;
   if (!d || !e) return;
+  if (resource === 'persistentvolumeclaims') {
+    if (e.volumeName && !d.volumeName) d.volumeName = e.volumeName;
+    if ((d.storageClassName === undefined || d.storageClassName === null) && typeof e.storageClassName === 'string') d.storageClassName = e.storageClassName;
+    return;
+  }
+  if (resource !== 'services') return;
   if (e.clusterIP !== undefined) d.clusterIP = e.clusterIP;
   if (e.clusterIPs !== undefined) d.clusterIPs = e.clusterIPs;
   if (Array.isArray(d.ports) && Array.isArray(e.ports)) {

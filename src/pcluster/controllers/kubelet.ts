@@ -2,7 +2,9 @@
  * A kubelet stand-in for every simulated node: registers the Node objects, renews their Leases in kube-node-lease
  * (every 10 s) and refreshes the Ready heartbeat (every 60 s), and runs the pods bound to them. A newly bound pod shows
  * ContainerCreating at once and turns Running and Ready `readyDelayMs` later, with a pod IP from the node's CIDR,
- * container statuses and the PodReadyToStartContainers/Initialized/ContainersReady/Ready conditions.
+ * container statuses and the PodReadyToStartContainers/Initialized/ContainersReady/Ready conditions. A pod whose
+ * PersistentVolumeClaims are not all Bound stays ContainerCreating (its volumes cannot be mounted) until they are; the
+ * delay starts then.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { findCondition } from '../../apimachinery/conditions.js';
@@ -12,7 +14,8 @@ import { logger } from '../../logging/logger.js';
 import { clusterOf, formatObjectKey } from '../../client/store.js';
 import { Controller, type ReconcileResult } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../controllers/runtime/context.js';
-import { leasesGVR, namespacesGVR, nodesGVR, podsGVR } from './gvrs.js';
+import { leasesGVR, namespacesGVR, nodesGVR, persistentVolumeClaimsGVR, podsGVR } from './gvrs.js';
+import { isClaimBound, podClaimNames } from './storage/binding.js';
 import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, type SimulatedNode } from './node-object.js';
 import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
 
@@ -46,6 +49,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
     install(ctx: ControllerContext): RunningController {
       const { client } = ctx;
       const podInformer = ctx.informers.informerFor<KubeObject>(podsGVR);
+      const claimInformer = ctx.informers.informerFor<KubeObject>(persistentVolumeClaimsGVR);
       const byName = new Map(opts.nodes.map((n) => [n.name, n]));
       const boundAt = new Map<string, number>();
       const podIPs = new Map<string, string>();
@@ -144,11 +148,14 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         }
         const node = byName.get(isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '');
         if (!node || !isPodActive(pod)) return;
-        let since = boundAt.get(key);
-        if (since === undefined) boundAt.set(key, (since = Date.now()));
         const status = isPlainObject(pod.status) ? pod.status : {};
         if (status.phase === 'Running') return;
-        const remaining = since + opts.readyDelayMs - Date.now();
+        const claimKey = (name: string) => formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name });
+        const volumesReady = podClaimNames(pod).every((name) => isClaimBound(claimInformer.lister.get(claimKey(name))));
+        let since = boundAt.get(key);
+        if (since === undefined && volumesReady) boundAt.set(key, (since = Date.now()));
+        // Until its volumes can be mounted the pod waits in ContainerCreating; a claim binding enqueues it again.
+        const remaining = since === undefined ? Infinity : since + opts.readyDelayMs - Date.now();
         const running = remaining <= 0;
         const startTime = typeof status.startTime === 'string' ? status.startTime : nowRFC3339();
         const want = desiredStatus(pod, node, running, startTime);
@@ -162,7 +169,8 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
             throw err;
           }
         }
-        return running ? undefined : { requeueAfterMs: remaining };
+        if (running) return undefined;
+        return Number.isFinite(remaining) ? { requeueAfterMs: remaining } : undefined;
       };
 
       const registerNodes = async (): Promise<void> => {
@@ -226,6 +234,12 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         }
       };
       podInformer.addEventHandler({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue });
+      const enqueueUsersOf = (claim: KubeObject) => {
+        for (const pod of podInformer.lister.list()) {
+          if (pod.metadata?.namespace === claim.metadata?.namespace && clusterOf(pod) === clusterOf(claim) && podClaimNames(pod).includes(claim.metadata?.name ?? '')) enqueue(pod);
+        }
+      };
+      claimInformer.addEventHandler({ add: enqueueUsersOf, update: (_o, n) => enqueueUsersOf(n) });
       return {
         name: 'kubelet',
         async start() {

@@ -2,22 +2,60 @@
  * The replicaset controller: keeps spec.replicas active pods for every ReplicaSet, creating them from the template
  * (with a controller ownerReference) or deleting the least valuable ones, and reports replicas, fullyLabeledReplicas,
  * readyReplicas, availableReplicas and observedGeneration in status.
+ *
+ * The replication controller manager is the same controller for core/v1 ReplicationControllers, as upstream's is (it
+ * wraps the ReplicaSet controller): one implementation, parameterised by the kind (`podReplicaKinds`), which differ
+ * only in their resource, owner reference and selector (an RC's is a plain label map).
  */
 import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual } from '../../apimachinery/object.js';
-import { fromLabelSelector, type LabelSelectorSpec } from '../../apimachinery/labels/selector.js';
+import { LabelSelector, fromLabelSelector, selectorFromSet, type LabelSelectorSpec } from '../../apimachinery/labels/selector.js';
+import type { GroupVersionResource } from '../../client/resource.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../client/store.js';
 import { Controller, type ReconcileResult } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../controllers/runtime/context.js';
 import { Expectations } from './expectations.js';
-import { podsGVR, replicaSetsGVR } from './gvrs.js';
+import { podsGVR, replicaSetsGVR, replicationControllersGVR } from './gvrs.js';
 import { controllerOf, controllerRef, isControlledBy } from './owner-references.js';
 import { isPodActive, isPodAvailable, isPodReady, podCondition } from './pod-conditions.js';
 
+/** A ReplicaSet or a ReplicationController (whose selector is a label map). */
 interface ReplicaSet extends KubeObject {
-  spec?: { replicas?: number; minReadySeconds?: number; selector?: LabelSelectorSpec; template?: JsonObject };
+  spec?: { replicas?: number; minReadySeconds?: number; selector?: LabelSelectorSpec | Record<string, string>; template?: JsonObject };
   status?: JsonObject;
 }
+
+/** What distinguishes the kinds one replica controller serves. */
+export interface PodReplicaKind {
+  /** The controller's name (replicaset, replicationcontroller). */
+  controller: string;
+  gvr: GroupVersionResource;
+  apiVersion: string;
+  kind: string;
+  /** The pods the owner selects. */
+  selector(owner: ReplicaSet): LabelSelector;
+}
+
+export const podReplicaKinds = {
+  replicaSet: {
+    controller: 'replicaset',
+    gvr: replicaSetsGVR,
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    selector: (rs) => fromLabelSelector(rs.spec?.selector as LabelSelectorSpec | undefined),
+  },
+  // An RC's selector is a label map; an empty one selects nothing (the API defaults it from the template's labels).
+  replicationController: {
+    controller: 'replicationcontroller',
+    gvr: replicationControllersGVR,
+    apiVersion: 'v1',
+    kind: 'ReplicationController',
+    selector: (rc) => {
+      const labels = isPlainObject(rc.spec?.selector) ? (rc.spec.selector as Record<string, string>) : {};
+      return Object.keys(labels).length ? selectorFromSet(labels) : LabelSelector.nothing();
+    },
+  },
+} satisfies Record<string, PodReplicaKind>;
 
 /** At most this many pods are created or deleted per sync (upstream burstReplicas). */
 const burstReplicas = 500;
@@ -38,8 +76,8 @@ export function deletionOrder(a: KubeObject, b: KubeObject): number {
   return (Date.parse(b.metadata?.creationTimestamp ?? '') || 0) - (Date.parse(a.metadata?.creationTimestamp ?? '') || 0);
 }
 
-/** The pod a ReplicaSet creates: template labels, annotations and spec, a generated name and the controller ref. */
-export function podFromTemplate(rs: ReplicaSet): KubeObject {
+/** The pod a ReplicaSet (or, with `owner`, a ReplicationController) creates: template labels, annotations and spec, a generated name and the controller ref. */
+export function podFromTemplate(rs: ReplicaSet, owner: Pick<PodReplicaKind, 'apiVersion' | 'kind'> = podReplicaKinds.replicaSet): KubeObject {
   const template = deepCopy(rs.spec?.template ?? {});
   const meta = isPlainObject(template.metadata) ? template.metadata : {};
   return {
@@ -50,112 +88,120 @@ export function podFromTemplate(rs: ReplicaSet): KubeObject {
       namespace: rs.metadata?.namespace,
       labels: (meta.labels as Record<string, string> | undefined) ?? {},
       ...(meta.annotations ? { annotations: meta.annotations as Record<string, string> } : {}),
-      ownerReferences: [controllerRef(rs, 'apps/v1', 'ReplicaSet')],
+      ownerReferences: [controllerRef(rs, owner.apiVersion, owner.kind)],
     },
     spec: template.spec ?? {},
   };
 }
 
-export const replicaSetControllerInstaller: ControllerInstaller = {
-  name: 'replicaset',
-  install(ctx: ControllerContext): RunningController {
-    const { client } = ctx;
-    const rsInformer = ctx.informers.informerFor<ReplicaSet>(replicaSetsGVR);
-    const podInformer = ctx.informers.informerFor<KubeObject>(podsGVR);
-    const expectations = new Expectations();
+const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
 
-    const rsKeyOfPod = (pod: KubeObject): string | undefined => {
-      const ref = controllerOf(pod);
-      if (!ref || ref.kind !== 'ReplicaSet') return undefined;
-      return formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name: String(ref.name) });
-    };
+/** The controller for one kind of pod replica owner. */
+export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInstaller {
+  return {
+    name: k.controller,
+    install(ctx: ControllerContext): RunningController {
+      const { client } = ctx;
+      const rsInformer = ctx.informers.informerFor<ReplicaSet>(k.gvr);
+      const podInformer = ctx.informers.informerFor<KubeObject>(podsGVR);
+      const expectations = new Expectations();
 
-    const reconcile = async (key: string): Promise<ReconcileResult | void> => {
-      const rs = rsInformer.lister.get(key);
-      if (!rs) {
-        expectations.forget(key);
-        return;
-      }
-      const { namespace } = parseObjectKey(key);
-      const uid = rs.metadata?.uid;
-      const selector = fromLabelSelector(rs.spec?.selector);
-      const owned = podInformer.lister
-        .list()
-        .filter((p) => p.metadata?.namespace === namespace && isControlledBy(p, uid) && selector.matches(p.metadata?.labels ?? {}));
-      const active = owned.filter(isPodActive);
-
-      if (expectations.satisfied(key) && !rs.metadata?.deletionTimestamp) {
-        const diff = active.length - (rs.spec?.replicas ?? 1);
-        if (diff < 0) {
-          const n = Math.min(-diff, burstReplicas);
-          expectations.expect(key, n, 0);
-          const results = await Promise.allSettled(Array.from({ length: n }, () => client.create(podsGVR, podFromTemplate(rs), { namespace })));
-          const failed = results.filter((r) => r.status === 'rejected');
-          if (failed.length) {
-            expectations.lowerExpectations(key, failed.length, 0);
-            throw (failed[0] as PromiseRejectedResult).reason;
-          }
-        } else if (diff > 0) {
-          const victims = [...active].sort(deletionOrder).slice(0, Math.min(diff, burstReplicas));
-          expectations.expect(key, 0, victims.length);
-          const results = await Promise.allSettled(victims.map((p) => client.delete(podsGVR, p.metadata?.name ?? '', { namespace })));
-          const failed = results.filter((r) => r.status === 'rejected' && !(r.reason instanceof StatusError && r.reason.code === 404));
-          expectations.lowerExpectations(key, 0, results.length - results.filter((r) => r.status === 'fulfilled').length);
-          if (failed.length) throw (failed[0] as PromiseRejectedResult).reason;
-        }
-      }
-      return updateStatus(rs, active);
-    };
-
-    /** Computes status from the cached pods and writes it when it changed; requeues to notice pods becoming available. */
-    const updateStatus = async (rs: ReplicaSet, active: KubeObject[]): Promise<ReconcileResult | void> => {
-      const now = Date.now();
-      const minReady = rs.spec?.minReadySeconds ?? 0;
-      const templateLabels = ((rs.spec?.template?.metadata as JsonObject | undefined)?.labels ?? {}) as Record<string, string>;
-      const status: JsonObject = {
-        ...(rs.status ?? {}),
-        replicas: active.length,
-        fullyLabeledReplicas: active.filter((p) => Object.entries(templateLabels).every(([k, v]) => p.metadata?.labels?.[k] === v)).length,
-        readyReplicas: active.filter(isPodReady).length,
-        availableReplicas: active.filter((p) => isPodAvailable(p, minReady, now)).length,
-        observedGeneration: rs.metadata?.generation ?? 1,
+      const rsKeyOfPod = (pod: KubeObject): string | undefined => {
+        const ref = controllerOf(pod);
+        if (!ref || ref.kind !== k.kind || groupOf(String(ref.apiVersion ?? '')) !== groupOf(k.apiVersion)) return undefined;
+        return formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name: String(ref.name) });
       };
-      if (!jsonEqual(status, rs.status ?? {})) {
-        const next = deepCopy(rs);
-        next.status = status;
-        await client.updateStatus(replicaSetsGVR, next, { namespace: rs.metadata?.namespace });
-      }
-      const notYetAvailable = active.some((p) => isPodReady(p) && !isPodAvailable(p, minReady, now));
-      return notYetAvailable ? { requeueAfterMs: 1000 } : undefined;
-    };
 
-    const controller = new Controller<string>({ name: 'replicaset', reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
-    const enqueueRS = (rs: ReplicaSet) => controller.enqueue(formatObjectKey({ cluster: clusterOf(rs), namespace: rs.metadata?.namespace ?? '', name: rs.metadata?.name ?? '' }));
-    rsInformer.addEventHandler({ add: enqueueRS, update: (_o, n) => enqueueRS(n), delete: enqueueRS });
-    podInformer.addEventHandler({
-      add(pod) {
-        const key = rsKeyOfPod(pod);
-        if (!key) return;
-        expectations.observedAdd(key);
-        controller.enqueue(key);
-      },
-      update(oldPod, pod) {
-        const key = rsKeyOfPod(pod);
-        if (key) controller.enqueue(key);
-        const oldKey = rsKeyOfPod(oldPod);
-        if (oldKey && oldKey !== key) controller.enqueue(oldKey);
-      },
-      delete(pod) {
-        const key = rsKeyOfPod(pod);
-        if (!key) return;
-        expectations.observedDelete(key);
-        controller.enqueue(key);
-      },
-    });
-    return {
-      name: 'replicaset',
-      start: () => controller.start(),
-      stop: () => controller.stop(),
-    };
-  },
-};
+      const reconcile = async (key: string): Promise<ReconcileResult | void> => {
+        const rs = rsInformer.lister.get(key);
+        if (!rs) {
+          expectations.forget(key);
+          return;
+        }
+        const { namespace } = parseObjectKey(key);
+        const uid = rs.metadata?.uid;
+        const selector = k.selector(rs);
+        const owned = podInformer.lister
+          .list()
+          .filter((p) => p.metadata?.namespace === namespace && isControlledBy(p, uid) && selector.matches(p.metadata?.labels ?? {}));
+        const active = owned.filter(isPodActive);
+
+        if (expectations.satisfied(key) && !rs.metadata?.deletionTimestamp) {
+          const diff = active.length - (rs.spec?.replicas ?? 1);
+          if (diff < 0) {
+            const n = Math.min(-diff, burstReplicas);
+            expectations.expect(key, n, 0);
+            const results = await Promise.allSettled(Array.from({ length: n }, () => client.create(podsGVR, podFromTemplate(rs, k), { namespace })));
+            const failed = results.filter((r) => r.status === 'rejected');
+            if (failed.length) {
+              expectations.lowerExpectations(key, failed.length, 0);
+              throw (failed[0] as PromiseRejectedResult).reason;
+            }
+          } else if (diff > 0) {
+            const victims = [...active].sort(deletionOrder).slice(0, Math.min(diff, burstReplicas));
+            expectations.expect(key, 0, victims.length);
+            const results = await Promise.allSettled(victims.map((p) => client.delete(podsGVR, p.metadata?.name ?? '', { namespace })));
+            const failed = results.filter((r) => r.status === 'rejected' && !(r.reason instanceof StatusError && r.reason.code === 404));
+            expectations.lowerExpectations(key, 0, results.length - results.filter((r) => r.status === 'fulfilled').length);
+            if (failed.length) throw (failed[0] as PromiseRejectedResult).reason;
+          }
+        }
+        return updateStatus(rs, active);
+      };
+
+      /** Computes status from the cached pods and writes it when it changed; requeues to notice pods becoming available. */
+      const updateStatus = async (rs: ReplicaSet, active: KubeObject[]): Promise<ReconcileResult | void> => {
+        const now = Date.now();
+        const minReady = rs.spec?.minReadySeconds ?? 0;
+        const templateLabels = ((rs.spec?.template?.metadata as JsonObject | undefined)?.labels ?? {}) as Record<string, string>;
+        const status: JsonObject = {
+          ...(rs.status ?? {}),
+          replicas: active.length,
+          fullyLabeledReplicas: active.filter((p) => Object.entries(templateLabels).every(([k, v]) => p.metadata?.labels?.[k] === v)).length,
+          readyReplicas: active.filter(isPodReady).length,
+          availableReplicas: active.filter((p) => isPodAvailable(p, minReady, now)).length,
+          observedGeneration: rs.metadata?.generation ?? 1,
+        };
+        if (!jsonEqual(status, rs.status ?? {})) {
+          const next = deepCopy(rs);
+          next.status = status;
+          await client.updateStatus(k.gvr, next, { namespace: rs.metadata?.namespace });
+        }
+        const notYetAvailable = active.some((p) => isPodReady(p) && !isPodAvailable(p, minReady, now));
+        return notYetAvailable ? { requeueAfterMs: 1000 } : undefined;
+      };
+
+      const controller = new Controller<string>({ name: k.controller, reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
+      const enqueueRS = (rs: ReplicaSet) => controller.enqueue(formatObjectKey({ cluster: clusterOf(rs), namespace: rs.metadata?.namespace ?? '', name: rs.metadata?.name ?? '' }));
+      rsInformer.addEventHandler({ add: enqueueRS, update: (_o, n) => enqueueRS(n), delete: enqueueRS });
+      podInformer.addEventHandler({
+        add(pod) {
+          const key = rsKeyOfPod(pod);
+          if (!key) return;
+          expectations.observedAdd(key);
+          controller.enqueue(key);
+        },
+        update(oldPod, pod) {
+          const key = rsKeyOfPod(pod);
+          if (key) controller.enqueue(key);
+          const oldKey = rsKeyOfPod(oldPod);
+          if (oldKey && oldKey !== key) controller.enqueue(oldKey);
+        },
+        delete(pod) {
+          const key = rsKeyOfPod(pod);
+          if (!key) return;
+          expectations.observedDelete(key);
+          controller.enqueue(key);
+        },
+      });
+      return {
+        name: k.controller,
+        start: () => controller.start(),
+        stop: () => controller.stop(),
+      };
+    },
+  };
+}
+
+export const replicaSetControllerInstaller = podReplicaControllerInstaller(podReplicaKinds.replicaSet);
+export const replicationControllerInstaller = podReplicaControllerInstaller(podReplicaKinds.replicationController);

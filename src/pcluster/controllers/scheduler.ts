@@ -4,6 +4,13 @@
  * PodScheduled=False with reason Unschedulable and the upstream "0/N nodes are available: ..." message, and is
  * retried when pods or nodes change (and periodically).
  *
+ * Volumes (the VolumeBinding plugin): a pod whose claim is missing or being deleted, or has an unbound claim that binds
+ * Immediately, stays Pending with upstream's message (`pod has unbound immediate PersistentVolumeClaims`); bound
+ * volumes' node affinity filters nodes. Unbound WaitForFirstConsumer claims get the chosen node in
+ * `volume.kubernetes.io/selected-node`, and the pod is bound only once the storage controller has provisioned and
+ * bound them (PreBind); if it gives a claim back (provisioning failed), the pod gets PodScheduled=False with
+ * reason SchedulerError and is tried again later.
+ *
  * Binding sets spec.nodeName through an update of the pod (this server allows that one change to an unbound pod)
  * and then PodScheduled=True through /status.
  */
@@ -13,9 +20,11 @@ import { StatusError } from '../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../client/store.js';
 import { Controller, type ReconcileResult } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../controllers/runtime/context.js';
-import { nodesGVR, podsGVR } from './gvrs.js';
+import { EventRecorder } from '../../controllers/runtime/event-recorder.js';
+import { nodesGVR, persistentVolumeClaimsGVR, persistentVolumesGVR, podsGVR, storageClassesGVR } from './gvrs.js';
 import { isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
-import { type Resources, addResources, insufficientResources, leastAllocatedScore, nodeAllocatable, podRequests, unschedulableMessage } from './scheduling-fit.js';
+import { type Resources, addResources, insufficientResources, leastAllocatedScore, nodeAllocatable, podRequests, preFilterUnschedulableMessage, unschedulableMessage } from './scheduling-fit.js';
+import { podVolumes, selectedNodeAnnotation, volumeNodeConflicts } from './storage/binding.js';
 
 const schedulerName = 'default-scheduler';
 const retryUnschedulableMs = 5_000;
@@ -39,6 +48,11 @@ export const schedulerInstaller: ControllerInstaller = {
     const { client } = ctx;
     const podInformer = ctx.informers.informerFor<KubeObject>(podsGVR);
     const nodeInformer = ctx.informers.informerFor<KubeObject>(nodesGVR);
+    const claimInformer = ctx.informers.informerFor<KubeObject>(persistentVolumeClaimsGVR);
+    const volumeInformer = ctx.informers.informerFor<KubeObject>(persistentVolumesGVR);
+    const classInformer = ctx.informers.informerFor<KubeObject>(storageClassesGVR);
+    // Pods whose WaitForFirstConsumer claims we handed to the provisioner for a node (PreBind waiting on them).
+    const waitingForVolumes = new Map<string, string>();
     // Pods bound by us that the informer has not shown bound yet (the scheduler cache's "assumed" pods).
     const assumed = new Map<string, { node: string; requests: Resources; scoring: Resources }>();
 
@@ -56,7 +70,14 @@ export const schedulerInstaller: ControllerInstaller = {
       return usage;
     };
 
+    const events = new EventRecorder(client, schedulerName, { aggregate: true });
+    /** Records an Event about a pod without waiting for it (scheduling does not wait on bookkeeping). */
+    const podEvent = (pod: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string) =>
+      void events.record(clusterOf(pod), { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, type, reason, message);
+
     const setScheduledCondition = async (pod: KubeObject, cond: { status: string; reason?: string; message?: string }): Promise<void> => {
+      // Every failed attempt is an Event (FailedScheduling), as upstream's scheduler records them.
+      if (cond.status === 'False') podEvent(pod, 'Warning', 'FailedScheduling', cond.message ?? '');
       const { conditions, changed } = setPodCondition(podConditions(pod), { type: 'PodScheduled', ...cond });
       if (!changed) return;
       const next = deepCopy(pod);
@@ -67,7 +88,18 @@ export const schedulerInstaller: ControllerInstaller = {
     const reconcile = async (key: string): Promise<ReconcileResult | void> => {
       const pod = podInformer.lister.get(key);
       if (!pod || !wantsScheduling(pod) || assumed.has(key)) return;
-      const { namespace, name } = parseObjectKey(key);
+      const { cluster, namespace, name } = parseObjectKey(key);
+      const clusterKey = (ns: string, n: string) => formatObjectKey({ cluster, namespace: ns, name: n });
+      const volumes = podVolumes(pod, {
+        claim: (n) => claimInformer.lister.get(clusterKey(namespace, n)),
+        volume: (n) => volumeInformer.lister.get(clusterKey('', n)),
+        storageClass: (n) => classInformer.lister.get(clusterKey('', n)),
+      });
+      if (volumes.kind === 'unresolvable') {
+        waitingForVolumes.delete(key);
+        await setScheduledCondition(pod, { status: 'False', reason: 'Unschedulable', message: preFilterUnschedulableMessage(nodeInformer.lister.list().length, volumes.message) });
+        return { requeueAfterMs: retryUnschedulableMs };
+      }
       const request = podRequests(pod);
       const scoringRequest = podRequests(pod, true);
       const usage = usageByNode(false);
@@ -92,6 +124,11 @@ export const schedulerInstaller: ControllerInstaller = {
           reasonsByNode.push(problems);
           continue;
         }
+        const conflicts = volumeNodeConflicts(volumes.volumes, nodeName, node.metadata?.labels ?? {});
+        if (conflicts.length) {
+          reasonsByNode.push(conflicts);
+          continue;
+        }
         const score = leastAllocatedScore(scoringRequest, scoringUsage.get(nodeName) ?? { cpu: 0, memory: 0, pods: 0 }, allocatable);
         if (!best || score > best.score) best = { node: nodeName, score };
       }
@@ -99,6 +136,24 @@ export const schedulerInstaller: ControllerInstaller = {
         await setScheduledCondition(pod, { status: 'False', reason: 'Unschedulable', message: unschedulableMessage(nodes.length, reasonsByNode) });
         return { requeueAfterMs: retryUnschedulableMs };
       }
+      if (volumes.delayed.length) {
+        const unannotated = volumes.delayed.filter((c) => !c.metadata?.annotations?.[selectedNodeAnnotation]);
+        if (unannotated.length && waitingForVolumes.has(key)) {
+          // The provisioner gave a claim back: provisioning failed. Try again later, maybe elsewhere.
+          waitingForVolumes.delete(key);
+          const message = `running PreBind plugin "VolumeBinding": binding volumes: provisioning failed for PVC "${unannotated[0]!.metadata?.name}"`;
+          await setScheduledCondition(pod, { status: 'False', reason: 'SchedulerError', message });
+          return { requeueAfterMs: retryUnschedulableMs };
+        }
+        for (const claim of unannotated) {
+          const patch = { metadata: { annotations: { [selectedNodeAnnotation]: best.node } } };
+          await client.patch(persistentVolumeClaimsGVR, claim.metadata?.name ?? '', 'merge', patch, { namespace });
+        }
+        // Bound once the claims are (a claim update enqueues the pod again).
+        waitingForVolumes.set(key, best.node);
+        return;
+      }
+      waitingForVolumes.delete(key);
       assumed.set(key, { node: best.node, requests: request, scoring: scoringRequest });
       let bound: KubeObject;
       try {
@@ -108,6 +163,7 @@ export const schedulerInstaller: ControllerInstaller = {
         if (err instanceof StatusError && err.code === 404) return;
         throw err;
       }
+      podEvent(bound, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${best.node}`);
       await setScheduledCondition(bound, { status: 'True' });
     };
 
@@ -122,9 +178,14 @@ export const schedulerInstaller: ControllerInstaller = {
       // A pod going away frees room: every pending pod gets another chance.
       delete: (pod) => {
         assumed.delete(keyOfPod(pod));
+        waitingForVolumes.delete(keyOfPod(pod));
         enqueuePending();
       },
     });
+    // Claims binding (or given back by the provisioner), volumes and classes appearing: pending pods may move on.
+    claimInformer.addEventHandler({ add: enqueuePending, update: enqueuePending, delete: enqueuePending });
+    volumeInformer.addEventHandler({ add: enqueuePending });
+    classInformer.addEventHandler({ add: enqueuePending });
     nodeInformer.addEventHandler({ add: enqueuePending, update: (o, n) => nodeIsReady(o) !== nodeIsReady(n) && enqueuePending() });
     return { name: 'scheduler', start: () => controller.start(), stop: () => controller.stop() };
   },

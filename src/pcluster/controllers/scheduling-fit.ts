@@ -94,3 +94,12 @@ export function unschedulableMessage(nodeCount: number, reasonsByNode: string[][
   const parts = [...counts.entries()].map(([r, n]) => `${n} ${r}`).sort();
   return parts.length ? `0/${nodeCount} nodes are available: ${parts.join(', ')}.` : `0/${nodeCount} nodes are available.`;
 }
+
+/**
+ * The FitError message when a PreFilter plugin rejected the pod for every node (`0/3 nodes are available: pod has
+ * unbound immediate PersistentVolumeClaims.`).
+ */
+export function preFilterUnschedulableMessage(nodeCount: number, message: string): string {
+  if (nodeCount === 0) return 'no nodes available to schedule pods';
+  return `0/${nodeCount} nodes are available: ${message}.`;
+}

@@ -1,0 +1,208 @@
+/**
+ * The endpoints and endpointslice controllers: for every Service with a selector (not ExternalName) they keep an
+ * Endpoints object of the same name and the Service's EndpointSlices (`<service>-<random>`, owned by the Service,
+ * labelled `kubernetes.io/service-name` and `endpointslice.kubernetes.io/managed-by:
+ * endpointslice-controller.k8s.io`) listing the selected pods, updated as pods come, become ready, or go. Services
+ * without a selector are left alone: their Endpoints and slices belong to whoever writes them. The decisions are in
+ * decisions.ts.
+ */
+import { type JsonObject, type KubeObject, deepCopy, jsonEqual } from '../../../apimachinery/object.js';
+import { StatusError } from '../../../apimachinery/status.js';
+import { clusterOf, formatObjectKey, keyOf, parseObjectKey } from '../../../client/store.js';
+import { Controller, type ReconcileResult } from '../../../controllers/runtime/controller.js';
+import type { ControllerContext, ControllerInstaller, RunningController } from '../../../controllers/runtime/context.js';
+import type { Informer } from '../../../client/informer.js';
+import { endpointSlicesGVR, endpointsGVR, nodesGVR, podsGVR, servicesGVR } from '../gvrs.js';
+import { controllerRef } from '../owner-references.js';
+import {
+  endpointSliceContents,
+  endpointSliceControllerName,
+  endpointSliceLabels,
+  endpointSubsets,
+  endpointsLabels,
+  lastChangeTriggerTime,
+  managedByLabel,
+  serviceNameLabel,
+  serviceSelector,
+  type SliceContent,
+} from './decisions.js';
+
+const isNotFound = (err: unknown) => err instanceof StatusError && err.code === 404;
+
+/** The pods a Service selects (same cluster and namespace), or undefined when it has no selector. */
+function selectedPods(service: KubeObject, pods: Informer<KubeObject>): KubeObject[] | undefined {
+  const selector = serviceSelector(service);
+  if (!selector) return undefined;
+  const cluster = clusterOf(service);
+  return pods.lister.list().filter((p) => clusterOf(p) === cluster && p.metadata?.namespace === service.metadata?.namespace && selector.matches(p.metadata?.labels ?? {}));
+}
+
+/** Enqueues the Services (by key) that select a pod, before or after a change of its labels. */
+function enqueueServicesOfPod(services: Informer<KubeObject>, enqueue: (key: string) => void, ...versions: KubeObject[]): void {
+  for (const svc of services.lister.list()) {
+    const selector = serviceSelector(svc);
+    if (!selector) continue;
+    if (versions.some((p) => clusterOf(p) === clusterOf(svc) && p.metadata?.namespace === svc.metadata?.namespace && selector.matches(p.metadata?.labels ?? {}))) enqueue(keyOf(svc));
+  }
+}
+
+export const endpointsControllerInstaller: ControllerInstaller = {
+  name: 'endpoints',
+  install(ctx: ControllerContext): RunningController {
+    const { client } = ctx;
+    const services = ctx.informers.informerFor<KubeObject>(servicesGVR);
+    const pods = ctx.informers.informerFor<KubeObject>(podsGVR);
+    const endpoints = ctx.informers.informerFor<KubeObject>(endpointsGVR);
+
+    const reconcile = async (key: string): Promise<ReconcileResult | void> => {
+      const { cluster, namespace, name } = parseObjectKey(key);
+      const service = services.lister.get(key);
+      const current = endpoints.lister.get(key);
+      if (!service) {
+        // The Service is gone: so are its endpoints.
+        if (current) {
+          try {
+            await client.delete(endpointsGVR, name, { cluster, namespace });
+          } catch (err) {
+            if (!isNotFound(err)) throw err;
+          }
+        }
+        return;
+      }
+      const pods_ = selectedPods(service, pods);
+      if (!pods_) return;
+      const subsets = endpointSubsets(service, pods_);
+      const labels = endpointsLabels(service);
+      if (current && jsonEqual(current.subsets ?? [], subsets) && jsonEqual(current.metadata?.labels ?? {}, labels)) return;
+      // Endpoints hold no other state: writing them whole is what upstream does too.
+      const next: KubeObject = current ? deepCopy(current) : { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace } };
+      const meta = next.metadata!;
+      if (Object.keys(labels).length) meta.labels = labels;
+      else delete meta.labels;
+      const trigger = lastChangeTriggerTime(service, pods_);
+      const annotations = { ...(meta.annotations ?? {}) };
+      delete annotations['kcp.io/cluster'];
+      if (trigger) annotations['endpoints.kubernetes.io/last-change-trigger-time'] = trigger;
+      meta.annotations = annotations;
+      if (subsets.length) next.subsets = subsets;
+      else delete next.subsets;
+      if (current) await client.update(endpointsGVR, next, { cluster, namespace });
+      else await client.create(endpointsGVR, next, { cluster, namespace });
+    };
+
+    const controller = new Controller<string>({ name: 'endpoints', reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
+    const enqueue = (key: string) => controller.enqueue(key);
+    services.addEventHandler({ add: (s) => enqueue(keyOf(s)), update: (_o, s) => enqueue(keyOf(s)), delete: (s) => enqueue(keyOf(s)) });
+    pods.addEventHandler({ add: (p) => enqueueServicesOfPod(services, enqueue, p), update: (o, n) => enqueueServicesOfPod(services, enqueue, o, n), delete: (p) => enqueueServicesOfPod(services, enqueue, p) });
+    // Someone removed or rewrote a Service's endpoints: put them back.
+    endpoints.addEventHandler({ update: (_o, e) => services.lister.get(keyOf(e)) && enqueue(keyOf(e)), delete: (e) => services.lister.get(keyOf(e)) && enqueue(keyOf(e)) });
+    return { name: 'endpoints', start: () => controller.start(), stop: () => controller.stop() };
+  },
+};
+
+/** A slice's list fields as stored from the controller's empty lists (Go's nil slices: null). */
+const listOrNull = (items: JsonObject[]): JsonObject[] | null => (items.length ? items : null);
+
+export const endpointSliceControllerInstaller: ControllerInstaller = {
+  name: 'endpointslice',
+  install(ctx: ControllerContext): RunningController {
+    const { client } = ctx;
+    const services = ctx.informers.informerFor<KubeObject>(servicesGVR);
+    const pods = ctx.informers.informerFor<KubeObject>(podsGVR);
+    const nodes = ctx.informers.informerFor<KubeObject>(nodesGVR);
+    const slices = ctx.informers.informerFor<KubeObject>(endpointSlicesGVR);
+    /**
+     * Slices we created or deleted that the cache does not reflect yet (upstream's endpointSliceTracker): until it
+     * does, a sync would create them twice, so it waits.
+     */
+    const inFlight = new Map<string, { created: Set<string>; deleted: Set<string> }>();
+    const cacheLags = (key: string, cluster: string, namespace: string): boolean => {
+      const pending = inFlight.get(key);
+      if (!pending) return false;
+      const cached = (n: string) => !!slices.lister.get(formatObjectKey({ cluster, namespace, name: n }));
+      for (const n of pending.created) if (cached(n)) pending.created.delete(n);
+      for (const n of pending.deleted) if (!cached(n)) pending.deleted.delete(n);
+      if (pending.created.size || pending.deleted.size) return true;
+      inFlight.delete(key);
+      return false;
+    };
+
+    const reconcile = async (key: string): Promise<ReconcileResult | void> => {
+      const { cluster, namespace, name } = parseObjectKey(key);
+      if (cacheLags(key, cluster, namespace)) return { requeueAfterMs: 50 };
+      const service = services.lister.get(key);
+      // A deleted Service's slices go with it (garbage collection of their owner reference).
+      if (!service || service.metadata?.deletionTimestamp) return;
+      const pods_ = selectedPods(service, pods);
+      if (!pods_) return;
+      const zone = (node: string) => nodes.lister.get(formatObjectKey({ cluster, namespace: '', name: node }))?.metadata?.labels?.['topology.kubernetes.io/zone'];
+      const desired: SliceContent[] = endpointSliceContents(service, pods_, zone);
+      // With no endpoints at all the Service keeps one placeholder slice.
+      if (desired.length === 0) desired.push({ ports: [], endpoints: [] });
+      const labels = endpointSliceLabels(service);
+      const owner = controllerRef(service, 'v1', 'Service');
+      const trigger = lastChangeTriggerTime(service, pods_);
+      const ours = slices.lister
+        .list()
+        .filter((s) => clusterOf(s) === cluster && s.metadata?.namespace === namespace && s.metadata?.labels?.[serviceNameLabel] === name && s.metadata?.labels?.[managedByLabel] === endpointSliceControllerName);
+      const portsKey = (ports: unknown) => JSON.stringify(Array.isArray(ports) ? ports : []);
+      const unused = new Set(ours.filter((s) => (s.metadata?.ownerReferences ?? []).some((r) => r.uid === service.metadata?.uid)));
+      const writes: Promise<unknown>[] = [];
+      const pending = { created: new Set<string>(), deleted: new Set<string>() };
+      for (const content of desired) {
+        const want = { endpoints: listOrNull(content.endpoints), ports: listOrNull(content.ports) };
+        const candidates = [...unused].filter((s) => portsKey(s.ports) === portsKey(want.ports));
+        const slice = candidates.find((s) => jsonEqual(s.endpoints ?? null, want.endpoints)) ?? candidates[0];
+        if (slice) {
+          unused.delete(slice);
+          const sameLabels = jsonEqual(slice.metadata?.labels ?? {}, labels);
+          if (sameLabels && jsonEqual(slice.endpoints ?? null, want.endpoints) && jsonEqual(slice.ports ?? null, want.ports)) continue;
+          const next = deepCopy(slice);
+          next.metadata!.labels = labels;
+          const annotations = { ...(next.metadata?.annotations ?? {}) };
+          delete annotations['kcp.io/cluster'];
+          if (trigger) annotations['endpoints.kubernetes.io/last-change-trigger-time'] = trigger;
+          next.metadata!.annotations = annotations;
+          next.endpoints = want.endpoints;
+          next.ports = want.ports;
+          writes.push(client.update(endpointSlicesGVR, next, { cluster, namespace }));
+        } else {
+          const created: KubeObject = {
+            apiVersion: 'discovery.k8s.io/v1',
+            kind: 'EndpointSlice',
+            metadata: { generateName: `${name}-`, namespace, labels, ...(trigger ? { annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': trigger } } : {}), ownerReferences: [owner] },
+            addressType: 'IPv4',
+            endpoints: want.endpoints,
+            ports: want.ports,
+          };
+          writes.push(client.create(endpointSlicesGVR, created, { cluster, namespace }).then((s) => pending.created.add(s.metadata?.name ?? '')));
+        }
+      }
+      // Slices no longer needed, or left by an earlier Service of the same name.
+      for (const stale of [...unused, ...ours.filter((s) => !(s.metadata?.ownerReferences ?? []).some((r) => r.uid === service.metadata?.uid))]) {
+        const sliceName = stale.metadata?.name ?? '';
+        writes.push(
+          client
+            .delete(endpointSlicesGVR, sliceName, { cluster, namespace })
+            .then(() => pending.deleted.add(sliceName))
+            .catch((err) => (isNotFound(err) ? undefined : Promise.reject(err))),
+        );
+      }
+      const results = await Promise.allSettled(writes);
+      if (pending.created.size || pending.deleted.size) inFlight.set(key, pending);
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    };
+
+    const controller = new Controller<string>({ name: 'endpointslice', reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
+    const enqueue = (key: string) => controller.enqueue(key);
+    services.addEventHandler({ add: (s) => enqueue(keyOf(s)), update: (_o, s) => enqueue(keyOf(s)) });
+    pods.addEventHandler({ add: (p) => enqueueServicesOfPod(services, enqueue, p), update: (o, n) => enqueueServicesOfPod(services, enqueue, o, n), delete: (p) => enqueueServicesOfPod(services, enqueue, p) });
+    const enqueueServiceOfSlice = (s: KubeObject) => {
+      const service = s.metadata?.labels?.[serviceNameLabel];
+      if (service && s.metadata?.labels?.[managedByLabel] === endpointSliceControllerName) enqueue(formatObjectKey({ cluster: clusterOf(s), namespace: s.metadata?.namespace ?? '', name: service }));
+    };
+    slices.addEventHandler({ update: (_o, s) => enqueueServiceOfSlice(s), delete: enqueueServiceOfSlice });
+    return { name: 'endpointslice', start: () => controller.start(), stop: () => controller.stop() };
+  },
+};

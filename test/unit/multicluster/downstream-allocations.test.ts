@@ -1,0 +1,40 @@
+/** keepDownstreamAllocations: what the physical cluster allocated or added survives the syncer rewriting an object. */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { keepDownstreamAllocations } from '../../../src/multicluster/syncer/transform.js';
+import type { KubeObject } from '../../../src/apimachinery/object.js';
+
+describe('keepDownstreamAllocations', () => {
+  it("keeps a Service's cluster IPs, node ports and the load-balancer cleanup finalizer", () => {
+    const desired: KubeObject = { metadata: { name: 'web' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } };
+    const existing: KubeObject = {
+      metadata: { name: 'web', finalizers: ['service.kubernetes.io/load-balancer-cleanup'] },
+      spec: { type: 'LoadBalancer', clusterIP: '10.96.0.7', clusterIPs: ['10.96.0.7'], ports: [{ port: 80, protocol: 'TCP', nodePort: 31000 }] },
+    };
+    keepDownstreamAllocations('services', desired, existing);
+    assert.deepEqual(desired, {
+      metadata: { name: 'web', finalizers: ['service.kubernetes.io/load-balancer-cleanup'] },
+      spec: { type: 'LoadBalancer', clusterIP: '10.96.0.7', clusterIPs: ['10.96.0.7'], ports: [{ port: 80, nodePort: 31000 }] },
+    });
+  });
+
+  it("keeps a claim's bound volume, its defaulted class and pvc-protection", () => {
+    const desired: KubeObject = { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } } } };
+    const existing: KubeObject = {
+      metadata: { name: 'data', finalizers: ['kubernetes.io/pvc-protection'] },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, storageClassName: 'standard', volumeName: 'pvc-1' },
+    };
+    keepDownstreamAllocations('persistentvolumeclaims', desired, existing);
+    assert.deepEqual(desired.metadata?.finalizers, ['kubernetes.io/pvc-protection']);
+    assert.deepEqual(desired.spec, { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } }, storageClassName: 'standard', volumeName: 'pvc-1' });
+  });
+
+  it('leaves a class the upstream claim names (even "") and objects without downstream additions alone', () => {
+    const desired: KubeObject = { metadata: { name: 'data' }, spec: { storageClassName: '' } };
+    keepDownstreamAllocations('persistentvolumeclaims', desired, { metadata: { name: 'data' }, spec: { storageClassName: '' } });
+    assert.deepEqual(desired, { metadata: { name: 'data' }, spec: { storageClassName: '' } });
+    const cm: KubeObject = { metadata: { name: 'c' }, data: { a: '1' } };
+    keepDownstreamAllocations('configmaps', cm, { metadata: { name: 'c' }, data: { a: '2' } });
+    assert.deepEqual(cm, { metadata: { name: 'c' }, data: { a: '1' } });
+  });
+});
