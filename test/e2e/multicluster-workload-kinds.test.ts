@@ -134,6 +134,8 @@ describe('every workload kind placed on the clusters, its status back upstream',
     await eventually(`db-config only in ${dbCluster}`, async () => (await where(G.cm, 'db-config')).join() === dbCluster);
     await settle();
     assert.deepEqual(await where(G.cm, 'unused'), [], 'a ConfigMap no workload uses goes nowhere');
+    const unused = scheduled(await up.get(G.cm, 'unused', scope));
+    assert.deepEqual([unused?.status, unused?.reason, unused?.message], ['False', 'NotUsed', 'no workload placed in the namespace uses it']);
     assert.deepEqual(await where(G.sts, 'db'), [dbCluster]);
     assert.equal(((await down(dbCluster).list(G.pvc, { namespace: (await downNs(dbCluster))! })).items.length), 0, 'volumeClaimTemplates claims are the cluster StatefulSet controller\'s to create');
 
@@ -255,6 +257,7 @@ describe('every workload kind placed on the clusters, its status back upstream',
     await eventually('Service web on both clusters', async () => (await where(G.svc, 'web')).join() === TARGETS.join());
     await eventually('Ingress web on both clusters', async () => (await where(G.ing, 'web')).join() === TARGETS.join());
     await eventually(`Service db on ${dbCluster} only`, async () => (await where(G.svc, 'db')).join() === dbCluster);
+    assert.equal(((await downGet(dbCluster, G.svc, 'db'))!.spec as { clusterIP?: string }).clusterIP, 'None', 'a headless Service stays headless');
     await eventually(`NetworkPolicy db-only-web on ${dbCluster} only`, async () => (await where(G.netpol, 'db-only-web')).join() === dbCluster);
 
     await writeDownStatus('st-a', G.svc, 'web', () => ({ loadBalancer: { ingress: [{ ip: '198.51.100.10', ipMode: 'VIP' }] } }));
@@ -355,5 +358,26 @@ describe('every workload kind placed on the clusters, its status back upstream',
     const d = await k(['describe', 'cronjob', 'nightly', '-n', NS]);
     assert.match(d.stdout, /Warning\s+Incompatible/);
     assert.deepEqual(placedOn(await up.get(G.cron, 'nightly', scope)), []);
+  });
+
+  it('after atrium restarts nothing moves and nothing is duplicated', async () => {
+    const snapshot = async () => {
+      const out: Record<string, string[]> = {};
+      for (const [what, g] of [['sts', G.sts], ['ds', G.ds], ['job', G.job], ['svc', G.svc], ['cm', G.cm], ['pvc', G.pvc], ['pdb', G.pdb], ['hpa', G.hpa], ['deploy', G.deploy]] as const) {
+        for (const t of TARGETS) {
+          const ns = await downNs(t);
+          out[`${what}/${t}`] = ns ? (await down(t).list(g, { namespace: ns })).items.map((o) => o.metadata!.name!).sort() : [];
+        }
+      }
+      return out;
+    };
+    const before = await snapshot();
+    await fleet.stopAtrium();
+    await fleet.startAtrium();
+    up = fleet.up;
+    await fleet.waitReady(undefined, { timeoutMs: 60_000 });
+    await settle(3000);
+    assert.deepEqual(placedOn(await up.get(G.sts, 'db', scope)), [dbCluster]);
+    assert.deepEqual(await snapshot(), before);
   });
 });

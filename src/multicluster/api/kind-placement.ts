@@ -22,7 +22,7 @@
  * kind by those labels only (syncer/transform.ts isAssigned). Pure data; no I/O.
  */
 import type { KubeObject } from '../../apimachinery/object.js';
-import { STATE_LABEL_PREFIX } from './types.js';
+import { CLUSTER_LABEL, STATE_LABEL_PREFIX } from './types.js';
 
 export type PlacementMode = 'Split' | 'One' | 'Every' | 'Follow' | 'None';
 
@@ -78,7 +78,8 @@ export function kindPlacementOfKind(group: string, kind: string): KindPlacement 
 /**
  * Annotation the placement controller keeps on every object it places: a JSON condition `{type: "Scheduled",
  * status, reason, message, lastTransitionTime}` (reasons: Scheduled; and with status False Incompatible, NoRoom,
- * NoClusters, Pending). An annotation, not status.conditions, for the same reason as the syncer's Synced condition:
+ * NoClusters — these three also as a Warning Event —, Pending, and NotUsed for a follower no placed workload uses).
+ * Every object the controller places carries it once decided: the syncer waits for it (awaitsPlacement). An annotation, not status.conditions, for the same reason as the syncer's Synced condition:
  * ConfigMaps have no status, and a workload's status is the clusters' own.
  */
 export const SCHEDULED_ANNOTATION = 'scheduling.atrium.io/scheduled';
@@ -100,6 +101,19 @@ export const STATUS_ANNOTATION_PREFIX = 'status.workload.kcp.io/';
 /** The status annotation of SyncTarget `key`. */
 export function statusAnnotation(key: string): string {
   return STATUS_ANNOTATION_PREFIX + key;
+}
+
+/**
+ * Whether the placement controller has yet to decide `obj` (of `resource`, in namespace `ns`): the namespace is
+ * placed, the kind is one it places, the object is not pinned with its own `workload.kcp.io/cluster`, and it carries no
+ * Scheduled condition yet. The syncer leaves such an object alone until then.
+ */
+export function awaitsPlacement(obj: KubeObject, ns: KubeObject | undefined, resource: { group: string; resource: string }): boolean {
+  if (ns?.metadata?.annotations?.['scheduling.atrium.io/split-workloads'] !== 'true') return false;
+  const mode = kindPlacementOf(resource.group, resource.resource)?.mode;
+  if (mode !== 'One' && mode !== 'Every' && mode !== 'Follow') return false;
+  if (obj.metadata?.labels?.[CLUSTER_LABEL] !== undefined || isClusterLocal(resource.resource, obj)) return false;
+  return obj.metadata?.annotations?.[SCHEDULED_ANNOTATION] === undefined;
 }
 
 /** The keys an object's own state labels assign it to (`state.workload.kcp.io/<key>: Sync`), sorted. */

@@ -50,8 +50,8 @@ export interface ObjectPlacement {
   obj: KubeObject;
   /** The clusters (SyncTarget names) it is synced to, sorted. */
   clusters: string[];
-  /** The Scheduled condition; undefined: none (a follower nothing uses). */
-  condition?: { status: 'True' | 'False'; reason: string; message: string };
+  /** The Scheduled condition (a follower nothing uses: False, NotUsed). */
+  condition: { status: 'True' | 'False'; reason: string; message: string };
   /** Per cluster name: a JSON merge patch of spec for that cluster's copy. */
   clusterSpec?: Record<string, Record<string, unknown>>;
   /** An HPA whose target is split: it scales `root` (a Deployment) upstream. */
@@ -149,11 +149,11 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
     const candidates = candidatesFor(o.kind);
     const accepting = new Set(acceptingClusters(candidates));
     const clusters = wanted.filter((c) => accepting.has(c));
-    const placement: ObjectPlacement = { kind: o.kind, obj: o.obj, clusters };
+    const placement: ObjectPlacement = { kind: o.kind, obj: o.obj, clusters, condition: { status: 'False', reason: 'NotUsed', message: '' } };
     if (clusters.length > 0) placement.condition = scheduled(clusters, wanted.filter((c) => !accepting.has(c)), o.kind);
     else {
       const why = refusal(wanted, candidates, resourceName(o.kind));
-      if (why) placement.condition = unscheduled(why.reason, why.message);
+      placement.condition = why ? unscheduled(why.reason, why.message) : { status: 'False', reason: 'NotUsed', message: 'no workload placed in the namespace uses it' };
     }
     if (o.kind.resource === 'poddisruptionbudgets' && clusters.length > 0) {
       const matched = selectedBy((o.obj.spec as { selector?: never } | undefined)?.selector, ctx);

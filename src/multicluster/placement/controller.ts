@@ -9,8 +9,9 @@
  *   budgets apportioned; HPAs of split Deployments observe-only per cluster);
  * - the decision is written on the object with one merge patch, only when it changed: the state labels
  *   `state.workload.kcp.io/<key>: Sync` the syncer syncs by, the Scheduled condition (SCHEDULED_ANNOTATION), the
- *   per-cluster spec (CLUSTER_SPEC_ANNOTATION), and stale per-cluster status annotations removed. A condition turning
- *   False (Incompatible, NoRoom, NoClusters) is also a Warning Event on the object;
+ *   per-cluster spec (CLUSTER_SPEC_ANNOTATION), and stale per-cluster status annotations removed. Every placed object
+ *   carries the condition once decided (the syncer waits for it); one turning False with Incompatible, NoRoom or
+ *   NoClusters is also a Warning Event on the object;
  * - objects synced to several clusters (or with a per-cluster spec) get their status folded from the clusters'
  *   reports (decisions/aggregate-kind-status.ts); an HPA of a split Deployment scales it (upstream-hpa.ts);
  * - a namespace no longer placed (or an object pinned with `workload.kcp.io/cluster` since) has the controller's marks
@@ -243,14 +244,13 @@ async function apply(d: Deps, p: ObjectPlacement, byName: ReadonlyMap<string, Re
   for (const k of keys) if (labels[stateLabel(k)] !== 'Sync') labelPatch[stateLabel(k)] = 'Sync';
   const annotationPatch: Record<string, string | null> = {};
   let warn: { reason: string; message: string } | undefined;
-  if (p.condition) {
-    const next = nextCondition(annotations[SCHEDULED_ANNOTATION], p.condition);
-    if (next !== undefined) {
-      annotationPatch[SCHEDULED_ANNOTATION] = next;
-      const before = parseCondition(annotations[SCHEDULED_ANNOTATION]);
-      if (p.condition.status === 'False' && p.condition.reason !== 'Pending' && (before?.reason !== p.condition.reason || before?.message !== p.condition.message)) warn = p.condition;
-    }
-  } else if (annotations[SCHEDULED_ANNOTATION] !== undefined) annotationPatch[SCHEDULED_ANNOTATION] = null;
+  const next = nextCondition(annotations[SCHEDULED_ANNOTATION], p.condition);
+  if (next !== undefined) {
+    annotationPatch[SCHEDULED_ANNOTATION] = next;
+    const before = parseCondition(annotations[SCHEDULED_ANNOTATION]);
+    const warns = p.condition.status === 'False' && p.condition.reason !== 'Pending' && p.condition.reason !== 'NotUsed';
+    if (warns && (before?.reason !== p.condition.reason || before?.message !== p.condition.message)) warn = p.condition;
+  }
   const clusterSpec = p.clusterSpec ? JSON.stringify(Object.fromEntries(Object.entries(p.clusterSpec).map(([c, v]) => [byName.get(c)!.key, v]).sort(([a], [b]) => (a < b ? -1 : 1)))) : undefined;
   if (annotations[CLUSTER_SPEC_ANNOTATION] !== clusterSpec) annotationPatch[CLUSTER_SPEC_ANNOTATION] = clusterSpec ?? null;
   for (const k of Object.keys(annotations)) if (k.startsWith(STATUS_ANNOTATION_PREFIX) && !keys.has(k.slice(STATUS_ANNOTATION_PREFIX.length))) annotationPatch[k] = null;

@@ -25,7 +25,7 @@ import { Controller } from '../../controllers/runtime/controller.js';
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { syncerFinalizer } from '../api/keys.js';
-import { aggregatesStatus, statusAnnotation } from '../api/kind-placement.js';
+import { aggregatesStatus, awaitsPlacement, statusAnnotation } from '../api/kind-placement.js';
 import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
@@ -168,6 +168,9 @@ export class ResourceSyncer {
     const downNs = k.namespace ? this.deps.namespaces.downstreamName(k.namespace) : undefined;
     const down = this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: downNs ?? '', name: k.name }));
     const fin = syncerFinalizer(target.key);
+    // In a placed namespace, an object the placement controller has not decided yet is left as it is: nothing is
+    // created, and a copy synced before (by an older version's namespace-wide rule) is neither rewritten nor removed.
+    if (up && !up.metadata?.deletionTimestamp && !this.draining && awaitsPlacement(up, up.metadata?.namespace ? this.deps.namespaces.upstreamNamespace(up.metadata.namespace) : undefined, gvr)) return;
 
     if (!this.wants(up)) {
       if (down) {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
-import { aggregatesStatus, clusterSpecOf, isClusterLocal, isPlacementBookkeeping, kindPlacementOf, kindPlacements, ownStateKeys } from '../../../src/multicluster/api/kind-placement.js';
+import { aggregatesStatus, awaitsPlacement, clusterSpecOf, isClusterLocal, isPlacementBookkeeping, kindPlacementOf, kindPlacements, ownStateKeys } from '../../../src/multicluster/api/kind-placement.js';
 import { placeNamespace, type PlaceNamespaceInput, type PlacedObject } from '../../../src/multicluster/decisions/place-namespace.js';
 import type { Acceptance } from '../../../src/multicluster/decisions/choose-cluster.js';
 
@@ -68,7 +68,7 @@ describe('placeNamespace: every object of a placed namespace', () => {
     assert.equal(placed(pending, 'db')?.condition?.reason, 'Pending');
   });
 
-  it('followers: a Service of the split Deployment to both clusters; one nothing selects has no condition; an Ingress refused where it should go', () => {
+  it('followers: a Service of the split Deployment to both clusters; one nothing selects is NotUsed; an Ingress refused where it should go', () => {
     const acceptance = (_t: string, _g: string, resource: string) => ({ acceptance: (resource === 'ingresses' ? 'Incompatible' : 'Accepted') as Acceptance, message: 'no ingresses here' });
     const r = placeNamespace(
       input(
@@ -88,7 +88,7 @@ describe('placeNamespace: every object of a placed namespace', () => {
     assert.deepEqual(svc?.clusters, ['a', 'b']);
     assert.deepEqual(placed(r, 'web-sa')?.clusters, ['a', 'b']);
     const nobody = placed(r, 'nobody');
-    assert.deepEqual([nobody?.clusters, nobody?.condition], [[], undefined]);
+    assert.deepEqual([nobody?.clusters, nobody?.condition], [[], { status: 'False', reason: 'NotUsed', message: 'no workload placed in the namespace uses it' }]);
     const ing = r.placements.find((x) => x.kind.resource === 'ingresses');
     assert.deepEqual(ing?.clusters, []);
     assert.equal(ing?.condition?.reason, 'Incompatible');
@@ -151,5 +151,17 @@ describe('the kind table and its annotations', () => {
     for (const a of ['scheduling.atrium.io/scheduled', 'scheduling.atrium.io/cluster-spec', 'status.workload.kcp.io/ka']) assert.equal(isPlacementBookkeeping(a), true, a);
     assert.equal(isPlacementBookkeeping('scheduling.atrium.io/root-generation'), false);
     assert.equal(isClusterLocal('secrets', { metadata: { name: 't', annotations: { 'kubernetes.io/service-account.name': 'default' } } }), true, 'a token Secret read as metadata only');
+  });
+
+  it('an object awaits placement only in a placed namespace, for a placed kind, unpinned and undecided', () => {
+    const placedNs: KubeObject = { metadata: { name: 'shop', annotations: { 'scheduling.atrium.io/split-workloads': 'true' } } };
+    const cm = { group: '', resource: 'configmaps' };
+    assert.equal(awaitsPlacement({ metadata: { name: 'c' } }, placedNs, cm), true);
+    assert.equal(awaitsPlacement({ metadata: { name: 'c', annotations: { 'scheduling.atrium.io/scheduled': '{}' } } }, placedNs, cm), false);
+    assert.equal(awaitsPlacement({ metadata: { name: 'c', labels: { 'workload.kcp.io/cluster': 'a' } } }, placedNs, cm), false);
+    assert.equal(awaitsPlacement({ metadata: { name: 'kube-root-ca.crt' } }, placedNs, cm), false);
+    assert.equal(awaitsPlacement({ metadata: { name: 'c' } }, { metadata: { name: 'demo' } }, cm), false);
+    assert.equal(awaitsPlacement({ metadata: { name: 'web' } }, placedNs, { group: 'apps', resource: 'deployments' }), false, 'split roots are the splitter\'s');
+    assert.equal(awaitsPlacement({ metadata: { name: 'w' } }, placedNs, { group: 'example.com', resource: 'widgets' }), false);
   });
 });
