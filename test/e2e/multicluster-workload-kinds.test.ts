@@ -8,7 +8,8 @@
  * - a DaemonSet runs on both clusters and its status is summed, observedGeneration only once both observed it;
  * - a Job goes to one cluster without the control plane's generated selector (the cluster generates its own), the
  *   PVC it mounts follows it (its volumeName the cluster's, mirrored up), and `kubectl wait --for=condition=complete`
- *   works upstream; a CronJob's active Jobs are named in the upstream namespace;
+ *   works upstream; a finished Job is not run again when its copy goes (and goes upstream too after its TTL); a
+ *   CronJob's active Jobs are named in the upstream namespace;
  * - a Service selecting the split Deployment goes to both clusters, one selecting the StatefulSet (and a NetworkPolicy)
  *   only to its cluster; LoadBalancer and Ingress addresses are the union of both clusters';
  * - a PodDisruptionBudget's minAvailable is apportioned over the clusters and its status summed;
@@ -228,6 +229,23 @@ describe('every workload kind placed on the clusters, its status back upstream',
     const st = (await up.get(G.job, 'pi', scope)).status as { succeeded?: number; completionTime?: string };
     assert.equal(st.succeeded, 1);
     assert.equal(st.completionTime, now);
+
+    // A finished Job is never run again because its copy is gone (the cluster's pod and job clean-up) ...
+    await down(placed).delete(G.job, 'pi', { namespace: ns });
+    await eventually('the copy gone', async () => (await downGet(placed, G.job, 'pi')) === undefined);
+    await settle();
+    assert.equal(await downGet(placed, G.job, 'pi'), undefined, 'not recreated');
+    assert.equal((await up.get(G.job, 'pi', scope)).metadata?.deletionTimestamp, undefined, 'still there upstream');
+    // ... and one with ttlSecondsAfterFinished goes upstream too once the cluster's TTL controller deleted it.
+    await up.create(G.job, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'short' }, spec: { ttlSecondsAfterFinished: 5, template: { spec: podSpec({ restartPolicy: 'Never' }) } } }, scope);
+    const shortAt = await eventually('short placed and synced', async () => {
+      const t = placedOn(await up.get(G.job, 'short', scope))[0];
+      return t !== undefined && (await downGet(t, G.job, 'short')) !== undefined && t;
+    });
+    await writeDownStatus(shortAt, G.job, 'short', () => ({ startTime: now, completionTime: now, succeeded: 1, conditions: [{ type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now }, { type: 'Complete', status: 'True', lastTransitionTime: now }] }));
+    await eventually('short Complete upstream', async () => ((await up.get(G.job, 'short', scope)).status as { succeeded?: number } | undefined)?.succeeded === 1);
+    await down(shortAt).delete(G.job, 'short', { namespace: (await downNs(shortAt))! });
+    await eventually('short gone upstream as well', async () => (await up.get(G.job, 'short', scope).catch((e: { code?: number }) => e.code)) === 404);
   });
 
   it('a CronJob goes to one cluster; its active Jobs are named in the upstream namespace', async () => {

@@ -66,16 +66,16 @@ function followSet(resource: string, obj: KubeObject, ctx: FollowContext, visiti
   const id = `${resource}/${name}`;
   if (visiting.has(id)) return new Set();
   visiting.add(id);
-  const byRefs = (pick: (r: PodReferences) => Set<string>) => union(ctx.workloads.filter((w) => pick(refsOf(w)).has(name)));
+  const byRefs = (kind: keyof PodReferences) => union(usersOf(ctx)[kind].get(name) ?? []);
   switch (resource) {
     case 'configmaps':
-      return byRefs((r) => r.configMaps);
+      return byRefs('configMaps');
     case 'serviceaccounts':
-      return byRefs((r) => r.serviceAccounts);
+      return byRefs('serviceAccounts');
     case 'persistentvolumeclaims':
-      return byRefs((r) => r.persistentVolumeClaims);
+      return byRefs('persistentVolumeClaims');
     case 'secrets': {
-      const out = byRefs((r) => r.secrets);
+      const out = byRefs('secrets');
       for (const sa of ctx.serviceAccounts ?? []) {
         if (sa.metadata?.name === 'default' || !serviceAccountSecrets(sa).has(name)) continue;
         for (const c of followSet('serviceaccounts', sa, ctx, visiting)) out.add(c);
@@ -158,11 +158,26 @@ export function podsPerCluster(workloads: readonly PlacedWorkload[]): Record<str
   return out;
 }
 
-const refsCache = new WeakMap<PlacedWorkload, PodReferences>();
-function refsOf(w: PlacedWorkload): PodReferences {
-  let r = refsCache.get(w);
-  if (!r) refsCache.set(w, (r = podReferences(w.template?.spec)));
-  return r;
+type Users = Record<keyof PodReferences, Map<string, PlacedWorkload[]>>;
+
+/** Per context (built once): for each kind of reference, the workloads naming each name. */
+const usersCache = new WeakMap<FollowContext, Users>();
+function usersOf(ctx: FollowContext): Users {
+  let users = usersCache.get(ctx);
+  if (users) return users;
+  users = { configMaps: new Map(), secrets: new Map(), serviceAccounts: new Map(), persistentVolumeClaims: new Map() };
+  for (const w of ctx.workloads) {
+    const refs = podReferences(w.template?.spec);
+    for (const kind of Object.keys(users) as (keyof PodReferences)[]) {
+      for (const name of refs[kind]) {
+        const list = users[kind].get(name);
+        if (list) list.push(w);
+        else users[kind].set(name, [w]);
+      }
+    }
+  }
+  usersCache.set(ctx, users);
+  return users;
 }
 
 function union(workloads: readonly PlacedWorkload[]): Set<string> {

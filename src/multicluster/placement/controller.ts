@@ -60,6 +60,11 @@ export interface PlacementControllerOptions {
 
 /** Kinds read as metadata only: their placement needs names, labels and annotations alone. */
 const METADATA_ONLY = new Set(['configmaps', 'secrets', 'endpoints', 'endpointslices', 'podtemplates']);
+/**
+ * What is never placed and exists in every namespace of every workspace (isClusterLocal), left out of the caches:
+ * with thousands of workspaces they would be most of them.
+ */
+const FIELD_SELECTORS: Record<string, string> = { configmaps: 'metadata.name!=kube-root-ca.crt', serviceaccounts: 'metadata.name!=default' };
 /** Kinds with a status the clusters report. */
 const WITH_STATUS = new Set(['StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'Pod', 'ReplicaSet', 'ReplicationController', 'PersistentVolumeClaim', 'Service', 'Ingress', 'PodDisruptionBudget', 'HorizontalPodAutoscaler']);
 const BY_NAMESPACE = 'placement/by-namespace';
@@ -83,7 +88,11 @@ export function placementControllerInstaller(opts: PlacementControllerOptions = 
       const kinds: KindInformer[] = kindPlacements
         .filter((k) => k.mode !== 'None')
         .map((k) => {
-          const informer = ctx.informers.informerFor<KubeObject>({ group: k.group, version: k.version, resource: k.resource }, { cluster: '*', ...(METADATA_ONLY.has(k.resource) ? { metadataOnly: true } : {}) });
+          const informer = ctx.informers.informerFor<KubeObject>({ group: k.group, version: k.version, resource: k.resource }, {
+            cluster: '*',
+            ...(METADATA_ONLY.has(k.resource) ? { metadataOnly: true } : {}),
+            ...(FIELD_SELECTORS[k.resource] ? { fieldSelector: FIELD_SELECTORS[k.resource] } : {}),
+          });
           informer.addIndexer(BY_NAMESPACE, (o) => (o.metadata?.namespace ? [`${clusterOf(o)}|${o.metadata.namespace}`] : []));
           if (k.mode === 'One') informer.addIndexer(BY_STATE_KEY, (o) => ownStateKeys(o));
           if (k.mode === 'Split') informer.addIndexer(BY_CLUSTER_LABEL, (o) => (o.metadata?.labels?.[CLUSTER_LABEL] !== undefined && o.metadata.labels[SPLIT_FROM_LABEL] !== undefined ? [o.metadata.labels[CLUSTER_LABEL]] : []));

@@ -212,6 +212,18 @@ export class ResourceSyncer {
     }
 
     let current = up!;
+    if (!down && finishedRun(gvr.resource, current)) {
+      // A Job or a bare Pod that ran to completion is never started again because its copy is gone: the cluster's
+      // TTL-after-finished controller (a Job with ttlSecondsAfterFinished: the upstream Job goes too, as it would in
+      // the cluster), its pod garbage collector, or a move to another cluster after it finished.
+      const ttl = (current.spec as { ttlSecondsAfterFinished?: unknown } | undefined)?.ttlSecondsAfterFinished;
+      if (gvr.resource === 'jobs' && typeof ttl === 'number' && current.metadata?.finalizers?.includes(fin)) {
+        await upstream.delete(gvr, k.name, { cluster: upstreamCluster, namespace: k.namespace || undefined }, { propagationPolicy: 'Background', preconditions: { uid: current.metadata?.uid } }).catch((err: unknown) => {
+          if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+        });
+      }
+      return;
+    }
     let targetNs: string | undefined;
     if (k.namespace) targetNs = await this.deps.namespaces.ensureDownstream(k.namespace);
     // Fields a downstream controller owns (see downstream-owned.ts): mirrored up, and kept as they are downstream.
@@ -373,6 +385,17 @@ function cronJobStatusUp(status: Record<string, unknown>, namespace: string | un
     return namespace === undefined ? rest : { ...rest, namespace };
   });
   return { ...status, active };
+}
+
+/**
+ * Whether `obj` is a run that is over: a Job with a Complete or Failed condition True, a Pod in phase Succeeded or
+ * Failed (as its status came up from the cluster).
+ */
+export function finishedRun(resource: string, obj: KubeObject): boolean {
+  const status = obj.status as { conditions?: { type?: string; status?: string }[]; phase?: string } | undefined;
+  if (resource === 'jobs') return (status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  if (resource === 'pods') return status?.phase === 'Succeeded' || status?.phase === 'Failed';
+  return false;
 }
 
 /** Logs once why a resource cannot be synced. */

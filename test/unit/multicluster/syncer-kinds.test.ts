@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
 import { isAssigned, keepDownstreamAllocations, mergePatch, toDownstream } from '../../../src/multicluster/syncer/transform.js';
-import { upstreamStatus } from '../../../src/multicluster/syncer/resource-syncer.js';
+import { finishedRun, upstreamStatus } from '../../../src/multicluster/syncer/resource-syncer.js';
 
 const target = { name: 'st-a', key: 'ka' };
 const placedNs: KubeObject = { metadata: { name: 'shop', labels: { 'state.workload.kcp.io/ka': 'Sync' }, annotations: { 'scheduling.atrium.io/split-workloads': 'true' } } };
@@ -106,5 +106,17 @@ describe('upstreamStatus: a CronJob\'s active Jobs in upstream terms', () => {
     const up: KubeObject = { metadata: { name: 'tick', namespace: 'shop' } };
     const down: KubeObject = { metadata: { name: 'tick', namespace: 'kcp-x' }, status: { lastScheduleTime: 't', active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'tick-1', namespace: 'kcp-x', uid: 'u', resourceVersion: '9' }] } };
     assert.deepEqual(upstreamStatus(up, down, 'cronjobs'), { lastScheduleTime: 't', active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'tick-1', namespace: 'shop' }] });
+  });
+});
+
+describe('finishedRun: what is never started again', () => {
+  it('a Job Complete or Failed, a Pod Succeeded or Failed', () => {
+    assert.equal(finishedRun('jobs', { status: { conditions: [{ type: 'Complete', status: 'True' }] } }), true);
+    assert.equal(finishedRun('jobs', { status: { conditions: [{ type: 'Failed', status: 'True' }] } }), true);
+    assert.equal(finishedRun('jobs', { status: { conditions: [{ type: 'Complete', status: 'False' }], active: 1 } }), false);
+    assert.equal(finishedRun('jobs', { status: {} }), false);
+    assert.equal(finishedRun('pods', { status: { phase: 'Succeeded' } }), true);
+    assert.equal(finishedRun('pods', { status: { phase: 'Running' } }), false);
+    assert.equal(finishedRun('statefulsets', { status: { phase: 'Succeeded' } }), false);
   });
 });
