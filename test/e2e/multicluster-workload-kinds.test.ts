@@ -278,6 +278,15 @@ describe('every workload kind placed on the clusters, its status back upstream',
     assert.equal(((await downGet(dbCluster, G.svc, 'db'))!.spec as { clusterIP?: string }).clusterIP, 'None', 'a headless Service stays headless');
     await eventually(`NetworkPolicy db-only-web on ${dbCluster} only`, async () => (await where(G.netpol, 'db-only-web')).join() === dbCluster);
 
+    // The clusters' endpoints controllers copy a Service's labels (the syncer's own among them) onto the Endpoints they
+    // make for it: those stay the clusters', the syncer does not take them for orphaned copies.
+    const endpointsGVR = gvr('', 'v1', 'endpoints');
+    for (const t of TARGETS) {
+      const svc = (await downGet(t, G.svc, 'web'))!;
+      await down(t).create(endpointsGVR, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web', namespace: svc.metadata!.namespace, labels: svc.metadata!.labels }, subsets: [{ addresses: [{ ip: '10.244.0.7' }], ports: [{ port: 80 }] }] });
+    }
+    await settle();
+    assert.deepEqual(await where(endpointsGVR, 'web'), TARGETS, 'the clusters\' Endpoints are left alone');
     await writeDownStatus('st-a', G.svc, 'web', () => ({ loadBalancer: { ingress: [{ ip: '198.51.100.10', ipMode: 'VIP' }] } }));
     await writeDownStatus('st-b', G.svc, 'web', () => ({ loadBalancer: { ingress: [{ ip: '203.0.113.20', ipMode: 'VIP' }] } }));
     await eventually('both load balancer addresses on the Service upstream', async () => {

@@ -52,6 +52,9 @@ export interface ResourceSyncerDeps {
   workers?: number;
 }
 
+/** Resources whose objects a cluster's controllers make carrying the labels of one of ours (a Service's). */
+const LABEL_COPYING_RESOURCES = new Set(['endpoints', 'endpointslices']);
+
 export class ResourceSyncer {
   readonly upstreamInformer: Informer;
   readonly downstreamInformer: Informer;
@@ -139,7 +142,18 @@ export class ResourceSyncer {
     return formatObjectKey({ cluster: this.deps.upstreamCluster, namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' });
   }
 
+  /**
+   * Whether a downstream object selected by our label is a copy this syncer made. The clusters' endpoint controllers
+   * copy a Service's labels (ours included) onto the Endpoints and EndpointSlices they make for it: those carry no
+   * content hash, which every copy of ours has, and are the cluster's.
+   */
+  private isOurCopy(o: KubeObject | undefined): o is KubeObject {
+    if (!o) return false;
+    return !LABEL_COPYING_RESOURCES.has(this.deps.gvr.resource) || o.metadata?.annotations?.[SPEC_HASH_ANNOTATION] !== undefined;
+  }
+
   private upstreamKeyOfDownstream(o: KubeObject): string | undefined {
+    if (!this.isOurCopy(o)) return undefined;
     if (!this.deps.namespaced) return formatObjectKey({ cluster: this.deps.upstreamCluster, namespace: '', name: o.metadata?.name ?? '' });
     const up = this.deps.namespaces.upstreamOf(o.metadata?.namespace ?? '');
     return up === undefined ? undefined : formatObjectKey({ cluster: this.deps.upstreamCluster, namespace: up, name: o.metadata?.name ?? '' });
@@ -166,7 +180,8 @@ export class ResourceSyncer {
     const k = parseObjectKey(key);
     const up = this.upstreamInformer.lister.get(key);
     const downNs = k.namespace ? this.deps.namespaces.downstreamName(k.namespace) : undefined;
-    const down = this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: downNs ?? '', name: k.name }));
+    const cached = this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: downNs ?? '', name: k.name }));
+    const down = this.isOurCopy(cached) ? cached : undefined;
     const fin = syncerFinalizer(target.key);
     // In a placed namespace, an object the placement controller has not decided yet is left as it is: nothing is
     // created, and a copy synced before (by an older version's namespace-wide rule) is neither rewritten nor removed.
@@ -196,7 +211,7 @@ export class ResourceSyncer {
             const live = await downstream.get(gvr, k.name, { namespace: downNs });
             // Still ours and there: its delete event will come. Without our label it is no longer ours (orphaned on
             // drain, or unlabelled by someone): no event will come, and the finalizer goes now.
-            if (live.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] === target.key) return;
+            if (live.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] === target.key && this.isOurCopy(live)) return;
           } catch (err) {
             if (!(err instanceof StatusError && err.code === 404)) throw err;
           }
@@ -258,7 +273,7 @@ export class ResourceSyncer {
     } catch (err) {
       if (err instanceof StatusError && err.code === 409 && !down) {
         const existing = await downstream.get(gvr, k.name, { namespace: targetNs });
-        if (existing.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] !== target.key) {
+        if (existing.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] !== target.key || !this.isOurCopy(existing)) {
           const message = `${gvr.resource} ${targetNs ? targetNs + '/' : ''}${k.name} already exists in the physical cluster and was not created by this syncer; leaving it alone`;
           this.deps.recordWarning(current, 'SyncConflict', message);
           await this.setSyncCondition(current, 'False', 'SyncConflict', message);
