@@ -4,7 +4,9 @@
  * namespace's objects and SyncTargets from its caches and writes the result on the objects. Pure.
  *
  * Order: the workloads first — split children and pinned objects where their label says, One kinds on one chosen
- * cluster (chooseCluster, sticky), Every kinds on every accepting cluster —, then every follower by the follow graph
+ * cluster (chooseCluster, sticky; a new one mounting a claim that is already on a cluster goes there when it can, so
+ * a claim's data and the workloads using it stay together), Every kinds on every accepting cluster —, then every
+ * follower by the follow graph
  * over those workloads, restricted to the clusters that accept the follower's kind. A PodDisruptionBudget gets its
  * budget apportioned over its clusters; an HPA whose target is split gets an observe-only copy per cluster targeting
  * that cluster's share, and acts upstream.
@@ -16,7 +18,7 @@ import { SPLIT_FROM_LABEL } from '../scheduling/types.js';
 import { apportionBudget, type DisruptionBudget } from './apportion-budget.js';
 import { acceptingClusters, chooseCluster, refusal, type Acceptance, type ClusterCandidate, type UnschedulableReason } from './choose-cluster.js';
 import { followClusters, hpaTargets, podsPerCluster, selectedBy, type FollowContext, type PlacedWorkload } from './follow-graph.js';
-import { podsOf, podTemplateOf } from './workload-references.js';
+import { podReferences, podsOf, podTemplateOf } from './workload-references.js';
 
 export interface NamespaceTarget {
   /** The SyncTarget name (what CLUSTER_LABEL and split children name). */
@@ -109,18 +111,35 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
     managed.push(o);
   }
 
-  for (const o of managed) {
+  // Where each claim is already (its own state labels; then the workloads placed in this pass that mount it): a new
+  // workload mounting a claim goes where the claim's data is, when it can.
+  const claimClusters = new Map<string, Set<string>>();
+  for (const o of live) {
+    if (o.kind.resource !== 'persistentvolumeclaims') continue;
+    const at = ownStateKeys(o.obj).map((k) => input.nameOfKey(k)).filter((n): n is string => n !== undefined && names.includes(n));
+    claimClusters.set(o.obj.metadata?.name ?? '', new Set(at));
+  }
+  const claimsOf = (o: PlacedObject) => [...podReferences(podTemplateOf(o.kind.kind, o.obj)?.spec).persistentVolumeClaims];
+  // Older first, so that of two new workloads sharing a claim the first created decides where both go.
+  const ordered = [...managed].sort((a, b) => compareAge(a.obj, b.obj));
+  for (const o of ordered) {
     if (o.kind.mode === 'One') {
       const candidates = candidatesFor(o.kind);
       const current = currentCluster(o.obj, names, input.nameOfKey);
-      const choice = chooseCluster({
-        candidates: current === undefined ? candidatesFor(o.kind, o.obj) : candidates,
-        current,
-        pods: podsOf(o.kind.kind, o.obj),
-        resource: resourceName(o.kind),
-        tieBreak: o.obj.metadata?.uid ?? o.obj.metadata?.name ?? '',
-      });
+      const request = { current, pods: podsOf(o.kind.kind, o.obj), resource: resourceName(o.kind), tieBreak: o.obj.metadata?.uid ?? o.obj.metadata?.name ?? '' };
+      let choice = current === undefined ? undefined : chooseCluster({ ...request, candidates });
+      if (choice === undefined || !('cluster' in choice) || !choice.kept) {
+        const all = candidatesFor(o.kind, o.obj);
+        const near = new Set(claimsOf(o).flatMap((c) => [...(claimClusters.get(c) ?? [])]));
+        const local = near.size > 0 ? chooseCluster({ ...request, current: undefined, candidates: all.filter((c) => near.has(c.name)) }) : undefined;
+        choice = local && 'cluster' in local ? local : chooseCluster({ ...request, current: undefined, candidates: all });
+      }
       if ('cluster' in choice) {
+        for (const claim of claimsOf(o)) {
+          const set = claimClusters.get(claim) ?? new Set<string>();
+          set.add(choice.cluster);
+          claimClusters.set(claim, set);
+        }
         placements.push({ kind: o.kind, obj: o.obj, clusters: [choice.cluster], condition: scheduled([choice.cluster]) });
         workloads.push(workloadOf(o, [choice.cluster]));
       } else {
@@ -176,6 +195,16 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
     placements.push(placement);
   }
   return { placements, workloads };
+}
+
+/** Creation order (RFC 3339 timestamps compare as strings), then name. */
+function compareAge(a: KubeObject, b: KubeObject): number {
+  const ta = a.metadata?.creationTimestamp ?? '';
+  const tb = b.metadata?.creationTimestamp ?? '';
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  const na = a.metadata?.name ?? '';
+  const nb = b.metadata?.name ?? '';
+  return na < nb ? -1 : na > nb ? 1 : 0;
 }
 
 /** The cluster a One object was given before: its own state labels, else the syncer finalizers it carries. */

@@ -49,6 +49,32 @@ describe('placeNamespace: every object of a placed namespace', () => {
     assert.deepEqual(placed(r, 'j3')?.clusters, ['b'], 'its cluster left the namespace: chosen again');
   });
 
+  it('a new workload mounting a claim goes where the claim already is, or where the first workload mounting it went', () => {
+    const mounting = (name: string, claim: string, created: string) => p('jobs', 'batch', obj(name, { spec: { template: tpl(name, { volumes: [{ name: 'v', persistentVolumeClaim: { claimName: claim } }] }) } }, { creationTimestamp: created }));
+    const claimOnA = p('persistentvolumeclaims', '', obj('data', {}, { labels: { 'state.workload.kcp.io/ka': 'Sync' } }));
+    const shared = p('persistentvolumeclaims', '', obj('shared'));
+    const r = placeNamespace(
+      input([claimOnA, shared, mounting('uses-data', 'data', '2026-01-01T00:00:02Z'), mounting('second', 'shared', '2026-01-01T00:00:05Z'), mounting('first', 'shared', '2026-01-01T00:00:03Z')], {
+        room: (t) => (t === 'b' ? 99 : 10),
+      }),
+    );
+    assert.deepEqual(placed(r, 'uses-data')?.clusters, ['a'], 'the claim is on a, although b has more room');
+    assert.deepEqual(placed(r, 'first')?.clusters, ['b'], 'the roomier cluster');
+    assert.deepEqual(placed(r, 'second')?.clusters, ['b'], 'with the first, where the shared claim now is');
+    assert.deepEqual(placed(r, 'shared')?.clusters, ['b']);
+    // No room where the claim is: it goes where it fits.
+    const full = placeNamespace(input([claimOnA, mounting('big', 'data', '2026-01-01T00:00:00Z')], { room: (t) => (t === 'a' ? 0 : 9) }));
+    assert.deepEqual(placed(full, 'big')?.clusters, ['b']);
+  });
+
+  it('sticky but not blind: a current cluster refusing the kind is left for the one with room', () => {
+    const sts = p('statefulsets', 'apps', obj('db', { spec: { template: tpl('db') } }, { labels: { 'state.workload.kcp.io/ka': 'Sync' } }));
+    const c = { name: 'c', key: 'kc', ready: true };
+    const acceptance = (t: string) => ({ acceptance: (t === 'a' ? 'Incompatible' : 'Accepted') as Acceptance });
+    const r = placeNamespace(input([sts], { targets: [...targets, c], acceptance, room: (t) => (t === 'c' ? 50 : 5) }));
+    assert.deepEqual(placed(r, 'db')?.clusters, ['c']);
+  });
+
   it('a DaemonSet runs on every accepting cluster; a kind one cluster refuses goes to the others', () => {
     const acceptance = (t: string, _g: string, resource: string) => ({ acceptance: (t === 'a' && resource === 'daemonsets' ? 'Incompatible' : 'Accepted') as Acceptance });
     const r = placeNamespace(input([p('daemonsets', 'apps', obj('agent', { spec: { template: tpl('agent') } })), p('podtemplates', '', obj('pt'))], { acceptance }));
