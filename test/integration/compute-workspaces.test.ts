@@ -52,7 +52,8 @@ function deployment(name: string, replicas: number): KubeObject {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, labels: app },
-    spec: { replicas, selector: { matchLabels: app }, template: { metadata: { labels: app }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    // Its pods read `<name>-config`, which therefore follows them to their clusters.
+    spec: { replicas, selector: { matchLabels: app }, template: { metadata: { labels: app }, spec: { containers: [{ name: 'c', image: 'nginx', envFrom: [{ configMapRef: { name: `${name}-config` } }] }] } } },
   };
 }
 const replicas = (d: KubeObject | undefined) => (d?.spec as { replicas?: number } | undefined)?.replicas;
@@ -164,7 +165,7 @@ describe('compute in another workspace: root:team bound to root:compute', () => 
       assert.equal(kid!.metadata?.labels?.['scheduling.atrium.io/split-from'], 'web');
       assert.equal(kid!.metadata?.ownerReferences?.[0]?.name, 'web');
     }
-    // compute's syncers sync team's children (and the ConfigMap that follows them) into the physical clusters, in a
+    // compute's syncers sync team's children (and the ConfigMap their pods use) into the physical clusters, in a
     // namespace whose locator names team, and the clusters' status comes back aggregated on team's root.
     await up.create({ group: '', version: 'v1', resource: 'configmaps' }, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config' }, data: { k: 'v' } }, { ...team, namespace: 'shop' });
     for (const [i, t] of TARGETS.entries()) {

@@ -81,8 +81,9 @@ describe('syncer: push mode with three physical clusters', () => {
     const discovery = await fleet.atrium.request('GET', '/apis/apps/v1');
     const deploy = discovery.json.resources.find((r: { name: string }) => r.name === 'deployments');
     assert.deepEqual([deploy.shortNames, deploy.categories], [['deploy'], ['all']]);
-    assert.equal((await stateOf(1, 'services'))?.state, 'Accepted');
-    assert.equal((await stateOf(1, 'configmaps'))?.state, 'Accepted');
+    // Negotiation decides each resource on its own: the others are Accepted soon after (not necessarily together).
+    await eventually('services Accepted on pc1', async () => (await stateOf(1, 'services'))?.state === 'Accepted');
+    await eventually('configmaps Accepted on pc1', async () => (await stateOf(1, 'configmaps'))?.state === 'Accepted');
   });
 
   it('syncs a labelled Deployment, Service and ConfigMap down and status up', async () => {

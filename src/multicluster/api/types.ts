@@ -119,16 +119,40 @@ export interface APIResourceImport extends KubeObject {
 }
 
 /**
- * The workload kinds a SyncTarget syncs when spec.resources is empty (`<plural>.<group>`, core kinds by plural alone).
+ * The workload kinds a SyncTarget syncs when spec.resources is empty (`<plural>.<group>`, core kinds by plural alone):
+ * every kind a placed namespace places (api/kind-placement.ts) but the follower kinds below. Not here: what the
+ * clusters keep for themselves (ControllerRevisions, StorageClasses, IngressClasses).
  * To sync another kind by default, add it here: the syncer reports its schema (APIResourceImport), negotiation
  * enforces atrium's built-in schema on it (it must be in workspaceWorkloadResources, or be negotiated as a CRD),
  * `kubectl atrium workload sync` grants the syncer access to it, and objects assigned to a cluster (label or state
- * label) are synced down with status up. Placement beyond that (splitting replicas, one-cluster kinds, per-cluster
- * kinds) is the scheduler's and splitter's business: see splitResources and replicated-workload.ts.
+ * label) are synced down with status up. How a placed namespace places it (split, one cluster, every cluster,
+ * following) is api/kind-placement.ts's table, carried out by the splitter and the placement controller.
  */
-export const defaultSyncedWorkloads: readonly string[] = ['deployments.apps', 'services'];
+export const defaultSyncedWorkloads: readonly string[] = [
+  'deployments.apps',
+  'statefulsets.apps',
+  'daemonsets.apps',
+  'replicasets.apps',
+  'jobs.batch',
+  'cronjobs.batch',
+  'pods',
+  'replicationcontrollers',
+  'persistentvolumeclaims',
+  'podtemplates',
+  'services',
+  'endpoints',
+  'endpointslices.discovery.k8s.io',
+  'ingresses.networking.k8s.io',
+  'networkpolicies.networking.k8s.io',
+  'poddisruptionbudgets.policy',
+  'horizontalpodautoscalers.autoscaling',
+];
 
-/** Core resources that follow their workload: synced into a namespace once anything else there is assigned. */
+/**
+ * Core resources that follow their workload. In a namespace assigned by hand (labels) they are synced once anything
+ * else there is assigned; in a placed namespace the placement controller sends each exactly where the workloads that
+ * use it run (decisions/follow-graph.ts).
+ */
 export const followerResources: ReadonlySet<string> = new Set(['configmaps', 'secrets', 'serviceaccounts']);
 
 /** Resources a SyncTarget syncs when spec.resources is empty: the default workload kinds and their followers. */

@@ -25,9 +25,14 @@ export const workspaceWorkloadResources: readonly ResourceDefinition[] = workloa
   (d) => !clusterInfrastructureResources.has(groupResource(d)) && !servedEverywhere.has(groupResource(d)),
 );
 
-const byGroupResource = new Map(workspaceWorkloadResources.map((d) => [groupResource(d), d]));
+/** By group/resource, the first (preferred) version of each: HorizontalPodAutoscalers are served as v2 and v1. */
+const byGroupResource = new Map<string, ResourceDefinition>();
+for (const d of workspaceWorkloadResources) if (!byGroupResource.has(groupResource(d))) byGroupResource.set(groupResource(d), d);
 
-/** The native definition of `group`/`resource` when a workspace with compute serves it built in. */
+/**
+ * The native definition of `group`/`resource` when a workspace with compute serves it built in: its preferred version
+ * (the one a cluster's discovery prefers too, which the syncer reports and negotiation compares).
+ */
 export function workspaceWorkloadResource(group: string, resource: string): ResourceDefinition | undefined {
   return byGroupResource.get(`${group}/${resource}`);
 }

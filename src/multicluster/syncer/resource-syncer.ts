@@ -25,6 +25,7 @@ import { Controller } from '../../controllers/runtime/controller.js';
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { syncerFinalizer } from '../api/keys.js';
+import { aggregatesStatus, awaitsPlacement, statusAnnotation } from '../api/kind-placement.js';
 import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
@@ -50,6 +51,9 @@ export interface ResourceSyncerDeps {
   onSynced?(direction: 'down' | 'up', upstream: KubeObject): void;
   workers?: number;
 }
+
+/** Resources whose objects a cluster's controllers make carrying the labels of one of ours (a Service's). */
+const LABEL_COPYING_RESOURCES = new Set(['endpoints', 'endpointslices']);
 
 export class ResourceSyncer {
   readonly upstreamInformer: Informer;
@@ -119,7 +123,7 @@ export class ResourceSyncer {
   hasAssignedIn(namespace: string): boolean {
     for (const o of this.upstreamInformer.lister.list()) {
       if (o.metadata?.namespace !== namespace || o.metadata.deletionTimestamp) continue;
-      if (isAssigned(o, this.deps.namespaces.upstreamNamespace(namespace), this.deps.target)) return true;
+      if (isAssigned(o, this.deps.namespaces.upstreamNamespace(namespace), this.deps.target, this.deps.gvr)) return true;
     }
     return false;
   }
@@ -138,7 +142,18 @@ export class ResourceSyncer {
     return formatObjectKey({ cluster: this.deps.upstreamCluster, namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' });
   }
 
+  /**
+   * Whether a downstream object selected by our label is a copy this syncer made. The clusters' endpoint controllers
+   * copy a Service's labels (ours included) onto the Endpoints and EndpointSlices they make for it: those carry no
+   * content hash, which every copy of ours has, and are the cluster's.
+   */
+  private isOurCopy(o: KubeObject | undefined): o is KubeObject {
+    if (!o) return false;
+    return !LABEL_COPYING_RESOURCES.has(this.deps.gvr.resource) || o.metadata?.annotations?.[SPEC_HASH_ANNOTATION] !== undefined;
+  }
+
   private upstreamKeyOfDownstream(o: KubeObject): string | undefined {
+    if (!this.isOurCopy(o)) return undefined;
     if (!this.deps.namespaced) return formatObjectKey({ cluster: this.deps.upstreamCluster, namespace: '', name: o.metadata?.name ?? '' });
     const up = this.deps.namespaces.upstreamOf(o.metadata?.namespace ?? '');
     return up === undefined ? undefined : formatObjectKey({ cluster: this.deps.upstreamCluster, namespace: up, name: o.metadata?.name ?? '' });
@@ -150,8 +165,10 @@ export class ResourceSyncer {
     if (isClusterLocal(this.deps.gvr.resource, up)) return false;
     const nsObj = ns ? this.deps.namespaces.upstreamNamespace(ns) : undefined;
     if (ns && (!nsObj || nsObj.metadata?.deletionTimestamp)) return false;
-    if (isAssigned(up, nsObj, this.deps.target)) return true;
-    // ConfigMaps, Secrets and ServiceAccounts follow the workloads of their namespace.
+    if (isAssigned(up, nsObj, this.deps.target, this.deps.gvr)) return true;
+    // ConfigMaps, Secrets and ServiceAccounts follow the workloads of their namespace, in namespaces assigned by hand;
+    // in placed ones the placement controller labels exactly those the placed workloads use.
+    if (nsObj?.metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true') return false;
     return !!ns && followerResources.has(this.deps.gvr.resource) && !up.metadata?.labels?.['workload.kcp.io/cluster'] && this.deps.workloadAssignedIn(ns);
   }
 
@@ -163,8 +180,12 @@ export class ResourceSyncer {
     const k = parseObjectKey(key);
     const up = this.upstreamInformer.lister.get(key);
     const downNs = k.namespace ? this.deps.namespaces.downstreamName(k.namespace) : undefined;
-    const down = this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: downNs ?? '', name: k.name }));
+    const cached = this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: downNs ?? '', name: k.name }));
+    const down = this.isOurCopy(cached) ? cached : undefined;
     const fin = syncerFinalizer(target.key);
+    // In a placed namespace, an object the placement controller has not decided yet is left as it is: nothing is
+    // created, and a copy synced before (by an older version's namespace-wide rule) is neither rewritten nor removed.
+    if (up && !up.metadata?.deletionTimestamp && !this.draining && awaitsPlacement(up, up.metadata?.namespace ? this.deps.namespaces.upstreamNamespace(up.metadata.namespace) : undefined, gvr)) return;
 
     if (!this.wants(up)) {
       if (down) {
@@ -190,30 +211,50 @@ export class ResourceSyncer {
             const live = await downstream.get(gvr, k.name, { namespace: downNs });
             // Still ours and there: its delete event will come. Without our label it is no longer ours (orphaned on
             // drain, or unlabelled by someone): no event will come, and the finalizer goes now.
-            if (live.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] === target.key) return;
+            if (live.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] === target.key && this.isOurCopy(live)) return;
           } catch (err) {
             if (!(err instanceof StatusError && err.code === 404)) throw err;
           }
         }
         const next = deepCopy(stripClusterAnnotation(up));
         next.metadata!.finalizers = next.metadata!.finalizers!.filter((f) => f !== fin);
-        // The object left this cluster: its Synced condition for this target goes with the finalizer.
+        // The object left this cluster: its Synced condition and reported status for this target go with the finalizer.
         delete next.metadata!.annotations?.[syncedAnnotation(target.key)];
+        delete next.metadata!.annotations?.[statusAnnotation(target.key)];
         await upstream.update(gvr, next, { cluster: upstreamCluster, namespace: k.namespace || undefined });
       }
       return;
     }
 
     let current = up!;
+    if (!down && finishedRun(gvr.resource, current)) {
+      // A Job or a bare Pod that ran to completion is never started again because its copy is gone: the cluster's
+      // TTL-after-finished controller (a Job with ttlSecondsAfterFinished: the upstream Job goes too, as it would in
+      // the cluster), its pod garbage collector, or a move to another cluster after it finished.
+      const ttl = (current.spec as { ttlSecondsAfterFinished?: unknown } | undefined)?.ttlSecondsAfterFinished;
+      if (gvr.resource === 'jobs' && typeof ttl === 'number' && current.metadata?.finalizers?.includes(fin)) {
+        await upstream.delete(gvr, k.name, { cluster: upstreamCluster, namespace: k.namespace || undefined }, { propagationPolicy: 'Background', preconditions: { uid: current.metadata?.uid } }).catch((err: unknown) => {
+          if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+        });
+      }
+      return;
+    }
     let targetNs: string | undefined;
     if (k.namespace) targetNs = await this.deps.namespaces.ensureDownstream(k.namespace);
     // Fields a downstream controller owns (see downstream-owned.ts): mirrored up, and kept as they are downstream.
     const owned = downstreamOwnedPaths(down);
-    if (down && owned.length > 0 && !assignedElsewhere(current, target.key)) {
+    // A Pod's spec is immutable upstream (its nodeName is the cluster's binding): nothing of it is mirrored.
+    if (down && owned.length > 0 && gvr.resource !== 'pods' && !assignedElsewhere(current, target.key)) {
       const mirror = upstreamMirrorPatch(current, down, owned);
       if (mirror) {
-        current = await upstream.patch(gvr, k.name, 'merge', mirror, { cluster: upstreamCluster, namespace: k.namespace || undefined, fieldManager: SYNCER_FIELD_MANAGER });
-        this.deps.onSynced?.('up', current);
+        try {
+          current = await upstream.patch(gvr, k.name, 'merge', mirror, { cluster: upstreamCluster, namespace: k.namespace || undefined, fieldManager: SYNCER_FIELD_MANAGER });
+          this.deps.onSynced?.('up', current);
+        } catch (err) {
+          // A value the upstream object cannot take (an immutable field) stays downstream only; syncing goes on.
+          if (!(err instanceof StatusError && (err.code === 422 || err.code === 400))) throw err;
+          this.deps.recordWarning(current, 'MirrorFailed', `a field the physical cluster set could not be mirrored upstream: ${err.message}`);
+        }
       }
     }
     const desired = toDownstream(withoutSyncConditions(current), gvr.resource, targetNs, target.key);
@@ -232,7 +273,7 @@ export class ResourceSyncer {
     } catch (err) {
       if (err instanceof StatusError && err.code === 409 && !down) {
         const existing = await downstream.get(gvr, k.name, { namespace: targetNs });
-        if (existing.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] !== target.key) {
+        if (existing.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] !== target.key || !this.isOurCopy(existing)) {
           const message = `${gvr.resource} ${targetNs ? targetNs + '/' : ''}${k.name} already exists in the physical cluster and was not created by this syncer; leaving it alone`;
           this.deps.recordWarning(current, 'SyncConflict', message);
           await this.setSyncCondition(current, 'False', 'SyncConflict', message);
@@ -285,14 +326,35 @@ export class ResourceSyncer {
   }
 
   private async syncStatusUp(key: string, up: KubeObject, down: KubeObject): Promise<void> {
-    const status = upstreamStatus(up, down);
+    const status = upstreamStatus(up, down, this.deps.gvr.resource);
+    const ns = up.metadata?.namespace;
+    const mine = statusAnnotation(this.deps.target.key);
+    const reported = up.metadata?.annotations?.[mine];
+    // Synced to several clusters (or with a per-cluster spec): this cluster's status goes into its own annotation,
+    // which the placement controller folds into the object's status. One cluster alone writes /status (below), and
+    // first drops an annotation left from when there were several.
+    const aggregated = aggregatesStatus(up);
+    const value = aggregated ? JSON.stringify(status) : undefined;
+    if (reported !== value) {
+      try {
+        await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { annotations: { [mine]: value ?? null } } }, {
+          cluster: this.deps.upstreamCluster,
+          namespace: ns,
+          fieldManager: SYNCER_FIELD_MANAGER,
+        });
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) return;
+        throw err;
+      }
+      if (aggregated) this.deps.onSynced?.('up', up);
+    }
+    if (aggregated) return;
     const hash = contentHash(status);
     if (this.lastStatusHash.get(key) === hash) return;
     if (jsonEqual(up.status, status)) {
       this.lastStatusHash.set(key, hash);
       return;
     }
-    const ns = up.metadata?.namespace;
     try {
       await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
         cluster: this.deps.upstreamCluster,
@@ -314,13 +376,41 @@ export class ResourceSyncer {
  * observed its own current generation (the copy syncStatusUp is called with always holds the current upstream spec),
  * and as one less until then, so that `kubectl rollout status` on the upstream object waits for the cluster.
  */
-export function upstreamStatus(up: KubeObject, down: KubeObject): unknown {
-  const status = down.status as Record<string, unknown> | undefined;
+export function upstreamStatus(up: KubeObject, down: KubeObject, resource?: string): unknown {
+  let status = down.status as Record<string, unknown> | undefined;
+  if (resource === 'cronjobs' && status) status = cronJobStatusUp(status, up.metadata?.namespace);
   const observed = status?.observedGeneration;
   const downGeneration = down.metadata?.generation;
   const upGeneration = up.metadata?.generation;
-  if (typeof observed !== 'number' || typeof downGeneration !== 'number' || typeof upGeneration !== 'number') return down.status;
+  if (typeof observed !== 'number' || typeof downGeneration !== 'number' || typeof upGeneration !== 'number') return status;
   return { ...status, observedGeneration: observed >= downGeneration ? upGeneration : upGeneration - 1 };
+}
+
+/**
+ * A CronJob's status as the upstream object carries it: its Jobs run in the cluster (they are not synced up), so each
+ * status.active reference names the Job by its name in the upstream namespace, without the cluster's uid and
+ * resourceVersion, which mean nothing upstream.
+ */
+function cronJobStatusUp(status: Record<string, unknown>, namespace: string | undefined): Record<string, unknown> {
+  if (!Array.isArray(status.active)) return status;
+  const active = (status.active as Record<string, unknown>[]).map((ref) => {
+    const { uid: _uid, resourceVersion: _rv, ...rest } = ref;
+    void _uid;
+    void _rv;
+    return namespace === undefined ? rest : { ...rest, namespace };
+  });
+  return { ...status, active };
+}
+
+/**
+ * Whether `obj` is a run that is over: a Job with a Complete or Failed condition True, a Pod in phase Succeeded or
+ * Failed (as its status came up from the cluster).
+ */
+export function finishedRun(resource: string, obj: KubeObject): boolean {
+  const status = obj.status as { conditions?: { type?: string; status?: string }[]; phase?: string } | undefined;
+  if (resource === 'jobs') return (status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  if (resource === 'pods') return status?.phase === 'Succeeded' || status?.phase === 'Failed';
+  return false;
 }
 
 /** Logs once why a resource cannot be synced. */

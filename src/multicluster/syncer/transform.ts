@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
 import { CLUSTER_ANNOTATION } from '../../client/resource.js';
 import { stateLabel } from '../api/keys.js';
+import { clusterSpecOf, isPlacementBookkeeping, kindPlacementOf } from '../api/kind-placement.js';
 import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX } from '../api/types.js';
 import { isReplicatedWorkload } from '../splitter/replicated-workload.js';
 
@@ -23,41 +24,50 @@ export interface TargetIdentity {
 }
 
 /**
- * Whether `obj` (in namespace `ns`, if namespaced) is assigned to the target. An object's own CLUSTER_LABEL wins over
- * its namespace's: an object labelled for another target is not synced here even in a namespace assigned here.
- * The state label `state.workload.kcp.io/<key>: Sync` (written by a scheduler) also assigns.
+ * Whether `obj` (in namespace `ns`, if namespaced) of `resource` is assigned to the target. An object's own
+ * CLUSTER_LABEL wins over its namespace's: an object labelled for another target is not synced here even in a
+ * namespace assigned here. The state label `state.workload.kcp.io/<key>: Sync` (written by a scheduler, or per object
+ * by the placement controller) also assigns.
  */
-export function isAssigned(obj: KubeObject, ns: KubeObject | undefined, target: TargetIdentity): boolean {
+export function isAssigned(obj: KubeObject, ns: KubeObject | undefined, target: TargetIdentity, resource?: { group: string; resource: string }): boolean {
   if (target.consumer && ns?.metadata?.labels?.[stateLabel(target.key)] !== 'Sync') return false;
   const own = obj.metadata?.labels ?? {};
   if (own[stateLabel(target.key)] === 'Sync') return true;
   if (CLUSTER_LABEL in own) return own[CLUSTER_LABEL] === target.name;
-  // Skip rule for the deployment splitter (src/multicluster/splitter): in a namespace it splits, a scalable object
-  // (one with spec.replicas, or of a kind that defaults it to 1, isReplicatedWorkload) that has no assignment of its
-  // own is a root replaced by per-cluster children `<name>--<target>` (each with its own CLUSTER_LABEL); the root
-  // itself must never run anywhere.
-  if (ns?.metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true' && isReplicatedWorkload(obj)) return false;
+  if (ns?.metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true') {
+    // In a placed namespace the placement controller (src/multicluster/placement) decides per object for every kind
+    // of its table (api/kind-placement.ts) and writes the decision as the object's own state labels: the namespace's
+    // labels do not assign such an object anywhere.
+    if (resource && kindPlacementOf(resource.group, resource.resource)) return false;
+    // Skip rule for the deployment splitter (src/multicluster/splitter): in a namespace it splits, a scalable object
+    // (one with spec.replicas, or of a kind that defaults it to 1, isReplicatedWorkload) that has no assignment of its
+    // own is a root replaced by per-cluster children `<name>--<target>` (each with its own CLUSTER_LABEL); the root
+    // itself must never run anywhere.
+    if (isReplicatedWorkload(obj)) return false;
+  }
   const nsLabels = ns?.metadata?.labels ?? {};
   if (nsLabels[stateLabel(target.key)] === 'Sync') return true;
   return nsLabels[CLUSTER_LABEL] === target.name;
 }
 
-/** Whether `obj` is the kind of object that never syncs even in an assigned namespace (per-cluster machinery). */
-export function isClusterLocal(resource: string, obj: KubeObject): boolean {
-  const name = obj.metadata?.name;
-  if (resource === 'configmaps' && name === 'kube-root-ca.crt') return true;
-  if (resource === 'serviceaccounts' && name === 'default') return true;
-  if (resource === 'secrets' && (obj as { type?: string }).type === 'kubernetes.io/service-account-token') return true;
-  return false;
-}
+export { isClusterLocal } from '../api/kind-placement.js';
 
 const serverMetadata = ['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'ownerReferences', 'finalizers', 'selfLink', 'generateName'];
+
+/** The labels the Job strategy generates on a Job's pod template (with the selector): the cluster's own. */
+const JOB_GENERATED_LABELS = ['controller-uid', 'batch.kubernetes.io/controller-uid', 'job-name', 'batch.kubernetes.io/job-name'];
 
 /**
  * The downstream copy of an upstream object: same name, mapped namespace, no server-owned metadata, owner
  * references or finalizers (they mean nothing downstream), no status, assignment labels swapped for the downstream
- * label, and a hash of all that in SPEC_HASH_ANNOTATION so an unchanged object is never rewritten.
- * Services lose cluster-assigned fields (clusterIP(s), nodePorts): the physical cluster allocates its own.
+ * label, no placement bookkeeping (api/kind-placement.ts), this cluster's entry of a per-cluster spec applied (a
+ * JSON merge patch of spec), and a hash of all that in SPEC_HASH_ANNOTATION so an unchanged object is never
+ * rewritten. Fields the physical cluster generates or allocates are left for it to fill in:
+ * - Services: clusterIP(s) (but `None`: a headless Service stays headless), nodePorts, healthCheckNodePort;
+ * - Jobs (without manualSelector): the selector and the controller-uid / job-name template labels generated from the
+ *   upstream object's uid (the cluster's API server generates its own from the copy's uid);
+ * - PersistentVolumeClaims: volumeName (the volume is the cluster's; mirrored up by the downstream-owned rule);
+ * - Pods: nodeName (the cluster's scheduler binds the pod).
  */
 export function toDownstream(up: KubeObject, resource: string, downstreamNamespace: string | undefined, key: string): KubeObject {
   const out = deepCopy(up);
@@ -70,23 +80,48 @@ export function toDownstream(up: KubeObject, resource: string, downstreamNamespa
   labels[DOWNSTREAM_CLUSTER_LABEL] = key;
   meta.labels = labels;
   const annotations: Record<string, string> = {};
-  for (const [k, v] of Object.entries(meta.annotations ?? {})) if (k !== CLUSTER_ANNOTATION && k !== SPEC_HASH_ANNOTATION) annotations[k] = v;
-  if (resource === 'services' && out.spec && typeof out.spec === 'object') {
-    const spec = out.spec as Record<string, unknown>;
-    delete spec.clusterIP;
-    delete spec.clusterIPs;
+  for (const [k, v] of Object.entries(meta.annotations ?? {})) if (k !== CLUSTER_ANNOTATION && k !== SPEC_HASH_ANNOTATION && !isPlacementBookkeeping(k)) annotations[k] = v;
+  const perCluster = clusterSpecOf(up, key);
+  if (perCluster) out.spec = mergePatch(out.spec ?? {}, perCluster) as Record<string, unknown>;
+  const spec = out.spec && typeof out.spec === 'object' ? (out.spec as Record<string, unknown>) : undefined;
+  if (spec && resource === 'services') {
+    // A headless Service (clusterIP None) stays headless; an address is the cluster's to allocate.
+    if (spec.clusterIP !== 'None') {
+      delete spec.clusterIP;
+      delete spec.clusterIPs;
+    }
+    delete spec.healthCheckNodePort;
     if (Array.isArray(spec.ports)) for (const p of spec.ports as Record<string, unknown>[]) delete p.nodePort;
   }
+  if (spec && resource === 'jobs' && spec.manualSelector !== true) {
+    delete spec.selector;
+    const templateLabels = ((spec.template as { metadata?: { labels?: Record<string, string> } } | undefined)?.metadata?.labels) ?? undefined;
+    if (templateLabels) for (const l of JOB_GENERATED_LABELS) delete templateLabels[l];
+  }
+  if (spec && resource === 'persistentvolumeclaims') delete spec.volumeName;
+  if (spec && resource === 'pods') delete spec.nodeName;
   meta.annotations = annotations;
   annotations[SPEC_HASH_ANNOTATION] = contentHash(out);
   return out;
 }
 
+/** RFC 7386 JSON merge patch of `target` with `patch` (a copy; null deletes). */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return deepCopy(patch);
+  const out: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
 /**
- * Carries what the physical cluster allocated or added into an update, so that rewriting an object never takes it
- * away: a Service's clusterIPs and nodePorts, a PersistentVolumeClaim's bound volume and the class its admission
- * defaulted (both immutable once set), and the finalizers its controllers hold (pvc-protection, load-balancer
- * cleanup), which upstream objects never carry down.
+ * Carries fields the physical cluster generated or allocated (see toDownstream) from its copy into an update, so a
+ * rewrite neither drops nor changes them (they are immutable there, or bound to the cluster's own objects): a
+ * Service's clusterIPs and nodePorts, a Job's generated selector and labels, a PersistentVolumeClaim's bound volume
+ * and the class its admission defaulted, a Pod's node, and the finalizers the cluster's controllers hold
+ * (pvc-protection, load-balancer cleanup), which upstream objects never carry down.
  */
 export function keepDownstreamAllocations(resource: string, desired: KubeObject, existing: KubeObject): void {
   const finalizers = existing.metadata?.finalizers ?? [];
@@ -94,19 +129,28 @@ export function keepDownstreamAllocations(resource: string, desired: KubeObject,
   const d = desired.spec as Record<string, unknown> | undefined;
   const e = existing.spec as Record<string, unknown> | undefined;
   if (!d || !e) return;
-  if (resource === 'persistentvolumeclaims') {
-    if (e.volumeName && !d.volumeName) d.volumeName = e.volumeName;
-    if ((d.storageClassName === undefined || d.storageClassName === null) && typeof e.storageClassName === 'string') d.storageClassName = e.storageClassName;
-    return;
-  }
-  if (resource !== 'services') return;
-  if (e.clusterIP !== undefined) d.clusterIP = e.clusterIP;
-  if (e.clusterIPs !== undefined) d.clusterIPs = e.clusterIPs;
-  if (Array.isArray(d.ports) && Array.isArray(e.ports)) {
-    for (const p of d.ports as Record<string, unknown>[]) {
-      const match = (e.ports as Record<string, unknown>[]).find((q) => q.port === p.port && (q.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
-      if (match?.nodePort !== undefined) p.nodePort = match.nodePort;
+  if (resource === 'services') {
+    if (e.clusterIP !== undefined) d.clusterIP = e.clusterIP;
+    if (e.clusterIPs !== undefined) d.clusterIPs = e.clusterIPs;
+    if (e.healthCheckNodePort !== undefined && d.healthCheckNodePort === undefined) d.healthCheckNodePort = e.healthCheckNodePort;
+    if (Array.isArray(d.ports) && Array.isArray(e.ports)) {
+      for (const p of d.ports as Record<string, unknown>[]) {
+        const match = (e.ports as Record<string, unknown>[]).find((q) => q.port === p.port && (q.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
+        if (match?.nodePort !== undefined) p.nodePort = match.nodePort;
+      }
     }
+  } else if (resource === 'jobs') {
+    if (d.manualSelector === true) return;
+    if (e.selector !== undefined) d.selector = deepCopy(e.selector);
+    const el = (e.template as { metadata?: { labels?: Record<string, string> } } | undefined)?.metadata?.labels ?? {};
+    const dt = ((d.template ??= {}) as { metadata?: { labels?: Record<string, string> } });
+    const dl = ((dt.metadata ??= {}).labels ??= {});
+    for (const l of JOB_GENERATED_LABELS) if (el[l] !== undefined) dl[l] = el[l];
+  } else if (resource === 'persistentvolumeclaims') {
+    if (e.volumeName !== undefined) d.volumeName = e.volumeName;
+    if ((d.storageClassName === undefined || d.storageClassName === null) && typeof e.storageClassName === 'string') d.storageClassName = e.storageClassName;
+  } else if (resource === 'pods') {
+    if (e.nodeName !== undefined) d.nodeName = e.nodeName;
   }
 }
 

@@ -1,0 +1,239 @@
+/**
+ * The placement of every object of a placed namespace, decided at once: where each runs or goes (api/kind-placement.ts
+ * says how per kind), why an object goes nowhere, and what differs per cluster. The placement controller feeds it the
+ * namespace's objects and SyncTargets from its caches and writes the result on the objects. Pure.
+ *
+ * Order: the workloads first — split children and pinned objects where their label says, One kinds on one chosen
+ * cluster (chooseCluster, sticky; a new one mounting a claim that is already on a cluster goes there when it can, so
+ * a claim's data and the workloads using it stay together), Every kinds on every accepting cluster —, then every
+ * follower by the follow graph
+ * over those workloads, restricted to the clusters that accept the follower's kind. A PodDisruptionBudget gets its
+ * budget apportioned over its clusters; an HPA whose target is split gets an observe-only copy per cluster targeting
+ * that cluster's share, and acts upstream.
+ */
+import type { KubeObject } from '../../apimachinery/object.js';
+import { CLUSTER_LABEL, SYNCER_FINALIZER_PREFIX } from '../api/types.js';
+import { isClusterLocal, ownStateKeys, type KindPlacement } from '../api/kind-placement.js';
+import { SPLIT_FROM_LABEL } from '../scheduling/types.js';
+import { apportionBudget, type DisruptionBudget } from './apportion-budget.js';
+import { acceptingClusters, chooseCluster, refusal, type Acceptance, type ClusterCandidate, type UnschedulableReason } from './choose-cluster.js';
+import { followClusters, hpaTargets, podsPerCluster, selectedBy, type FollowContext, type PlacedWorkload } from './follow-graph.js';
+import { podReferences, podsOf, podTemplateOf } from './workload-references.js';
+
+export interface NamespaceTarget {
+  /** The SyncTarget name (what CLUSTER_LABEL and split children name). */
+  name: string;
+  /** Its key (what state labels name). */
+  key: string;
+  ready: boolean;
+}
+
+export interface PlacedObject {
+  kind: KindPlacement;
+  obj: KubeObject;
+}
+
+export interface PlaceNamespaceInput {
+  /** Every object of the namespace of a kind in the table (terminating ones included). */
+  objects: readonly PlacedObject[];
+  /** The namespace's SyncTargets (its state labels, resolved). */
+  targets: readonly NamespaceTarget[];
+  /** Whether `target` serves `group`/`resource` (see ClusterCandidate). */
+  acceptance(target: string, group: string, resource: string): { acceptance: Acceptance; message?: string };
+  /** How many more pods like `obj`'s (of kind `kind`) fit on `target`; undefined when unknown. Asked only when choosing. */
+  room?(target: string, kind: string, obj: KubeObject): number | undefined;
+  /** The name of the SyncTarget of `key` among any workspace's (for sticky choices); undefined when unknown. */
+  nameOfKey(key: string): string | undefined;
+}
+
+/** What is decided for one object the controller manages. */
+export interface ObjectPlacement {
+  kind: KindPlacement;
+  obj: KubeObject;
+  /** The clusters (SyncTarget names) it is synced to, sorted. */
+  clusters: string[];
+  /** The Scheduled condition (a follower nothing uses: False, NotUsed). */
+  condition: { status: 'True' | 'False'; reason: string; message: string };
+  /** Per cluster name: a JSON merge patch of spec for that cluster's copy. */
+  clusterSpec?: Record<string, Record<string, unknown>>;
+  /** An HPA whose target is split: it scales `root` (a Deployment) upstream. */
+  upstreamHpa?: { root: string };
+}
+
+export interface NamespacePlacement {
+  /** One entry per object the controller manages (not pinned, not split, not terminating). */
+  placements: ObjectPlacement[];
+  /** Every workload and where it runs (what followers were decided by). */
+  workloads: PlacedWorkload[];
+}
+
+const OBSERVE_ONLY = { minReplicas: 1, behavior: { scaleUp: { selectPolicy: 'Disabled' }, scaleDown: { selectPolicy: 'Disabled' } } };
+
+/** Decides the namespace (see the file comment). */
+export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
+  const names = input.targets.map((t) => t.name).sort();
+  const candidatesFor = (k: KindPlacement, obj?: KubeObject): ClusterCandidate[] =>
+    input.targets.map((t) => {
+      const a = input.acceptance(t.name, k.group, k.resource);
+      const c: ClusterCandidate = { name: t.name, acceptance: a.acceptance, ready: t.ready };
+      if (a.message) c.message = a.message;
+      if (obj && input.room && a.acceptance === 'Accepted') {
+        const room = input.room(t.name, k.kind, obj);
+        if (room !== undefined) c.room = room;
+      }
+      return c;
+    });
+  const resourceName = (k: KindPlacement) => (k.group ? `${k.resource}.${k.group}` : k.resource);
+  const placements: ObjectPlacement[] = [];
+  const workloads: PlacedWorkload[] = [];
+  const live = input.objects.filter((o) => !o.obj.metadata?.deletionTimestamp);
+  const isWorkloadKind = (k: KindPlacement) => k.mode === 'Split' || k.mode === 'One' || (k.mode === 'Every' && k.kind === 'DaemonSet');
+  const workloadOf = (o: PlacedObject, clusters: readonly string[], root?: string): PlacedWorkload => {
+    const pods = podsOf(o.kind.kind, o.obj);
+    return { kind: o.kind.kind, name: o.obj.metadata?.name ?? '', ...(root ? { root } : {}), template: podTemplateOf(o.kind.kind, o.obj), clusters: [...clusters], pods: Object.fromEntries(clusters.map((c) => [c, pods])) };
+  };
+
+  // Pinned objects (own CLUSTER_LABEL; split children among them) run where the label says; split roots are the
+  // splitter's. Neither is placed here.
+  const managed: PlacedObject[] = [];
+  for (const o of live) {
+    const labels = o.obj.metadata?.labels ?? {};
+    const pinned = labels[CLUSTER_LABEL];
+    if (pinned !== undefined) {
+      if (isWorkloadKind(o.kind)) {
+        const owner = o.obj.metadata?.ownerReferences?.find((r) => r.controller === true)?.name;
+        const root = labels[SPLIT_FROM_LABEL] !== undefined ? (typeof owner === 'string' ? owner : labels[SPLIT_FROM_LABEL]) : undefined;
+        workloads.push(workloadOf(o, [pinned], root));
+      }
+      continue;
+    }
+    if (o.kind.mode === 'Split' || o.kind.mode === 'None' || isClusterLocal(o.kind.resource, o.obj)) continue;
+    managed.push(o);
+  }
+
+  // Where each claim is already (its own state labels; then the workloads placed in this pass that mount it): a new
+  // workload mounting a claim goes where the claim's data is, when it can.
+  const claimClusters = new Map<string, Set<string>>();
+  for (const o of live) {
+    if (o.kind.resource !== 'persistentvolumeclaims') continue;
+    const at = ownStateKeys(o.obj).map((k) => input.nameOfKey(k)).filter((n): n is string => n !== undefined && names.includes(n));
+    claimClusters.set(o.obj.metadata?.name ?? '', new Set(at));
+  }
+  const claimsOf = (o: PlacedObject) => [...podReferences(podTemplateOf(o.kind.kind, o.obj)?.spec).persistentVolumeClaims];
+  // Older first, so that of two new workloads sharing a claim the first created decides where both go.
+  const ordered = [...managed].sort((a, b) => compareAge(a.obj, b.obj));
+  for (const o of ordered) {
+    if (o.kind.mode === 'One') {
+      const candidates = candidatesFor(o.kind);
+      const current = currentCluster(o.obj, names, input.nameOfKey);
+      const request = { current, pods: podsOf(o.kind.kind, o.obj), resource: resourceName(o.kind), tieBreak: o.obj.metadata?.uid ?? o.obj.metadata?.name ?? '' };
+      let choice = current === undefined ? undefined : chooseCluster({ ...request, candidates });
+      if (choice === undefined || !('cluster' in choice) || !choice.kept) {
+        const all = candidatesFor(o.kind, o.obj);
+        const near = new Set(claimsOf(o).flatMap((c) => [...(claimClusters.get(c) ?? [])]));
+        const local = near.size > 0 ? chooseCluster({ ...request, current: undefined, candidates: all.filter((c) => near.has(c.name)) }) : undefined;
+        choice = local && 'cluster' in local ? local : chooseCluster({ ...request, current: undefined, candidates: all });
+      }
+      if ('cluster' in choice) {
+        for (const claim of claimsOf(o)) {
+          const set = claimClusters.get(claim) ?? new Set<string>();
+          set.add(choice.cluster);
+          claimClusters.set(claim, set);
+        }
+        placements.push({ kind: o.kind, obj: o.obj, clusters: [choice.cluster], condition: scheduled([choice.cluster]) });
+        workloads.push(workloadOf(o, [choice.cluster]));
+      } else {
+        placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled(choice.reason, choice.message) });
+      }
+    } else if (o.kind.mode === 'Every') {
+      const candidates = candidatesFor(o.kind);
+      const clusters = acceptingClusters(candidates);
+      if (clusters.length > 0) {
+        placements.push({ kind: o.kind, obj: o.obj, clusters, condition: scheduled(clusters) });
+        if (isWorkloadKind(o.kind)) workloads.push(workloadOf(o, clusters));
+      } else if (names.length === 0) {
+        placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled('NoClusters', 'the Placement of the namespace has no SyncTarget') });
+      } else {
+        const why = refusal(names, candidates, resourceName(o.kind))!;
+        placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled(why.reason, why.message) });
+      }
+    }
+  }
+
+  const of = (resource: string) => live.filter((o) => o.kind.resource === resource).map((o) => o.obj);
+  const ctx: FollowContext = { workloads, services: of('services'), serviceAccounts: of('serviceaccounts'), ingresses: of('ingresses'), namespaceClusters: names };
+  for (const o of managed) {
+    if (o.kind.mode !== 'Follow') continue;
+    const wanted = followClusters(o.kind.resource, o.obj, ctx);
+    const candidates = candidatesFor(o.kind);
+    const accepting = new Set(acceptingClusters(candidates));
+    const clusters = wanted.filter((c) => accepting.has(c));
+    const placement: ObjectPlacement = { kind: o.kind, obj: o.obj, clusters, condition: { status: 'False', reason: 'NotUsed', message: '' } };
+    if (clusters.length > 0) placement.condition = scheduled(clusters, wanted.filter((c) => !accepting.has(c)), o.kind);
+    else {
+      const why = refusal(wanted, candidates, resourceName(o.kind));
+      placement.condition = why ? unscheduled(why.reason, why.message) : { status: 'False', reason: 'NotUsed', message: 'no workload placed in the namespace uses it' };
+    }
+    if (o.kind.resource === 'poddisruptionbudgets' && clusters.length > 0) {
+      const matched = selectedBy((o.obj.spec as { selector?: never } | undefined)?.selector, ctx);
+      const pods = podsPerCluster(matched);
+      const shares = apportionBudget(budgetOf(o.obj), Object.fromEntries(clusters.map((c) => [c, pods[c] ?? 0])));
+      placement.clusterSpec = Object.fromEntries(clusters.map((c) => [c, { ...shares[c] } as Record<string, unknown>]));
+    }
+    if (o.kind.resource === 'horizontalpodautoscalers') {
+      const targets = hpaTargets(o.obj, ctx);
+      const root = targets.find((w) => w.root !== undefined)?.root;
+      if (root !== undefined) {
+        placement.upstreamHpa = { root };
+        placement.clusterSpec = {};
+        for (const c of clusters) {
+          const child = targets.find((w) => w.clusters.includes(c));
+          if (child) placement.clusterSpec[c] = { scaleTargetRef: { name: child.name }, ...OBSERVE_ONLY };
+        }
+      }
+    }
+    placements.push(placement);
+  }
+  return { placements, workloads };
+}
+
+/** Creation order (RFC 3339 timestamps compare as strings), then name. */
+function compareAge(a: KubeObject, b: KubeObject): number {
+  const ta = a.metadata?.creationTimestamp ?? '';
+  const tb = b.metadata?.creationTimestamp ?? '';
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  const na = a.metadata?.name ?? '';
+  const nb = b.metadata?.name ?? '';
+  return na < nb ? -1 : na > nb ? 1 : 0;
+}
+
+/** The cluster a One object was given before: its own state labels, else the syncer finalizers it carries. */
+function currentCluster(obj: KubeObject, names: readonly string[], nameOfKey: (key: string) => string | undefined): string | undefined {
+  for (const key of ownStateKeys(obj)) {
+    const n = nameOfKey(key);
+    if (n !== undefined && names.includes(n)) return n;
+  }
+  for (const f of [...(obj.metadata?.finalizers ?? [])].sort()) {
+    if (!f.startsWith(SYNCER_FINALIZER_PREFIX)) continue;
+    const n = nameOfKey(f.slice(SYNCER_FINALIZER_PREFIX.length));
+    if (n !== undefined && names.includes(n)) return n;
+  }
+  return undefined;
+}
+
+function budgetOf(pdb: KubeObject): DisruptionBudget {
+  const spec = (pdb.spec ?? {}) as DisruptionBudget;
+  const out: DisruptionBudget = {};
+  if (spec.minAvailable !== undefined) out.minAvailable = spec.minAvailable;
+  else if (spec.maxUnavailable !== undefined) out.maxUnavailable = spec.maxUnavailable;
+  return out;
+}
+
+function scheduled(clusters: readonly string[], refused: readonly string[] = [], kind?: KindPlacement): { status: 'True'; reason: string; message: string } {
+  const also = refused.length > 0 && kind ? `; not on ${refused.join(', ')}, which do not accept ${kind.group ? `${kind.resource}.${kind.group}` : kind.resource}` : '';
+  return { status: 'True', reason: 'Scheduled', message: `synced to ${clusters.join(', ')}${also}` };
+}
+
+function unscheduled(reason: UnschedulableReason, message: string): { status: 'False'; reason: string; message: string } {
+  return { status: 'False', reason, message };
+}
