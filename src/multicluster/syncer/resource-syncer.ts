@@ -28,7 +28,7 @@ import { syncerFinalizer } from '../api/keys.js';
 import { aggregatesStatus, awaitsPlacement, statusAnnotation } from '../api/kind-placement.js';
 import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
-import { nextSyncCondition, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
+import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
 import { contentHash, downstreamHashOf, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
@@ -71,7 +71,8 @@ export class ResourceSyncer {
     this.downstreamInformer = downstreamInformers.informerFor(gvr, { labelSelector: `${DOWNSTREAM_CLUSTER_LABEL}=${target.key}` });
     this.controller = new Controller({ name: `syncer-${gvr.resource}`, workers: deps.workers ?? 16, reconcile: (key) => this.reconcile(key) });
     const enqueueUp = (o: KubeObject) => this.controller.enqueue(this.upstreamKey(o));
-    this.upstreamInformer.addEventHandler(this.upstreamHandler = { add: enqueueUp, update: (_o, n) => enqueueUp(n), delete: enqueueUp });
+    // An update that only records some syncer's Synced condition is not a change to sync (see onlySyncBookkeepingChanged).
+    this.upstreamInformer.addEventHandler(this.upstreamHandler = { add: enqueueUp, update: (o, n) => onlySyncBookkeepingChanged(o, n) || enqueueUp(n), delete: enqueueUp });
     const enqueueDown = (o: KubeObject) => {
       const key = this.upstreamKeyOfDownstream(o);
       if (key) this.controller.enqueue(key);

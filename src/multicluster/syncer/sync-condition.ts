@@ -58,3 +58,18 @@ export function withoutSyncConditions(obj: KubeObject): KubeObject {
   const kept = Object.fromEntries(Object.entries(annotations).filter(([k]) => !k.startsWith(SYNCED_ANNOTATION_PREFIX)));
   return { ...obj, metadata: { ...obj.metadata, annotations: kept } };
 }
+
+/**
+ * Whether an upstream update changed nothing but syncers' bookkeeping (the Synced annotations, which every syncer of
+ * the object writes for its own cluster) and the fields any write changes (resourceVersion, managedFields). Such an
+ * update needs no reconcile: a syncer that reacted to it would answer its own (or a sibling's) write, and a refusal
+ * whose message differs on every attempt (it names a generated uid) would loop without backoff.
+ */
+export function onlySyncBookkeepingChanged(old: KubeObject, next: KubeObject): boolean {
+  const strip = (o: KubeObject): KubeObject => {
+    const s = withoutSyncConditions(o);
+    const { resourceVersion: _rv, managedFields: _mf, ...meta } = s.metadata ?? {};
+    return { ...s, metadata: meta };
+  };
+  return JSON.stringify(strip(old)) === JSON.stringify(strip(next));
+}
