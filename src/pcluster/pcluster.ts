@@ -17,8 +17,9 @@ import { replicaSetControllerInstaller } from './controllers/replicaset-controll
 import { schedulerInstaller } from './controllers/scheduler.js';
 import { parseNodeCapacity, defaultNodeCapacity } from './options.js';
 import { deploymentsWithSchemaVariant, type DeploymentSchemaVariant } from './schema-variants.js';
+import { type WorkloadControllerOptions, workloadControllerInstallers } from './workload-controllers.js';
 
-export interface PclusterOptions extends ServerOptions {
+export interface PclusterOptions extends ServerOptions, WorkloadControllerOptions {
   /** Cluster name; nodes are called `<name>-node-<i>`. */
   name: string;
   /** Number of simulated nodes (default 1). */
@@ -51,9 +52,11 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     replicaSetControllerInstaller,
     deploymentControllerInstaller,
     schedulerInstaller,
-    kubeletInstaller({ clusterName: opts.name, nodes, readyDelayMs: opts.readyDelayMs ?? 1000 }),
+    kubeletInstaller({ clusterName: opts.name, nodes, readyDelayMs: opts.readyDelayMs ?? 1000, jobDurationMs: opts.jobDurationMs }),
+    // StatefulSets, DaemonSets, Jobs, CronJobs, HPAs, PodDisruptionBudgets.
+    ...workloadControllerInstallers(opts),
   ];
-  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, ...serverOptions } = opts;
+  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, jobDurationMs: _jd, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, ...serverOptions } = opts;
   const resources = deploymentSchema ? workloadResources.map((r) => (r.resource === 'deployments' ? deploymentsWithSchemaVariant(deploymentSchema) : r)) : workloadResources;
   // The cluster's own API and controllers plug in like any feature; the caller's plugins come after them.
   const workloads: ServerPlugin = {

@@ -20,6 +20,12 @@ export type EventType = 'Normal' | 'Warning';
 
 const events = { group: '', version: 'v1', resource: 'events' };
 
+let subMillisecond = 0;
+function nextSubMillisecond(): number {
+  subMillisecond = (subMillisecond + 1) % 1_000_000;
+  return subMillisecond;
+}
+
 export class EventRecorder {
   constructor(
     private readonly client: RestClient,
@@ -31,7 +37,8 @@ export class EventRecorder {
   async record(cluster: string, involved: InvolvedObject, type: EventType, reason: string, message: string): Promise<void> {
     const now = new Date();
     const namespace = involved.namespace || 'default';
-    const nanos = BigInt(now.getTime()) * 1_000_000n;
+    // Date has millisecond precision: the sub-millisecond part counts up, so two Events in one millisecond get two names.
+    const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(nextSubMillisecond() % 1_000_000);
     const event: KubeObject = {
       apiVersion: 'v1',
       kind: 'Event',

@@ -15,6 +15,7 @@ import type { ControllerContext, ControllerInstaller, RunningController } from '
 import { leasesGVR, namespacesGVR, nodesGVR, podsGVR } from './gvrs.js';
 import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, type SimulatedNode } from './node-object.js';
 import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
+import { PodRunner, runsToCompletion } from './pod-run.js';
 
 export interface KubeletOptions {
   clusterName: string;
@@ -23,6 +24,8 @@ export interface KubeletOptions {
   readyDelayMs: number;
   leaseRenewMs?: number;
   nodeStatusMs?: number;
+  /** How long the containers of run-to-completion pods run by default (pod-run.ts; default 2000 ms). */
+  jobDurationMs?: number;
 }
 
 function isAlreadyExists(err: unknown): boolean {
@@ -52,6 +55,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const nextHost = new Map<string, number>();
       const containerIDs = new Map<string, string>();
       const timers: NodeJS.Timeout[] = [];
+      const runner = new PodRunner(opts.jobDurationMs ?? 2000);
 
       const allocatePodIP = (uid: string, node: SimulatedNode): string => {
         let ip = podIPs.get(uid);
@@ -147,7 +151,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         let since = boundAt.get(key);
         if (since === undefined) boundAt.set(key, (since = Date.now()));
         const status = isPlainObject(pod.status) ? pod.status : {};
-        if (status.phase === 'Running') return;
+        if (status.phase === 'Running') return runsToCompletion(pod) ? runToCompletion(pod) : undefined;
         const remaining = since + opts.readyDelayMs - Date.now();
         const running = remaining <= 0;
         const startTime = typeof status.startTime === 'string' ? status.startTime : nowRFC3339();
@@ -163,6 +167,20 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           }
         }
         return running ? undefined : { requeueAfterMs: remaining };
+      };
+
+      /** A running Job-style pod: its containers exit after their simulated run (pod-run.ts). */
+      const runToCompletion = async (pod: KubeObject): Promise<ReconcileResult | void> => {
+        const step = runner.step(pod);
+        if (step.status) {
+          try {
+            await client.updateStatus(podsGVR, { ...deepCopy(pod), status: step.status }, { namespace: pod.metadata?.namespace });
+          } catch (err) {
+            if (err instanceof StatusError && err.code === 404) return;
+            throw err;
+          }
+        }
+        return step.requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(0, step.requeueAfterMs) } : undefined;
       };
 
       const registerNodes = async (): Promise<void> => {
