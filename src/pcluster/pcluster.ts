@@ -56,7 +56,7 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     // StatefulSets, DaemonSets, Jobs, CronJobs, HPAs, PodDisruptionBudgets.
     ...workloadControllerInstallers(opts),
   ];
-  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, jobDurationMs: _jd, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, ...serverOptions } = opts;
+  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, jobDurationMs: _jd, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, ...serverOptions } = opts;
   const resources = deploymentSchema ? workloadResources.map((r) => (r.resource === 'deployments' ? deploymentsWithSchemaVariant(deploymentSchema) : r)) : workloadResources;
   // The cluster's own API and controllers plug in like any feature; the caller's plugins come after them.
   const workloads: ServerPlugin = {

@@ -23,11 +23,40 @@ export interface WorkloadControllerOptions {
   hpaSyncPeriodMs?: number;
   /** The HPA scale-down stabilization window when an HPA has no spec.behavior (default 5 minutes). */
   hpaDownscaleStabilizationMs?: number;
+  /**
+   * Which of these controllers run, as kube-controller-manager's --controllers: `*` all (the default), `name` enables
+   * one, `-name` disables one; a list without `*` runs only the controllers it names (`-*` runs none).
+   */
+  controllers?: string[];
 }
 
-/** The installers, configured. */
+/** The controllers' names, as kube-controller-manager calls them. */
+export const workloadControllerNames = ['statefulset', 'daemonset', 'job', 'ttl-after-finished', 'cronjob', 'horizontalpodautoscaling', 'disruption'] as const;
+
+/** IsControllerEnabled: an explicit `name` or `-name` wins, then `*`. */
+export function controllerEnabled(name: string, controllers: readonly string[] = ['*']): boolean {
+  for (const c of controllers) {
+    if (c === name) return true;
+    if (c === `-${name}`) return false;
+  }
+  return controllers.includes('*');
+}
+
+/** Checks a --controllers list: every entry is `*`, `-*`, or a (possibly negated) known name. */
+export function parseControllerList(text: string): string[] {
+  const list = text.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const c of list) {
+    const name = c.startsWith('-') ? c.slice(1) : c;
+    if (name !== '*' && !(workloadControllerNames as readonly string[]).includes(name)) {
+      throw new Error(`"${name}" is not in the list of known controllers (${workloadControllerNames.join(', ')})`);
+    }
+  }
+  return list;
+}
+
+/** The installers, configured, of the enabled controllers. */
 export function workloadControllerInstallers(opts: WorkloadControllerOptions): ControllerInstaller[] {
-  return [
+  const all: ControllerInstaller[] = [
     statefulSetControllerInstaller,
     daemonSetControllerInstaller,
     jobControllerInstaller({ podFailureBackoffMs: opts.jobBackoffMs }),
@@ -36,4 +65,5 @@ export function workloadControllerInstallers(opts: WorkloadControllerOptions): C
     hpaControllerInstaller({ syncPeriodMs: opts.hpaSyncPeriodMs, downscaleStabilizationMs: opts.hpaDownscaleStabilizationMs }),
     disruptionControllerInstaller,
   ];
+  return all.filter((i) => controllerEnabled(i.name, opts.controllers));
 }

@@ -167,7 +167,11 @@ export function rollingUpdate(input: RollingInput): { deletePods: string[]; crea
       else if (newPod) {
         if (!available(newPod)) numUnavailable++;
       } else if (oldPod) {
-        if (!available(oldPod)) allowedReplacements.push(oldPod.metadata?.name ?? '');
+        if (!available(oldPod)) {
+          // Unavailable anyway: replaced at once, and it uses the budget.
+          allowedReplacements.push(oldPod.metadata?.name ?? '');
+          numUnavailable++;
+        }
         else if (numUnavailable < input.maxUnavailable) candidates.push(oldPod.metadata?.name ?? '');
       }
     }

@@ -93,12 +93,12 @@ export function hpaControllerInstaller(opts: HpaControllerOptions = {}): Control
   const syncPeriod = opts.syncPeriodMs ?? 15_000;
   const downscaleWindow = opts.downscaleStabilizationMs ?? 300_000;
   return {
-    name: 'horizontal-pod-autoscaler',
+    name: 'horizontalpodautoscaling',
     install(ctx: ControllerContext): RunningController {
       const { client } = ctx;
       const hpas = ctx.informers.informerFor<Hpa>(hpaGVR);
       const pods = ctx.informers.informerFor<KubeObject>(podsGVR);
-      const recorder = new EventRecorder(client, 'horizontal-pod-autoscaler');
+      const recorder = new EventRecorder(client, 'horizontalpodautoscaling');
       const recommendations = new Map<string, Recommendation[]>();
       const upEvents = new Map<string, ScaleEvent[]>();
       const downEvents = new Map<string, ScaleEvent[]>();
@@ -317,10 +317,10 @@ export function hpaControllerInstaller(opts: HpaControllerOptions = {}): Control
         return { requeueAfterMs: syncPeriod };
       };
 
-      const controller = new Controller<string>({ name: 'horizontal-pod-autoscaler', reconcile, workers: 2, rateLimiter: { baseDelayMs: 100, maxDelayMs: 10_000 } });
+      const controller = new Controller<string>({ name: 'horizontalpodautoscaling', reconcile, workers: 2, rateLimiter: { baseDelayMs: 100, maxDelayMs: 10_000 } });
       const keyOf = (h: KubeObject) => formatObjectKey({ cluster: clusterOf(h), namespace: h.metadata?.namespace ?? '', name: h.metadata?.name ?? '' });
       hpas.addEventHandler({ add: (h) => controller.enqueue(keyOf(h)), update: (o, n) => !jsonEqual(o.spec, n.spec) && controller.enqueue(keyOf(n)), delete: (h) => controller.enqueue(keyOf(h)) });
-      return { name: 'horizontal-pod-autoscaler', start: () => controller.start(), stop: () => controller.stop() };
+      return { name: 'horizontalpodautoscaling', start: () => controller.start(), stop: () => controller.stop() };
     },
   };
 }

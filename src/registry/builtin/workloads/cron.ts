@@ -253,12 +253,13 @@ function specSchedule(sets: FieldSet[], zone: string): CronSchedule {
     timeZone: zone,
     next(after) {
       let wall = wallTime(after.getTime(), zone);
-      // A wall time that repeats (the hour clocks are set back) may map to an instant not after `after`: look further.
-      for (let i = 0; i < 8; i++) {
+      // A wall time that repeats (the hour clocks are set back) may map to an instant not after `after`, and one in
+      // the hour skipped when they are set forward does not exist (robfig never fires then): look further.
+      for (let i = 0; i < 64; i++) {
         const w = nextWall(wall);
         if (w === undefined) return undefined;
         const instant = instantOfWallTime(w, zone);
-        if (instant > after.getTime()) return new Date(instant);
+        if (instant > after.getTime() && wallTime(instant, zone) === w) return new Date(instant);
         wall = w;
       }
       return undefined;
