@@ -3,6 +3,7 @@
  * (every 10 s) and refreshes the Ready heartbeat (every 60 s), and runs the pods bound to them. A newly bound pod shows
  * ContainerCreating at once and turns Running and Ready `readyDelayMs` later, with a pod IP from the node's CIDR,
  * container statuses and the PodReadyToStartContainers/Initialized/ContainersReady/Ready conditions.
+ * Pods with restartPolicy Never or OnFailure then run to completion (pod-run.ts: Succeeded, Failed or restarted).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { findCondition } from '../../apimachinery/conditions.js';
