@@ -197,10 +197,13 @@ export const statefulSetControllerInstaller: ControllerInstaller = {
           }
         }
       }
-      // Claims of pods in range follow the retention policy too (e.g. after the policy changed).
+      // Claims of pods in range follow the retention policy too (e.g. after the policy changed), and a Pending pod
+      // whose claim went missing gets it back (createMissingPersistentVolumeClaims).
       for (const p of owned) {
         const ordinal = ordinalOf(setName, p.metadata?.name ?? '');
-        if (ordinal >= startOrdinal && ordinal < startOrdinal + replicas && !p.metadata?.deletionTimestamp) await fixClaimOwners(set, p, false);
+        if (ordinal < startOrdinal || ordinal >= startOrdinal + replicas || p.metadata?.deletionTimestamp) continue;
+        if ((p.status as JsonObject | undefined)?.phase === 'Pending') await ensureClaims(set, ordinal, p.metadata?.name ?? '');
+        await fixClaimOwners(set, p, false);
       }
 
       const status = statefulSetStatus({
