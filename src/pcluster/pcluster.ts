@@ -28,8 +28,9 @@ import { defaultPoolCIDR, ingressControllerAddress, parsePool } from './controll
 import { storageControllerInstaller } from './controllers/storage/controller.js';
 import { parseNodeCapacity, defaultNodeCapacity, defaultStorageCapacity, parseStorageCapacity } from './options.js';
 import { deploymentsWithSchemaVariant, type DeploymentSchemaVariant } from './schema-variants.js';
+import { type WorkloadControllerOptions, workloadControllerInstallers } from './workload-controllers.js';
 
-export interface PclusterOptions extends ServerOptions {
+export interface PclusterOptions extends ServerOptions, WorkloadControllerOptions {
   /** Cluster name; nodes are called `<name>-node-<i>`. */
   name: string;
   /** Number of simulated nodes (default 1). */
@@ -72,14 +73,16 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     replicationControllerInstaller,
     deploymentControllerInstaller,
     schedulerInstaller,
-    kubeletInstaller({ clusterName: opts.name, nodes, readyDelayMs: opts.readyDelayMs ?? 1000 }),
+    kubeletInstaller({ clusterName: opts.name, nodes, readyDelayMs: opts.readyDelayMs ?? 1000, jobDurationMs: opts.jobDurationMs }),
     storageControllerInstaller({ capacityBytes: storageCapacityBytes }),
     endpointsControllerInstaller,
     endpointSliceControllerInstaller,
     serviceLoadBalancerInstaller(pool),
     ingressControllerInstaller(pool),
+    // StatefulSets, DaemonSets, Jobs, CronJobs, HPAs, PodDisruptionBudgets.
+    ...workloadControllerInstallers(opts),
   ];
-  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, ...serverOptions } = opts;
+  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, jobDurationMs: _jd, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, ...serverOptions } = opts;
   const resources = deploymentSchema ? workloadResources.map((r) => (r.resource === 'deployments' ? deploymentsWithSchemaVariant(deploymentSchema) : r)) : workloadResources;
   // The cluster's own API and controllers plug in like any feature; the caller's plugins come after them.
   const workloads: ServerPlugin = {

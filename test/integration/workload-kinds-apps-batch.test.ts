@@ -29,7 +29,8 @@ const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 before(async () => {
   const rootDir = mkdtempSync(join(tmpdir(), 'atrium-kinds-'));
-  const cluster = await startPcluster({ name: 'kinds', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, readyDelayMs: 200 });
+  // The API as kube-apiserver serves it, without a controller manager: no workload controller writes status here.
+  const cluster = await startPcluster({ name: 'kinds', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, readyDelayMs: 200, controllers: ['-*'] });
   ts = harnessFor(cluster, rootDir, async () => {
     await cluster.stop();
     rmSync(rootDir, { recursive: true, force: true });

@@ -24,6 +24,12 @@ export type EventType = 'Normal' | 'Warning';
 
 const events = { group: '', version: 'v1', resource: 'events' };
 
+let subMillisecond = 0;
+function nextSubMillisecond(): number {
+  subMillisecond = (subMillisecond + 1) % 1_000_000;
+  return subMillisecond;
+}
+
 export interface EventRecorderOptions {
   /** Count repeats of the same event on the first one (client-go's EventCorrelator); default false. */
   aggregate?: boolean;
@@ -93,7 +99,8 @@ export class EventRecorder {
   private async create(cluster: string, involved: InvolvedObject, type: EventType, reason: string, message: string): Promise<string | undefined> {
     const now = new Date();
     const namespace = involved.namespace || 'default';
-    const nanos = BigInt(now.getTime()) * 1_000_000n;
+    // Date has millisecond precision: the sub-millisecond part counts up, so two Events in one millisecond get two names.
+    const nanos = BigInt(now.getTime()) * 1_000_000n + BigInt(nextSubMillisecond() % 1_000_000);
     const event: KubeObject = {
       apiVersion: 'v1',
       kind: 'Event',

@@ -4,7 +4,8 @@
  * ContainerCreating at once and turns Running and Ready `readyDelayMs` later, with a pod IP from the node's CIDR,
  * container statuses and the PodReadyToStartContainers/Initialized/ContainersReady/Ready conditions. A pod whose
  * PersistentVolumeClaims are not all Bound stays ContainerCreating (its volumes cannot be mounted) until they are; the
- * delay starts then.
+ * delay starts then. Pods with restartPolicy Never or OnFailure then run to completion (pod-run.ts: Succeeded, Failed
+ * or restarted).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { findCondition } from '../../apimachinery/conditions.js';
@@ -18,6 +19,7 @@ import { leasesGVR, namespacesGVR, nodesGVR, persistentVolumeClaimsGVR, podsGVR 
 import { isClaimBound, podClaimNames } from './storage/binding.js';
 import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, type SimulatedNode } from './node-object.js';
 import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
+import { PodRunner, runsToCompletion } from './pod-run.js';
 
 export interface KubeletOptions {
   clusterName: string;
@@ -26,6 +28,8 @@ export interface KubeletOptions {
   readyDelayMs: number;
   leaseRenewMs?: number;
   nodeStatusMs?: number;
+  /** How long the containers of run-to-completion pods run by default (pod-run.ts; default 2000 ms). */
+  jobDurationMs?: number;
 }
 
 function isAlreadyExists(err: unknown): boolean {
@@ -56,6 +60,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const nextHost = new Map<string, number>();
       const containerIDs = new Map<string, string>();
       const timers: NodeJS.Timeout[] = [];
+      const runner = new PodRunner(opts.jobDurationMs ?? 2000);
 
       const allocatePodIP = (uid: string, node: SimulatedNode): string => {
         let ip = podIPs.get(uid);
@@ -149,7 +154,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         const node = byName.get(isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '');
         if (!node || !isPodActive(pod)) return;
         const status = isPlainObject(pod.status) ? pod.status : {};
-        if (status.phase === 'Running') return;
+        if (status.phase === 'Running') return runsToCompletion(pod) ? runToCompletion(pod) : undefined;
         const claimKey = (name: string) => formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name });
         const volumesReady = podClaimNames(pod).every((name) => isClaimBound(claimInformer.lister.get(claimKey(name))));
         let since = boundAt.get(key);
@@ -171,6 +176,20 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         }
         if (running) return undefined;
         return Number.isFinite(remaining) ? { requeueAfterMs: remaining } : undefined;
+      };
+
+      /** A running Job-style pod: its containers exit after their simulated run (pod-run.ts). */
+      const runToCompletion = async (pod: KubeObject): Promise<ReconcileResult | void> => {
+        const step = runner.step(pod);
+        if (step.status) {
+          try {
+            await client.updateStatus(podsGVR, { ...deepCopy(pod), status: step.status }, { namespace: pod.metadata?.namespace });
+          } catch (err) {
+            if (err instanceof StatusError && err.code === 404) return;
+            throw err;
+          }
+        }
+        return step.requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(0, step.requeueAfterMs) } : undefined;
       };
 
       const registerNodes = async (): Promise<void> => {

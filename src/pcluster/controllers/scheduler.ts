@@ -1,6 +1,7 @@
 /**
- * The scheduler: binds every pending pod whose schedulerName is default-scheduler to a Ready, schedulable node with
- * room for its cpu/memory/pod-count requests, preferring the least allocated node. A pod that fits nowhere keeps
+ * The scheduler: binds every pending pod whose schedulerName is default-scheduler to a node it fits on (Ready, not
+ * cordoned, matching its nodeSelector and required node affinity, no untolerated taint: node-affinity.ts) with room
+ * for its cpu/memory/pod-count requests, preferring the least allocated node. A pod that fits nowhere keeps
  * PodScheduled=False with reason Unschedulable and the upstream "0/N nodes are available: ..." message, and is
  * retried when pods or nodes change (and periodically).
  *
@@ -15,13 +16,14 @@
  * and then PodScheduled=True through /status.
  */
 import { isConditionTrue } from '../../apimachinery/conditions.js';
-import { type JsonObject, type KubeObject, deepCopy, isPlainObject } from '../../apimachinery/object.js';
+import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../client/store.js';
 import { Controller, type ReconcileResult } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../controllers/runtime/context.js';
 import { EventRecorder } from '../../controllers/runtime/event-recorder.js';
 import { nodesGVR, persistentVolumeClaimsGVR, persistentVolumesGVR, podsGVR, storageClassesGVR } from './gvrs.js';
+import { nodeFilterReason } from './node-affinity.js';
 import { isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
 import { type Resources, addResources, insufficientResources, leastAllocatedScore, nodeAllocatable, podRequests, preFilterUnschedulableMessage, unschedulableMessage } from './scheduling-fit.js';
 import { podVolumes, selectedNodeAnnotation, volumeNodeConflicts } from './storage/binding.js';
@@ -109,12 +111,9 @@ export const schedulerInstaller: ControllerInstaller = {
       let best: { node: string; score: number } | undefined;
       for (const node of nodes) {
         const nodeName = node.metadata?.name ?? '';
-        if (!nodeIsReady(node)) {
-          reasonsByNode.push(["node(s) had untolerated taint {node.kubernetes.io/not-ready: }"]);
-          continue;
-        }
-        if (isPlainObject(node.spec) && node.spec.unschedulable === true) {
-          reasonsByNode.push(['node(s) were unschedulable']);
+        const filtered = nodeFilterReason(pod, node);
+        if (filtered) {
+          reasonsByNode.push([filtered]);
           continue;
         }
         const used = usage.get(nodeName) ?? { cpu: 0, memory: 0, pods: 0 };
@@ -186,7 +185,9 @@ export const schedulerInstaller: ControllerInstaller = {
     claimInformer.addEventHandler({ add: enqueuePending, update: enqueuePending, delete: enqueuePending });
     volumeInformer.addEventHandler({ add: enqueuePending });
     classInformer.addEventHandler({ add: enqueuePending });
-    nodeInformer.addEventHandler({ add: enqueuePending, update: (o, n) => nodeIsReady(o) !== nodeIsReady(n) && enqueuePending() });
+    // Readiness, cordoning, taints and labels decide where pods fit: any change gives pending pods another chance.
+    const placementChanged = (o: KubeObject, n: KubeObject) => nodeIsReady(o) !== nodeIsReady(n) || !jsonEqual(o.spec, n.spec) || !jsonEqual(o.metadata?.labels, n.metadata?.labels);
+    nodeInformer.addEventHandler({ add: enqueuePending, update: (o, n) => placementChanged(o, n) && enqueuePending() });
     return { name: 'scheduler', start: () => controller.start(), stop: () => controller.stop() };
   },
 };

@@ -1,7 +1,8 @@
 /**
  * apps/v1 StatefulSets (with /status and /scale), DaemonSets (with /status) and ControllerRevisions, as
  * kube-apiserver 1.32 serves them: upstream's defaults, validation, status and generation handling, short names,
- * categories and printer columns. Objects are stored and served; no controller runs them here.
+ * categories and printer columns. The controllers that run them are
+ * the simulated cluster's (src/pcluster/controllers/statefulset, daemonset); the registry only stores and serves them.
  */
 import { type JsonObject, jsonEqual } from '../../../apimachinery/object.js';
 import type { ResourceDefinition } from '../../rest.js';

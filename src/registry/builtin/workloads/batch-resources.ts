@@ -1,7 +1,8 @@
 /**
  * batch/v1 Jobs and CronJobs (each with /status), as kube-apiserver 1.32 serves them: upstream's defaults, the
  * generated Job selector and labels, validation, status and generation handling, short names, categories, printer
- * columns and the Job's `status.successful` field selector. Objects are stored and served; no controller runs them.
+ * columns and the Job's `status.successful` field selector. The controllers that run them are
+ * the simulated cluster's (src/pcluster/controllers/job, cronjob); the registry only stores and serves them.
  */
 import type { KubeObject } from '../../../apimachinery/object.js';
 import { isDNS1123Label } from '../../../apimachinery/validation/names.js';

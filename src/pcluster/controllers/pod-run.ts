@@ -1,0 +1,117 @@
+/**
+ * How the simulated kubelet runs pods that run to completion (restartPolicy Never or OnFailure, as Jobs' pods do):
+ * once Running, their containers run for a simulated duration and then exit. The knobs, on the pod (or its
+ * template):
+ *
+ * - `sim.atrium.io/run-seconds: "5"` — how long the containers run (default: the pcluster's --job-duration, 2 s);
+ * - `sim.atrium.io/exit-code: "1"` — the containers' exit code (default 0).
+ *
+ * Exit 0: phase Succeeded, containers terminated with reason Completed. Non-zero with restartPolicy Never: phase
+ * Failed, reason Error. Non-zero with OnFailure: the containers restart in place (restartCount + 1, lastState
+ * terminated with the exit code) and run again, so a Job's backoffLimit counts restarts. Pods with restartPolicy
+ * Always are not affected. The run starts when the kubelet sees the pod Running (a restart of the cluster starts
+ * it again).
+ */
+import { createHash } from 'node:crypto';
+import { type JsonObject, type KubeObject, formatRFC3339, isPlainObject } from '../../apimachinery/object.js';
+import { type PodCondition, podConditions, setPodCondition } from './pod-conditions.js';
+
+export const runSecondsAnnotation = 'sim.atrium.io/run-seconds';
+export const exitCodeAnnotation = 'sim.atrium.io/exit-code';
+
+/** Whether the pod's containers exit on their own (restartPolicy Never or OnFailure). */
+export function runsToCompletion(pod: KubeObject): boolean {
+  const policy = isPlainObject(pod.spec) ? pod.spec.restartPolicy : undefined;
+  return policy === 'Never' || policy === 'OnFailure';
+}
+
+/** The simulated run time of the pod's containers in ms: the annotation, else `defaultMs`. */
+export function runDurationMs(pod: KubeObject, defaultMs: number): number {
+  const v = pod.metadata?.annotations?.[runSecondsAnnotation];
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isFinite(n) && n >= 0 ? n * 1000 : defaultMs;
+}
+
+/** The simulated exit code: the annotation (an integer 0-255), else 0. */
+export function exitCodeOf(pod: KubeObject): number {
+  const v = pod.metadata?.annotations?.[exitCodeAnnotation];
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n >= 0 && n <= 255 ? n : 0;
+}
+
+function containerIDFor(uid: string, name: string, restart: number): string {
+  return `containerd://${createHash('sha256').update(`${uid}/${name}/${restart}`).digest('hex')}`;
+}
+
+/**
+ * The status a Running, run-to-completion pod has after its containers ran from `startedAt` until `now` (ms):
+ * undefined while they still run. `startedAt` is when this run began (the last restart, for OnFailure).
+ */
+export function completedStatus(pod: KubeObject, startedAt: number, now: number, defaultRunMs: number): JsonObject | undefined {
+  const runMs = runDurationMs(pod, defaultRunMs);
+  if (now < startedAt + runMs) return undefined;
+  const status = isPlainObject(pod.status) ? pod.status : {};
+  const uid = pod.metadata?.uid ?? '';
+  const exitCode = exitCodeOf(pod);
+  const restartPolicy = isPlainObject(pod.spec) ? pod.spec.restartPolicy : undefined;
+  const started = formatRFC3339(startedAt);
+  const finished = formatRFC3339(now);
+  const containers = Array.isArray(status.containerStatuses) ? status.containerStatuses.filter(isPlainObject) : [];
+  const terminated = (cs: JsonObject) => ({
+    terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: started, finishedAt: finished, containerID: cs.containerID ?? containerIDFor(uid, String(cs.name), Number(cs.restartCount ?? 0)) },
+  });
+  if (exitCode !== 0 && restartPolicy === 'OnFailure') {
+    // Restarted in place: the pod stays Running.
+    return {
+      ...status,
+      containerStatuses: containers.map((cs) => {
+        const restarts = Number(cs.restartCount ?? 0) + 1;
+        return { ...cs, restartCount: restarts, lastState: terminated(cs), state: { running: { startedAt: finished } }, containerID: containerIDFor(uid, String(cs.name), restarts), ready: true, started: true };
+      }),
+    };
+  }
+  const succeeded = exitCode === 0;
+  const reason = succeeded ? 'PodCompleted' : 'PodFailed';
+  let conditions: PodCondition[] = podConditions(pod);
+  for (const c of [
+    { type: 'PodReadyToStartContainers', status: 'False' },
+    { type: 'Ready', status: 'False', reason },
+    { type: 'ContainersReady', status: 'False', reason },
+  ]) {
+    conditions = setPodCondition(conditions, c).conditions;
+  }
+  return {
+    ...status,
+    phase: succeeded ? 'Succeeded' : 'Failed',
+    conditions,
+    containerStatuses: containers.map((cs) => ({ ...cs, ready: false, started: false, state: terminated(cs) })),
+  };
+}
+
+/**
+ * Runs the run-to-completion pods of one kubelet: remembers when each pod's current run started (keyed by uid and
+ * restart count) and answers what its status should be now, or when to look again.
+ */
+export class PodRunner {
+  private readonly startedAt = new Map<string, number>();
+
+  constructor(private readonly defaultRunMs: number) {}
+
+  /** The next status to write (if any) and when to look again (if ever). */
+  step(pod: KubeObject, now = Date.now()): { status?: JsonObject; requeueAfterMs?: number } {
+    const status = isPlainObject(pod.status) ? pod.status : {};
+    const restarts = (Array.isArray(status.containerStatuses) ? status.containerStatuses.filter(isPlainObject) : []).reduce((n, cs) => Math.max(n, Number(cs.restartCount ?? 0)), 0);
+    const key = `${pod.metadata?.uid}/${restarts}`;
+    let since = this.startedAt.get(key);
+    if (since === undefined) this.startedAt.set(key, (since = now));
+    const next = completedStatus(pod, since, now, this.defaultRunMs);
+    if (!next) return { requeueAfterMs: since + runDurationMs(pod, this.defaultRunMs) - now };
+    this.startedAt.delete(key);
+    return next.phase === 'Running' ? { status: next, requeueAfterMs: runDurationMs(pod, this.defaultRunMs) } : { status: next };
+  }
+
+  /** Forgets a pod that is gone. */
+  forget(uid: string): void {
+    for (const k of this.startedAt.keys()) if (k.startsWith(`${uid}/`)) this.startedAt.delete(k);
+  }
+}
