@@ -290,7 +290,8 @@ describe('authorization (RBAC per logical cluster)', () => {
     });
     assert.equal(rb.status, 201, rb.text);
     assert.equal(rb.json.roleRef.apiGroup, 'rbac.authorization.k8s.io');
-    assert.deepEqual(rb.json.subjects.map((x: { apiGroup?: string }) => x.apiGroup ?? ''), ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io', '']);
+    assert.deepEqual(rb.json.subjects.map((x: { apiGroup?: string }) => x.apiGroup), ['rbac.authorization.k8s.io', 'rbac.authorization.k8s.io', undefined]);
+    assert.ok(!('apiGroup' in rb.json.subjects[2]), 'a ServiceAccount subject\'s empty apiGroup is left out, as upstream serializes it (omitempty)');
     const crb = await ts.request('POST', `${RBAC}/clusterrolebindings`, { metadata: { name: 'defaulted' }, roleRef: { kind: 'ClusterRole', name: 'view' }, subjects: [{ kind: 'User', name: 'bob' }] });
     assert.equal(crb.status, 201, crb.text);
     assert.equal(crb.json.roleRef.apiGroup, 'rbac.authorization.k8s.io');

@@ -82,16 +82,19 @@ function validateSubjects(obj: KubeObject, clusterScoped: boolean): FieldError[]
 /**
  * rbac/v1 defaulting of bindings (SetDefaults_RoleBinding, SetDefaults_ClusterRoleBinding, SetDefaults_Subject): an
  * empty roleRef.apiGroup is rbac.authorization.k8s.io, and so is an empty apiGroup of a User or Group subject (a
- * ServiceAccount's stays ""). Applied before validation, as decoding does upstream.
+ * ServiceAccount's stays empty). Applied before validation, as decoding does upstream. An empty subject apiGroup is
+ * left out, as upstream serializes it (`apiGroup,omitempty`): were it written as `"apiGroup": ""`, the subjects
+ * (an atomic list) would differ from a manifest that leaves it out, and every second `kubectl apply` of a binding to
+ * a ServiceAccount would report "configured" instead of "unchanged".
  */
 function defaultBinding(obj: KubeObject): void {
   const ref = obj.roleRef;
   if (isPlainObject(ref) && !ref.apiGroup) ref.apiGroup = RBAC_GROUP;
   if (!Array.isArray(obj.subjects)) return;
   for (const s of obj.subjects as unknown[]) {
-    if (!isPlainObject(s) || s.apiGroup) continue;
-    if (s.kind === 'User' || s.kind === 'Group') s.apiGroup = RBAC_GROUP;
-    else if (s.kind === 'ServiceAccount') s.apiGroup = '';
+    if (!isPlainObject(s)) continue;
+    if (!s.apiGroup && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = RBAC_GROUP;
+    if (s.apiGroup === '') delete s.apiGroup;
   }
 }
 

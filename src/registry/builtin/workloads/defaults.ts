@@ -23,21 +23,63 @@ export function defaultImagePullPolicy(image: string): string {
   return lastSegment.slice(colon + 1) === 'latest' ? 'Always' : 'IfNotPresent';
 }
 
+/** SetDefaults_HTTPGetAction: path "/", scheme HTTP. */
+function defaultHTTPGet(action: unknown): void {
+  if (!isPlainObject(action)) return;
+  if (!action.path) action.path = '/';
+  if (!action.scheme) action.scheme = 'HTTP';
+}
+
+/** SetDefaults_ObjectFieldSelector: apiVersion v1. */
+function defaultFieldRef(ref: unknown): void {
+  if (isPlainObject(ref) && !ref.apiVersion) ref.apiVersion = 'v1';
+}
+
 function defaultContainer(c: JsonObject): void {
   if (c.terminationMessagePath === undefined || c.terminationMessagePath === '') c.terminationMessagePath = '/dev/termination-log';
   if (c.terminationMessagePolicy === undefined || c.terminationMessagePolicy === '') c.terminationMessagePolicy = 'File';
   if ((c.imagePullPolicy === undefined || c.imagePullPolicy === '') && typeof c.image === 'string') c.imagePullPolicy = defaultImagePullPolicy(c.image);
   for (const p of arrayOfObjects(c.ports)) if (!p.protocol) p.protocol = 'TCP';
+  for (const e of arrayOfObjects(c.env)) if (isPlainObject(e.valueFrom)) defaultFieldRef(e.valueFrom.fieldRef);
   for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
     if (!isPlainObject(probe)) continue;
     probe.timeoutSeconds ??= 1;
     probe.periodSeconds ??= 10;
     probe.successThreshold ??= 1;
     probe.failureThreshold ??= 3;
+    defaultHTTPGet(probe.httpGet);
+    // GRPCAction.service is `+default=""` and serialized without omitempty: kube-apiserver always returns it, and
+    // `kubectl describe` dereferences it (it panics on a gRPC probe without it).
+    if (isPlainObject(probe.grpc) && (probe.grpc.service === undefined || probe.grpc.service === null)) probe.grpc.service = '';
   }
+  if (isPlainObject(c.lifecycle)) for (const h of [c.lifecycle.postStart, c.lifecycle.preStop]) if (isPlainObject(h)) defaultHTTPGet(h.httpGet);
 }
 
-/** SetDefaults_PodSpec plus the container defaults, in place. */
+/** Mode 0644, the default of secret, configMap, downwardAPI and projected volumes. */
+const defaultVolumeMode = 0o644;
+
+/**
+ * The volume defaults of SetObjectDefaults_Pod: the file mode of secret, configMap, downwardAPI and projected
+ * volumes, the hostPath type, fieldRef apiVersions, a projected token's expiry, an ephemeral claim's volumeMode.
+ */
+function defaultVolume(v: JsonObject): void {
+  for (const source of ['secret', 'configMap', 'downwardAPI', 'projected']) {
+    const s = v[source];
+    if (isPlainObject(s) && (s.defaultMode === undefined || s.defaultMode === null)) s.defaultMode = defaultVolumeMode;
+  }
+  if (isPlainObject(v.hostPath) && (v.hostPath.type === undefined || v.hostPath.type === null)) v.hostPath.type = '';
+  if (isPlainObject(v.downwardAPI)) for (const item of arrayOfObjects(v.downwardAPI.items)) defaultFieldRef(item.fieldRef);
+  if (isPlainObject(v.projected)) {
+    for (const src of arrayOfObjects(v.projected.sources)) {
+      if (isPlainObject(src.downwardAPI)) for (const item of arrayOfObjects(src.downwardAPI.items)) defaultFieldRef(item.fieldRef);
+      if (isPlainObject(src.serviceAccountToken) && (src.serviceAccountToken.expirationSeconds === undefined || src.serviceAccountToken.expirationSeconds === null)) src.serviceAccountToken.expirationSeconds = 3600;
+    }
+  }
+  const claimSpec = isPlainObject(v.ephemeral) && isPlainObject(v.ephemeral.volumeClaimTemplate) ? v.ephemeral.volumeClaimTemplate.spec : undefined;
+  if (isPlainObject(claimSpec) && (claimSpec.volumeMode === undefined || claimSpec.volumeMode === null)) claimSpec.volumeMode = 'Filesystem';
+}
+
+/** SetDefaults_PodSpec plus the container and volume defaults, in place. */
 export function defaultPodSpec(spec: JsonObject): void {
   if (!spec.dnsPolicy) spec.dnsPolicy = 'ClusterFirst';
   if (!spec.restartPolicy) spec.restartPolicy = 'Always';
@@ -45,7 +87,8 @@ export function defaultPodSpec(spec: JsonObject): void {
   if (!isPlainObject(spec.securityContext)) spec.securityContext = {};
   if (!spec.schedulerName) spec.schedulerName = 'default-scheduler';
   if (spec.enableServiceLinks === undefined) spec.enableServiceLinks = true;
-  for (const c of [...arrayOfObjects(spec.containers), ...arrayOfObjects(spec.initContainers)]) defaultContainer(c);
+  for (const c of [...arrayOfObjects(spec.containers), ...arrayOfObjects(spec.initContainers), ...arrayOfObjects(spec.ephemeralContainers)]) defaultContainer(c);
+  for (const v of arrayOfObjects(spec.volumes)) defaultVolume(v);
 }
 
 /** Defaults of a pod template embedded in a Deployment or ReplicaSet. */
