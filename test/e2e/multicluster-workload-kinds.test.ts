@@ -20,12 +20,10 @@
  *   only to its cluster; the clusters' Endpoints stay theirs; LoadBalancer and Ingress addresses are the union of
  *   both clusters' (each from its own address pool);
  * - a PodDisruptionBudget's minAvailable is apportioned over the clusters and its status summed;
- * - an HPA upstream scales the split Deployment from the metrics both clusters' observe-only copies measure;
+ * - an HPA upstream scales the split Deployment from the metrics both clusters' observe-only copies measure (the
+ *   pods' simulated CPU usage);
  * - an object no cluster can take gets Scheduled=False (NoClusters, Incompatible) and a Warning Event.
- *
- * The HPA case still writes the clusters' measurements by hand (what their HPA controllers would report from their
- * pods' usage), so that the numbers compared upstream are known in advance.
- */
+ * */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runKubectl } from '../helpers/harness.js';
@@ -110,12 +108,6 @@ describe('every workload kind placed on the clusters, its status back upstream',
   const scheduled = (o: KubeObject | undefined) => JSON.parse(o?.metadata?.annotations?.[SCHEDULED] ?? 'null') as { status: string; reason: string; message: string } | null;
   const nodesOf = (t: string) => fleet.cluster(t).pcluster!.nodeNames.length;
   const settle = (ms = 1500) => new Promise((r) => setTimeout(r, ms));
-  /** Writes `status` on the downstream copy of `name` in `t` (as that cluster's controller would). */
-  const writeDownStatus = async (t: string, g: GVR, name: string, status: (obj: KubeObject) => Record<string, unknown>) => {
-    const ns = (await downNs(t))!;
-    const obj = await down(t).get(g, name, { namespace: ns });
-    await down(t).patch(g, name, 'merge', { status: status(obj) }, { namespace: ns, subresource: 'status' });
-  };
 
   // --- Failure messages: the objects involved, upstream and in every cluster, and the Events around them.
   const brief = (o: KubeObject | undefined) => {
@@ -467,7 +459,9 @@ describe('every workload kind placed on the clusters, its status back upstream',
 
   it('Services and NetworkPolicies follow the pods they select; LoadBalancer and Ingress addresses are the union of the clusters\'', async () => {
     const about: [GVR, string][] = [[G.svc, '*'], [G.ing, 'web'], [G.netpol, 'db-only-web'], [G.endpoints, '*']];
-    await up.create(G.deploy, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: template('web') } }, scope);
+    // web's pods use all the CPU they request (the clusters' simulated usage, what their HPAs measure later on).
+    const webTemplate = { metadata: { labels: { app: 'web' }, annotations: { 'sim.atrium.io/cpu-utilization': '100' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.27', resources: { requests: { cpu: '100m' } } }] } };
+    await up.create(G.deploy, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: webTemplate } }, scope);
     await up.create(G.svc, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { type: 'LoadBalancer', selector: { app: 'web' }, ports: [{ port: 80 }] } }, scope);
     await up.create(G.svc, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'db' }, spec: { clusterIP: 'None', selector: { app: 'db' }, ports: [{ port: 5432 }] } }, scope);
     await up.create(G.netpol, { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'db-only-web' }, spec: { podSelector: { matchLabels: { app: 'db' } }, ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }] }] } }, scope);
@@ -560,32 +554,38 @@ describe('every workload kind placed on the clusters, its status back upstream',
   });
 
   it('an HPA upstream scales the split Deployment from the metrics the clusters measure', async () => {
+    const about: [GVR, string][] = [[G.hpa, 'web'], [G.deploy, '*']];
+    // At 100% of the requested CPU against a 50% target the recommendation doubles whatever runs: maxReplicas 8
+    // keeps it at 4 -> 8.
     await up.create(
       G.hpa,
-      { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 10, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] } },
+      { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 8, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] } },
       scope,
     );
-    // Each cluster gets an observe-only copy on its share (scaling disabled both ways).
+    // Each cluster gets an observe-only copy on its share (scaling disabled both ways) ...
     for (const t of TARGETS) {
-      const copy = await eventually(`observe-only HPA in ${t}`, () => downGet(t, G.hpa, 'web'));
+      const copy = await waitFor(`observe-only HPA in ${t}`, () => downGet(t, G.hpa, 'web'), about);
       const spec = copy.spec as { scaleTargetRef: { name: string }; behavior: { scaleUp: { selectPolicy: string }; scaleDown: { selectPolicy: string } } };
       assert.equal(spec.scaleTargetRef.name, `web--${t}`);
       assert.equal(spec.behavior.scaleUp.selectPolicy, 'Disabled');
       assert.equal(spec.behavior.scaleDown.selectPolicy, 'Disabled');
     }
-    // The clusters' HPA controllers measure 100% of the requested CPU on their two pods each.
+    // ... whose HPA controller measures 100% of the requested CPU on the pods of its share.
     for (const t of TARGETS) {
-      await writeDownStatus(t, G.hpa, 'web', () => ({ currentReplicas: 2, desiredReplicas: 2, currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 100, averageValue: '100m' } } }] }));
+      await waitFor(`${t}'s HPA controller measured web--${t}`, async () => {
+        const s = (await downGet(t, G.hpa, 'web'))?.status as { currentMetrics?: { resource?: { current?: { averageUtilization?: number } } }[] } | undefined;
+        return s?.currentMetrics?.[0]?.resource?.current?.averageUtilization === 100;
+      }, about);
     }
-    await eventually('web scaled to 8 upstream and re-split 4 + 4', async () => {
+    await waitFor('web scaled to 8 upstream and re-split 4 + 4', async () => {
       const list = (await up.list(G.deploy, scope)).items;
       const replicas = (name: string) => (list.find((d) => d.metadata?.name === name)?.spec as { replicas?: number } | undefined)?.replicas;
       return replicas('web') === 8 && replicas('web--st-a') === 4 && replicas('web--st-b') === 4;
-    });
-    const hpa = await eventually('the HPA status upstream', async () => {
+    }, about);
+    const hpa = await waitFor('the HPA status upstream', async () => {
       const s = (await up.get(G.hpa, 'web', scope)).status as { desiredReplicas?: number; currentMetrics?: { resource: { current: { averageUtilization: number } } }[]; lastScaleTime?: string } | undefined;
       return s?.desiredReplicas === 8 && s;
-    });
+    }, about);
     assert.equal(hpa.currentMetrics?.[0]?.resource.current.averageUtilization, 100);
     assert.ok(hpa.lastScaleTime);
     const r = await k(['get', 'hpa', 'web', '-n', NS]);
