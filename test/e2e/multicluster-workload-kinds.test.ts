@@ -1,41 +1,48 @@
 /**
  * Every workload kind placed on the clusters of a Placement, with its status back upstream, over a fleet of two
- * simulated clusters (in process, push mode) and the default Placement (spread All), checked with the real kubectl
- * where a user would use it:
+ * simulated clusters (in process, push mode; st-a with two nodes, st-b with one) and the default Placement (spread
+ * All), checked with the real kubectl where a user would use it. The clusters run their own controllers (StatefulSet,
+ * DaemonSet, Job, CronJob, volume provisioning, endpoints, load balancers, ingress): what comes up is what they did.
  *
  * - a StatefulSet goes whole to one cluster (recorded as its state label, kept on later changes), with the ConfigMap
- *   it mounts (a ConfigMap nothing uses goes nowhere); its status comes up and `kubectl rollout status` works;
- * - a DaemonSet runs on both clusters and its status is summed, observedGeneration only once both observed it;
+ *   it mounts (a ConfigMap nothing uses goes nowhere); the cluster's StatefulSet controller creates the claims of its
+ *   volumeClaimTemplates there (they are not synced from upstream) and its provisioner binds them; the status comes up
+ *   and `kubectl rollout status` works;
+ * - a DaemonSet runs on every node of both clusters and its status is summed, observedGeneration only once both
+ *   observed it;
  * - a Job goes to one cluster without the control plane's generated selector (the cluster generates its own), the
- *   PVC it mounts follows it (its volumeName the cluster's, mirrored up), and `kubectl wait --for=condition=complete`
- *   works upstream; a finished Job is not run again when its copy goes (and goes upstream too after its TTL); a
- *   CronJob's active Jobs are named in the upstream namespace;
+ *   PVC it mounts follows it (bound to the cluster's volume, its volumeName mirrored up), it runs to completion there
+ *   and `kubectl wait --for=condition=complete` works upstream; a finished Job is not run again when its copy goes
+ *   (and goes upstream too once the cluster's TTL controller deleted it);
+ * - a CronJob (the clusters' CronJob clock sped up) goes to one cluster, which creates its Jobs; its active Jobs are
+ *   named in the upstream namespace;
  * - a Service selecting the split Deployment goes to both clusters, one selecting the StatefulSet (and a NetworkPolicy)
- *   only to its cluster; LoadBalancer and Ingress addresses are the union of both clusters';
+ *   only to its cluster; the clusters' Endpoints stay theirs; LoadBalancer and Ingress addresses are the union of
+ *   both clusters' (each from its own address pool);
  * - a PodDisruptionBudget's minAvailable is apportioned over the clusters and its status summed;
- * - an HPA upstream scales the split Deployment from the metrics both clusters' observe-only copies measure;
+ * - an HPA upstream scales the split Deployment from the metrics both clusters' observe-only copies measure (the
+ *   pods' simulated CPU usage);
  * - an object no cluster can take gets Scheduled=False (NoClusters, Incompatible) and a Warning Event.
- *
- * The simulated clusters run no StatefulSet, DaemonSet, Job, CronJob, PV, load-balancer, Ingress, PDB or HPA
- * controllers yet: where one is missing the test writes the downstream status as that controller would, and checks
- * that it comes up.
- */
+ * */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runKubectl } from '../helpers/harness.js';
-import { eventually } from '../helpers/eventually.js';
-import { fastScheduling, startFleet, type InProcessFleet } from '../helpers/fleet.js';
+import { eventually, type Probe } from '../helpers/eventually.js';
+import { fastScheduling, startFleet, type FleetClusterSpec, type InProcessFleet } from '../helpers/fleet.js';
 import type { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf, syncTargetKey } from '../../src/multicluster/api/keys.js';
-import { defaultSyncedResources } from '../../src/multicluster/api/types.js';
+import { defaultSyncedResources, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION } from '../../src/multicluster/api/types.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
 
 const gvr = (group: string, version: string, resource: string) => ({ group, version, resource });
+type GVR = ReturnType<typeof gvr>;
 const G = {
   ns: gvr('', 'v1', 'namespaces'),
   cm: gvr('', 'v1', 'configmaps'),
   svc: gvr('', 'v1', 'services'),
   pvc: gvr('', 'v1', 'persistentvolumeclaims'),
+  pods: gvr('', 'v1', 'pods'),
+  endpoints: gvr('', 'v1', 'endpoints'),
   events: gvr('', 'v1', 'events'),
   deploy: gvr('apps', 'v1', 'deployments'),
   sts: gvr('apps', 'v1', 'statefulsets'),
@@ -49,12 +56,22 @@ const G = {
   st: gvr('workload.kcp.io', 'v1alpha1', 'synctargets'),
   placement: gvr('scheduling.kcp.io', 'v1alpha1', 'placements'),
 };
-const TARGETS = ['st-a', 'st-b'];
+/**
+ * The clusters: unequal node counts (a DaemonSet's desired count is theirs summed), Job pods that run 1.5 s, and a
+ * CronJob clock 60 times faster than real time (`* * * * *` fires every second).
+ */
+const CLUSTERS: FleetClusterSpec[] = [
+  { name: 'st-a', nodes: 2, jobDurationMs: 1500, cronJobTimeScale: 60 },
+  { name: 'st-b', nodes: 1, jobDurationMs: 1500, cronJobTimeScale: 60 },
+];
+const TARGETS = CLUSTERS.map((c) => c.name);
 const NS = 'shop';
 const SCHEDULED = 'scheduling.atrium.io/scheduled';
 
 const podSpec = (extra: Record<string, unknown> = {}) => ({ containers: [{ name: 'c', image: 'nginx:1.27' }], ...extra });
 const template = (app: string, extra: Record<string, unknown> = {}) => ({ metadata: { labels: { app } }, spec: podSpec(extra) });
+const conditionTrue = (o: KubeObject | undefined, type: string) => ((o?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
+const controllerOf = (o: KubeObject) => o.metadata?.ownerReferences?.find((r) => r.controller);
 
 describe('every workload kind placed on the clusters, its status back upstream', { timeout: 300_000 }, () => {
   let fleet: InProcessFleet;
@@ -65,16 +82,23 @@ describe('every workload kind placed on the clusters, its status back upstream',
   const down = (t: string) => fleet.cluster(t).client;
 
   /** The downstream namespace of `shop` in cluster `t`. */
+  const downNsNames = new Map<string, string>();
   const downNs = async (t: string) => {
+    if (downNsNames.has(t)) return downNsNames.get(t);
     const ns = (await down(t).list(G.ns)).items.find((n) => locatorOf(n)?.namespace === NS && locatorOf(n)?.cluster === 'root');
+    if (ns?.metadata?.name) downNsNames.set(t, ns.metadata.name);
     return ns?.metadata?.name;
   };
-  const downGet = async (t: string, g: typeof G.cm, name: string) => {
+  const downGet = async (t: string, g: GVR, name: string) => {
     const ns = await downNs(t);
     return ns ? down(t).get(g, name, { namespace: ns }).catch(() => undefined) : undefined;
   };
+  const downList = async (t: string, g: GVR) => {
+    const ns = await downNs(t);
+    return ns ? (await down(t).list(g, { namespace: ns })).items : [];
+  };
   /** The clusters holding a copy of `name`. */
-  const where = async (g: typeof G.cm, name: string) => {
+  const where = async (g: GVR, name: string) => {
     const out: string[] = [];
     for (const t of TARGETS) if (await downGet(t, g, name)) out.push(t);
     return out;
@@ -82,16 +106,54 @@ describe('every workload kind placed on the clusters, its status back upstream',
   /** The clusters an upstream object's own state labels name. */
   const placedOn = (o: KubeObject | undefined) => TARGETS.filter((t) => o?.metadata?.labels?.[`state.workload.kcp.io/${keyOf(t)}`] === 'Sync');
   const scheduled = (o: KubeObject | undefined) => JSON.parse(o?.metadata?.annotations?.[SCHEDULED] ?? 'null') as { status: string; reason: string; message: string } | null;
-  /** Writes `status` on the downstream copy of `name` in `t` (as that cluster's controller would). */
-  const writeDownStatus = async (t: string, g: typeof G.cm, name: string, status: (obj: KubeObject) => Record<string, unknown>) => {
-    const ns = (await downNs(t))!;
-    const obj = await down(t).get(g, name, { namespace: ns });
-    await down(t).patch(g, name, 'merge', { status: status(obj) }, { namespace: ns, subresource: 'status' });
-  };
+  const nodesOf = (t: string) => fleet.cluster(t).pcluster!.nodeNames.length;
   const settle = (ms = 1500) => new Promise((r) => setTimeout(r, ms));
 
+  // --- Failure messages: the objects involved, upstream and in every cluster, and the Events around them.
+  const brief = (o: KubeObject | undefined) => {
+    if (!o) return 'absent';
+    const { managedFields: _mf, ...metadata } = o.metadata ?? {};
+    void _mf;
+    return JSON.stringify({ metadata, spec: o.spec, status: o.status });
+  };
+  const eventLines = (items: KubeObject[]) =>
+    items
+      .map((e) => e as KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { kind?: string; name?: string }; lastTimestamp?: string })
+      .slice(-25)
+      .map((e) => `  ${e.lastTimestamp ?? ''} ${e.type} ${e.reason} ${e.involvedObject?.kind}/${e.involvedObject?.name}: ${e.message}`)
+      .join('\n');
+  /** `about`: [resource, name] pairs (name '*': every object of the namespace) to print upstream and downstream. */
+  const describeState = async (about: [GVR, string][]) => {
+    const out: string[] = [];
+    for (const [g, name] of about) {
+      if (name === '*') {
+        out.push(`--- ${g.resource} upstream: ${(await up.list(g, scope).catch(() => ({ items: [] }))).items.map(brief).join('\n    ') || 'none'}`);
+        for (const t of TARGETS) out.push(`--- ${g.resource} in ${t}: ${(await downList(t, g).catch(() => [])).map(brief).join('\n    ') || 'none'}`);
+        continue;
+      }
+      out.push(`--- ${g.resource}/${name} upstream: ${brief(await up.get(g, name, scope).catch(() => undefined))}`);
+      for (const t of TARGETS) out.push(`--- ${g.resource}/${name} in ${t}: ${brief(await downGet(t, g, name))}`);
+    }
+    out.push(`--- Events upstream in ${NS}:\n${eventLines((await up.list(G.events, scope).catch(() => ({ items: [] }))).items)}`);
+    for (const t of TARGETS) out.push(`--- Events in ${t} (${await downNs(t)}):\n${eventLines(await downList(t, G.events).catch(() => []))}`);
+    return out.join('\n');
+  };
+  /** eventually(), whose failure message goes on with the state of the objects in `about`. */
+  const waitFor = async <T,>(what: string, probe: Probe<T>, about: [GVR, string][], timeoutMs = 60_000): Promise<T> => {
+    try {
+      return await eventually(what, probe, timeoutMs);
+    } catch (err) {
+      const state = await describeState(about).catch((e: Error) => `(could not describe the state: ${e.message})`);
+      throw new Error(`${(err as Error).message}\n${state}`, { cause: err });
+    }
+  };
+  /** An assertion whose failure message goes on with the state of the objects in `about`. */
+  const check = async (ok: boolean, message: string, about: [GVR, string][]) => {
+    if (!ok) assert.fail(`${message}\n${await describeState(about)}`);
+  };
+
   before(async () => {
-    fleet = await startFleet({ name: 'kinds', clusters: TARGETS, multicluster: { ...fastScheduling(), placement: { hpaSyncMs: 500 } }, server: { builtinControllers: true }, bindCompute: true });
+    fleet = await startFleet({ name: 'kinds', clusters: CLUSTERS, multicluster: { ...fastScheduling(), placement: { hpaSyncMs: 500 } }, server: { builtinControllers: true }, bindCompute: true });
     up = fleet.up;
     await fleet.waitReady(undefined, { resources: ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'services', 'configmaps', 'persistentvolumeclaims', 'ingresses', 'networkpolicies', 'poddisruptionbudgets', 'horizontalpodautoscalers'], timeoutMs: 60_000 });
     await up.create(G.ns, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
@@ -107,7 +169,7 @@ describe('every workload kind placed on the clusters, its status back upstream',
 
   let dbCluster = '';
 
-  it('a StatefulSet goes whole to one cluster with the ConfigMap it mounts; its status comes up and kubectl rollout status works', async () => {
+  it('a StatefulSet goes whole to one cluster with the ConfigMap it mounts; the cluster creates and binds its claims; its status comes up and kubectl rollout status works', async () => {
     await up.create(G.cm, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'db-config' }, data: { mode: 'primary' } }, scope);
     await up.create(G.cm, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unused' }, data: { a: '1' } }, scope);
     await up.create(
@@ -126,60 +188,149 @@ describe('every workload kind placed on the clusters, its status back upstream',
       },
       scope,
     );
-    const sts = await eventually('db placed on one cluster', async () => {
+    const about: [GVR, string][] = [[G.sts, 'db'], [G.cm, 'db-config'], [G.pvc, '*'], [G.pods, '*']];
+    const sts = await waitFor('db placed on one cluster', async () => {
       const o = await up.get(G.sts, 'db', scope);
       return placedOn(o).length === 1 && scheduled(o)?.status === 'True' && o;
-    });
+    }, about);
     dbCluster = placedOn(sts)[0]!;
-    await eventually(`db only in ${dbCluster}`, async () => (await where(G.sts, 'db')).join() === dbCluster);
-    await eventually(`db-config only in ${dbCluster}`, async () => (await where(G.cm, 'db-config')).join() === dbCluster);
+    await waitFor(`db only in ${dbCluster}`, async () => (await where(G.sts, 'db')).join() === dbCluster, about);
+    await waitFor(`db-config only in ${dbCluster}`, async () => (await where(G.cm, 'db-config')).join() === dbCluster, about);
+
+    // The cluster's StatefulSet controller creates the claims of volumeClaimTemplates (data-db-<ordinal>) and its
+    // provisioner binds them to volumes of its own: they are the cluster's objects, not copies of upstream ones.
+    const claims = ['data-db-0', 'data-db-1'];
+    const bound = await waitFor(`${claims.join(', ')} Bound in ${dbCluster}`, async () => {
+      const got = await Promise.all(claims.map((c) => downGet(dbCluster, G.pvc, c)));
+      return got.every((c) => (c?.status as { phase?: string } | undefined)?.phase === 'Bound') && (got as KubeObject[]);
+    }, about);
+    for (const c of bound) {
+      assert.equal(c.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL], undefined, `${c.metadata?.name} is not a synced copy`);
+      assert.equal(c.metadata?.annotations?.[SPEC_HASH_ANNOTATION], undefined, `${c.metadata?.name} is not a synced copy`);
+      assert.match(String((c.spec as { volumeName?: string }).volumeName), /^pvc-/, `${c.metadata?.name} bound to a provisioned volume`);
+    }
+    const upClaims = (await up.list(G.pvc, scope)).items.map((c) => c.metadata?.name);
+    assert.deepEqual(upClaims.filter((n) => n?.startsWith('data-db-')), [], 'the claims are not synced up');
+    for (const c of claims) assert.deepEqual(await where(G.pvc, c), [dbCluster], `${c} only where db runs`);
+
     await settle();
     assert.deepEqual(await where(G.cm, 'unused'), [], 'a ConfigMap no workload uses goes nowhere');
     const unused = scheduled(await up.get(G.cm, 'unused', scope));
     assert.deepEqual([unused?.status, unused?.reason, unused?.message], ['False', 'NotUsed', 'no workload placed in the namespace uses it']);
     assert.deepEqual(await where(G.sts, 'db'), [dbCluster]);
-    assert.equal(((await down(dbCluster).list(G.pvc, { namespace: (await downNs(dbCluster))! })).items.length), 0, 'volumeClaimTemplates claims are the cluster StatefulSet controller\'s to create');
+    for (const c of claims) await check((await downGet(dbCluster, G.pvc, c)) !== undefined, `${c} left alone by the syncer`, about);
 
-    // The cluster's StatefulSet controller (written by the test: the simulated cluster has none yet).
-    await writeDownStatus(dbCluster, G.sts, 'db', (o) => ({ observedGeneration: o.metadata!.generation, replicas: 2, readyReplicas: 2, currentReplicas: 2, updatedReplicas: 2, availableReplicas: 2, currentRevision: 'db-5d4f', updateRevision: 'db-5d4f', collisionCount: 0 }));
-    const status = await eventually('db status up', async () => {
+    // The cluster's controller reports both replicas Ready; that comes up with the upstream generation.
+    const status = await waitFor('db status up: 2 ready, observed', async () => {
       const o = await up.get(G.sts, 'db', scope);
       const s = o.status as { readyReplicas?: number; observedGeneration?: number } | undefined;
       return s?.readyReplicas === 2 && s.observedGeneration === o.metadata?.generation && s;
-    });
-    assert.equal((status as { currentRevision?: string }).currentRevision, 'db-5d4f');
-    const r = await k(['rollout', 'status', 'statefulset/db', '-n', NS, '--timeout=20s']);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /partitioned roll out complete|roll out complete/);
+    }, about);
+    const downStatus = (await downGet(dbCluster, G.sts, 'db'))!.status as { currentRevision?: string; updateRevision?: string };
+    const upStatus = status as { currentRevision?: string; updateRevision?: string; currentReplicas?: number; updatedReplicas?: number };
+    assert.match(String(upStatus.currentRevision), /^db-/, 'the revision the cluster\'s controller made');
+    assert.equal(upStatus.currentRevision, downStatus.currentRevision);
+    assert.equal(upStatus.updateRevision, downStatus.updateRevision);
+    assert.equal(upStatus.updatedReplicas, 2);
+    const r = await k(['rollout', 'status', 'statefulset/db', '-n', NS, '--timeout=60s']);
+    assert.equal(r.code, 0, `${r.stderr}\n${await describeState(about)}`);
+    assert.match(r.stdout, /partitioned roll out complete|roll out complete|rolling update complete/);
 
-    // Sticky: a change of the StatefulSet does not move it.
+    // Sticky: a change of the StatefulSet does not move it; the cluster makes the third pod and its claim.
     await up.patch(G.sts, 'db', 'merge', { spec: { replicas: 3 } }, scope);
-    await eventually('the cluster copy scaled to 3', async () => ((await downGet(dbCluster, G.sts, 'db'))?.spec as { replicas?: number } | undefined)?.replicas === 3);
+    await waitFor('the cluster copy scaled to 3', async () => ((await downGet(dbCluster, G.sts, 'db'))?.spec as { replicas?: number } | undefined)?.replicas === 3, about);
+    await waitFor(`data-db-2 Bound in ${dbCluster}`, async () => ((await downGet(dbCluster, G.pvc, 'data-db-2'))?.status as { phase?: string } | undefined)?.phase === 'Bound', about);
+    await waitFor('db status up: 3 ready, observed', async () => {
+      const o = await up.get(G.sts, 'db', scope);
+      const s = o.status as { readyReplicas?: number; observedGeneration?: number } | undefined;
+      return s?.readyReplicas === 3 && s.observedGeneration === o.metadata?.generation;
+    }, about);
     assert.deepEqual(placedOn(await up.get(G.sts, 'db', scope)), [dbCluster]);
+    assert.deepEqual(await where(G.sts, 'db'), [dbCluster]);
   });
 
   it('a DaemonSet runs on both clusters; its status is summed, observedGeneration once both observed it', async () => {
-    await up.create(G.ds, { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: template('agent') } }, scope);
-    await eventually('agent on both clusters', async () => (await where(G.ds, 'agent')).join() === TARGETS.join());
-    const dsStatus = (o: KubeObject) => ({ observedGeneration: o.metadata!.generation, desiredNumberScheduled: 2, currentNumberScheduled: 2, numberReady: 2, updatedNumberScheduled: 2, numberAvailable: 2, numberMisscheduled: 0 });
-    await writeDownStatus('st-a', G.ds, 'agent', dsStatus);
-    const partial = await eventually('st-a counted', async () => {
-      const s = (await up.get(G.ds, 'agent', scope)).status as { numberReady?: number; observedGeneration?: number } | undefined;
-      return s?.numberReady === 2 && s;
-    });
-    assert.equal(partial.observedGeneration, undefined, 'not observed by st-b yet');
-    await writeDownStatus('st-b', G.ds, 'agent', dsStatus);
-    const s = await eventually('both counted', async () => {
+    const about: [GVR, string][] = [[G.ds, 'agent'], [G.pods, '*']];
+    const nodes = TARGETS.map(nodesOf);
+    const total = nodes.reduce((a, b) => a + b, 0);
+    // While the clusters roll it out, an upstream status that claims the current generation must be backed by both
+    // clusters having observed their copy's current generation (a copy's observedGeneration only moves forward, so
+    // reading the copies after the upstream object can only see more, as long as the spec did not change meanwhile).
+    // Sampled in the background throughout. The real clusters observe within milliseconds of each other, so this
+    // catches a premature observedGeneration only when it lasts; the rule itself, with a cluster behind, has its
+    // table test (test/unit/multicluster/aggregate-kind-status.test.ts).
+    const violations: string[] = [];
+    let samples = 0;
+    const observe = async () => {
+      const o = await up.get(G.ds, 'agent', scope).catch(() => undefined);
+      const s = o?.status as { observedGeneration?: number } | undefined;
+      if (!o || s?.observedGeneration === undefined || s.observedGeneration < o.metadata!.generation!) return;
+      const copies = await Promise.all(TARGETS.map((t) => downGet(t, G.ds, 'agent')));
+      // A sample spanning a spec change (the copies may already hold the next generation) tells nothing.
+      if ((await up.get(G.ds, 'agent', scope)).metadata?.generation !== o.metadata!.generation) return;
+      samples++;
+      for (const [i, t] of TARGETS.entries()) {
+        const copy = copies[i];
+        const observed = (copy?.status as { observedGeneration?: number } | undefined)?.observedGeneration;
+        if (!copy || observed === undefined || observed < copy.metadata!.generation!) violations.push(`upstream generation ${o.metadata!.generation} shown observed (${JSON.stringify(s)}) while ${t} had observed ${observed} of ${copy?.metadata?.generation}`);
+      }
+    };
+    /** Runs `f` while sampling. */
+    const sampled = async <T,>(f: () => Promise<T>): Promise<T> => {
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          await observe().catch(() => undefined);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      try {
+        return await f();
+      } finally {
+        sampling = false;
+        await sampler;
+      }
+    };
+    const settled = (image: string) => async () => {
       const o = await up.get(G.ds, 'agent', scope);
       const st = o.status as Record<string, number> | undefined;
-      return st?.numberReady === 4 && st.observedGeneration === o.metadata?.generation && st;
+      const copies = await Promise.all(TARGETS.map((t) => downGet(t, G.ds, 'agent')));
+      const rolled = copies.every((c) => (c?.spec as { template: { spec: { containers: { image: string }[] } } } | undefined)?.template.spec.containers[0]!.image === image);
+      return rolled && st?.numberReady === total && st.updatedNumberScheduled === total && st.observedGeneration === o.metadata?.generation && st;
+    };
+
+    const s = await sampled(async () => {
+      await up.create(G.ds, { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: template('agent') } }, scope);
+      await waitFor('agent on both clusters', async () => (await where(G.ds, 'agent')).join() === TARGETS.join(), about);
+      return waitFor(`agent ready on all ${total} nodes, observed`, settled('nginx:1.27'), about);
     });
-    assert.deepEqual({ ...s, observedGeneration: 0 }, { observedGeneration: 0, desiredNumberScheduled: 4, currentNumberScheduled: 4, numberReady: 4, updatedNumberScheduled: 4, numberAvailable: 4, numberMisscheduled: 0, numberUnavailable: 0 });
-    const r = await k(['rollout', 'status', 'daemonset/agent', '-n', NS, '--timeout=20s']);
-    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual({ ...s, observedGeneration: 0 }, { observedGeneration: 0, desiredNumberScheduled: total, currentNumberScheduled: total, numberReady: total, updatedNumberScheduled: total, numberAvailable: total, numberMisscheduled: 0, numberUnavailable: 0 });
+    // Each cluster ran one pod per node of its own.
+    for (const [i, t] of TARGETS.entries()) {
+      const copy = (await downGet(t, G.ds, 'agent'))!;
+      assert.equal((copy.status as { desiredNumberScheduled?: number }).desiredNumberScheduled, nodes[i], `${t} has ${nodes[i]} nodes`);
+      const pods = (await downList(t, G.pods)).filter((p) => controllerOf(p)?.uid === copy.metadata?.uid);
+      assert.deepEqual(pods.map((p) => (p.spec as { nodeName?: string }).nodeName).sort(), fleet.cluster(t).pcluster!.nodeNames, `${t}: a pod per node`);
+    }
+    let r = await k(['rollout', 'status', 'daemonset/agent', '-n', NS, '--timeout=60s']);
+    assert.equal(r.code, 0, `${r.stderr}\n${await describeState(about)}`);
+
+    // A new generation: observed upstream only once both clusters rolled it out and observed it.
+    const before = (await up.get(G.ds, 'agent', scope)).metadata!.generation!;
+    const s2 = await sampled(async () => {
+      await up.patch(G.ds, 'agent', 'merge', { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:1.28' }] } } } }, scope);
+      return waitFor(`agent rolled out to nginx:1.28 on all ${total} nodes, observed`, settled('nginx:1.28'), about);
+    });
+    assert.equal(s2.observedGeneration, before + 1);
+    assert.equal(s2.desiredNumberScheduled, total);
+    assert.deepEqual(violations, [], `observedGeneration shown upstream before both clusters observed it (${samples} samples)`);
+    r = await k(['rollout', 'status', 'daemonset/agent', '-n', NS, '--timeout=60s']);
+    assert.equal(r.code, 0, `${r.stderr}\n${await describeState(about)}`);
+    assert.match(r.stdout, /daemon set "agent" successfully rolled out/);
   });
 
-  it('a Job goes to one cluster without the control plane\'s selector, its PVC follows it, and kubectl wait --for=condition=complete works upstream', async () => {
+  it('a Job goes to one cluster without the control plane\'s selector, its PVC follows it, it runs to completion there, and kubectl wait --for=condition=complete works upstream', async () => {
+    const about: [GVR, string][] = [[G.job, 'pi'], [G.pvc, 'scratch'], [G.pods, '*']];
     await up.create(G.pvc, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'scratch' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }, scope);
     const job: KubeObject = await up.create<KubeObject>(
       G.job,
@@ -187,11 +338,11 @@ describe('every workload kind placed on the clusters, its status back upstream',
       scope,
     );
     const upUid = job.metadata!.uid!;
-    const placed = await eventually('pi placed on one cluster', async () => {
+    const placed = await waitFor('pi placed on one cluster', async () => {
       const o = await up.get(G.job, 'pi', scope);
       return placedOn(o).length === 1 && placedOn(o)[0];
-    });
-    const copy = await eventually(`pi in ${placed}`, () => downGet(placed, G.job, 'pi'));
+    }, about);
+    const copy = await waitFor(`pi in ${placed}`, () => downGet(placed, G.job, 'pi'), about);
     const selector = (copy.spec as { selector?: { matchLabels?: Record<string, string> } }).selector?.matchLabels ?? {};
     assert.equal(selector['batch.kubernetes.io/controller-uid'], copy.metadata?.uid, 'the cluster generated its own selector');
     assert.notEqual(copy.metadata?.uid, upUid);
@@ -200,158 +351,241 @@ describe('every workload kind placed on the clusters, its status back upstream',
     assert.equal(Object.values(labels).includes(upUid), false, 'no label carries the upstream uid');
     assert.deepEqual(await where(G.job, 'pi'), [placed]);
 
-    // The PVC it mounts follows it; the cluster binds it to its own volume, and the volume name is mirrored up.
-    await eventually(`scratch in ${placed} only`, async () => (await where(G.pvc, 'scratch')).join() === placed);
-    const ns = (await downNs(placed))!;
-    await down(placed).patch(G.pvc, 'scratch', 'merge', { spec: { volumeName: 'pv-0001' } }, { namespace: ns, fieldManager: 'persistent-volume-binder' });
-    await writeDownStatus(placed, G.pvc, 'scratch', () => ({ phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } }));
-    await eventually('scratch Bound upstream, volumeName mirrored', async () => {
+    // The PVC it mounts follows it; the cluster binds it to a volume of its own once the Job's pod is scheduled
+    // (WaitForFirstConsumer), and the volume name is mirrored up.
+    await waitFor(`scratch in ${placed} only`, async () => (await where(G.pvc, 'scratch')).join() === placed, about);
+    const claim = await waitFor(`scratch Bound in ${placed}`, async () => {
+      const c = await downGet(placed, G.pvc, 'scratch');
+      return (c?.status as { phase?: string } | undefined)?.phase === 'Bound' && c;
+    }, about);
+    const volumeName = (claim.spec as { volumeName?: string }).volumeName;
+    assert.match(String(volumeName), /^pvc-/, 'a volume the cluster provisioned');
+    await waitFor('scratch Bound upstream, volumeName mirrored', async () => {
       const o = await up.get(G.pvc, 'scratch', scope);
-      return (o.status as { phase?: string } | undefined)?.phase === 'Bound' && (o.spec as { volumeName?: string }).volumeName === 'pv-0001';
-    });
+      return (o.status as { phase?: string } | undefined)?.phase === 'Bound' && (o.spec as { volumeName?: string }).volumeName === volumeName;
+    }, about);
 
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    await writeDownStatus(placed, G.job, 'pi', () => ({
-      startTime: now,
-      completionTime: now,
-      succeeded: 1,
-      ready: 0,
-      terminating: 0,
-      uncountedTerminatedPods: {},
-      conditions: [
-        { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: now, lastTransitionTime: now },
-        { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: now, lastTransitionTime: now },
-      ],
-    }));
-    const r = await k(['wait', '--for=condition=complete', 'job/pi', '-n', NS, '--timeout=20s']);
-    assert.equal(r.code, 0, r.stderr);
+    // The cluster's Job controller runs its pod to completion (1.5 s); upstream sees it complete.
+    const r = await k(['wait', '--for=condition=complete', 'job/pi', '-n', NS, '--timeout=60s']);
+    assert.equal(r.code, 0, `${r.stderr}\n${await describeState(about)}`);
     assert.match(r.stdout, /job.batch\/pi condition met/);
-    const st = (await up.get(G.job, 'pi', scope)).status as { succeeded?: number; completionTime?: string };
+    const downJob = await waitFor(`pi complete in ${placed}`, async () => {
+      const c = await downGet(placed, G.job, 'pi');
+      return conditionTrue(c, 'Complete') && c;
+    }, about);
+    const st = (await up.get(G.job, 'pi', scope)).status as { succeeded?: number; completionTime?: string; startTime?: string };
     assert.equal(st.succeeded, 1);
-    assert.equal(st.completionTime, now);
+    assert.ok(st.completionTime, 'a completion time');
+    assert.equal(st.completionTime, (downJob.status as { completionTime?: string }).completionTime, 'the cluster\'s completion time');
+    const ns = (await downNs(placed))!;
+    const pods = (await downList(placed, G.pods)).filter((p) => controllerOf(p)?.uid === downJob.metadata?.uid);
+    assert.deepEqual(pods.map((p) => (p.status as { phase?: string }).phase), ['Succeeded'], 'one pod, run to completion in the cluster');
 
     // A finished Job is never run again because its copy is gone (the cluster's pod and job clean-up) ...
     await down(placed).delete(G.job, 'pi', { namespace: ns });
-    await eventually('the copy gone', async () => (await downGet(placed, G.job, 'pi')) === undefined);
+    await waitFor('the copy gone', async () => (await downGet(placed, G.job, 'pi')) === undefined, about);
     await settle();
     assert.equal(await downGet(placed, G.job, 'pi'), undefined, 'not recreated');
     assert.equal((await up.get(G.job, 'pi', scope)).metadata?.deletionTimestamp, undefined, 'still there upstream');
-    // ... and one with ttlSecondsAfterFinished goes upstream too once the cluster's TTL controller deleted it.
-    await up.create(G.job, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'short' }, spec: { ttlSecondsAfterFinished: 5, template: { spec: podSpec({ restartPolicy: 'Never' }) } } }, scope);
-    const shortAt = await eventually('short placed and synced', async () => {
+
+    // ... and one with ttlSecondsAfterFinished goes upstream too once the cluster's TTL-after-finished controller
+    // deleted it.
+    const aboutShort: [GVR, string][] = [[G.job, 'short'], [G.pods, '*']];
+    await up.create(G.job, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'short' }, spec: { ttlSecondsAfterFinished: 3, template: { spec: podSpec({ restartPolicy: 'Never' }) } } }, scope);
+    const shortAt = await waitFor('short placed and synced', async () => {
       const t = placedOn(await up.get(G.job, 'short', scope))[0];
       return t !== undefined && (await downGet(t, G.job, 'short')) !== undefined && t;
-    });
-    await writeDownStatus(shortAt, G.job, 'short', () => ({ startTime: now, completionTime: now, succeeded: 1, conditions: [{ type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now }, { type: 'Complete', status: 'True', lastTransitionTime: now }] }));
-    await eventually('short Complete upstream', async () => ((await up.get(G.job, 'short', scope)).status as { succeeded?: number } | undefined)?.succeeded === 1);
-    await down(shortAt).delete(G.job, 'short', { namespace: (await downNs(shortAt))! });
-    await eventually('short gone upstream as well', async () => (await up.get(G.job, 'short', scope).catch((e: { code?: number }) => e.code)) === 404);
+    }, aboutShort);
+    let completeUpstream = false;
+    await waitFor('short Complete upstream, then gone upstream as well', async () => {
+      const o = await up.get(G.job, 'short', scope).catch((e: { code?: number }) => e.code);
+      if (typeof o === 'object') completeUpstream ||= (o.status as { succeeded?: number } | undefined)?.succeeded === 1 && conditionTrue(o, 'Complete');
+      return o === 404;
+    }, aboutShort);
+    assert.ok(completeUpstream, 'short was seen Complete upstream before it went');
+    assert.equal(await downGet(shortAt, G.job, 'short'), undefined, 'not run again');
   });
 
-  it('a CronJob goes to one cluster; its active Jobs are named in the upstream namespace', async () => {
-    await up.create(G.cron, { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'tick' }, spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: podSpec({ restartPolicy: 'OnFailure' }) } } } } }, scope);
-    const placed = await eventually('tick placed on one cluster', async () => {
+  it('a CronJob goes to one cluster, which creates its Jobs; its active Jobs are named in the upstream namespace', async () => {
+    const about: [GVR, string][] = [[G.cron, 'tick'], [G.job, '*']];
+    // `* * * * *` fires every second on the clusters' sped-up clock; each Job's pod runs for a long while and the
+    // CronJob forbids concurrent runs, so its first Job stays the one active Job.
+    await up.create(
+      G.cron,
+      {
+        apiVersion: 'batch/v1',
+        kind: 'CronJob',
+        metadata: { name: 'tick' },
+        spec: { schedule: '* * * * *', concurrencyPolicy: 'Forbid', jobTemplate: { spec: { template: { metadata: { annotations: { 'sim.atrium.io/run-seconds': '600' } }, spec: podSpec({ restartPolicy: 'OnFailure' }) } } } },
+      },
+      scope,
+    );
+    const placed = await waitFor('tick placed on one cluster', async () => {
       const o = await up.get(G.cron, 'tick', scope);
       return placedOn(o).length === 1 && placedOn(o)[0];
-    });
-    await eventually(`tick in ${placed}`, () => downGet(placed, G.cron, 'tick'));
-    const ns = (await downNs(placed))!;
-    const t = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    await writeDownStatus(placed, G.cron, 'tick', () => ({ lastScheduleTime: t, active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'tick-29000000', namespace: ns, uid: '0c1d7c6a-1111-2222-3333-444455556666', resourceVersion: '123' }] }));
-    const st = await eventually('tick status up', async () => {
+    }, about);
+    const copy = await waitFor(`tick in ${placed}`, () => downGet(placed, G.cron, 'tick'), about);
+    assert.deepEqual(await where(G.cron, 'tick'), [placed]);
+
+    // The cluster's CronJob controller creates a Job `tick-<scheduled minute>` and lists it as active.
+    const [downStatus, downJob] = await waitFor(`a Job of tick active in ${placed}`, async () => {
+      const c = await downGet(placed, G.cron, 'tick');
+      const s = c?.status as { active?: { name: string; uid: string; namespace: string }[]; lastScheduleTime?: string } | undefined;
+      if (!s?.active?.length || !s.lastScheduleTime) return false;
+      const j = await downGet(placed, G.job, s.active[0]!.name);
+      return j !== undefined && ([s, j] as const);
+    }, about);
+    assert.equal(controllerOf(downJob)?.uid, copy.metadata?.uid, 'the Job is the cluster CronJob\'s');
+    assert.equal(downJob.metadata?.name, `tick-${Date.parse(downStatus.lastScheduleTime!) / 60_000}`);
+    assert.equal(downJob.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL], undefined, 'the Job is the cluster\'s own, not a synced copy');
+
+    // Upstream: the same schedule time, and the active Job named in the upstream namespace, without the cluster's
+    // uid and resourceVersion.
+    const st = await waitFor('tick status up', async () => {
       const s = (await up.get(G.cron, 'tick', scope)).status as { active?: Record<string, unknown>[]; lastScheduleTime?: string } | undefined;
-      return s?.lastScheduleTime !== undefined && s;
-    });
-    assert.equal(st.lastScheduleTime, t);
-    assert.deepEqual(st.active, [{ apiVersion: 'batch/v1', kind: 'Job', name: 'tick-29000000', namespace: NS }]);
+      return s !== undefined && s.lastScheduleTime === downStatus.lastScheduleTime && (s.active?.length ?? 0) > 0 && s;
+    }, about);
+    assert.deepEqual(st.active, [{ apiVersion: 'batch/v1', kind: 'Job', name: downJob.metadata!.name!, namespace: NS }]);
+    // The cluster's Jobs stay in the cluster: not synced up, not removed by the syncer.
+    await settle();
+    assert.equal(await up.get(G.job, downJob.metadata!.name!, scope).catch((e: { code?: number }) => e.code), 404, 'the Job is not synced up');
+    await check((await downGet(placed, G.job, downJob.metadata!.name!))?.metadata?.uid === downJob.metadata?.uid, 'the cluster\'s Job is left alone', about);
+    assert.deepEqual(await where(G.job, downJob.metadata!.name!), [placed]);
+
+    // Deleted upstream: the copy goes, and with it (the cluster's garbage collector) its Jobs.
+    await up.delete(G.cron, 'tick', scope);
+    await waitFor(`tick and its Jobs gone from ${placed}`, async () => (await downGet(placed, G.cron, 'tick')) === undefined && (await downList(placed, G.job)).every((j) => controllerOf(j)?.kind !== 'CronJob'), about);
   });
 
   it('Services and NetworkPolicies follow the pods they select; LoadBalancer and Ingress addresses are the union of the clusters\'', async () => {
-    await up.create(G.deploy, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: template('web') } }, scope);
+    const about: [GVR, string][] = [[G.svc, '*'], [G.ing, 'web'], [G.netpol, 'db-only-web'], [G.endpoints, '*']];
+    // web's pods use all the CPU they request (the clusters' simulated usage, what their HPAs measure later on).
+    const webTemplate = { metadata: { labels: { app: 'web' }, annotations: { 'sim.atrium.io/cpu-utilization': '100' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.27', resources: { requests: { cpu: '100m' } } }] } };
+    await up.create(G.deploy, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: webTemplate } }, scope);
     await up.create(G.svc, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { type: 'LoadBalancer', selector: { app: 'web' }, ports: [{ port: 80 }] } }, scope);
     await up.create(G.svc, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'db' }, spec: { clusterIP: 'None', selector: { app: 'db' }, ports: [{ port: 5432 }] } }, scope);
     await up.create(G.netpol, { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'db-only-web' }, spec: { podSelector: { matchLabels: { app: 'db' } }, ingress: [{ from: [{ podSelector: { matchLabels: { app: 'web' } } }] }] } }, scope);
     await up.create(G.ing, { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web' }, spec: { rules: [{ host: 'shop.example', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] } }, scope);
-    await eventually('Service web on both clusters', async () => (await where(G.svc, 'web')).join() === TARGETS.join());
-    await eventually('Ingress web on both clusters', async () => (await where(G.ing, 'web')).join() === TARGETS.join());
-    await eventually(`Service db on ${dbCluster} only`, async () => (await where(G.svc, 'db')).join() === dbCluster);
+    await waitFor('Service web on both clusters', async () => (await where(G.svc, 'web')).join() === TARGETS.join(), about);
+    await waitFor('Ingress web on both clusters', async () => (await where(G.ing, 'web')).join() === TARGETS.join(), about);
+    await waitFor(`Service db on ${dbCluster} only`, async () => (await where(G.svc, 'db')).join() === dbCluster, about);
     assert.equal(((await downGet(dbCluster, G.svc, 'db'))!.spec as { clusterIP?: string }).clusterIP, 'None', 'a headless Service stays headless');
-    await eventually(`NetworkPolicy db-only-web on ${dbCluster} only`, async () => (await where(G.netpol, 'db-only-web')).join() === dbCluster);
+    await waitFor(`NetworkPolicy db-only-web on ${dbCluster} only`, async () => (await where(G.netpol, 'db-only-web')).join() === dbCluster, about);
 
-    // The clusters' endpoints controllers copy a Service's labels (the syncer's own among them) onto the Endpoints they
-    // make for it: those stay the clusters', the syncer does not take them for orphaned copies.
-    const endpointsGVR = gvr('', 'v1', 'endpoints');
+    // The clusters' endpoints controllers make Endpoints for the Services from the pods each cluster runs, copying a
+    // Service's labels (the syncer's own among them): those stay the clusters', the syncer does not take them for
+    // orphaned copies.
+    const readyAddresses = (e: KubeObject | undefined) => ((e as { subsets?: { addresses?: unknown[] }[] } | undefined)?.subsets ?? []).reduce((n, s) => n + (s.addresses?.length ?? 0), 0);
     for (const t of TARGETS) {
-      const svc = (await downGet(t, G.svc, 'web'))!;
-      await down(t).create(endpointsGVR, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'web', namespace: svc.metadata!.namespace, labels: svc.metadata!.labels }, subsets: [{ addresses: [{ ip: '10.244.0.7' }], ports: [{ port: 80 }] }] });
+      const webPods = (await waitFor(`web's pods in ${t}`, async () => {
+        const d = (await up.list(G.deploy, scope)).items.find((x) => x.metadata?.name === `web--${t}`);
+        const want = (d?.spec as { replicas?: number } | undefined)?.replicas;
+        return want !== undefined && want > 0 && want;
+      }, about));
+      await waitFor(`Endpoints web in ${t} with its ${webPods} ready pods`, async () => {
+        const e = await downGet(t, G.endpoints, 'web');
+        return readyAddresses(e) === webPods && e?.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] === keyOf(t);
+      }, about);
     }
+    const dbReplicas = (await up.get(G.sts, 'db', scope)).spec as { replicas: number };
+    await waitFor(`Endpoints db in ${dbCluster} with the ${dbReplicas.replicas} db pods`, async () => readyAddresses(await downGet(dbCluster, G.endpoints, 'db')) === dbReplicas.replicas, about);
+    const endpointUids = await Promise.all(TARGETS.map(async (t) => (await downGet(t, G.endpoints, 'web'))?.metadata?.uid));
     await settle();
-    assert.deepEqual(await where(endpointsGVR, 'web'), TARGETS, 'the clusters\' Endpoints are left alone');
-    await writeDownStatus('st-a', G.svc, 'web', () => ({ loadBalancer: { ingress: [{ ip: '198.51.100.10', ipMode: 'VIP' }] } }));
-    await writeDownStatus('st-b', G.svc, 'web', () => ({ loadBalancer: { ingress: [{ ip: '203.0.113.20', ipMode: 'VIP' }] } }));
-    await eventually('both load balancer addresses on the Service upstream', async () => {
-      const ips = (((await up.get(G.svc, 'web', scope)).status as { loadBalancer?: { ingress?: { ip: string }[] } } | undefined)?.loadBalancer?.ingress ?? []).map((i) => i.ip);
-      return ips.join() === '198.51.100.10,203.0.113.20';
-    });
-    await writeDownStatus('st-a', G.ing, 'web', () => ({ loadBalancer: { ingress: [{ ip: '198.51.100.11' }] } }));
-    await writeDownStatus('st-b', G.ing, 'web', () => ({ loadBalancer: { ingress: [{ hostname: 'lb-b.example' }] } }));
-    await eventually('both clusters\' addresses on the Ingress upstream', async () => {
+    assert.deepEqual(await where(G.endpoints, 'web'), TARGETS, 'the clusters\' Endpoints are left alone');
+    assert.deepEqual(await Promise.all(TARGETS.map(async (t) => (await downGet(t, G.endpoints, 'web'))?.metadata?.uid)), endpointUids, 'and not recreated');
+
+    // Each cluster's load balancer gives the Service an address from its own pool; upstream shows them all.
+    const lbOf = async (t: string, g: GVR) => ((await downGet(t, g, 'web'))?.status as { loadBalancer?: { ingress?: Record<string, unknown>[] } } | undefined)?.loadBalancer?.ingress ?? [];
+    const svcAddresses = await waitFor('a load balancer address on web in every cluster', async () => {
+      const all = await Promise.all(TARGETS.map((t) => lbOf(t, G.svc)));
+      return all.every((a) => a.length > 0) && all;
+    }, about);
+    const svcIPs = svcAddresses.flat().map((a) => String(a.ip));
+    assert.equal(new Set(svcIPs).size, TARGETS.length, `one address per cluster, each its own: ${svcIPs.join(', ')}`);
+    for (const [i, t] of TARGETS.entries()) assert.ok(svcIPs[i]!.startsWith(fleet.cluster(t).pcluster!.loadBalancerCIDR.split('.').slice(0, 3).join('.') + '.'), `${t}'s address ${svcIPs[i]} is from its pool ${fleet.cluster(t).pcluster!.loadBalancerCIDR}`);
+    await waitFor(`both load balancer addresses on the Service upstream: ${JSON.stringify(svcAddresses.flat())}`, async () => {
+      const ingress = ((await up.get(G.svc, 'web', scope)).status as { loadBalancer?: { ingress?: unknown[] } } | undefined)?.loadBalancer?.ingress;
+      return JSON.stringify(ingress) === JSON.stringify(svcAddresses.flat());
+    }, about);
+
+    // Each cluster's ingress controller gives the Ingress its address; upstream shows both.
+    const ingAddresses = TARGETS.map((t) => ({ ip: fleet.cluster(t).pcluster!.ingressAddress }));
+    assert.notEqual(ingAddresses[0]!.ip, ingAddresses[1]!.ip);
+    await waitFor('every cluster\'s ingress address on its copy', async () => {
+      const all = await Promise.all(TARGETS.map((t) => lbOf(t, G.ing)));
+      return all.every((a, i) => JSON.stringify(a) === JSON.stringify([ingAddresses[i]]));
+    }, about);
+    await waitFor(`both clusters' addresses on the Ingress upstream: ${JSON.stringify(ingAddresses)}`, async () => {
       const ing = ((await up.get(G.ing, 'web', scope)).status as { loadBalancer?: { ingress?: unknown[] } } | undefined)?.loadBalancer?.ingress;
-      return JSON.stringify(ing) === JSON.stringify([{ ip: '198.51.100.11' }, { hostname: 'lb-b.example' }]);
-    });
+      return JSON.stringify(ing) === JSON.stringify(ingAddresses);
+    }, about);
     const r = await k(['get', 'ingress', 'web', '-n', NS]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /198\.51\.100\.11,lb-b\.example/);
+    assert.match(r.stdout, new RegExp(ingAddresses.map((a) => a.ip.replaceAll('.', '\\.')).join(',')));
   });
 
   it('a PodDisruptionBudget over the split Deployment is apportioned per cluster and its status summed', async () => {
+    const about: [GVR, string][] = [[G.pdb, 'web'], [G.pods, '*']];
     await up.create(G.pdb, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web' }, spec: { minAvailable: 3, selector: { matchLabels: { app: 'web' } } } }, scope);
-    const shares = await eventually('a PDB share on each cluster', async () => {
+    const shares = await waitFor('a PDB share on each cluster', async () => {
       const copies = await Promise.all(TARGETS.map((t) => downGet(t, G.pdb, 'web')));
       if (copies.some((c) => !c)) return false;
       return copies.map((c) => (c!.spec as { minAvailable: number }).minAvailable);
-    });
+    }, about);
     assert.deepEqual([...shares].sort(), [1, 2], 'minAvailable 3 over 2 + 2 pods');
+    // Each cluster's disruption controller counts the two web pods it runs against its share.
     for (const [i, t] of TARGETS.entries()) {
-      await writeDownStatus(t, G.pdb, 'web', (o) => ({ observedGeneration: o.metadata!.generation, currentHealthy: 2, desiredHealthy: shares[i], expectedPods: 2, disruptionsAllowed: 2 - shares[i]!, conditions: [{ type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods', message: '', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), observedGeneration: o.metadata!.generation }] }));
+      await waitFor(`the PDB status of ${t}'s disruption controller`, async () => {
+        const c = await downGet(t, G.pdb, 'web');
+        const st = c?.status as Record<string, unknown> | undefined;
+        return st?.observedGeneration === c?.metadata?.generation && st?.currentHealthy === 2 && st?.desiredHealthy === shares[i] && st?.expectedPods === 2 && st?.disruptionsAllowed === 2 - shares[i]!;
+      }, about);
     }
-    const s = await eventually('PDB status summed upstream', async () => {
+    const s = await waitFor('PDB status summed upstream', async () => {
       const o = await up.get(G.pdb, 'web', scope);
       const st = o.status as { currentHealthy?: number; observedGeneration?: number } | undefined;
       return st?.currentHealthy === 4 && st.observedGeneration === o.metadata?.generation && st;
-    });
+    }, about);
     assert.equal((s as { desiredHealthy?: number }).desiredHealthy, 3);
     assert.equal((s as { disruptionsAllowed?: number }).disruptionsAllowed, 1);
     assert.equal((s as { expectedPods?: number }).expectedPods, 4);
+    const allowed = ((s as { conditions?: { type: string; status: string }[] }).conditions ?? []).find((c) => c.type === 'DisruptionAllowed');
+    assert.equal(allowed?.status, 'True');
   });
 
   it('an HPA upstream scales the split Deployment from the metrics the clusters measure', async () => {
+    const about: [GVR, string][] = [[G.hpa, 'web'], [G.deploy, '*']];
+    // At 100% of the requested CPU against a 50% target the recommendation doubles whatever runs: maxReplicas 8
+    // keeps it at 4 -> 8.
     await up.create(
       G.hpa,
-      { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 10, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] } },
+      { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 8, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] } },
       scope,
     );
-    // Each cluster gets an observe-only copy on its share (scaling disabled both ways).
+    // Each cluster gets an observe-only copy on its share (scaling disabled both ways) ...
     for (const t of TARGETS) {
-      const copy = await eventually(`observe-only HPA in ${t}`, () => downGet(t, G.hpa, 'web'));
+      const copy = await waitFor(`observe-only HPA in ${t}`, () => downGet(t, G.hpa, 'web'), about);
       const spec = copy.spec as { scaleTargetRef: { name: string }; behavior: { scaleUp: { selectPolicy: string }; scaleDown: { selectPolicy: string } } };
       assert.equal(spec.scaleTargetRef.name, `web--${t}`);
       assert.equal(spec.behavior.scaleUp.selectPolicy, 'Disabled');
       assert.equal(spec.behavior.scaleDown.selectPolicy, 'Disabled');
     }
-    // The clusters' HPA controllers measure 100% of the requested CPU on their two pods each.
+    // ... whose HPA controller measures 100% of the requested CPU on the pods of its share.
     for (const t of TARGETS) {
-      await writeDownStatus(t, G.hpa, 'web', () => ({ currentReplicas: 2, desiredReplicas: 2, currentMetrics: [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 100, averageValue: '100m' } } }] }));
+      await waitFor(`${t}'s HPA controller measured web--${t}`, async () => {
+        const s = (await downGet(t, G.hpa, 'web'))?.status as { currentMetrics?: { resource?: { current?: { averageUtilization?: number } } }[] } | undefined;
+        return s?.currentMetrics?.[0]?.resource?.current?.averageUtilization === 100;
+      }, about);
     }
-    await eventually('web scaled to 8 upstream and re-split 4 + 4', async () => {
+    await waitFor('web scaled to 8 upstream and re-split 4 + 4', async () => {
       const list = (await up.list(G.deploy, scope)).items;
       const replicas = (name: string) => (list.find((d) => d.metadata?.name === name)?.spec as { replicas?: number } | undefined)?.replicas;
       return replicas('web') === 8 && replicas('web--st-a') === 4 && replicas('web--st-b') === 4;
-    });
-    const hpa = await eventually('the HPA status upstream', async () => {
+    }, about);
+    const hpa = await waitFor('the HPA status upstream', async () => {
       const s = (await up.get(G.hpa, 'web', scope)).status as { desiredReplicas?: number; currentMetrics?: { resource: { current: { averageUtilization: number } } }[]; lastScaleTime?: string } | undefined;
       return s?.desiredReplicas === 8 && s;
-    });
+    }, about);
     assert.equal(hpa.currentMetrics?.[0]?.resource.current.averageUtilization, 100);
     assert.ok(hpa.lastScaleTime);
     const r = await k(['get', 'hpa', 'web', '-n', NS]);

@@ -16,7 +16,8 @@
  * - `processes`: atrium and the clusters as `atrium start` / `atrium pcluster` processes, each restartable (SIGKILL
  *   and start again) on the same port, root dir and credentials;
  * - `workspace`: the SyncTargets in another workspace than root (created by the fixture);
- * - per cluster: nodes, node capacity, ready delay, a deviating Deployment schema.
+ * - per cluster: nodes, node capacity, ready delay, a deviating Deployment schema, how long Job pods run and how fast
+ *   CronJob schedules tick.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,10 @@ export interface FleetClusterSpec {
   readyDelayMs?: number;
   /** Publish a deliberately different Deployment schema (type-negotiation tests). */
   deploymentSchema?: DeploymentSchemaVariant;
+  /** How long the containers of Job-style pods run (`--job-duration`; the pcluster default, 2 s, otherwise). */
+  jobDurationMs?: number;
+  /** Simulated seconds per real second for CronJob schedules (`--cronjob-time-scale`; 60: `* * * * *` fires every second). */
+  cronJobTimeScale?: number;
 }
 
 /** push: spec.kubeconfig, atrium runs the syncer; none and pull: an `atrium syncer` process (see the file comment). */
@@ -215,6 +220,8 @@ class FleetImpl implements Fleet<TestServer | Proc> {
         ...(spec.nodes !== undefined ? ['--nodes', String(spec.nodes)] : []),
         ...(spec.nodeCapacity ? ['--node-capacity', Object.entries(spec.nodeCapacity).map(([k, v]) => `${k}=${v}`).join(',')] : []),
         ...(spec.deploymentSchema ? ['--deployment-schema', spec.deploymentSchema] : []),
+        ...(spec.jobDurationMs !== undefined ? ['--job-duration', `${spec.jobDurationMs}ms`] : []),
+        ...(spec.cronJobTimeScale !== undefined ? ['--cronjob-time-scale', String(spec.cronJobTimeScale)] : []),
       ];
       const proc = new Proc(spec.name, args, (o) => o.includes('is serving at') && existsSync(kubeconfigPath));
       await proc.start().catch(async (err) => {
@@ -234,6 +241,8 @@ class FleetImpl implements Fleet<TestServer | Proc> {
       ...(spec.nodes !== undefined ? { nodes: spec.nodes } : {}),
       ...(spec.nodeCapacity ? { nodeCapacity: spec.nodeCapacity } : {}),
       ...(spec.deploymentSchema ? { deploymentSchema: spec.deploymentSchema } : {}),
+      ...(spec.jobDurationMs !== undefined ? { jobDurationMs: spec.jobDurationMs } : {}),
+      ...(spec.cronJobTimeScale !== undefined ? { cronJobTimeScale: spec.cronJobTimeScale } : {}),
     });
     let stopped: Promise<void> | undefined;
     return {
