@@ -72,8 +72,15 @@ function followSet(resource: string, obj: KubeObject, ctx: FollowContext, visiti
       return byRefs('configMaps');
     case 'serviceaccounts':
       return byRefs('serviceAccounts');
-    case 'persistentvolumeclaims':
-      return byRefs('persistentVolumeClaims');
+    case 'persistentvolumeclaims': {
+      // A claim is storage where pods mount it: only the clusters that run pods of its users (a split Deployment of 1
+      // replica runs on one of its clusters; elsewhere the claim would wait for a first consumer forever). With no
+      // pods anywhere (scaled to 0), it stays with the workloads' clusters.
+      const users = usersOf(ctx).persistentVolumeClaims.get(name) ?? [];
+      const running = new Set<string>();
+      for (const w of users) for (const c of w.clusters) if ((w.pods?.[c] ?? 1) > 0) running.add(c);
+      return running.size > 0 ? running : union(users);
+    }
     case 'secrets': {
       const out = byRefs('secrets');
       for (const sa of ctx.serviceAccounts ?? []) {

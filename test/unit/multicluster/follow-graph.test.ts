@@ -63,6 +63,22 @@ describe('follow graph: an object goes exactly where the workloads that use it r
     { name: 'ServiceAccount by serviceAccountName', resource: 'serviceaccounts', obj: o('web-sa'), want: ['a', 'b'] },
     { name: 'PVC by claimName', resource: 'persistentvolumeclaims', obj: o('db-extra'), want: ['b'] },
     { name: 'PVC nothing mounts', resource: 'persistentvolumeclaims', obj: o('data-db-0'), want: [] },
+  ];
+  // A split Deployment of one replica: its children are on a and b, but only a runs a pod; the claim it mounts goes
+  // only where a pod can mount it (elsewhere it would wait for a first consumer forever). Scaled to 0: both.
+  const single = (podsA: number, podsB: number): FollowContext => ({
+    workloads: [
+      w('Deployment', 'pg--a', ['a'], { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'pg-data' } }] }, { app: 'pg' }, { root: 'pg', pods: { a: podsA } }),
+      w('Deployment', 'pg--b', ['b'], { volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'pg-data' } }] }, { app: 'pg' }, { root: 'pg', pods: { b: podsB } }),
+    ],
+    namespaceClusters: ['a', 'b'],
+  });
+  it('a claim of a split Deployment goes only to the clusters that run its pods', () => {
+    assert.deepEqual(followClusters('persistentvolumeclaims', o('pg-data'), single(1, 0)), ['a']);
+    assert.deepEqual(followClusters('persistentvolumeclaims', o('pg-data'), single(1, 1)), ['a', 'b']);
+    assert.deepEqual(followClusters('persistentvolumeclaims', o('pg-data'), single(0, 0)), ['a', 'b']);
+  });
+  const table2: { name: string; resource: string; obj: KubeObject; want: string[] }[] = [
     { name: 'Service selecting the split Deployment: both clusters', resource: 'services', obj: o('web', { spec: { selector: { app: 'web' } } }), want: ['a', 'b'] },
     { name: 'Service selecting the StatefulSet: its cluster', resource: 'services', obj: o('db', { spec: { selector: { app: 'db' } } }), want: ['b'] },
     { name: 'Service selecting both tiers by a shared label', resource: 'services', obj: o('all', { spec: { selector: { tier: 'back' } } }), want: ['b'] },
@@ -86,7 +102,7 @@ describe('follow graph: an object goes exactly where the workloads that use it r
     { name: 'HPA naming a kind and name that do not match', resource: 'horizontalpodautoscalers', obj: o('x', { spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web' } } }), want: [] },
     { name: 'a kind outside the table: nowhere', resource: 'widgets', obj: o('w'), want: [] },
   ];
-  for (const tc of table) {
+  for (const tc of [...table, ...table2]) {
     it(tc.name, () => {
       assert.deepEqual(followClusters(tc.resource, tc.obj, ctx), tc.want);
     });
