@@ -151,6 +151,9 @@ export function isPlacementBookkeeping(annotation: string): boolean {
   return annotation === SCHEDULED_ANNOTATION || annotation === CLUSTER_SPEC_ANNOTATION || annotation.startsWith(STATUS_ANNOTATION_PREFIX);
 }
 
+/** Marks an upstream ControllerRevision mirrored from a cluster (syncer/revision-mirror.ts): never synced or placed. */
+export const REVISION_MIRROR_LABEL = 'scheduling.atrium.io/mirror';
+
 /**
  * Whether `obj` is the kind of object that never syncs even in an assigned namespace (per-cluster machinery): the
  * `kube-root-ca.crt` ConfigMap, the `default` ServiceAccount, ServiceAccount token Secrets. A Secret read as metadata
@@ -158,6 +161,8 @@ export function isPlacementBookkeeping(annotation: string): boolean {
  */
 export function isClusterLocal(resource: string, obj: KubeObject): boolean {
   const name = obj.metadata?.name;
+  // A cluster's revision history is its own; upstream ones are mirrors of it (syncer/revision-mirror.ts).
+  if (resource === 'controllerrevisions' || obj.metadata?.labels?.[REVISION_MIRROR_LABEL] !== undefined) return true;
   if (resource === 'configmaps' && name === 'kube-root-ca.crt') return true;
   if (resource === 'serviceaccounts' && name === 'default') return true;
   if (resource === 'secrets' && ((obj as { type?: string }).type === 'kubernetes.io/service-account-token' || obj.metadata?.annotations?.['kubernetes.io/service-account.name'] !== undefined)) return true;

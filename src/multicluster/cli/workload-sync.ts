@@ -57,6 +57,8 @@ export function syncerRules(name: string, resources: string[]): KubeObject[] {
     ...[...byGroup].map(([g, rs]) => ({ apiGroups: [g], resources: rs, verbs: ['get', 'list', 'watch', 'update', 'patch'] })),
     { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
     { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+    // The clusters' revisions of StatefulSets and DaemonSets, mirrored up (syncer/revision-mirror.ts).
+    ...(resources.some((r) => r === 'statefulsets.apps' || r === 'daemonsets.apps') ? [{ apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
   ];
 }
 

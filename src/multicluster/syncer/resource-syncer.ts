@@ -30,6 +30,7 @@ import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNC
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
+import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
 import { contentHash, downstreamHashOf, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
 export interface ResourceSyncerDeps {
@@ -79,7 +80,24 @@ export class ResourceSyncer {
     };
     // The downstream informer is shared with the syncers of the same resource for other upstream workspaces.
     this.downstreamInformer.addEventHandler(this.downstreamHandler = { add: enqueueDown, update: (_o, n) => enqueueDown(n), delete: enqueueDown });
+    // StatefulSets and DaemonSets: their clusters' ControllerRevisions mirrored up (rollout history and undo).
+    if (gvr.group === 'apps' && MIRRORED_REVISION_OWNERS[gvr.resource] && deps.namespaced) {
+      this.revisions = new RevisionMirror({
+        gvr,
+        upstream: deps.upstream,
+        upstreamCluster,
+        upstreamInformers,
+        downstreamInformers,
+        upstreamOwners: this.upstreamInformer,
+        downstreamOwners: this.downstreamInformer,
+        isOurCopy: (o) => this.isOurCopy(o),
+        namespaces: deps.namespaces,
+        key: target.key,
+      });
+    }
   }
+
+  private readonly revisions?: RevisionMirror;
 
   private readonly upstreamHandler: EventHandler<KubeObject>;
   private readonly downstreamHandler: EventHandler<KubeObject>;
@@ -92,10 +110,12 @@ export class ResourceSyncer {
     this.upstreamInformer.start();
     this.downstreamInformer.start();
     this.controller.start();
+    this.revisions?.start();
   }
 
   /** Stops the workers and closes this resource's two watches (they belong to this syncer alone). */
   async stop(): Promise<void> {
+    await this.revisions?.stop();
     await this.controller.stop();
     this.upstreamInformer.removeEventHandler(this.upstreamHandler);
     this.downstreamInformer.removeEventHandler(this.downstreamHandler);
