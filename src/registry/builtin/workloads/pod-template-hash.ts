@@ -1,10 +1,16 @@
 /**
+ * Shared by the simulated cluster's deployment controller (src/pcluster) and the control plane's revision history of
+ * split Deployments (src/multicluster/splitter/revision-history.ts).
+ *
  * The pod-template-hash label value of a Deployment's ReplicaSets (controller.ComputeHash): a 32-bit FNV-1a hash of
  * the pod template (plus the collision count, when set), written with the "safe" alphabet that avoids vowels and
  * look-alike characters. The hash input is the template's canonical JSON rather than Go's object dump, so values
  * differ from a real cluster's; what matters is that equal templates hash equally.
  */
-import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
+import { type JsonObject, deepCopy, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
+
+/** The label a Deployment's ReplicaSets and their pods carry: the hash of the pod template. */
+export const podTemplateHashLabel = 'pod-template-hash';
 
 const safeAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -36,4 +42,15 @@ export function computeTemplateHash(template: JsonObject, collisionCount?: numbe
   let input = canonicalJson(template);
   if (collisionCount !== undefined && collisionCount !== null) input += `#${collisionCount}`;
   return safeEncode(String(fnv32a(input)));
+}
+
+/** Whether a ReplicaSet's template is the Deployment's, ignoring the pod-template-hash label (EqualIgnoreHash). */
+export function templateMatches(rsTemplate: JsonObject | undefined, template: JsonObject | undefined): boolean {
+  const a = deepCopy(rsTemplate ?? {});
+  const labels = isPlainObject(a.metadata) && isPlainObject(a.metadata.labels) ? a.metadata.labels : undefined;
+  if (labels) {
+    delete labels[podTemplateHashLabel];
+    if (Object.keys(labels).length === 0) delete (a.metadata as JsonObject).labels;
+  }
+  return jsonEqual(a, template ?? {});
 }
