@@ -90,6 +90,16 @@ describe('revision history of a split Deployment', () => {
     assert.equal(existing.length, 2);
   });
 
+  it('kubectl rollout undo patches the template back with metadata.creationTimestamp: null: still the same template', () => {
+    const existing = applied(planRevisionHistory(deployment('nginx:1'), []));
+    const d = deployment('nginx:1');
+    (d.spec as { template: { metadata: Record<string, unknown> } }).template.metadata.creationTimestamp = null;
+    const plan = planRevisionHistory(d, existing);
+    assert.equal(plan.keep.length, 1);
+    assert.equal(plan.keep[0]!.exists, true);
+    assert.equal(computeTemplateHash((d.spec as { template: never }).template), computeTemplateHash(template('nginx:1')));
+  });
+
   it('revisionHistoryLimit: the lowest revisions beyond it are deleted', () => {
     let existing: KubeObject[] = [];
     for (const v of [1, 2, 3, 4, 5]) {

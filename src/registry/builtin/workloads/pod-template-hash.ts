@@ -5,7 +5,7 @@
  * The pod-template-hash label value of a Deployment's ReplicaSets (controller.ComputeHash): a 32-bit FNV-1a hash of
  * the pod template (plus the collision count, when set), written with the "safe" alphabet that avoids vowels and
  * look-alike characters. The hash input is the template's canonical JSON rather than Go's object dump, so values
- * differ from a real cluster's; what matters is that equal templates hash equally.
+ * differ from a real cluster's; what matters is that equal templates hash equally (null members count as absent).
  */
 import { type JsonObject, deepCopy, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
 
@@ -17,7 +17,7 @@ const safeAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (isPlainObject(v)) {
-    const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
+    const keys = Object.keys(v).filter((k) => v[k] !== undefined && v[k] !== null).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
   }
   return JSON.stringify(v);
@@ -44,13 +44,24 @@ export function computeTemplateHash(template: JsonObject, collisionCount?: numbe
   return safeEncode(String(fnv32a(input)));
 }
 
-/** Whether a ReplicaSet's template is the Deployment's, ignoring the pod-template-hash label (EqualIgnoreHash). */
+/** `v` without null members of objects, at any depth: Go decodes them as the zero value, the same as absent. */
+function withoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null && x !== undefined).map(([k, x]) => [k, withoutNulls(x)]));
+  return v;
+}
+
+/**
+ * Whether a ReplicaSet's template is the Deployment's, ignoring the pod-template-hash label (EqualIgnoreHash). Null
+ * members count as absent, as in Go's typed comparison: `kubectl rollout undo` patches the template back with
+ * `metadata.creationTimestamp: null`.
+ */
 export function templateMatches(rsTemplate: JsonObject | undefined, template: JsonObject | undefined): boolean {
-  const a = deepCopy(rsTemplate ?? {});
+  const a = withoutNulls(deepCopy(rsTemplate ?? {})) as JsonObject;
   const labels = isPlainObject(a.metadata) && isPlainObject(a.metadata.labels) ? a.metadata.labels : undefined;
   if (labels) {
     delete labels[podTemplateHashLabel];
     if (Object.keys(labels).length === 0) delete (a.metadata as JsonObject).labels;
   }
-  return jsonEqual(a, template ?? {});
+  return jsonEqual(a, withoutNulls(template ?? {}));
 }
