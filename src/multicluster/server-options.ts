@@ -1,8 +1,8 @@
 /**
  * What a server needs for transparent multi-cluster, as a plugin: the SyncTarget, APIResourceImport, scheduling and
  * Service resources, the Kubernetes workload types in every workspace with compute (serving/), the admission that
- * guards them, and the negotiation, compute-API, SyncTarget (which runs push-mode syncers), scheduling, splitter and
- * placement controllers. `atrium start` passes it to startServer; tests pass it through
+ * guards them, and the negotiation, compute-API, SyncTarget (which runs push-mode syncers), scheduling, splitter,
+ * revision-history (split Deployments' ReplicaSets) and placement controllers. `atrium start` passes it to startServer; tests pass it through
  * startTestServer({ server: multiclusterServerOptions() }).
  */
 import type { ServerConnection, ServerPlugin, Stoppable } from '../apiserver/plugin.js';
@@ -18,6 +18,7 @@ import { syncTargetControllerInstaller, type SyncTargetControllerOptions } from 
 import { schedulingControllerInstaller, type SchedulingControllerOptions } from './scheduling/controller.js';
 import { schedulingResources } from './scheduling/resources.js';
 import { splitterControllerInstaller, type SplitterControllerOptions } from './splitter/controller.js';
+import { revisionHistoryControllerInstaller } from './splitter/revision-history-controller.js';
 import { placementControllerInstaller, type PlacementControllerOptions } from './placement/controller.js';
 import { workspaceWorkloadResources } from './api/workload-resources.js';
 import { ComputeIndex } from './serving/compute-index.js';
@@ -108,7 +109,7 @@ export function startMulticlusterControllers(server: ServerConnection, opts: Mul
   return runControllers({
     server,
     userAgent: 'atrium-multicluster/v0.0.0',
-    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), placementControllerInstaller(opts.placement)],
+    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement)],
     logAs: 'multicluster controllers started',
   });
 }

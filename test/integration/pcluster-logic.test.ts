@@ -8,7 +8,7 @@ import { podStatusReason } from '../../src/registry/builtin/workloads/printers.j
 import { parseFlagDuration as parseDuration } from '../../src/apimachinery/go-duration.js';
 import { parseNodeCapacity } from '../../src/pcluster/options.js';
 import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from '../../src/pcluster/controllers/deployment/rollout-math.js';
-import { computeTemplateHash } from '../../src/pcluster/controllers/deployment/template-hash.js';
+import { computeTemplateHash } from '../../src/registry/builtin/workloads/pod-template-hash.js';
 import { templateMatches } from '../../src/pcluster/controllers/deployment/controller.js';
 import { insufficientResources, podRequests, unschedulableMessage } from '../../src/pcluster/controllers/scheduling-fit.js';
 

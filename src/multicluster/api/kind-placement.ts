@@ -155,14 +155,24 @@ export function isPlacementBookkeeping(annotation: string): boolean {
 export const REVISION_MIRROR_LABEL = 'scheduling.atrium.io/mirror';
 
 /**
+ * Label on the ReplicaSets the control plane keeps as a split Deployment's revision history
+ * (splitter/revision-history.ts): records for `kubectl rollout history/undo` and Helm's readiness check, never placed
+ * and never synced (isClusterLocal).
+ */
+export const REVISION_HISTORY_LABEL = 'scheduling.atrium.io/revision-history';
+
+/**
  * Whether `obj` is the kind of object that never syncs even in an assigned namespace (per-cluster machinery): the
  * `kube-root-ca.crt` ConfigMap, the `default` ServiceAccount, ServiceAccount token Secrets. A Secret read as metadata
- * only carries no type; token Secrets are told by their service-account annotation then.
+ * only carries no type; token Secrets are told by their service-account annotation then. Also the ReplicaSets of a
+ * split Deployment's revision history (REVISION_HISTORY_LABEL), which exist upstream only: the placement controller
+ * never places them and no syncer copies them.
  */
 export function isClusterLocal(resource: string, obj: KubeObject): boolean {
   const name = obj.metadata?.name;
   // A cluster's revision history is its own; upstream ones are mirrors of it (syncer/revision-mirror.ts).
   if (resource === 'controllerrevisions' || obj.metadata?.labels?.[REVISION_MIRROR_LABEL] !== undefined) return true;
+  if (resource === 'replicasets' && obj.metadata?.labels?.[REVISION_HISTORY_LABEL] === 'true') return true;
   if (resource === 'configmaps' && name === 'kube-root-ca.crt') return true;
   if (resource === 'serviceaccounts' && name === 'default') return true;
   if (resource === 'secrets' && ((obj as { type?: string }).type === 'kubernetes.io/service-account-token' || obj.metadata?.annotations?.['kubernetes.io/service-account.name'] !== undefined)) return true;

@@ -9,7 +9,7 @@
 import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { RestClient } from '../../client/rest-client.js';
-import { computeTemplateHash } from './deployment/template-hash.js';
+import { computeTemplateHash } from '../../registry/builtin/workloads/pod-template-hash.js';
 import { controllerRef, isControlledBy } from './owner-references.js';
 import { controllerRevisionsGVR } from './workload-gvrs.js';
 

@@ -16,9 +16,10 @@ import { deploymentsGVR, replicaSetsGVR } from '../gvrs.js';
 import { controllerOf, controllerRef, isControlledBy } from '../owner-references.js';
 import { type DeploymentCondition, reasons, setCondition } from './conditions.js';
 import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from './rollout-math.js';
-import { computeTemplateHash } from './template-hash.js';
+import { computeTemplateHash, podTemplateHashLabel, templateMatches } from '../../../registry/builtin/workloads/pod-template-hash.js';
 
-export const podTemplateHashLabel = 'pod-template-hash';
+export { podTemplateHashLabel, templateMatches };
+
 export const revisionAnnotation = 'deployment.kubernetes.io/revision';
 const desiredReplicasAnnotation = 'deployment.kubernetes.io/desired-replicas';
 const maxReplicasAnnotation = 'deployment.kubernetes.io/max-replicas';
@@ -46,17 +47,6 @@ const specReplicas = (rs: ReplicaSet): number => rs.spec?.replicas ?? 0;
 const sum = (list: ReplicaSet[], f: (rs: ReplicaSet) => number): number => list.reduce((n, rs) => n + f(rs), 0);
 const revisionOf = (rs: ReplicaSet): number => Number(rs.metadata?.annotations?.[revisionAnnotation] ?? 0) || 0;
 const createdAt = (o: KubeObject): number => Date.parse(o.metadata?.creationTimestamp ?? '') || 0;
-
-/** Whether a ReplicaSet's template is the Deployment's, ignoring the pod-template-hash label (EqualIgnoreHash). */
-export function templateMatches(rsTemplate: JsonObject | undefined, template: JsonObject | undefined): boolean {
-  const a = deepCopy(rsTemplate ?? {});
-  const labels = isPlainObject(a.metadata) && isPlainObject(a.metadata.labels) ? a.metadata.labels : undefined;
-  if (labels) {
-    delete labels[podTemplateHashLabel];
-    if (Object.keys(labels).length === 0) delete (a.metadata as JsonObject).labels;
-  }
-  return jsonEqual(a, template ?? {});
-}
 
 /** The ReplicaSet a Deployment creates for its current template. */
 function newReplicaSetFor(d: Deployment, hash: string, replicas: number, revision: number, maxSurge: number): ReplicaSet {
