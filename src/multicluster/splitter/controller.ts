@@ -95,13 +95,18 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
       for (const inf of [targets, namespaces] as Informer<KubeObject>[]) inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
       // Once a workspace serves Deployments, their events (a new root, a child's status synced up) start a pass at
       // once instead of at the next resync: that wait was most of what splitting added to a Deployment's ready time.
+      // The informer reads one workspace (not `/clusters/*`), so its objects carry no cluster annotation: clusterOf()
+      // would say `root` and a pass of root would run instead of this workspace's. Its events name the workspace.
       const watched = new Map<string, Informer<KubeObject>>();
-      const deploymentEvents = { add: byCluster, update: (_o: KubeObject, n: KubeObject) => byCluster(n), delete: byCluster };
+      const handlers = new Map<string, { add(o: KubeObject): void; update(o: KubeObject, n: KubeObject): void; delete(o: KubeObject): void }>();
       const watchDeployments = (cluster: string): Informer<KubeObject> => {
         let inf = watched.get(cluster);
         if (!inf) {
           inf = ctx.informers.informerFor<KubeObject>(deploymentsGVR, { cluster });
-          inf.addEventHandler(deploymentEvents);
+          const pass = () => controller.enqueue(cluster);
+          const events = { add: pass, update: pass, delete: pass };
+          inf.addEventHandler(events);
+          handlers.set(cluster, events);
           watched.set(cluster, inf);
         }
         return inf;
@@ -111,7 +116,9 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
         const inf = watched.get(cluster);
         if (!inf) return;
         watched.delete(cluster);
-        inf.removeEventHandler(deploymentEvents);
+        const events = handlers.get(cluster);
+        handlers.delete(cluster);
+        if (events) inf.removeEventHandler(events);
         await ctx.informers.drop(inf);
       };
       return { name: 'deployment-splitter', start: () => controller.start(), stop: () => controller.stop() };
