@@ -16,7 +16,7 @@
  * - `processes`: atrium and the clusters as `atrium start` / `atrium pcluster` processes, each restartable (SIGKILL
  *   and start again) on the same port, root dir and credentials;
  * - `workspace`: the SyncTargets in another workspace than root (created by the fixture);
- * - per cluster: nodes, node capacity, ready delay, a deviating Deployment schema.
+ * - per cluster: nodes, node capacity, ready delay, Job duration, a deviating Deployment schema.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +56,8 @@ export interface FleetClusterSpec {
   nodeCapacity?: Record<string, string>;
   /** How long a scheduled pod takes to become Ready: 100 ms in process, 200 ms as a process unless given. */
   readyDelayMs?: number;
+  /** How long Job-style pods run before they exit (`--job-duration`; the pcluster default, 2 s, otherwise). */
+  jobDurationMs?: number;
   /** Publish a deliberately different Deployment schema (type-negotiation tests). */
   deploymentSchema?: DeploymentSchemaVariant;
 }
@@ -214,6 +216,7 @@ class FleetImpl implements Fleet<TestServer | Proc> {
         atriumBin, 'pcluster', '--name', spec.name, '--root-dir', dir, '--secure-port', port, '--ready-delay', `${spec.readyDelayMs ?? 200}ms`,
         ...(spec.nodes !== undefined ? ['--nodes', String(spec.nodes)] : []),
         ...(spec.nodeCapacity ? ['--node-capacity', Object.entries(spec.nodeCapacity).map(([k, v]) => `${k}=${v}`).join(',')] : []),
+        ...(spec.jobDurationMs !== undefined ? ['--job-duration', `${spec.jobDurationMs}ms`] : []),
         ...(spec.deploymentSchema ? ['--deployment-schema', spec.deploymentSchema] : []),
       ];
       const proc = new Proc(spec.name, args, (o) => o.includes('is serving at') && existsSync(kubeconfigPath));
@@ -233,6 +236,7 @@ class FleetImpl implements Fleet<TestServer | Proc> {
       readyDelayMs: spec.readyDelayMs ?? 100,
       ...(spec.nodes !== undefined ? { nodes: spec.nodes } : {}),
       ...(spec.nodeCapacity ? { nodeCapacity: spec.nodeCapacity } : {}),
+      ...(spec.jobDurationMs !== undefined ? { jobDurationMs: spec.jobDurationMs } : {}),
       ...(spec.deploymentSchema ? { deploymentSchema: spec.deploymentSchema } : {}),
     });
     let stopped: Promise<void> | undefined;
