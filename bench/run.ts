@@ -12,8 +12,9 @@ import { runSchedulingBenchmarks } from './scheduling.js';
 import { runSsaBenchmarks } from './ssa.js';
 import { runSyncerBenchmarks } from './syncer.js';
 import { runWorkspaceBenchmarks } from './workspaces.js';
+import { runWorkloadBenchmarks } from './workloads.js';
 
-const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['syncer', runSyncerBenchmarks]];
+const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['syncer', runSyncerBenchmarks], ['workloads', runWorkloadBenchmarks]];
 // `npm run bench -- core-api crd` runs only the named suites.
 const only = process.argv.slice(2);
 let failed = false;

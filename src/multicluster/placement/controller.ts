@@ -189,8 +189,10 @@ async function reconcileNamespace(d: Deps, key: string): Promise<{ requeueAfterM
       logger.warn('placement: could not write a decision', { cluster, namespace, name: obj.metadata?.name, what, error: (err as Error).message });
     }
   };
-  for (const p of plan.placements) await attempt('placement', p.obj, () => apply(d, p, byName, scope));
-  for (const o of objects) if (!decided.has(o.obj) && !o.obj.metadata?.deletionTimestamp) await attempt('release', o.obj, () => release(d, o, scope));
+  // Each decision is a patch of its own object's metadata, independent of the others: WRITE_CONCURRENCY at a time (one
+  // after the other, an app of 40 objects applied at once waited ~40 round trips for its last decision).
+  await forEachConcurrently(plan.placements, WRITE_CONCURRENCY, (p) => attempt('placement', p.obj, () => apply(d, p, byName, scope)));
+  await forEachConcurrently(objects.filter((o) => !decided.has(o.obj) && !o.obj.metadata?.deletionTimestamp), WRITE_CONCURRENCY, (o) => attempt('release', o.obj, () => release(d, o, scope)));
   let upstreamHpas = false;
   const liveHpas = new Set<string>();
   for (const p of plan.placements) {
@@ -206,6 +208,17 @@ async function reconcileNamespace(d: Deps, key: string): Promise<{ requeueAfterM
   }
   if (failed > 0) return { requeueAfterMs: 1000 };
   if (upstreamHpas) return { requeueAfterMs: d.opts.hpaSyncMs ?? 15_000 };
+}
+
+/** How many objects' decisions one namespace pass writes at the same time. */
+const WRITE_CONCURRENCY = 8;
+
+/** Runs fn over items, at most `limit` at a time. */
+async function forEachConcurrently<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
 }
 
 /** Whether `target` serves `group`/`resource`: it must sync it (spec.resources) and negotiation must accept it. */

@@ -122,6 +122,9 @@ interface LocationWorkspaceView {
   nameOfKey: Map<string, string>;
 }
 
+/** How many namespaces' placement one workspace pass writes at the same time. */
+const NAMESPACE_WRITE_CONCURRENCY = 8;
+
 /** Objects of `inf` in `cluster`, sorted by name. */
 function inCluster<T extends KubeObject>(inf: Informer<T>, cluster: string): T[] {
   return inf.lister
@@ -228,6 +231,7 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
   }
   recordConsumer(inf.consumers, cluster, usedWorkspaces);
 
+  const changed: { ns: KubeObject; next: KubeObject }[] = [];
   for (const ns of namespaces) {
     const placement = placementForNamespace(ns, placements)?.metadata!.name!;
     // Only namespaces this controller placed are ever released; state labels written by hand stay untouched.
@@ -238,8 +242,19 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
     const next = deepCopy(ns);
     next.metadata!.labels = meta.labels;
     next.metadata!.annotations = meta.annotations;
-    await commit(ctx.client, namespacesGVR, ns, next, scope);
+    changed.push({ ns, next });
   }
+  // Each namespace is its own write: NAMESPACE_WRITE_CONCURRENCY at a time (one after the other, 50 apps applied at
+  // once waited seconds for their namespaces to be placed). Every write is attempted; the first failure fails the pass.
+  let failure: unknown;
+  let nextWrite = 0;
+  await Promise.all(Array.from({ length: Math.min(NAMESPACE_WRITE_CONCURRENCY, changed.length) }, async () => {
+    while (nextWrite < changed.length) {
+      const { ns, next } = changed[nextWrite++]!;
+      await commit(ctx.client, namespacesGVR, ns, next, scope).catch((err: unknown) => void (failure ??= err));
+    }
+  }));
+  if (failure !== undefined) throw failure;
   if (leaving.length) await releaseCleanedUp(ctx, opts, inf, cluster, leaving, placements.length > 0);
   if (nextCheckAt) resync.requeueAfterMs = Math.min(resync.requeueAfterMs, Math.max(50, Date.parse(nextCheckAt) - Date.now() + 50));
   return resync;

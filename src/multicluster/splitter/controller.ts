@@ -56,6 +56,9 @@ import { childrenOnTarget, namespaceTargets, unreleasableSyncerFinalizers, works
  */
 const SPLIT_NAMESPACES_INDEX = 'deployment-splitter/split-namespaces';
 
+/** How many roots of a workspace one pass reconciles at the same time. */
+const ROOT_CONCURRENCY = 8;
+
 /** What a child of another root occupies on a target: its pod template's requests times its replicas. */
 type Occupant = { requests: ReturnType<typeof podRequestsOf>; replicas: number };
 
@@ -95,13 +98,18 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
       for (const inf of [targets, namespaces] as Informer<KubeObject>[]) inf.addEventHandler({ add: byCluster, update: (_o, n) => byCluster(n), delete: byCluster });
       // Once a workspace serves Deployments, their events (a new root, a child's status synced up) start a pass at
       // once instead of at the next resync: that wait was most of what splitting added to a Deployment's ready time.
+      // The informer reads one workspace (not `/clusters/*`), so its objects carry no cluster annotation: clusterOf()
+      // would say `root` and a pass of root would run instead of this workspace's. Its events name the workspace.
       const watched = new Map<string, Informer<KubeObject>>();
-      const deploymentEvents = { add: byCluster, update: (_o: KubeObject, n: KubeObject) => byCluster(n), delete: byCluster };
+      const handlers = new Map<string, { add(o: KubeObject): void; update(o: KubeObject, n: KubeObject): void; delete(o: KubeObject): void }>();
       const watchDeployments = (cluster: string): Informer<KubeObject> => {
         let inf = watched.get(cluster);
         if (!inf) {
           inf = ctx.informers.informerFor<KubeObject>(deploymentsGVR, { cluster });
-          inf.addEventHandler(deploymentEvents);
+          const pass = () => controller.enqueue(cluster);
+          const events = { add: pass, update: pass, delete: pass };
+          inf.addEventHandler(events);
+          handlers.set(cluster, events);
           watched.set(cluster, inf);
         }
         return inf;
@@ -111,7 +119,9 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
         const inf = watched.get(cluster);
         if (!inf) return;
         watched.delete(cluster);
-        inf.removeEventHandler(deploymentEvents);
+        const events = handlers.get(cluster);
+        handlers.delete(cluster);
+        if (events) inf.removeEventHandler(events);
         await ctx.informers.drop(inf);
       };
       return { name: 'deployment-splitter', start: () => controller.start(), stop: () => controller.stop() };
@@ -203,7 +213,7 @@ async function reconcileWorkspace(
   const ensureMarked = (namespace: string) => setMark(namespace, true);
   const foreign = foreignOccupants(cluster, watched, namespaceOf);
   let failed = 0;
-  for (const [k, root] of roots) {
+  const reconcileOne = async ([k, root]: [string, KubeObject]) => {
     const kids = children.get(k) ?? [];
     const { assigned, byName } = targetsOf(root.metadata!.namespace!, kids);
     const others = [...children].filter(([ck]) => ck !== k).flatMap(([, kids]) => kids);
@@ -219,7 +229,14 @@ async function reconcileWorkspace(
       failed++;
       logger.warn('deployment splitter: a Deployment could not be split', { cluster, namespace: root.metadata?.namespace, name: root.metadata?.name, error: (err as Error).message });
     }
-  }
+  };
+  // The roots are reconciled ROOT_CONCURRENCY at a time: each decides from this pass's snapshot (its own children and
+  // the others' as listed at the start), as one after the other did, so the order changes nothing but the wait. One
+  // after the other, a burst of new Deployments (50 apps applied at once) made every pass take seconds of writes.
+  const queue = [...roots];
+  await Promise.all(Array.from({ length: Math.min(ROOT_CONCURRENCY, queue.length) }, async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) await reconcileOne(next);
+  }));
   tracker.retain([...children.values()].flat());
   if (failed > 0) return { requeueAfterMs: resyncMs };
   // Events drive every pass; the timer is for what changes with time alone: a shortfall passing its grace period.
