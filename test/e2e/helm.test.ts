@@ -187,10 +187,15 @@ describe('helm install, upgrade and rollback into a workspace with compute', { t
     assert.match(status, /^STATUS: deployed$/m);
     assert.match(status, /^REVISION: 3$/m);
     assert.equal(await image(), 'nginx:1.25.5');
-    assert.equal((await upstream(t, web))?.spec?.replicas, 2);
+    // The HPA governs shop-web's replicas: rev 1's minReplicas is back, and, as on Kubernetes, its scale-down
+    // stabilization window may keep the recent recommendation (3) rather than rev 1's replicaCount (2).
+    const hpa = await upstream(t, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'shop-web', namespace: NS } } as Manifest);
+    assert.deepEqual([hpa?.spec?.minReplicas, hpa?.spec?.maxReplicas], [2, 4]);
+    const replicas = (await upstream(t, web))?.spec?.replicas as number;
+    assert.ok(replicas >= 2 && replicas <= 4, `shop-web replicas ${replicas} within the HPA's 2..4`);
     assert.equal((await data(config)).GREETING, 'hello from v1');
     await releaseReady();
-    await clustersRun('nginx:1.25.5', 2);
+    await clustersRun('nginx:1.25.5', (await upstream(t, web))?.spec?.replicas as number);
   });
 
   it('helm history lists install, upgrade and rollback', async () => {

@@ -162,17 +162,29 @@ export function selectorString(selector: any): string {
 }
 
 /** How many pods the workloads of `objects` run that `selector` (in `namespace`) selects, as one cluster would count them. */
-export function expectedPods(objects: Manifest[], namespace: string, selector: any, nodes: number): number {
-  let n = 0;
+/**
+ * The pods a selector should match, as [least, most]: a workload an HorizontalPodAutoscaler of the same manifests
+ * targets may run anything from the HPA's minReplicas to its maxReplicas (its scale-down stabilization may keep a
+ * recent, higher recommendation after its replicas were lowered), every other one exactly its replicas.
+ */
+export function expectedPodsRange(objects: Manifest[], namespace: string, selector: any, nodes: number): [number, number] {
+  let lo = 0;
+  let hi = 0;
   for (const o of objects) {
     if (namespaceOf(o) !== namespace) continue;
-    if (o.kind === 'Pod' && selectorMatches(selector, o.metadata.labels)) n += 1;
+    if (o.kind === 'Pod' && selectorMatches(selector, o.metadata.labels)) {
+      lo += 1;
+      hi += 1;
+    }
     const template = o.spec?.template;
     if (!template || !['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicationController', 'ReplicaSet'].includes(o.kind!)) continue;
     if (!selectorMatches(selector, template.metadata?.labels)) continue;
-    n += o.kind === 'DaemonSet' ? nodes : (o.spec.replicas ?? 1);
+    const replicas = o.kind === 'DaemonSet' ? nodes : (o.spec.replicas ?? 1);
+    const hpa = objects.find((h) => h.kind === 'HorizontalPodAutoscaler' && namespaceOf(h) === namespace && h.spec?.scaleTargetRef?.kind === o.kind && h.spec?.scaleTargetRef?.name === o.metadata.name);
+    lo += hpa ? Math.min(replicas, hpa.spec?.minReplicas ?? 1) : replicas;
+    hi += hpa ? Math.max(replicas, hpa.spec?.maxReplicas ?? replicas) : replicas;
   }
-  return n;
+  return [lo, hi];
 }
 
 // ---- readiness, as kubectl's status viewers judge it ----
@@ -264,11 +276,17 @@ export function readinessChecks(o: Manifest, all: Manifest[], nodes: number): Re
       if (o.spec?.type !== 'LoadBalancer') return [];
       return [{ title: `service ${ns}/${name}: a load balancer address`, object: o, ready: (s) => ((s.status?.loadBalancer?.ingress ?? []).some((i: any) => i.ip || i.hostname) ? true : `status.loadBalancer ${JSON.stringify(s.status?.loadBalancer ?? {})}`), kubectl: ['wait', '--for=jsonpath={.status.loadBalancer.ingress}', `service/${name}`, ...n] }];
     case 'PodDisruptionBudget': {
-      const expected = expectedPods(all, ns, o.spec?.selector, nodes);
+      const [lo, hi] = expectedPodsRange(all, ns, o.spec?.selector, nodes);
+      const want = lo === hi ? `${lo}` : `${lo} to ${hi}`;
       return [{
-        title: `poddisruptionbudget ${ns}/${name}: ${expected} expected pods, disruption allowed`,
+        title: `poddisruptionbudget ${ns}/${name}: ${want} expected pods, disruption allowed`,
         object: o,
-        ready: (p) => (p.status?.expectedPods === expected && condition(p, 'DisruptionAllowed')?.status === 'True' ? true : `expectedPods ${p.status?.expectedPods ?? '<none>'} (want ${expected}), currentHealthy ${p.status?.currentHealthy ?? '<none>'}, desiredHealthy ${p.status?.desiredHealthy ?? '<none>'}, DisruptionAllowed ${condition(p, 'DisruptionAllowed')?.status ?? '<none>'}`),
+        ready: (p) => {
+          const e = p.status?.expectedPods;
+          return typeof e === 'number' && e >= lo && e <= hi && condition(p, 'DisruptionAllowed')?.status === 'True'
+            ? true
+            : `expectedPods ${e ?? '<none>'} (want ${want}), currentHealthy ${p.status?.currentHealthy ?? '<none>'}, desiredHealthy ${p.status?.desiredHealthy ?? '<none>'}, DisruptionAllowed ${condition(p, 'DisruptionAllowed')?.status ?? '<none>'}`;
+        },
         kubectl: ['wait', '--for=condition=DisruptionAllowed', `poddisruptionbudget/${name}`, ...n],
       }];
     }
