@@ -95,9 +95,16 @@ describe('scheduling: placement, splitting and failover over three simulated clu
 
   it('moves the share pc3 cannot schedule elsewhere', async () => {
     // 9 over three equal weights is 3 each; pc3's two 1-cpu nodes fit only two 600m pods.
+    // Under a loaded machine the move takes the unschedulable grace plus a few splitter and syncer passes; what was last
+    // seen (the children's replicas and the root's ready count) is in the failure message.
+    let seen = '';
     const split = await eventually('pc3 left with the 2 replicas that fit', async () => {
       const c = await children();
-      return c['web--pc3'] === 2 && (await rootReady()) === 9 && c;
+      const ready = await rootReady();
+      seen = `children ${JSON.stringify(c)}, root ready ${ready}`;
+      return c['web--pc3'] === 2 && ready === 9 && c;
+    }, 120_000).catch((e) => {
+      throw new Error(`${(e as Error).message}; last seen: ${seen}\n${logs()}`);
     });
     assert.equal(split['web--pc1']! + split['web--pc2']!, 7);
     const ready = await readyColumn();
