@@ -8,19 +8,11 @@ import { formatLabelSelector, type LabelSelectorSpec } from '../../../apimachine
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
 import { column } from '../../../apimachinery/table/table.js';
 import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
-import { ageColumn, ageOf, containersColumn, imagesColumn, int, list, nameColumn, nameOf, obj, str, templateContainerCells } from './printers.js';
+import { ageColumn, ageOf, containersColumn, imagesColumn, formatLabels, int, list, nameColumn, nameOf, obj, str, templateContainerCells } from './printers.js';
 import { BETA_STORAGE_CLASS_ANNOTATION } from './storage-validation.js';
 
 const annotationsOf = (o: JsonObject): JsonObject => obj(obj(o.metadata).annotations);
 const deleting = (o: JsonObject): boolean => Boolean(obj(o.metadata).deletionTimestamp);
-
-/** labels.FormatLabels: sorted `k=v` pairs, `<none>` when empty. */
-function formatLabels(labels: unknown): string {
-  const pairs = Object.entries(obj(labels))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${str(v)}`);
-  return pairs.length ? pairs.join(',') : '<none>';
-}
 
 /** helper.GetAccessModesAsString: RWO, ROX, RWX, RWOP in that order, each once. */
 function accessModes(modes: unknown): string {

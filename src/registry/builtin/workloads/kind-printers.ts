@@ -5,37 +5,12 @@
  */
 import { formatLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
+import { ageColumn, ageOf, containersColumn, imagesColumn, int, list, nameColumn, nameOf, obj, formatLabels, selectorColumn, str, templateContainerCells } from './printers.js';
 import { humanDuration, translateTimestampSince } from '../../../apimachinery/table/duration.js';
 import { column } from '../../../apimachinery/table/table.js';
 import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
 
-function obj(v: unknown): JsonObject {
-  return isPlainObject(v) ? v : {};
-}
-function list(v: unknown): JsonObject[] {
-  return Array.isArray(v) ? v.filter(isPlainObject) : [];
-}
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-function int(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
-}
-const nameOf = (o: JsonObject): string => str(obj(o.metadata).name);
-const ageOf = (o: JsonObject, now: number | Date): string => translateTimestampSince(str(obj(o.metadata).creationTimestamp), now);
-
-const nameColumn = column('Name', 'string', 'Name of the object, unique within its namespace.', { format: 'name' });
-const ageColumn = column('Age', 'string', 'Time since the object was created.');
-const containersColumn = column('Containers', 'string', 'Names of the containers in the pod template.', { priority: 1 });
-const imagesColumn = column('Images', 'string', 'Images of the containers in the pod template.', { priority: 1 });
-const selectorColumn = column('Selector', 'string', 'Label selector of the pods this object manages.', { priority: 1 });
-
-/** Container names and images of a pod template, comma-joined (layoutContainerCells). */
-function templateContainerCells(template: unknown): [string, string] {
-  const containers = list(obj(obj(template).spec).containers);
-  return [containers.map((c) => str(c.name)).join(','), containers.map((c) => str(c.image)).join(',')];
-}
-
+// The cell helpers and shared columns of the other workload printers.
 const selectorCell = (selector: unknown): string => formatLabelSelector(isPlainObject(selector) ? (selector as LabelSelectorSpec) : undefined);
 
 /** printStatefulSet: NAME READY AGE, wide CONTAINERS IMAGES. */
@@ -47,14 +22,6 @@ export const statefulSetPrinter: TablePrinter = {
     return [nameOf(o), `${int(obj(o.status).readyReplicas)}/${int(spec.replicas)}`, ageOf(o, now), names, images];
   },
 };
-
-/** labels.FormatLabels: `k=v` pairs sorted by key, `<none>` when empty. */
-function formatLabels(m: unknown): string {
-  const entries = Object.entries(obj(m))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${str(v)}`);
-  return entries.length ? entries.join(',') : '<none>';
-}
 
 /** printDaemonSet: NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE, wide CONTAINERS IMAGES SELECTOR. */
 export const daemonSetPrinter: TablePrinter = {

@@ -21,6 +21,14 @@ export function str(v: unknown): string {
 export function int(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
+/** labels.FormatLabels: sorted `k=v` pairs, `<none>` when empty. */
+export function formatLabels(labels: unknown): string {
+  const pairs = Object.entries(obj(labels))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${str(v)}`);
+  return pairs.length ? pairs.join(',') : '<none>';
+}
+
 export const nameOf = (o: JsonObject): string => str(obj(o.metadata).name);
 export const ageOf = (o: JsonObject, now: number | Date): string => translateTimestampSince(str(obj(o.metadata).creationTimestamp), now);
 
@@ -28,7 +36,7 @@ export const nameColumn = column('Name', 'string', 'Name of the object, unique w
 export const ageColumn = column('Age', 'string', 'Time since the object was created.');
 export const containersColumn = column('Containers', 'string', 'Names of the containers in the pod template.', { priority: 1 });
 export const imagesColumn = column('Images', 'string', 'Images of the containers in the pod template.', { priority: 1 });
-const selectorColumn = column('Selector', 'string', 'Label selector of the pods this object manages.', { priority: 1 });
+export const selectorColumn = column('Selector', 'string', 'Label selector of the pods this object manages.', { priority: 1 });
 
 /** Container names and images of a pod template, comma-joined (layoutContainerCells). */
 export function templateContainerCells(template: unknown): [string, string] {
