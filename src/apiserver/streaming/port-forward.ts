@@ -41,7 +41,14 @@ export function servePortForward(session: SpdySession, target: PortForwardTarget
 }
 
 async function forward(session: SpdySession, target: PortForwardTarget, port: number, data: SpdyStream, error: SpdyStream): Promise<void> {
-  let conn: Duplex;
+  // The client may send before the port is dialed: hold what arrives until then.
+  let conn: Duplex | undefined;
+  const early: Buffer[] = [];
+  let endedEarly = false;
+  let resetEarly = false;
+  data.on('data', (chunk: Buffer) => (conn ? conn.write(chunk) : early.push(chunk)));
+  data.on('end', () => (conn ? conn.end() : (endedEarly = true)));
+  data.on('reset', () => (conn ? conn.destroy() : (resetEarly = true)));
   try {
     if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`invalid port ${port}`);
     conn = await target.dial(port);
@@ -51,20 +58,21 @@ async function forward(session: SpdySession, target: PortForwardTarget, port: nu
     data.end();
     return;
   }
-  data.on('data', (chunk: Buffer) => conn.write(chunk));
-  data.on('end', () => conn.end());
-  data.on('reset', () => conn.destroy());
-  conn.on('data', (chunk: Buffer) => {
+  const c = conn;
+  for (const chunk of early) c.write(chunk);
+  if (endedEarly) c.end();
+  if (resetEarly) c.destroy();
+  c.on('data', (chunk: Buffer) => {
     if (!data.write(chunk)) {
-      conn.pause();
-      session.once('drain', () => conn.resume());
+      c.pause();
+      session.once('drain', () => c.resume());
     }
   });
-  conn.on('end', () => data.end());
-  conn.on('error', () => data.reset());
-  conn.on('close', () => {
+  c.on('end', () => data.end());
+  c.on('error', () => data.reset());
+  c.on('close', () => {
     data.end();
     error.end();
   });
-  session.once('close', () => conn.destroy());
+  session.once('close', () => c.destroy());
 }
