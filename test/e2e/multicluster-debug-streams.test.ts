@@ -165,7 +165,9 @@ describe('kubectl logs, exec, attach, port-forward and cp in a workspace reach t
         try {
           const port = await eventually('forwarding', () => /Forwarding from 127\.0\.0\.1:(\d+)/.exec(out)?.[1], 20_000);
           for (let i = 0; i < 3; i++) {
-            const res = await httpGet(Number(port), `/request-${i}`);
+            const res = await httpGet(Number(port), `/request-${i}`).catch((err: Error) => {
+              throw new Error(`${err.message}; kubectl port-forward said: ${out}`);
+            });
             assert.equal(res.status, 200, `${res.body}\n${out}`);
           }
         } finally {
