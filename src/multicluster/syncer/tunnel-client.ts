@@ -5,7 +5,7 @@
  * the cluster's API server with the syncer's own credentials (pod streams and the metrics API only), then pipes
  * the bytes both ways.
  */
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { dialApiServer } from '../../client/dial.js';
 import type { RestClientConfig } from '../../client/rest-client.js';
@@ -30,8 +30,12 @@ export class TunnelClient {
   private stopped = false;
   private failures = 0;
   private retry?: NodeJS.Timeout;
+  /** Connections are never reused (each becomes a stream), but the agent resumes TLS sessions for every dial back. */
+  private readonly agent: Agent;
 
-  constructor(private readonly opts: TunnelClientOptions) {}
+  constructor(private readonly opts: TunnelClientOptions) {
+    this.agent = new Agent({ ca: opts.upstream.ca, cert: opts.upstream.cert, key: opts.upstream.key, keepAlive: false, maxCachedSessions: 16 });
+  }
 
   start(): void {
     this.connect();
@@ -39,6 +43,7 @@ export class TunnelClient {
 
   stop(): void {
     this.stopped = true;
+    this.agent.destroy();
     clearTimeout(this.retry);
     this.control?.destroy();
   }
@@ -61,7 +66,7 @@ export class TunnelClient {
         ca,
         cert,
         key,
-        agent: false,
+        agent: this.agent,
         headers: { Connection: 'Upgrade', Upgrade: protocol, 'User-Agent': `atrium-syncer/${this.opts.syncTargetName}`, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
         timeout: 10_000,
       });
