@@ -97,7 +97,9 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       const url = parseRequestUrl(req.url);
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       // WithRequestDeadline + WithTimeoutForNonLongRunningRequests: before authentication, as upstream's chain.
-      if (!isLongRunning(info)) {
+      // An upgrade request becomes a stream (the tunnel of multicluster/streams too): no deadline, as upstream's
+      // streaming subresources, which are the only upgrades it serves.
+      if (!upgrade && !isLongRunning(info)) {
         const ms = requestDeadlineMs(url.searchParams);
         deadline = setTimeout(() => {
           timedOut = true;
