@@ -9,6 +9,8 @@ import { addWarnings } from '../http/response.js';
 import { fieldValidationProblems } from './field-validation-problems.js';
 import { type ParsedRequest, subresourceView } from './parsed-request.js';
 import { writeObject } from './render.js';
+import { optionsObject, validateWrite } from './admission-attributes.js';
+import type { AdmissionAttributes } from '../admission/admission.js';
 
 /**
  * Server-side apply (application/apply-patch+yaml): the configuration is merged over the live object by the
@@ -30,6 +32,7 @@ export async function handleApply(r: ParsedRequest<'apply'>): Promise<void> {
     fieldValidation === 'Ignore' || (/^\s*\{/.test(text) && findDuplicateKeys(text).length === 0) ? [] : yamlDuplicateKeys(text);
   // The configuration is pruned but not defaulted: defaults go into the merged object below.
   const warnings = [...duplicates, ...fieldValidationProblems(r, { mode: fieldValidation, obj: config, duplicates: [], kind: def.kind, withDefaults: false })];
+  let attrs: AdmissionAttributes | undefined;
   const { object, created } = await r.store.guaranteedUpdate(
     r.ctx,
     r.namespace,
@@ -53,7 +56,7 @@ export async function handleApply(r: ParsedRequest<'apply'>): Promise<void> {
       checkAppliedName(applied, r.name, r.namespace);
       // The field manager hands back the live object itself when the apply changes nothing.
       const unchanged = applied === current;
-      await r.admission.admit({
+      attrs = {
         operation: current ? 'UPDATE' : 'CREATE',
         ctx: r.ctx,
         def,
@@ -63,16 +66,21 @@ export async function handleApply(r: ParsedRequest<'apply'>): Promise<void> {
         oldObject: current ?? undefined,
         subresource: r.subresource,
         dryRun,
-      });
+        warnings,
+        options: optionsObject(current ? 'UpdateOptions' : 'CreateOptions', { dryRun, fieldManager, fieldValidation }),
+      };
+      await r.admission.admit(attrs);
+      // A mutating webhook's patch replaces the object: it is what gets stored.
+      const admitted = attrs.object!;
       // A resourceVersion in the configuration is a precondition on the existing object (the store's update checks
       // the merged object's), also when nothing would change.
       const wanted = isPlainObject(config.metadata) ? config.metadata.resourceVersion : undefined;
       if (current && typeof wanted === 'string' && wanted !== '' && wanted !== current.metadata?.resourceVersion) {
         throw errors.conflictModified({ group: def.group, resource: def.resource }, r.name);
       }
-      return unchanged ? NO_CHANGE : applied;
+      return unchanged && admitted === applied ? NO_CHANGE : admitted;
     },
-    { dryRun },
+    { dryRun, validateAdmission: r.admission.validates ? (obj, old) => validateWrite(r, attrs!)!(obj, old) : undefined },
     r.subresource,
     !r.subresource,
   );

@@ -6,6 +6,8 @@ import { goPatchedDocument, patchInvalid } from '../../patch/patch-invalid.js';
 import { findDuplicateKeys, readBody } from '../http/body.js';
 import { addWarnings } from '../http/response.js';
 import { dedupOwnerReferences } from './dedup-owner-references.js';
+import { optionsObject, validateWrite } from './admission-attributes.js';
+import type { AdmissionAttributes } from '../admission/admission.js';
 import { fieldValidationProblems } from './field-validation-problems.js';
 import { type ParsedRequest, subresourceView } from './parsed-request.js';
 import { writeObject } from './render.js';
@@ -35,6 +37,8 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
   const patchDuplicates =
     fieldValidation === 'Ignore' ? [] : findDuplicateKeys(body.toString('utf8')).map((d) => `${patchType === 'json' ? 'json patch ' : ''}duplicate field "${d}"`);
   let warnings: string[] = [];
+  const options = optionsObject('UpdateOptions', { dryRun, fieldManager, fieldValidation });
+  let attrs: AdmissionAttributes | undefined;
   const { object } = await r.store.guaranteedUpdate(
     r.ctx,
     r.namespace,
@@ -76,11 +80,12 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
       if (patched.apiVersion !== original.apiVersion || patched.kind !== original.kind) {
         throw errors.badRequest(`the API version or kind of the object changed in the patch`);
       }
-      await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: patched, oldObject: original, subresource: r.subresource, dryRun });
-      warnings.push(...dedupOwnerReferences(patched, true));
-      return patched;
+      attrs = { operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: patched, oldObject: original, subresource: r.subresource, dryRun, warnings, options };
+      await r.admission.admit(attrs);
+      warnings.push(...dedupOwnerReferences(attrs.object!, true));
+      return attrs.object!;
     },
-    { dryRun, fieldManager },
+    { dryRun, fieldManager, validateAdmission: r.admission.validates ? (obj, old) => validateWrite(r, attrs!)!(obj, old) : undefined },
     r.subresource,
   );
   addWarnings(r.res, warnings);
