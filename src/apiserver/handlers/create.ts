@@ -27,10 +27,17 @@ export async function handleCreate(r: ParsedRequest<'create'>): Promise<void> {
     operation: 'CREATE', ctx: r.ctx, def, namespace: r.namespace, name: meta.name ?? '', object: obj, dryRun, warnings,
     options: optionsObject('CreateOptions', { dryRun, fieldManager, fieldValidation: r.options.fieldValidation }),
   };
-  await r.admission.admit(attrs);
-  warnings.push(...dedupOwnerReferences(attrs.object!, true));
-  // The decoded body is this request's own: the store may write into it.
-  const created = await r.store.create(r.ctx, r.namespace, attrs.object!, { dryRun, fieldManager, inputHandedOver: true, validateAdmission: validateWrite(r, attrs) });
+  let created: KubeObject;
+  try {
+    await r.admission.admit(attrs);
+    warnings.push(...dedupOwnerReferences(attrs.object!, true));
+    // The decoded body is this request's own: the store may write into it.
+    created = await r.store.create(r.ctx, r.namespace, attrs.object!, { dryRun, fieldManager, inputHandedOver: true, validateAdmission: validateWrite(r, attrs) });
+  } catch (err) {
+    // Warnings recorded before a failure (a webhook's, say) go out with the error, as upstream's recorder sends them.
+    addWarnings(r.res, warnings);
+    throw err;
+  }
   addWarnings(r.res, [...warnings, ...(def.strategy.warnings?.(created) ?? [])]);
   writeObject(r.res, 201, created, r.output, def);
 }

@@ -16,8 +16,12 @@ export async function handleDelete(r: ParsedRequest<'delete'>): Promise<void> {
   const opts = await deleteOptionsOf(r, r.options);
   const attrs = deleteAttributes(r, r.name, opts);
   await r.admission.admit(attrs);
-  const result = await r.store.delete(r.ctx, r.namespace, r.name, { ...opts, validateAdmission: validateDelete(r, attrs) });
-  addWarnings(r.res, attrs.warnings!);
+  let result: Awaited<ReturnType<typeof r.store.delete>>;
+  try {
+    result = await r.store.delete(r.ctx, r.namespace, r.name, { ...opts, validateAdmission: validateDelete(r, attrs) });
+  } finally {
+    addWarnings(r.res, attrs.warnings!);
+  }
   if (result.deleted && !def.strategy.returnDeletedObject) {
     writeJson(r.res, 200, r.store.deletedStatus(result.object));
     return;
@@ -33,8 +37,12 @@ export async function handleDeleteCollection(r: ParsedRequest<'deletecollection'
   const attrs = deleteAttributes(r, '', opts);
   await r.admission.admit(attrs);
   // The answer is the list that was deleted, as listed (with its resourceVersion and, under a limit, continue).
-  const listed = await r.store.deleteCollection(r.ctx, r.namespace, r.options.list, { ...opts, validateAdmission: validateDelete(r, attrs) });
-  addWarnings(r.res, attrs.warnings!);
+  let listed: Awaited<ReturnType<typeof r.store.deleteCollection>>;
+  try {
+    listed = await r.store.deleteCollection(r.ctx, r.namespace, r.options.list, { ...opts, validateAdmission: validateDelete(r, attrs) });
+  } finally {
+    addWarnings(r.res, attrs.warnings!);
+  }
   writeList(r.res, listed.items, listed, r.output, def);
 }
 

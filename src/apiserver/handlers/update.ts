@@ -37,7 +37,15 @@ export async function handleUpdate(r: ParsedRequest<'update'>): Promise<void> {
     return attrs.object;
   };
   let dedupWarnings: string[] = [];
-  const { object, created } = await r.store.update(r.ctx, r.namespace, r.name, obj, { dryRun, fieldManager, admitUpdate, validateAdmission: validateWrite(r, attrs) }, r.subresource);
+  let result: { object: KubeObject; created: boolean };
+  try {
+    result = await r.store.update(r.ctx, r.namespace, r.name, obj, { dryRun, fieldManager, admitUpdate, validateAdmission: validateWrite(r, attrs) }, r.subresource);
+  } catch (err) {
+    // Warnings recorded before a failure (a webhook's, say) go out with the error, as upstream's recorder sends them.
+    addWarnings(r.res, warnings);
+    throw err;
+  }
+  const { object, created } = result;
   warnings.push(...dedupWarnings);
   addWarnings(r.res, warnings);
   writeObject(r.res, created ? 201 : 200, subresourceView(r, object), r.output, def);
