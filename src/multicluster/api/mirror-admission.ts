@@ -25,6 +25,9 @@ import { isMirror, MIRROR_CLUSTER_LABEL, MIRROR_LABEL, SYNCER_SERVICE_ACCOUNT_PR
 
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
+/** The resources syncers write mirrors of (syncer/workspace-mirrors.ts, syncer/revision-mirror.ts). */
+const MIRRORED_RESOURCES = new Set(['/pods', '/events', 'events.k8s.io/events', 'batch/jobs', 'apps/controllerrevisions']);
+
 /** Whether `user` may write `obj` (a mirror): system:masters, or the pull-mode syncer ServiceAccount of its cluster. */
 export function maySyncMirror(user: UserInfo, obj: KubeObject | undefined): boolean {
   if (user.groups.includes(SYSTEM_MASTERS)) return true;
@@ -46,7 +49,10 @@ export class ReadOnlyMirrors implements AdmissionPlugin {
     const name = attrs.name || attrs.object?.metadata?.name || '';
     // A subresource create (pods/eviction, serviceaccounts/token, ...) writes no mirror.
     if (attrs.operation === 'CREATE' && attrs.subresource) return;
-    const old = attrs.operation === 'UPDATE' ? (attrs.oldObject ?? (await this.readStored(attrs, name))) : undefined;
+    // PUT brings no old object: the stored one is read, for the resources syncers mirror only (any other object can
+    // carry the label only if a syncer or system:masters wrote it, and adding it is refused from the request alone),
+    // so that ordinary updates cost no extra read.
+    const old = attrs.operation === 'UPDATE' ? (attrs.oldObject ?? (MIRRORED_RESOURCES.has(`${attrs.def.group}/${attrs.def.resource}`) ? await this.readStored(attrs, name) : undefined)) : undefined;
     const incoming = attrs.subresource ? undefined : attrs.object;
     if (!isMirror(incoming) && !isMirror(old)) return;
     if (maySyncMirror(attrs.ctx.user, isMirror(old) ? old : incoming)) return;
