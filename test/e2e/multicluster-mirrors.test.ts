@@ -111,6 +111,11 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     for (const t of TARGETS) assert.equal(all.filter((p) => p.name.startsWith(`web--${t}-`) && p.cluster === t).length, 2, `two web pods on ${t}`);
     assert.deepEqual(new Set(all.filter((p) => p.name.startsWith('agent--')).map((p) => p.cluster)), new Set(TARGETS), 'the DaemonSet runs a pod on every cluster');
 
+    // Cheap: with nothing changing on the clusters, nothing is written (a steady pod's mirror keeps its resourceVersion).
+    const before = (await up.get(G.pods, 'db-0', scope)).metadata?.resourceVersion;
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal((await up.get(G.pods, 'db-0', scope)).metadata?.resourceVersion, before, 'a steady mirror is not rewritten');
+
     // Selectors: the Deployment's own selector finds its pods; template labels work as any label.
     assert.equal((await podRows('app=web')).length, 4);
     assert.equal((await podRows('tier=front,app=web')).length, 4);
@@ -151,6 +156,18 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     await eventually('describe pod db-0 shows its Scheduled event from its cluster', async () => {
       const out = await ok(['describe', 'pod', 'db-0', '-n', NS]);
       return /Scheduled\s.*\[st-[ab]\] Successfully assigned/.test(out) || undefined;
+    }, 60_000);
+    let described = '';
+    await eventually('describe pod db-0 shows the kubelet starting its container on its cluster', async () => {
+      described = await ok(['describe', 'pod', 'db-0', '-n', NS]);
+      return /Started\s.*kubelet\s+\[st-[ab]\] Started container c/.test(described) || undefined;
+    }, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${described}`);
+    });
+    await eventually('describe rs of web shows its pods created on both clusters', async () => {
+      const rs = (await up.list(G.rs, scope)).items.find((r) => controllerOf(r)?.name === 'web')!;
+      const out = await ok(['describe', 'rs', rs.metadata!.name!, '-n', NS]);
+      return (/SuccessfulCreate\s.*\[st-a\] Created pod: web--st-a-/.test(out) && /\[st-b\] Created pod: web--st-b-/.test(out)) || undefined;
     }, 60_000);
     await eventually('describe statefulset db shows SuccessfulCreate from its cluster', async () => {
       const out = await ok(['describe', 'statefulset', 'db', '-n', NS]);
