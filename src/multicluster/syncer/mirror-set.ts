@@ -50,6 +50,8 @@ export interface MirrorSetDeps {
   desired(down: KubeObject, namespace: string): Promise<KubeObject | undefined | 'wait'>;
   /** Pods: a mirror deleted by someone else deletes its original. */
   deleteOriginalWithMirror?: boolean;
+  /** A mirror was deleted by someone else (a user, or the garbage collector after its owner went). */
+  onForeignDelete?(mirror: KubeObject): void;
   workers?: number;
 }
 
@@ -93,6 +95,7 @@ export class MirrorSet {
       const uid = o.metadata?.uid ?? '';
       this.writtenStatus.delete(o.metadata?.name ?? '');
       if (this.deletedHere.delete(uid)) return enqueueMirror(o);
+      deps.onForeignDelete?.(o);
       if (deps.deleteOriginalWithMirror && !this.draining) {
         // Marked at once, before the owner check: the reconcile this delete enqueues must not mirror the pod anew.
         const original = this.originalOf(o);

@@ -43,7 +43,7 @@ export interface UpstreamRefsDeps {
   isCronJobRun(downNamespace: string, name: string): boolean;
 }
 
-const POSITIVE_TTL_MS = 10 * 60_000;
+const POSITIVE_TTL_MS = 2 * 60_000;
 const NEGATIVE_TTL_MS = 30_000;
 const MAX_ENTRIES = 20_000;
 
@@ -62,6 +62,14 @@ export class UpstreamRefs {
   private readonly cache = new Map<string, { value: UpstreamRef | undefined; expires: number }>();
 
   constructor(private readonly deps: UpstreamRefsDeps) {}
+
+  /**
+   * Forgets every resolution to the upstream object `uid` (it is gone: a mirror owned by it was garbage-collected),
+   * so the next mirror is given the object's successor instead of an owner the garbage collector removes it for.
+   */
+  forgetUpstream(uid: string): void {
+    for (const [k, v] of this.cache) if (v.value?.uid === uid) this.cache.delete(k);
+  }
 
   async resolve(downNamespace: string, upNamespace: string, ref: DownstreamRef): Promise<Resolution> {
     if (!ref.kind || !ref.name) return undefined;

@@ -73,7 +73,12 @@ export class WorkspaceMirrors {
 
   private set(gvr: GroupVersionResource, downstream: Informer, hasStatus: boolean, o: Pick<ConstructorParameters<typeof MirrorSet>[0], 'candidate' | 'desired' | 'deleteOriginalWithMirror'>): MirrorSet {
     const { deps } = this;
-    const set = new MirrorSet({ gvr, hasStatus, upstream: deps.upstream, upstreamCluster: deps.upstreamCluster, upstreamInformers: deps.upstreamInformers, downstream, downstreamClient: deps.downstream, namespaces: deps.namespaces, cluster: deps.cluster, ...o });
+    // A mirror deleted by someone else may have lost its owner (garbage collection): resolve owners afresh.
+    const onForeignDelete = (m: KubeObject) => {
+      const owner = controllerOf(m)?.uid;
+      if (owner) this.refs.forgetUpstream(owner);
+    };
+    const set = new MirrorSet({ gvr, hasStatus, upstream: deps.upstream, upstreamCluster: deps.upstreamCluster, upstreamInformers: deps.upstreamInformers, downstream, downstreamClient: deps.downstream, namespaces: deps.namespaces, cluster: deps.cluster, onForeignDelete, ...o });
     set.draining = this.draining;
     set.start();
     return set;
