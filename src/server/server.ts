@@ -21,6 +21,7 @@ import { Admission, type AdmissionPlugin } from '../apiserver/admission/admissio
 import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
 import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
+import { mirrorSourceOf } from '../multicluster/api/mirrors.js';
 import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
 import { ensureCertificates } from '../apiserver/certs/certificates.js';
 import { OpenAPIService } from '../apiserver/openapi/service.js';
@@ -148,7 +149,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
   // LimitRanger mutates pods early, as upstream orders it; ResourceQuota charges last, once every plugin has changed
   // the object, so it accounts what will be stored.
-  const resourceQuota = new ResourceQuotaAdmission(registry);
+  const resourceQuota = new ResourceQuotaAdmission(registry, (a) => a.object !== undefined && mirrorSourceOf(a.object) !== undefined);
   const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry)];
   try {
     for (const plugin of plugins) {

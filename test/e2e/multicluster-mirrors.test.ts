@@ -232,4 +232,18 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     await ok(['delete', 'daemonset', 'agent', '-n', NS]);
     await eventually('the agent mirrors are gone', async () => (await podRows('app=agent')).length === 0 || undefined, 60_000);
   });
+  it('a pods quota counts the mirrors but never refuses them (they record what runs); a user\'s pod is refused', async () => {
+    await ok(['create', 'quota', 'pods', '--hard=pods=1', '-n', NS]);
+    await ok(['scale', 'deployment/web', '--replicas=6', '-n', NS]);
+    await eventually('six web pods mirrored despite the quota', async () => (await podRows('app=web')).filter((p) => p.status === 'Running').length === 6 || undefined, 120_000);
+    const used = await eventually('the quota counts the mirrors', async () => {
+      const q = JSON.parse(await ok(['get', 'quota', 'pods', '-n', NS, '-o', 'json']));
+      const n = Number(q.status?.used?.pods ?? 0);
+      return n >= 6 ? n : undefined;
+    }, 30_000);
+    assert.ok(used >= 6);
+    const r = await k(['run', 'extra', '--image=nginx', '-n', NS]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /exceeded quota: pods, requested: pods=1, used: pods=\d+, limited: pods=1/);
+  });
 });
