@@ -22,6 +22,7 @@ import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.j
 import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
 import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
+import { mirrorSourceOf } from '../multicluster/api/mirrors.js';
 import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
 import { ensureCertificates } from '../apiserver/certs/certificates.js';
 import { OpenAPIService } from '../apiserver/openapi/service.js';
@@ -150,7 +151,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
   // LimitRanger mutates pods early, as upstream orders it; ResourceQuota charges last, once every plugin has changed
   // the object, so it accounts what will be stored.
-  const resourceQuota = new ResourceQuotaAdmission(registry);
+  const resourceQuota = new ResourceQuotaAdmission(registry, (a) => a.object !== undefined && mirrorSourceOf(a.object) !== undefined);
   const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry)];
   try {
     for (const plugin of plugins) {
