@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { admissionResponse, jsonPatch, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js';
 import { eventually } from '../helpers/eventually.js';
+import { multiclusterPlugin } from '../../src/multicluster/server-options.js';
 
 const MWC = '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations';
 const VWC = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
@@ -40,7 +41,8 @@ async function remove(path: string, name: string): Promise<void> {
 const cm = (ns: string, name: string, labels?: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, ...(labels ? { labels } : {}) }, data: { a: 'b' } });
 
 before(async () => {
-  ts = await startTestServer();
+  // The multi-cluster feature serves core/v1 Services (as `atrium start` does), which `service` webhooks need.
+  ts = await startTestServer({ server: { plugins: [{ ...multiclusterPlugin(), controllers: undefined }] } });
   wh = await startWebhookServer();
   for (const ns of ['wh-a', 'wh-b']) {
     const r = await ts.request('POST', '/api/v1/namespaces', { metadata: { name: ns, labels: { team: ns } } });
@@ -272,5 +274,29 @@ describe('calling webhooks', () => {
     });
     assert.equal(ok.status, 201);
     await remove(VWC, 'all');
+  });
+});
+
+describe('reaching a webhook through a service', () => {
+  it('an ExternalName Service is reached at its name, TLS verifying <name>.<namespace>.svc; a Service with no address is a clear error', async () => {
+    const port = Number(new URL(wh.url).port);
+    const created = await ts.request('POST', '/api/v1/namespaces/default/services', { metadata: { name: 'webhook' }, spec: { type: 'ExternalName', externalName: 'localhost' } });
+    assert.equal(created.status, 201, created.text);
+    wh.handle('/svc', (review) => admissionResponse(review, { allowed: false, status: { message: 'via service' } }));
+    await configure(VWC, 'svc', [hook('svc.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'webhook', path: '/svc', port }, caBundle: wh.caBundle }, namespaceSelector: { matchLabels: { team: 'wh-a' } } })]);
+    await eventually('the webhook behind the ExternalName Service refuses', async () => {
+      const x = await ts.request('POST', '/api/v1/namespaces/wh-a/configmaps', cm('wh-a', `s-${Math.random().toString(36).slice(2, 8)}`));
+      return x.status === 400 && x.json.message === 'admission webhook "svc.example.com" denied the request: via service';
+    });
+    await remove(VWC, 'svc');
+    const plain = await ts.request('POST', '/api/v1/namespaces/default/services', { metadata: { name: 'nowhere' }, spec: { ports: [{ port: 443 }] } });
+    assert.equal(plain.status, 201, plain.text);
+    await configure(VWC, 'svc-none', [hook('nowhere.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'nowhere' }, caBundle: wh.caBundle }, namespaceSelector: { matchLabels: { team: 'wh-a' } } })]);
+    const err = await eventually('the unreachable service fails closed', async () => {
+      const x = await ts.request('POST', '/api/v1/namespaces/wh-a/configmaps', cm('wh-a', `n-${Math.random().toString(36).slice(2, 8)}`));
+      return x.status === 500 ? x : undefined;
+    });
+    assert.match(err.json.message, /^Internal error occurred: failed calling webhook "nowhere.example.com": failed to call webhook: service "default\/nowhere" cannot be reached: a workspace runs no pods/);
+    await remove(VWC, 'svc-none');
   });
 });
