@@ -85,6 +85,7 @@ export class PolicyDispatcher {
       denied.push({ policy, ...(binding ? { binding } : {}), message });
     };
     const audit: Record<string, string> = {};
+    const activations = new Map<ResourceDefinition, Record<string, unknown>>();
     let namespaceObject: KubeObject | null | undefined;
     for (const { policy, bindings } of hooks) {
       let def: ResourceDefinition | undefined;
@@ -114,7 +115,7 @@ export class PolicyDispatcher {
         if (namespaceObject === undefined) namespaceObject = await this.namespaceObject(a);
         const actions = strings(spec.validationActions);
         for (const param of params) {
-          const result = this.evaluate(policy, a, def, param, namespaceObject);
+          const result = this.evaluate(policy, this.activation(a, def, namespaceObject, activations), param);
           result.failures.forEach((f) => {
             for (const action of actions) {
               if (action === 'Deny') denied.push({ policy, binding, message: f.message, ...(f.reason ? { reason: f.reason } : {}) });
@@ -237,6 +238,21 @@ export class PolicyDispatcher {
     return { apiVersion: 'v1', kind: 'Namespace', metadata: meta, ...(ns.spec ? { spec: ns.spec } : {}), ...(ns.status ? { status: ns.status } : {}) } as KubeObject;
   }
 
+  /** The variables every policy sees for the request as `def` (converted to CEL once per request and version). */
+  private activation(a: AdmissionAttributes, def: ResourceDefinition, ns: KubeObject | null, cache: Map<ResourceDefinition, Record<string, unknown>>): Record<string, unknown> {
+    let base = cache.get(def);
+    if (base) return base;
+    const asVersion = (o: KubeObject | undefined) => (o && def !== a.def ? { ...o, apiVersion: groupVersionString(def.group, def.version) } : o);
+    base = {
+      object: toCelValue(asVersion(a.operation === 'DELETE' ? undefined : a.object) ?? null, undefined),
+      oldObject: toCelValue(asVersion(a.oldObject) ?? null, undefined),
+      request: toCelValue(this.request(a, def), undefined),
+      namespaceObject: toCelValue(ns, undefined),
+    };
+    cache.set(def, base);
+    return base;
+  }
+
   /** CreateAdmissionRequest: the request as `request` sees it, in the matched version. */
   private request(a: AdmissionAttributes, def: ResourceDefinition): Json {
     const user = a.ctx.user;
@@ -261,17 +277,10 @@ export class PolicyDispatcher {
    * validationActions act on, evaluation errors included under failurePolicy Fail; auditAnnotation errors, which
    * refuse whatever the actions; and the audit annotations to publish.
    */
-  private evaluate(policy: CompiledPolicy, a: AdmissionAttributes, def: ResourceDefinition, param: KubeObject | null, ns: KubeObject | null) {
+  private evaluate(policy: CompiledPolicy, base: Record<string, unknown>, param: KubeObject | null) {
     const out = { failures: [] as { index: number; message: string; reason?: string }[], errors: [] as string[], annotations: [] as [string, string][] };
     const fail = policy.failurePolicy !== 'Ignore';
-    const asVersion = (o: KubeObject | undefined) => (o && def !== a.def ? { ...o, apiVersion: groupVersionString(def.group, def.version) } : o);
-    const activation: Record<string, unknown> = {
-      object: toCelValue(asVersion(a.operation === 'DELETE' ? undefined : a.object) ?? null, undefined),
-      oldObject: toCelValue(asVersion(a.oldObject) ?? null, undefined),
-      request: toCelValue(this.request(a, def), undefined),
-      namespaceObject: toCelValue(ns, undefined),
-      params: toCelValue(param, undefined),
-    };
+    const activation: Record<string, unknown> = { ...base, params: toCelValue(param, undefined) };
     // Variables, in order; a failed one fails the expressions that read it.
     const variables: Record<string, unknown> = {};
     const variableErrors = new Map<string, string>();
