@@ -1,30 +1,126 @@
 /**
  * The CEL environment of ValidatingAdmissionPolicies (k8s.io/apiserver pkg/admission/plugin/cel: compile.go,
  * composition.go, activation.go): `object`, `oldObject`, `request`, `namespaceObject`, `params` (declared only when
- * the policy has a paramKind) and `variables` (the policy's variables, each usable by the later ones and by every
- * validation, messageExpression and auditAnnotation), with the Kubernetes CEL library custom resource rules use.
- * Expressions compile once per text and environment; errors read as cel-go's (`compilation failed: ERROR:
- * <input>:1:6: ...`, `must evaluate to bool but got string`).
+ * the policy has a paramKind), `variables` (the policy's variables, each usable by the later ones and by every
+ * validation, messageExpression and auditAnnotation) and `authorizer` (not in messageExpressions, as upstream), with
+ * the Kubernetes CEL library custom resource rules use and the authz library (k8s.io/apiserver pkg/cel/library
+ * authz.go: `authorizer.group(g).resource(r).subresource(s).namespace(n).name(x).check(verb)`,
+ * `authorizer.path(p).check(verb)`, `authorizer.serviceAccount(ns, name)`, `authorizer.requestResource`, and a
+ * decision's `allowed()`, `reason()`, `errored()`, `error()`). Expressions compile once per text and environment;
+ * errors read as cel-go's (`compilation failed: ERROR: <input>:1:6: ...`, `must evaluate to bool but got string`).
  *
- * Deliberate differences: `authorizer` and `authorizer.requestResource` are not declared (an expression naming them
- * fails to compile, `undeclared reference to 'authorizer'`); variables are evaluated in order before the expressions
- * rather than lazily (an expression reading a variable that failed reports that variable's error, as upstream does);
- * no runtime cost budget is enforced beyond the library's.
+ * Deliberate differences: variables are evaluated in order before the expressions rather than lazily (an expression
+ * reading a variable that failed reports that variable's error, as upstream does); no runtime cost budget is enforced
+ * beyond the library's; the authz library has no fieldSelector/labelSelector (1.31 alpha upstream).
  */
 import { type ASTNode, Environment, type ParseResult } from '@marcbachmann/cel-js';
+import type { UserInfo } from '../apimachinery/user.js';
+import type { Authorizer, AuthorizationResult } from '../apiserver/authorization.js';
 import { registerKubernetesLibrary } from '../apiextensions/schema/cel/library.js';
 import { celIssues } from '../apiextensions/schema/cel/compile.js';
 
-let environments: { plain: Environment; withParams: Environment } | undefined;
+const AUTHZ = 'kubernetes.authorization.';
 
-function environment(hasParams: boolean): Environment {
-  if (!environments) {
-    const base = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
-    for (const v of ['object', 'oldObject', 'request', 'namespaceObject', 'variables']) base.registerVariable(v, 'dyn');
-    registerKubernetesLibrary(base);
-    environments = { plain: base, withParams: base.clone().registerVariable('params', 'dyn') };
+/** The `authorizer` of one request: its user, in its logical cluster. */
+export class CelAuthorizer {
+  constructor(
+    readonly authorizer: Authorizer,
+    readonly cluster: string,
+    readonly user: UserInfo,
+    /** `authorizer.requestResource`: a check of the request's own resource. */
+    public requestResource?: ResourceCheck,
+  ) {}
+}
+export class GroupCheck {
+  constructor(
+    readonly authz: CelAuthorizer,
+    readonly group: string,
+  ) {}
+}
+export class ResourceCheck {
+  constructor(
+    readonly authz: CelAuthorizer | undefined,
+    readonly group: string,
+    readonly resource: string,
+    readonly subresource = '',
+    readonly namespace = '',
+    readonly name = '',
+  ) {}
+  with(change: Partial<Pick<ResourceCheck, 'subresource' | 'namespace' | 'name'>>): ResourceCheck {
+    return new ResourceCheck(this.authz, this.group, this.resource, change.subresource ?? this.subresource, change.namespace ?? this.namespace, change.name ?? this.name);
   }
-  return hasParams ? environments.withParams : environments.plain;
+}
+export class PathCheck {
+  constructor(
+    readonly authz: CelAuthorizer,
+    readonly path: string,
+  ) {}
+}
+export class AuthzDecision {
+  constructor(readonly result: AuthorizationResult) {}
+}
+
+function decide(authz: CelAuthorizer | undefined, attrs: { verb: string; resourceRequest: boolean; path?: string; apiGroup?: string; resource?: string; subresource?: string; namespace?: string; name?: string }): AuthzDecision {
+  if (!authz) return new AuthzDecision({ decision: 'NoOpinion', reason: '', evaluationError: 'no authorizer' });
+  return new AuthzDecision(
+    authz.authorizer.authorize(authz.cluster, {
+      user: authz.user,
+      verb: attrs.verb,
+      resourceRequest: attrs.resourceRequest,
+      path: attrs.path ?? '',
+      apiGroup: attrs.apiGroup ?? '',
+      apiVersion: '*',
+      resource: attrs.resource ?? '',
+      subresource: attrs.subresource ?? '',
+      namespace: attrs.namespace ?? '',
+      name: attrs.name ?? '',
+    }),
+  );
+}
+
+function registerAuthzLibrary(env: Environment): void {
+  env
+    .registerType(`${AUTHZ}Authorizer`, CelAuthorizer)
+    .registerType(`${AUTHZ}GroupCheck`, GroupCheck)
+    .registerType(`${AUTHZ}ResourceCheck`, ResourceCheck)
+    .registerType(`${AUTHZ}PathCheck`, PathCheck)
+    .registerType(`${AUTHZ}Decision`, AuthzDecision)
+    .registerFunction(`${AUTHZ}Authorizer.group(string): ${AUTHZ}GroupCheck`, (a: CelAuthorizer, g: string) => new GroupCheck(a, g))
+    .registerFunction(`${AUTHZ}Authorizer.path(string): ${AUTHZ}PathCheck`, (a: CelAuthorizer, p: string) => new PathCheck(a, p))
+    .registerFunction(`${AUTHZ}Authorizer.serviceAccount(string, string): ${AUTHZ}Authorizer`, (a: CelAuthorizer, ns: string, name: string) => {
+      const user = { username: `system:serviceaccount:${ns}:${name}`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`] };
+      return new CelAuthorizer(a.authorizer, a.cluster, user);
+    })
+    .registerFunction(`${AUTHZ}GroupCheck.resource(string): ${AUTHZ}ResourceCheck`, (g: GroupCheck, r: string) => new ResourceCheck(g.authz, g.group, r))
+    .registerFunction(`${AUTHZ}ResourceCheck.subresource(string): ${AUTHZ}ResourceCheck`, (c: ResourceCheck, s: string) => c.with({ subresource: s }))
+    .registerFunction(`${AUTHZ}ResourceCheck.namespace(string): ${AUTHZ}ResourceCheck`, (c: ResourceCheck, s: string) => c.with({ namespace: s }))
+    .registerFunction(`${AUTHZ}ResourceCheck.name(string): ${AUTHZ}ResourceCheck`, (c: ResourceCheck, s: string) => c.with({ name: s }))
+    .registerFunction(`${AUTHZ}ResourceCheck.check(string): ${AUTHZ}Decision`, (c: ResourceCheck, verb: string) =>
+      decide(c.authz, { verb, resourceRequest: true, apiGroup: c.group, resource: c.resource, subresource: c.subresource, namespace: c.namespace, name: c.name }),
+    )
+    .registerFunction(`${AUTHZ}PathCheck.check(string): ${AUTHZ}Decision`, (c: PathCheck, verb: string) => decide(c.authz, { verb, resourceRequest: false, path: c.path }))
+    .registerFunction(`${AUTHZ}Decision.allowed(): bool`, (d: AuthzDecision) => d.result.decision === 'Allow')
+    .registerFunction(`${AUTHZ}Decision.reason(): string`, (d: AuthzDecision) => d.result.reason)
+    .registerFunction(`${AUTHZ}Decision.errored(): bool`, (d: AuthzDecision) => d.result.evaluationError !== undefined && d.result.evaluationError !== '')
+    .registerFunction(`${AUTHZ}Decision.error(): string`, (d: AuthzDecision) => d.result.evaluationError ?? '');
+}
+
+/** The four environments: with or without params, with or without the authorizer. */
+const environments = new Map<string, Environment>();
+
+function environment(hasParams: boolean, hasAuthorizer: boolean): Environment {
+  const key = `${hasParams}/${hasAuthorizer}`;
+  let env = environments.get(key);
+  if (!env) {
+    env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
+    for (const v of ['object', 'oldObject', 'request', 'namespaceObject', 'variables']) env.registerVariable(v, 'dyn');
+    registerKubernetesLibrary(env);
+    registerAuthzLibrary(env);
+    if (hasParams) env.registerVariable('params', 'dyn');
+    if (hasAuthorizer) env.registerVariable('authorizer', `${AUTHZ}Authorizer`);
+    environments.set(key, env);
+  }
+  return env;
 }
 
 /** What an expression must evaluate to: a validation or match condition bool, a message string, an annotation string or null. */
@@ -85,6 +181,7 @@ const cache = new Map<string, CompiledExpression>();
  */
 export function compileExpression(expression: string, opts: { hasParams: boolean; variables: readonly string[]; returns: ReturnKind }): CompiledExpression {
   const key = `${opts.hasParams ? 'p' : '-'}|${opts.returns}|${opts.variables.join(',')}|${expression}`;
+  // messageExpressions (the only expressions returning a string) have no authorizer, as upstream.
   let c = cache.get(key);
   if (c) return c;
   c = compile(expression, opts);
@@ -94,7 +191,7 @@ export function compileExpression(expression: string, opts: { hasParams: boolean
 }
 
 function compile(expression: string, opts: { hasParams: boolean; variables: readonly string[]; returns: ReturnKind }): CompiledExpression {
-  const env = environment(opts.hasParams);
+  const env = environment(opts.hasParams, opts.returns !== 'string');
   let program: ParseResult;
   try {
     program = env.parse(expression);

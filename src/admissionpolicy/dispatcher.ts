@@ -31,7 +31,8 @@ import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { ResourceDefinition } from '../registry/rest.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../apiserver/admission/admission.js';
 import { exempt, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, strings } from '../admissionwebhooks/matching.js';
-import { type CompiledExpression, celTypeName, evaluationMessage } from './cel.js';
+import type { Authorizer } from '../apiserver/authorization.js';
+import { CelAuthorizer, type CompiledExpression, ResourceCheck, celTypeName, evaluationMessage } from './cel.js';
 import type { CompiledPolicy, PolicyCache } from './policies.js';
 
 type Json = Record<string, unknown>;
@@ -67,6 +68,7 @@ export class PolicyDispatcher {
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly cache: PolicyCache,
+    private readonly authorizer: Authorizer,
   ) {}
 
   plugin(): AdmissionPlugin {
@@ -248,9 +250,17 @@ export class PolicyDispatcher {
       oldObject: toCelValue(asVersion(a.oldObject) ?? null, undefined),
       request: toCelValue(this.request(a, def), undefined),
       namespaceObject: toCelValue(ns, undefined),
+      authorizer: this.celAuthorizer(a),
     };
     cache.set(def, base);
     return base;
+  }
+
+  /** `authorizer` for the requesting user, with `requestResource` naming the request's resource. */
+  private celAuthorizer(a: AdmissionAttributes): CelAuthorizer {
+    const authz = new CelAuthorizer(this.authorizer, a.ctx.cluster, a.ctx.user);
+    authz.requestResource = new ResourceCheck(authz, a.def.group, a.def.resource, a.subresource ?? '', a.namespace, a.name);
+    return authz;
   }
 
   /** CreateAdmissionRequest: the request as `request` sees it, in the matched version. */

@@ -22,7 +22,7 @@ export function admissionPoliciesPlugin(): ServerPlugin {
       const status = new PolicyStatusWriter(host.registry);
       const cache = new PolicyCache(lookup('validatingadmissionpolicies'), lookup('validatingadmissionpolicybindings'), (cluster, policy) => status.observe(cluster, policy));
       await cache.start();
-      const dispatcher = new PolicyDispatcher(host.registry, cache);
+      const dispatcher = new PolicyDispatcher(host.registry, cache, host.authorizer);
       return {
         admission: [dispatcher.plugin()],
         stop() {

@@ -53,7 +53,7 @@ async function refused(what: string, path: string, body: unknown, prefix = ''): 
 
 before(async () => {
   // apps/v1 Deployments, served in every workspace here (atrium serves them in workspaces with compute).
-  ts = await startTestServer({ server: { plugins: [{ name: 'deployments', resources: [deployments] }] } });
+  ts = await startTestServer({ tokens: ['bob-token,bob,uid-bob'], server: { plugins: [{ name: 'deployments', resources: [deployments] }] } });
   for (const ns of ['vap-a', 'vap-b', 'vap-c']) await create('/api/v1/namespaces', { metadata: { name: ns, labels: { env: ns === 'vap-a' ? 'prod' : 'test' } } });
 });
 after(async () => {
@@ -312,6 +312,38 @@ describe('evaluation', () => {
     });
     assert.deepEqual(st2, { observedGeneration: 2, typeChecking: {} });
     await remove('', [VAP, 'typos']);
+  });
+
+  it('authorizer: a validation that asks RBAC whether the requesting user may do something else', async () => {
+    await create(VAP, policy('protected-label', {
+      matchConstraints: { resourceRules: configMapRules },
+      validations: [
+        {
+          expression: "!has(object.metadata.labels) || !('protected' in object.metadata.labels) || authorizer.group('').resource('configmaps').subresource('protect').namespace(object.metadata.namespace).check('update').allowed()",
+          messageExpression: "'only users allowed to update configmaps/protect may label ' + object.metadata.name + ' protected'",
+          reason: 'Forbidden',
+        },
+        { expression: "authorizer.requestResource.check('create').allowed() && authorizer.path('/healthz').check('get').allowed() == authorizer.serviceAccount('vap-c', 'x').path('/healthz').check('get').allowed()" },
+      ],
+    }));
+    await create(VAPB, binding('protected-label', { policyName: 'protected-label', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { env: 'test' } } } }));
+    // bob may create configmaps in vap-c, and nothing else.
+    await create('/apis/rbac.authorization.k8s.io/v1/namespaces/vap-c/roles', { metadata: { name: 'cm', namespace: 'vap-c' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['create'] }] });
+    await create('/apis/rbac.authorization.k8s.io/v1/namespaces/vap-c/rolebindings', { metadata: { name: 'bob', namespace: 'vap-c' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cm' }, subjects: [{ kind: 'User', name: 'bob' }] });
+    const r = await eventually('the authorizer policy in force', async () => {
+      const x = await ts.request('POST', '/api/v1/namespaces/vap-c/configmaps?dryRun=All', cm('vap-c', 'p', { protected: 'yes' }), { token: 'bob-token' });
+      return x.status === 403 ? x : undefined;
+    });
+    assert.equal(r.json.reason, 'Forbidden');
+    assert.match(r.json.message, /^configmaps "p" is forbidden: ValidatingAdmissionPolicy 'protected-label' with binding 'protected-label' denied request: only users allowed to update configmaps\/protect may label p protected$/);
+    assert.equal((await ts.request('POST', '/api/v1/namespaces/vap-c/configmaps?dryRun=All', cm('vap-c', 'p', { other: 'yes' }), { token: 'bob-token' })).status, 201);
+    // The administrator may.
+    assert.equal((await ts.request('POST', '/api/v1/namespaces/vap-c/configmaps?dryRun=All', cm('vap-c', 'p', { protected: 'yes' }))).status, 201);
+    // messageExpressions have no authorizer, as upstream.
+    const bad = await ts.request('POST', VAP, policy('authz-message', { matchConstraints: { resourceRules: configMapRules }, validations: [{ expression: 'true', messageExpression: "authorizer.path('/').check('get').reason()" }] }));
+    assert.equal(bad.status, 422);
+    assert.match(bad.json.details.causes[0].message, /compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer'/);
+    await remove('', [VAPB, 'protected-label'], [VAP, 'protected-label']);
   });
 
   it('policies apply only in their own workspace', async () => {
