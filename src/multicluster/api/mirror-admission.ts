@@ -1,6 +1,6 @@
 /**
- * ReadOnlyMirrors: mirrors (objects carrying MIRROR_LABEL: the pods, Jobs, Events and ControllerRevisions a syncer
- * records from its cluster) are written by syncers only. Anyone else is refused with 403 Forbidden when they
+ * ReadOnlyMirrors: mirrors (objects carrying MIRROR_LABEL: the pods, Jobs, ReplicaSets, PersistentVolumeClaims, Events
+ * and ControllerRevisions a syncer records from its cluster) are written by syncers only. Anyone else is refused with 403 Forbidden when they
  *
  * - create an object carrying the label (any value),
  * - update, patch or apply (main resource or a subresource such as /status) an object that carries it, or would
@@ -26,7 +26,7 @@ import { isMirror, MIRROR_CLUSTER_LABEL, MIRROR_LABEL, SYNCER_SERVICE_ACCOUNT_PR
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
 /** The resources syncers write mirrors of (syncer/workspace-mirrors.ts, syncer/revision-mirror.ts). */
-const MIRRORED_RESOURCES = new Set(['/pods', '/events', 'events.k8s.io/events', 'batch/jobs', 'apps/controllerrevisions']);
+const MIRRORED_RESOURCES = new Set(['/pods', '/events', 'events.k8s.io/events', 'batch/jobs', 'apps/controllerrevisions', 'apps/replicasets', '/persistentvolumeclaims']);
 
 /** Whether `user` may write `obj` (a mirror): system:masters, or the pull-mode syncer ServiceAccount of its cluster. */
 export function maySyncMirror(user: UserInfo, obj: KubeObject | undefined): boolean {
