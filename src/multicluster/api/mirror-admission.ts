@@ -3,7 +3,7 @@
  * and ControllerRevisions a syncer records from its cluster) are written by syncers only. Anyone else is refused with 403 Forbidden when they
  *
  * - create an object carrying the label (any value),
- * - update, patch or apply (main resource or a subresource such as /status) an object that carries it, or would
+ * - update, patch or apply (main resource or a subresource such as /status or /scale) an object that carries it, or would
  *   carry it after the write (adding or removing the label included).
  *
  * Deleting stays a matter of RBAC: `kubectl delete pod <mirror>` is how a user restarts a pod (the syncer deletes the
@@ -52,7 +52,9 @@ export class ReadOnlyMirrors implements AdmissionPlugin {
     // PUT brings no old object: the stored one is read, for the resources syncers mirror only (any other object can
     // carry the label only if a syncer or system:masters wrote it, and adding it is refused from the request alone),
     // so that ordinary updates cost no extra read.
-    const old = attrs.operation === 'UPDATE' ? (attrs.oldObject ?? (MIRRORED_RESOURCES.has(`${attrs.def.group}/${attrs.def.resource}`) ? await this.readStored(attrs, name) : undefined)) : undefined;
+    // A subresource of its own kind (a ReplicaSet's /scale: a Scale carries no labels) is judged by its parent.
+    const given = attrs.oldObject && attrs.oldObject.kind !== undefined && attrs.oldObject.kind !== attrs.def.kind ? undefined : attrs.oldObject;
+    const old = attrs.operation === 'UPDATE' ? (given ?? (MIRRORED_RESOURCES.has(`${attrs.def.group}/${attrs.def.resource}`) ? await this.readStored(attrs, name) : undefined)) : undefined;
     const incoming = attrs.subresource ? undefined : attrs.object;
     if (!isMirror(incoming) && !isMirror(old)) return;
     if (maySyncMirror(attrs.ctx.user, isMirror(old) ? old : incoming)) return;
