@@ -143,8 +143,15 @@ export class UpstreamWorkspace {
       logger.info('syncer: stopped syncing resource', { syncTarget: this.deps.syncTarget.name, workspace: this.deps.cluster, resource: name });
     }
     // Mirrors need the types served upstream: pods (and events with them) once pods sync, a CronJob's Jobs once
-    // jobs and cronjobs do.
-    await this.mirrors.ensure({ pods: this.resources.has('pods'), jobs: this.resources.has('jobs.batch') && this.resources.has('cronjobs.batch') });
+    // jobs and cronjobs do, a whole Deployment's ReplicaSets once deployments and replicasets do (and pods, which they
+    // own), a StatefulSet's claims once persistentvolumeclaims and statefulsets do.
+    const has = (r: string) => this.resources.has(r);
+    await this.mirrors.ensure({
+      pods: has('pods'),
+      jobs: has('jobs.batch') && has('cronjobs.batch'),
+      replicaSets: has('pods') && has('deployments.apps') && has('replicasets.apps'),
+      claims: has('persistentvolumeclaims') && has('statefulsets.apps'),
+    });
     this.complete = !retry;
     return retry;
   }
