@@ -59,7 +59,10 @@ export class UpstreamWorkspace {
     const onNamespace = (ns: KubeObject) => {
       for (const r of this.resources.values()) r.enqueueAll(ns.metadata?.name);
     };
-    this.mapper.upstream.addEventHandler({ add: onNamespace, update: (_o, n) => onNamespace(n) });
+    // Only what assignment reads of a namespace (isAssigned, awaitsPlacement, wants): its labels, whether it is
+    // placed, whether it is going. Other annotations (the splitter's children mark) change nothing here, and each
+    // update re-examined every object of the namespace in every resource.
+    this.mapper.upstream.addEventHandler({ add: onNamespace, update: (o, n) => (assignmentFacts(o) === assignmentFacts(n) ? undefined : onNamespace(n)) });
   }
 
   get cluster(): string {
@@ -114,6 +117,10 @@ export class UpstreamWorkspace {
       if (!followerResources.has(gvr.resource)) {
         // A workload changing assignment may pull its namespace's ConfigMaps, Secrets and ServiceAccounts along.
         const poke = (o: KubeObject) => {
+          // In a placed namespace followers carry their own decision (the placement controller's state labels), so a
+          // workload's change there moves none of them.
+          const ns = o.metadata?.namespace ? this.mapper.upstreamNamespace(o.metadata.namespace) : undefined;
+          if (ns?.metadata?.annotations?.[SPLIT_WORKLOADS_ANNOTATION] === 'true') return;
           for (const r of this.resources.values()) if (followerResources.has(r.resource)) r.enqueueAll(o.metadata?.namespace);
         };
         syncer.upstreamInformer.addEventHandler({ add: poke, update: (_o, n) => poke(n), delete: poke });
@@ -198,4 +205,11 @@ export class UpstreamWorkspace {
       throw err;
     }
   }
+}
+
+const SPLIT_WORKLOADS_ANNOTATION = 'scheduling.atrium.io/split-workloads';
+
+/** What of an upstream namespace decides its objects' assignment here. */
+function assignmentFacts(ns: KubeObject): string {
+  return JSON.stringify([ns.metadata?.labels ?? {}, ns.metadata?.annotations?.[SPLIT_WORKLOADS_ANNOTATION], ns.metadata?.deletionTimestamp]);
 }
