@@ -6,7 +6,8 @@
  * root hands in; the host knows none of the features that implement them.
  */
 import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../apimachinery/object.js';
@@ -25,6 +26,7 @@ import { answerTimeout, isLongRunning, requestDeadlineMs } from './request-deadl
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { hasInvalidPathEscape, parseRequestUrl } from './request-url.js';
 import { route } from './router.js';
+import type { ConnectHandler, UpgradeConnection } from './connect.js';
 
 /** The paths of APF's `probes` FlowSchema (exempt from flow control), GET only. */
 const probePaths = new Set(['/healthz', '/readyz', '/livez']);
@@ -54,6 +56,8 @@ export interface HostOptions {
   openapi: OpenAPIService;
   /** Why storage is unhealthy now ('' when healthy): fails /healthz, /livez and /readyz (the etcd checks). */
   storageProblem(): string;
+  /** Paths plugins answer themselves (streaming subresources; connect.ts). */
+  connect?: readonly ConnectHandler[];
 }
 
 export interface RunningHost {
@@ -72,9 +76,9 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   let ready = false;
   let stopping = false;
   const health = healthChecks({ storageProblem: opts.storageProblem, started: () => ready, shuttingDown: () => stopping });
-  const deps = { registry, admission: opts.admission, openapi: opts.openapi, health };
+  const deps = { registry, admission: opts.admission, openapi: opts.openapi, health, connect: opts.connect ?? [] };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeConnection): Promise<void> => {
     const started = Date.now();
     let ctx: RequestContext | undefined;
     let deadline: NodeJS.Timeout | undefined;
@@ -93,7 +97,9 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       const url = parseRequestUrl(req.url);
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       // WithRequestDeadline + WithTimeoutForNonLongRunningRequests: before authentication, as upstream's chain.
-      if (!isLongRunning(info)) {
+      // An upgrade request becomes a stream (the tunnel of multicluster/streams too): no deadline, as upstream's
+      // streaming subresources, which are the only upgrades it serves.
+      if (!upgrade && !isLongRunning(info)) {
         const ms = requestDeadlineMs(url.searchParams);
         deadline = setTimeout(() => {
           timedOut = true;
@@ -123,7 +129,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       info.cluster = filters.resolveCluster(info, user);
       // Credential scope, impersonation, rate limit, authorization, object quota: all before any object is read.
       ctx = { cluster: info.cluster, user: await filters.authorize(req, info, user) };
-      await route(req, res, info, url.searchParams, ctx, deps);
+      await route(req, res, info, url.searchParams, ctx, deps, upgrade);
     } catch (err) {
       if (timedOut) return; // already answered 504; whatever the handler ran into afterwards is moot
       if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url });
@@ -164,6 +170,20 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       });
     },
   );
+  // A request asking to switch protocols (kubectl exec/attach/port-forward: WebSocket, or SPDY/3.1 as the fallback)
+  // passes the same filter chain; its response is bound to the raw socket, which a connect handler may take over
+  // with a 101. Any other answer closes the connection, as Go's server does after a refused upgrade.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Socket);
+    res.shouldKeepAlive = false;
+    res.once('finish', () => socket.end());
+    socket.on('error', () => socket.destroy());
+    handle(req, res, { socket, head }).catch((err) => {
+      logger.error('unhandled upgrade failure', { error: (err as Error).stack });
+      socket.destroy();
+    });
+  });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   // Watches are long-lived: the deadline of other requests is handle()'s (request-deadline.ts), as upstream's filters.

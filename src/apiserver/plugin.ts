@@ -8,6 +8,7 @@ import type { ResourceDefinition } from '../registry/rest.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { AdmissionPlugin } from './admission/admission.js';
 import type { Authorizer } from './authorization.js';
+import type { ConnectHandler } from './connect.js';
 
 /** Something running that stops cleanly. */
 export interface Stoppable {
@@ -54,6 +55,8 @@ export interface ServerPlugin {
 
 export interface InstalledPlugin {
   readonly admission?: readonly AdmissionPlugin[];
+  /** Paths the plugin answers itself rather than the generic store (streaming subresources; see connect.ts). */
+  readonly connect?: readonly ConnectHandler[];
   /** Stops what install() started, after the listener has closed. */
   stop?(): void | Promise<void>;
 }

@@ -3,6 +3,7 @@ import { errors } from '../apimachinery/status.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { RequestContext } from '../registry/rest.js';
 import type { Admission } from './admission/admission.js';
+import { findConnectHandler, type ConnectHandler, type UpgradeConnection } from './connect.js';
 import {
   aggregatedDiscovery,
   apiGroup,
@@ -25,10 +26,12 @@ export interface RouterDeps {
   openapi: OpenAPIService;
   /** The named checks of /healthz, /livez and /readyz. */
   health: HealthChecks;
+  /** What plugins answer themselves (connect.ts). */
+  connect: readonly ConnectHandler[];
 }
 
 /** Routes an authenticated request: non-resource paths (health, version, discovery, OpenAPI) or a resource verb. */
-export async function route(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, ctx: RequestContext, deps: RouterDeps): Promise<void> {
+export async function route(req: IncomingMessage, res: ServerResponse, info: RequestInfo, query: URLSearchParams, ctx: RequestContext, deps: RouterDeps, upgrade?: UpgradeConnection): Promise<void> {
   const path = info.path.replace(/\/+$/, '') || '/';
   if (!info.isResourceRequest) {
     if (await serveNonResource(req, res, path, info, deps)) return;
@@ -43,6 +46,8 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
   }
   const store = info.wildcardCluster ? deps.registry.lookupWildcard(info.apiGroup, info.apiVersion, info.resource) : deps.registry.lookup(ctx.cluster, info.apiGroup, info.apiVersion, info.resource);
   if (!store) return notFound(res, path, info, deps);
+  const connect = info.wildcardCluster ? undefined : findConnectHandler(deps.connect, info);
+  if (connect) return connect.serve({ req, res, upgrade, info, query, ctx, store });
   await handleResource({ req, res, info, query, ctx, store, admission: deps.admission });
 }
 

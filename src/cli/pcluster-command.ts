@@ -27,6 +27,7 @@ interface PclusterFlags {
   horizontalPodAutoscalerSyncPeriod: number;
   horizontalPodAutoscalerDownscaleStabilization: number;
   controllers: string[];
+  containerLogInterval: number;
 }
 
 function parseTimeScale(v: string): number {
@@ -65,6 +66,7 @@ async function run(flags: PclusterFlags): Promise<void> {
         hpaSyncPeriodMs: flags.horizontalPodAutoscalerSyncPeriod,
         hpaDownscaleStabilizationMs: flags.horizontalPodAutoscalerDownscaleStabilization,
         controllers: flags.controllers,
+        containerLogIntervalMs: flags.containerLogInterval,
       }),
     ready: (cluster) => `pcluster ${flags.name} is serving at ${cluster.url} with ${cluster.nodeNames.length} node(s); point kubectl at it with: export KUBECONFIG=${cluster.kubeconfigPath}`,
     failure: `pcluster ${flags.name} failed to start`,
@@ -99,6 +101,7 @@ export function addPclusterCommand(program: Command): void {
       if (!(deploymentSchemaVariants as readonly string[]).includes(v)) throw new Error(`must be one of ${deploymentSchemaVariants.join(', ')}`);
       return v as DeploymentSchemaVariant;
     }))
+    .addOption(new Option('--container-log-interval <duration>', 'how often each running simulated container writes its heartbeat and probe lines to its log').argParser(flagParser(parseFlagDuration)).default(5000, '5s'))
     .addOption(
       new Option('--controllers <list>', `the workload controllers to run (${workloadControllerNames.join(', ')}): * is all, -name disables one, a list without * runs only those named (-* none)`)
         .argParser(flagParser(parseControllerList))
@@ -111,7 +114,11 @@ Simulation knobs, set as annotations on a pod or a pod template:
   sim.atrium.io/run-seconds: "5"          how long a Job-style pod's containers run (default --job-duration)
   sim.atrium.io/exit-code: "1"            their exit code: non-zero fails the pod (Never) or restarts the container (OnFailure)
   sim.atrium.io/cpu-utilization: "150"    CPU usage in percent of the request, as the HPA sees it (default 10)
-  sim.atrium.io/memory-utilization: "80"  memory usage likewise (default 30)`,
+  sim.atrium.io/memory-utilization: "80"  memory usage likewise (default 30), also what \`kubectl top\` shows
+
+Debugging (docs/pcluster.md, "Debugging pods"): kubectl logs, exec, attach, cp, port-forward and top work against the
+cluster. exec runs the command as a LOCAL process of the pcluster (a simulation, not a container), in a per-container
+working directory under the root dir, so it is served only while the pcluster listens on a loopback address.`,
     )
     .action(run);
 }

@@ -11,6 +11,7 @@ import { flagParser } from './flags.js';
 import { runCommand } from './run-command.js';
 import { parseFlagDuration } from '../apimachinery/go-duration.js';
 import { Syncer } from '../multicluster/syncer/syncer.js';
+import { TunnelClient } from '../multicluster/syncer/tunnel-client.js';
 
 interface SyncerFlags {
   fromKubeconfig: string;
@@ -21,21 +22,30 @@ interface SyncerFlags {
   importPollInterval: number;
 }
 
-async function startSyncer(flags: SyncerFlags): Promise<{ syncer: Syncer; cluster: string }> {
+async function startSyncer(flags: SyncerFlags): Promise<{ syncer: Syncer; tunnel: TunnelClient; cluster: string }> {
   const fromKc = await readKubeconfig(flags.fromKubeconfig);
   const cluster = flags.fromCluster ?? clusterFromServerURL(fromKc.currentServer()) ?? 'root';
   const upstream = await RestClient.fromKubeconfig(flags.fromKubeconfig, { userAgent: `atrium-syncer/${flags.syncTargetName}` });
   const downstream = flags.toKubeconfig === 'in-cluster' ? inClusterClient(flags.syncTargetName) : await RestClient.fromKubeconfig(flags.toKubeconfig, { userAgent: `atrium-syncer/${flags.syncTargetName}` });
   const syncer = new Syncer({ upstream, upstreamCluster: cluster, downstream, syncTargetName: flags.syncTargetName, heartbeatIntervalMs: flags.heartbeatInterval, importPollIntervalMs: flags.importPollInterval });
   await syncer.start();
-  return { syncer, cluster };
+  // atrium cannot reach this cluster: pod streams (logs, exec, ...) and metrics come through the syncer's tunnel.
+  const tunnel = new TunnelClient({ upstream: upstream.config, cluster, syncTargetName: flags.syncTargetName, downstream: downstream.config });
+  tunnel.start();
+  return { syncer, tunnel, cluster };
 }
 
 function run(flags: SyncerFlags): Promise<void> {
   return runCommand({
     start: async () => {
-      const { syncer, cluster } = await startSyncer(flags);
-      return { cluster, stop: () => syncer.stop() };
+      const { syncer, tunnel, cluster } = await startSyncer(flags);
+      return {
+        cluster,
+        stop: () => {
+          tunnel.stop();
+          return syncer.stop();
+        },
+      };
     },
     ready: ({ cluster }) => `syncer for SyncTarget ${flags.syncTargetName} in ${cluster} is running`,
     failure: 'syncer failed',

@@ -11,12 +11,14 @@ import { namespaceControllerInstaller } from './namespace/controller.js';
 import { serviceAccountControllerInstaller } from './serviceaccount/controller.js';
 import { rootCACertPublisherInstaller } from './rootcacertpublisher/controller.js';
 import { garbageCollectorInstaller } from './garbagecollector/controller.js';
+import { kubernetesServiceInstaller } from './kubernetesservice/controller.js';
 
 /** Every controller atrium runs, in start order. */
 export const installers: ControllerInstaller[] = [
   namespaceControllerInstaller,
   serviceAccountControllerInstaller,
   rootCACertPublisherInstaller,
+  kubernetesServiceInstaller,
   garbageCollectorInstaller,
 ];
 
@@ -72,7 +74,7 @@ export async function runControllers(opts: RunControllersOptions): Promise<{ sto
   const { server } = opts;
   const client = new RestClient({ url: server.url, ca: server.caPem, token: server.adminToken, cert: server.certPem, key: server.keyPem, userAgent: opts.userAgent });
   const informers = new InformerFactory(client);
-  const ctx: ControllerContext = { client, informers, caPem: server.caPem };
+  const ctx: ControllerContext = { client, informers, caPem: server.caPem, serverUrl: server.url };
   const running: RunningController[] = opts.installers.map((i) => i.install(ctx));
   informers.start();
   if (opts.waitForSync !== false) await informers.waitForSync();

@@ -1,7 +1,7 @@
 /**
  * What a server needs for transparent multi-cluster, as a plugin: the SyncTarget, APIResourceImport, scheduling and
  * Service resources, the Kubernetes workload types in every workspace with compute (serving/), the admission that
- * guards them, and the negotiation, compute-API, SyncTarget (which runs push-mode syncers), scheduling, splitter,
+ * guards them, the pod streams (logs, exec, attach, port-forward) and the syncer tunnels they use, and the negotiation, compute-API, SyncTarget (which runs push-mode syncers), scheduling, splitter,
  * revision-history (split Deployments' ReplicaSets) and placement controllers. `atrium start` passes it to startServer; tests pass it through
  * startTestServer({ server: multiclusterServerOptions() }).
  */
@@ -23,6 +23,10 @@ import { placementControllerInstaller, type PlacementControllerOptions } from '.
 import { workspaceWorkloadResources } from './api/workload-resources.js';
 import { ComputeIndex } from './serving/compute-index.js';
 import { WorkspaceWorkloadSource } from './serving/workload-source.js';
+import { TunnelHub } from './streams/tunnel-hub.js';
+import { DownstreamDialer } from './streams/downstream-dialer.js';
+import { podStreamsHandlers } from './streams/pod-streams.js';
+import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
 
 export type MulticlusterOptions = SyncTargetControllerOptions & {
   /** Options of the scheduling controller (Locations, Placements, namespace assignment, failover). */
@@ -85,14 +89,22 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
       const compute = new ComputeIndex(stores);
       await compute.start();
       host.registry.addSource(new WorkspaceWorkloadSource(compute, workspaceWorkloadResources, host.registry), { first: true });
+      // Pod streams (logs, exec, attach, port-forward) reach the pod on its cluster: directly in push mode, through
+      // the syncer's tunnel otherwise (streams/).
+      const tunnels = new TunnelHub();
+      const dialer = new DownstreamDialer(tunnels);
       return {
+        connect: [...podStreamsHandlers(host.registry, dialer), tunnelEndpoint(tunnels)],
         // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
         // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
         admission: [
           reservedSyncTargetAnnotations(host.registry),
           new PlacementLocationWorkspace({ resolvePath: (p) => host.resolveWorkspacePath(p), authorize: (c, a) => host.authorizer.authorize(c, a) }),
         ],
-        stop: () => compute.stop(),
+        stop: () => {
+          tunnels.stop();
+          compute.stop();
+        },
       };
     },
     controllers: (server) => startMulticlusterControllers(server, opts),

@@ -29,6 +29,10 @@ import { storageControllerInstaller } from './controllers/storage/controller.js'
 import { parseNodeCapacity, defaultNodeCapacity, defaultStorageCapacity, parseStorageCapacity } from './options.js';
 import { deploymentsWithSchemaVariant, type DeploymentSchemaVariant } from './schema-variants.js';
 import { type WorkloadControllerOptions, workloadControllerInstallers } from './workload-controllers.js';
+import { ContainerRuntime } from './runtime/container-runtime.js';
+import { containerRuntimeInstaller } from './runtime/runtime-installer.js';
+import { debuggingHandlers } from './debug/handlers.js';
+import { metricsHandlers, nodeMetricsResource, podMetricsResource } from './debug/metrics-api.js';
 
 export interface PclusterOptions extends ServerOptions, WorkloadControllerOptions {
   /** Cluster name; nodes are called `<name>-node-<i>`. */
@@ -45,6 +49,8 @@ export interface PclusterOptions extends ServerOptions, WorkloadControllerOption
   storageCapacity?: string;
   /** The load-balancer address pool, an IPv4 CIDR (default 172.18.<n>.0/24, n from the name; see ip-pool.ts). */
   loadBalancerCIDR?: string;
+  /** How often each running simulated container writes its heartbeat and probe lines (default 5000 ms). */
+  containerLogIntervalMs?: number;
 }
 
 export interface RunningPcluster extends RunningServer {
@@ -68,6 +74,8 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
   const nodes = simulatedNodes(opts.name, opts.nodes ?? 1, opts.nodeCapacity ?? parseNodeCapacity(defaultNodeCapacity));
   const storageCapacityBytes = parseStorageCapacity(opts.storageCapacity ?? defaultStorageCapacity);
   const pool = parsePool(opts.loadBalancerCIDR ?? defaultPoolCIDR(opts.name));
+  // The simulated containers: logs, exec'd processes, listeners on their ports (runtime/container-runtime.ts).
+  const runtime = new ContainerRuntime({ clusterName: opts.name, rootDir: opts.rootDir, logIntervalMs: opts.containerLogIntervalMs });
   const installers: ControllerInstaller[] = [
     replicaSetControllerInstaller,
     replicationControllerInstaller,
@@ -79,18 +87,25 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     endpointSliceControllerInstaller,
     serviceLoadBalancerInstaller(pool),
     ingressControllerInstaller(pool),
+    containerRuntimeInstaller(runtime),
     // StatefulSets, DaemonSets, Jobs, CronJobs, HPAs, PodDisruptionBudgets.
     ...workloadControllerInstallers(opts),
   ];
-  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, jobDurationMs: _jd, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, ...serverOptions } = opts;
+  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, jobDurationMs: _jd, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, containerLogIntervalMs: _li, ...serverOptions } = opts;
   const resources = deploymentSchema ? workloadResources.map((r) => (r.resource === 'deployments' ? deploymentsWithSchemaVariant(deploymentSchema) : r)) : workloadResources;
   // The cluster's own API and controllers plug in like any feature; the caller's plugins come after them.
   const workloads: ServerPlugin = {
     name: 'pcluster',
-    resources,
+    // metrics.k8s.io as metrics-server serves it, computed on read (debug/metrics-api.ts).
+    resources: [...resources, podMetricsResource, nodeMetricsResource],
     async install(host) {
       await createBootstrapObjects(host, [defaultStorageClass(), defaultIngressClass()]);
-      return { admission: [defaultStorageClassAdmission(host), defaultIngressClassAdmission(host), storageObjectInUseProtection] };
+      return {
+        admission: [defaultStorageClassAdmission(host), defaultIngressClassAdmission(host), storageObjectInUseProtection],
+        // pods/log, exec, attach, portforward: only the simulated cluster serves them, from its simulated containers.
+        connect: [...debuggingHandlers(host, runtime, serverOptions.bindAddress), ...metricsHandlers(host)],
+        stop: () => runtime.stop(),
+      };
     },
     controllers: (running) => runControllers({ server: running, userAgent: 'atrium-pcluster/v0.0.0', installers, logAs: 'pcluster controllers started' }),
   };

@@ -176,6 +176,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registry,
     admission,
     openapi: new OpenAPIService(),
+    connect: installed.flatMap((p) => p.connect ?? []),
     // Storage that tracks its own health (etcd) takes /healthz, /livez and /readyz down while it is unreachable.
     storageProblem: () => {
       const tracked = storage as Partial<Pick<EtcdStore, 'isHealthy' | 'healthMessage'>>;

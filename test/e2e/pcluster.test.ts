@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pluginBinDir, runKubectl } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
@@ -167,5 +167,27 @@ spec:
       const rs = (await kubectlJson(k, ['get', 'rs', '-l', 'app=web', '-o', 'json'])).items;
       return items.length === 0 && rs.length === 0 ? true : undefined;
     }, 30_000, 200);
+  });
+  it('has the kubernetes Service, Endpoints and EndpointSlice pointing at the cluster\'s API server', async () => {
+    const port = Number((await kubectlOk(k, ['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}'])).trim().split(':').pop());
+    // The advertised address is the host's first non-internal IPv4 (Endpoints refuse loopback), as kube-apiserver's.
+    const ip = Object.values(networkInterfaces()).flatMap((a) => a ?? []).find((a) => a.family === 'IPv4' && !a.internal)?.address;
+    if (ip === undefined) {
+      assert.equal((await k.kubectl(['get', 'endpoints', 'kubernetes', '-n', 'default'])).code, 1, 'no routable address: no Endpoints');
+    } else {
+      const ep = await eventually('default/kubernetes Endpoints', async () => {
+        const r = await k.kubectl(['get', 'endpoints', 'kubernetes', '-n', 'default', '-o', 'json']);
+        return r.code === 0 ? JSON.parse(r.stdout) : undefined;
+      }, 20_000, 200);
+      assert.deepEqual(ep.subsets, [{ addresses: [{ ip }], ports: [{ name: 'https', port, protocol: 'TCP' }] }]);
+      assert.equal(ep.metadata.labels['endpointslice.kubernetes.io/skip-mirror'], 'true');
+      const slice = await kubectlJson(k, ['get', 'endpointslices.discovery.k8s.io', 'kubernetes', '-n', 'default']);
+      assert.equal(slice.addressType, 'IPv4');
+      assert.deepEqual(slice.endpoints, [{ addresses: [ip], conditions: { ready: true } }]);
+      assert.deepEqual(slice.ports, [{ name: 'https', port, protocol: 'TCP' }]);
+    }
+    const svc = await kubectlJson(k, ['get', 'service', 'kubernetes', '-n', 'default']);
+    assert.equal(svc.spec.clusterIP, '10.96.0.1');
+    assert.deepEqual(svc.spec.ports, [{ name: 'https', port: 443, protocol: 'TCP', targetPort: port }]);
   });
 });

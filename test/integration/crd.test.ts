@@ -274,6 +274,34 @@ describe('custom resources', () => {
     const v2 = (await ts.request('GET', '/openapi/v2')).json;
     assert.ok(v2.definitions['com.example.stable.v1.CronTab']);
   });
+
+  it('publish a schemaless CRD (root preserves unknown fields) in OpenAPI v2 as a bare object, and untype open nested objects', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'noschemas.open.example.com' },
+      spec: {
+        group: 'open.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'noschemas', singular: 'noschema', kind: 'NoSchema', listKind: 'NoSchemaList' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    };
+    await installCRD(ts, crd);
+    const nested = structuredClone(crd);
+    nested.metadata.name = 'halfopens.open.example.com';
+    nested.spec.names = { plural: 'halfopens', singular: 'halfopen', kind: 'HalfOpen', listKind: 'HalfOpenList' };
+    (nested.spec.versions[0]!.schema as any) = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { a: { type: 'string' } } } } } };
+    await installCRD(ts, nested);
+    const v2 = (await ts.request('GET', '/openapi/v2')).json;
+    // As apiextensions-apiserver's buildKubeNative: no properties, no type meta, no extension but the GVK.
+    assert.deepEqual(v2.definitions['com.example.open.v1.NoSchema'], { type: 'object', 'x-kubernetes-group-version-kind': [{ group: 'open.example.com', kind: 'NoSchema', version: 'v1' }] });
+    assert.deepEqual(v2.definitions['com.example.open.v1.HalfOpen'].properties.spec, { 'x-kubernetes-preserve-unknown-fields': true });
+    // v3 keeps the schema as written, with type meta.
+    const v3 = (await ts.request('GET', '/openapi/v3/apis/open.example.com/v1')).json.components.schemas['com.example.open.v1.NoSchema'];
+    assert.equal(v3['x-kubernetes-preserve-unknown-fields'], true);
+    assert.ok(v3.properties.metadata);
+  });
 });
 
 describe('operator-grade CRDs', () => {

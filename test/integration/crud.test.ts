@@ -306,6 +306,27 @@ describe('CRUD', () => {
     assert.equal(got.json.stringData, undefined);
   });
 
+  it('a ConfigMap or Secret holding more than 1 MiB of values is 422 and nothing is stored (core.MaxSecretSize)', async () => {
+    const ns = await createNamespace(ts, 'crud');
+    const half = 'x'.repeat(512 * 1024);
+    // data and binaryData count together; binaryData by its decoded bytes.
+    const big = await ts.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'big' }, data: { a: half }, binaryData: { b: Buffer.from(half + 'y').toString('base64') } });
+    assertStatus(big, 422, 'Invalid', 'ConfigMap "big" is invalid: []: Too long: may not be more than 1048576 bytes');
+    assert.deepEqual(big.json.details.causes, [{ reason: 'FieldValueTooLong', message: 'Too long: may not be more than 1048576 bytes', field: '[]' }]);
+    assert.equal((await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps/big`)).status, 404);
+    // Exactly the limit is fine, and an update past it is refused without losing the stored object.
+    const fits = await createConfigMap(ts, ns, 'fits', { data: { a: half, b: half } });
+    const grown = structuredClone(fits);
+    grown.data.c = 'z';
+    assertStatus(await ts.request('PUT', `/api/v1/namespaces/${ns}/configmaps/fits`, grown), 422, 'Invalid', 'ConfigMap "fits" is invalid: []: Too long: may not be more than 1048576 bytes');
+    assert.equal((await ts.request('GET', `/api/v1/namespaces/${ns}/configmaps/fits`)).json.data.c, undefined);
+    // A Secret's data counts decoded, stringData folded in first; reported on `data`.
+    const s = await ts.request('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'big' }, data: { a: Buffer.from(half).toString('base64') }, stringData: { b: half + 'y' } });
+    assertStatus(s, 422, 'Invalid', 'Secret "big" is invalid: data: Too long: may not be more than 1048576 bytes');
+    const ok = await ts.request('POST', `/api/v1/namespaces/${ns}/secrets`, { metadata: { name: 'ok' }, data: { a: Buffer.from(half).toString('base64') }, stringData: { b: half } });
+    assert.equal(ok.status, 201, ok.text);
+  });
+
   it('an immutable configmap refuses data changes but can be deleted', async () => {
     const ns = await createNamespace(ts, 'crud');
     const cm = await createConfigMap(ts, ns, 'frozen', { data: { a: '1' }, immutable: true });

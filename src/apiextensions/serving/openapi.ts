@@ -43,14 +43,18 @@ function build(input: CRSchemaInput, version: 'v2' | 'v3'): Record<string, Schem
   const name = crDefinitionName(input.group, input.version, input.kind);
   const listName = crDefinitionName(input.group, input.version, input.listKind);
   const base: Schema = input.schema ? (structuredClone(input.schema) as Schema) : { type: 'object' };
-  const kindSchema = version === 'v2' ? toV2(base) : base;
-  const props = ((kindSchema.properties as Record<string, Schema> | undefined) ?? {});
-  // A v2 root that preserves unknown fields stays free of properties, type meta included, or kubectl's validator would
-  // reject every field it does not list.
-  const openRoot = version === 'v2' && !!kindSchema['x-kubernetes-preserve-unknown-fields'];
-  const metaRef = version === 'v3' ? { description: metadataDescription, allOf: [{ $ref: ref(version, OBJECT_META) }] } : { description: metadataDescription, $ref: ref(version, OBJECT_META) };
-  kindSchema.type ??= 'object';
-  if (!openRoot) {
+  // No schema, or a v2 root that preserves unknown fields: a bare object with only the GVK extension (builder.go
+  // buildKubeNative) — no properties, not even type meta, or kubectl's validator would reject every field it does not
+  // list; and not the preserve-unknown-fields extension either.
+  const bare = !input.schema || (version === 'v2' && !!base['x-kubernetes-preserve-unknown-fields']);
+  let kindSchema: Schema;
+  if (bare) {
+    kindSchema = { type: 'object' };
+  } else {
+    kindSchema = version === 'v2' ? toV2(base) : base;
+    const props = (kindSchema.properties as Record<string, Schema> | undefined) ?? {};
+    const metaRef = version === 'v3' ? { description: metadataDescription, allOf: [{ $ref: ref(version, OBJECT_META) }] } : { description: metadataDescription, $ref: ref(version, OBJECT_META) };
+    kindSchema.type ??= 'object';
     kindSchema.properties = {
       ...props,
       apiVersion: { description: apiVersionDescription, type: 'string', ...(props.apiVersion ?? {}) },
@@ -79,7 +83,8 @@ function build(input: CRSchemaInput, version: 'v2' | 'v3'): Record<string, Schem
  * Swagger 2.0 cannot say what OpenAPI 3 can, and kubectl's v2 validator rejects what it does not expect, so (as upstream's
  * ToStructuralOpenAPIV2 does): drop the logic junctors; a nullable value loses its type, items and properties; a value
  * that preserves unknown fields loses its items and properties (kubectl would otherwise call the unknown ones errors);
- * an array left without items loses its type; nullable properties are no longer required.
+ * an array left without items loses its type, and so does an object that preserves unknown fields; nullable properties
+ * are no longer required.
  */
 function toV2(s: Schema): Schema {
   delete s.oneOf;
@@ -99,6 +104,8 @@ function toV2(s: Schema): Schema {
     delete s.properties;
   }
   if (s.type === 'array' && s.items === undefined) delete s.type;
+  // kubectl does not handle an object that preserves unknown fields either: it becomes untyped.
+  if (s['x-kubernetes-preserve-unknown-fields'] && s.type === 'object') delete s.type;
   const props = s.properties as Record<string, Schema> | undefined;
   if (props && Array.isArray(s.required)) {
     const required = (s.required as string[]).filter((f) => !props[f]?.nullable);

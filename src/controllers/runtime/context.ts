@@ -9,6 +9,8 @@ export interface ControllerContext {
   informers: InformerFactory;
   /** PEM of the server's CA (published as kube-root-ca.crt). */
   caPem: string;
+  /** https://host:port of the server (what the `kubernetes` Service's Endpoints name). */
+  serverUrl: string;
 }
 
 /** A running controller as the manager sees it. */

@@ -163,7 +163,8 @@ export const REVISION_HISTORY_LABEL = 'scheduling.atrium.io/revision-history';
 
 /**
  * Whether `obj` is the kind of object that never syncs even in an assigned namespace (per-cluster machinery): the
- * `kube-root-ca.crt` ConfigMap, the `default` ServiceAccount, ServiceAccount token Secrets. A Secret read as metadata
+ * `kube-root-ca.crt` ConfigMap, the `default` ServiceAccount, ServiceAccount token Secrets, the `default/kubernetes`
+ * Service with its Endpoints and EndpointSlice. A Secret read as metadata
  * only carries no type; token Secrets are told by their service-account annotation then. Also the ReplicaSets of a
  * split Deployment's revision history (REVISION_HISTORY_LABEL), which exist upstream only: the placement controller
  * never places them and no syncer copies them.
@@ -174,6 +175,8 @@ export function isClusterLocal(resource: string, obj: KubeObject): boolean {
   if (resource === 'controllerrevisions' || obj.metadata?.labels?.[REVISION_MIRROR_LABEL] !== undefined) return true;
   if (resource === 'replicasets' && obj.metadata?.labels?.[REVISION_HISTORY_LABEL] === 'true') return true;
   if (resource === 'configmaps' && name === 'kube-root-ca.crt') return true;
+  // The API server's own Service (controllers/kubernetesservice): every cluster has its own.
+  if (name === 'kubernetes' && obj.metadata?.namespace === 'default' && (resource === 'services' || resource === 'endpoints' || resource === 'endpointslices')) return true;
   if (resource === 'serviceaccounts' && name === 'default') return true;
   if (resource === 'secrets' && ((obj as { type?: string }).type === 'kubernetes.io/service-account-token' || obj.metadata?.annotations?.['kubernetes.io/service-account.name'] !== undefined)) return true;
   return false;

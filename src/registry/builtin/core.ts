@@ -32,6 +32,29 @@ function validateDataKeys(obj: KubeObject, fields: string[]): FieldError[] {
   return errs;
 }
 
+/** core.MaxSecretSize: the most bytes of values a ConfigMap (data + binaryData) or a Secret (data) may hold. */
+export const MAX_DATA_BYTES = 1024 * 1024;
+
+/** The bytes a data bag's values hold: strings as UTF-8, base64 fields (binaryData, a Secret's data) decoded. */
+function dataBytes(data: unknown, base64: boolean): number {
+  if (!isPlainObject(data)) return 0;
+  let total = 0;
+  for (const v of Object.values(data)) {
+    if (typeof v !== 'string') continue;
+    total += base64 ? Buffer.byteLength(v, 'base64') : Buffer.byteLength(v, 'utf8');
+  }
+  return total;
+}
+
+/**
+ * ValidateConfigMap's size rule: the values of data and binaryData together. Upstream reports it on the empty path,
+ * which Go's field.Path prints as `[]` ("the error refers to the whole object").
+ */
+function configMapSizeErrors(obj: KubeObject): FieldError[] {
+  const total = dataBytes(obj.data, false) + dataBytes(obj.binaryData, true);
+  return total > MAX_DATA_BYTES ? [fe.tooLong('[]', '', MAX_DATA_BYTES)] : [];
+}
+
 function immutableDataErrors(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {
   if (old.immutable !== true) return [];
   const errs: FieldError[] = [];
@@ -113,8 +136,8 @@ const configmaps = defineBuiltin({
   shortNames: ['cm'],
   definitionName: 'io.k8s.api.core.v1.ConfigMap',
   strategy: {
-    validate: (obj) => validateDataKeys(obj, ['data', 'binaryData']),
-    validateUpdate: (obj, old) => [...validateDataKeys(obj, ['data', 'binaryData']), ...immutableDataErrors(obj, old, ['data', 'binaryData'])],
+    validate: (obj) => [...validateDataKeys(obj, ['data', 'binaryData']), ...configMapSizeErrors(obj)],
+    validateUpdate: (obj, old) => [...validateDataKeys(obj, ['data', 'binaryData']), ...configMapSizeErrors(obj), ...immutableDataErrors(obj, old, ['data', 'binaryData'])],
   },
 });
 
@@ -176,6 +199,8 @@ function goJSONObjectError(text: string): string | undefined {
 
 function validateSecret(obj: KubeObject): FieldError[] {
   const errs = validateDataKeys(obj, ['data']);
+  // ValidateSecret sums the decoded values of data (stringData is folded in by then) and reports it on `data`.
+  if (dataBytes(obj.data, true) > MAX_DATA_BYTES) errs.push(fe.tooLong('data', '', MAX_DATA_BYTES));
   const type = typeof obj.type === 'string' ? obj.type : 'Opaque';
   const data = isPlainObject(obj.data) ? obj.data : {};
   errs.push(...secretTypeErrors(obj, type, data));

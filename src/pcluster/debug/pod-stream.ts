@@ -1,0 +1,133 @@
+/**
+ * pods/exec, pods/attach and pods/portforward on the simulated cluster. The pod is read and its container chosen as
+ * the API server does (400s for a missing or ambiguous container, an unbound or finished pod), then the connection
+ * switches protocols: WebSocket (kubectl 1.30+: v5.channel.k8s.io … channel.k8s.io for exec and attach,
+ * SPDY/3.1+portforward.k8s.io for port-forward, SPDY tunnelled in binary messages) or, for port-forward, SPDY/3.1
+ * itself (kubectl's fallback). exec and attach over SPDY are not served (they answer 400 "Upgrade request
+ * required"-style errors; kubectl 1.30+ never needs them): deliberately narrower than kubelet.
+ *
+ * What attach joins: the simulated main process's output is its log, so attach streams the container's new log
+ * lines; each line typed on stdin is echoed into the log (and so comes back through attach), as an echo server
+ * would. The session ends when the container instance ends or the pod is deleted.
+ */
+import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+import { StatusError, errors } from '../../apimachinery/status.js';
+import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js';
+import { servePortForward, portForwardProtocol } from '../../apiserver/streaming/port-forward.js';
+import { RemoteCommandSession, remoteCommandProtocols } from '../../apiserver/streaming/remote-command.js';
+import { SpdySession } from '../../apiserver/streaming/spdy-session.js';
+import { acceptSpdy, acceptWebSocket, upgradeKind, webSocketTunnel } from '../../apiserver/streaming/upgrade.js';
+import { runCommand } from '../runtime/command-process.js';
+import { containerEnvironment, type ObjectLookup } from '../runtime/container-env.js';
+import type { ContainerRuntime } from '../runtime/container-runtime.js';
+import { chooseContainer, containerStatus, parseBoolParam, podContainer } from './pod-containers.js';
+
+/** The pod must be bound and not finished before anything streams (strategy.go streamLocation, kubectl's checks). */
+function requireStreamable(pod: KubeObject): void {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  const status = isPlainObject(pod.status) ? pod.status : {};
+  if (!spec.nodeName) throw errors.badRequest(`pod ${pod.metadata?.name} does not have a host assigned`);
+  if (status.phase === 'Succeeded' || status.phase === 'Failed') {
+    throw errors.badRequest(`cannot exec into or attach to a container in a completed pod; current phase is ${String(status.phase)}`);
+  }
+}
+
+/** The running container a remote command addresses; kubelet's "container not found" otherwise. */
+function requireRunning(pod: KubeObject, container: string): void {
+  const cs = containerStatus(pod, container);
+  if (!cs || !(isPlainObject(cs.state) && isPlainObject(cs.state.running))) throw errors.badRequest(`container not found (${JSON.stringify(container)})`);
+}
+
+function notUpgraded(kind: 'exec' | 'attach' | 'portforward'): StatusError {
+  return errors.badRequest(kind === 'portforward' ? 'Upgrade request required' : `Upgrade request required: ${kind} is served over WebSocket (v5.channel.k8s.io … channel.k8s.io) on this cluster`);
+}
+
+async function openRemoteCommand(r: ConnectRequest, kind: 'exec' | 'attach'): Promise<{ pod: KubeObject; container: string; session: RemoteCommandSession }> {
+  const { req, info, query, ctx, store } = r;
+  const pod = await store.get(ctx, info.namespace, info.name);
+  const request = { stdin: parseBoolParam(query, 'stdin'), stdout: parseBoolParam(query, 'stdout'), stderr: parseBoolParam(query, 'stderr'), tty: parseBoolParam(query, 'tty') };
+  const container = chooseContainer(pod, query.get('container') ?? '');
+  requireStreamable(pod);
+  if (kind === 'exec' && query.getAll('command').length === 0) throw errors.badRequest('you must specify at least 1 command');
+  if (!request.stdin && !request.stdout && !request.stderr) throw errors.badRequest('you must specify at least 1 of stdin, stdout, stderr');
+  requireRunning(pod, container);
+  if (upgradeKind(req, r.upgrade) !== 'websocket') throw notUpgraded(kind);
+  const ws = await acceptWebSocket(req, r.upgrade!, remoteCommandProtocols);
+  return { pod, container, session: new RemoteCommandSession(ws, ws.negotiatedProtocol, request) };
+}
+
+export function podExecHandler(runtime: ContainerRuntime, lookup: ObjectLookup): ConnectHandler {
+  return {
+    group: '',
+    resource: 'pods',
+    subresource: 'exec',
+    async serve(r) {
+      const { pod, container, session } = await openRemoteCommand(r, 'exec');
+      const uid = pod.metadata?.uid ?? '';
+      runtime.observe(pod);
+      const env = await containerEnvironment(pod, podContainer(pod, container) ?? {}, lookup);
+      runCommand(session, { command: r.query.getAll('command'), cwd: runtime.workDir(uid, container), env: { ...env, HOME: runtime.workDir(uid, container) }, tty: session.request.tty }, (kill) =>
+        runtime.onPodGone(uid, kill),
+      );
+    },
+  };
+}
+
+export function podAttachHandler(runtime: ContainerRuntime): ConnectHandler {
+  return {
+    group: '',
+    resource: 'pods',
+    subresource: 'attach',
+    async serve(r) {
+      const { pod, container, session } = await openRemoteCommand(r, 'attach');
+      const uid = pod.metadata?.uid ?? '';
+      runtime.observe(pod);
+      const instance = runtime.container(uid, container).current;
+      if (!instance || !instance.running) {
+        session.finish({ exitCode: 0 });
+        return;
+      }
+      let partial = '';
+      session.stdin?.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString('utf8')).split(/\r?\n|\r/);
+        partial = lines.pop() ?? '';
+        for (const line of lines) instance.log.append(`[stdin] ${line}`);
+      });
+      const stop = instance.log.follow({ line: (e) => session.stdout?.write(`${e.text}\n`), end: () => session.finish({ exitCode: 0 }) });
+      const undo = runtime.onPodGone(uid, () => session.finish({ exitCode: 0 }));
+      session.once('close', () => {
+        stop();
+        undo();
+      });
+    },
+  };
+}
+
+export function podPortForwardHandler(runtime: ContainerRuntime): ConnectHandler {
+  return {
+    group: '',
+    resource: 'pods',
+    subresource: 'portforward',
+    async serve({ req, upgrade, info, ctx, store }) {
+      const pod = await store.get(ctx, info.namespace, info.name);
+      requireStreamable(pod);
+      runtime.observe(pod);
+      const uid = pod.metadata?.uid ?? '';
+      const target = { podName: `${pod.metadata?.name}_${pod.metadata?.namespace}`, uid, dial: (port: number) => runtime.dial(uid, port) };
+      const kind = upgradeKind(req, upgrade);
+      let session: SpdySession;
+      if (kind === 'websocket') {
+        // client-go's tunneling dialer: SPDY inside WebSocket binary messages, subprotocol SPDY/3.1+<protocol>.
+        const ws = await acceptWebSocket(req, upgrade!, [`SPDY/3.1+${portForwardProtocol}`]);
+        session = new SpdySession(webSocketTunnel(ws));
+      } else if (kind === 'spdy') {
+        session = new SpdySession(acceptSpdy(req, upgrade!, [portForwardProtocol]).socket);
+      } else {
+        throw notUpgraded('portforward');
+      }
+      servePortForward(session, target);
+      const undo = runtime.onPodGone(uid, () => session.close());
+      session.once('close', undo);
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The environment a simulated container's exec'd commands get, as kubelet builds it (kubelet_pods.go
+ * makeEnvironmentVariables) for what the simulation can honour: envFrom (ConfigMaps and Secrets, with prefixes),
+ * env with plain values, fieldRef (name, namespace, uid, node, service account, IPs, labels and annotations),
+ * configMapKeyRef and secretKeyRef; $(VAR) references to earlier variables are expanded. resourceFieldRef is not
+ * simulated. Nothing of the pcluster's own environment leaks in but PATH (the commands are local programs).
+ */
+import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+
+/** Reads a ConfigMap or Secret of the pod's namespace (undefined when there is none). */
+export type ObjectLookup = (resource: 'configmaps' | 'secrets', namespace: string, name: string) => Promise<KubeObject | undefined>;
+
+function fieldRefValue(pod: KubeObject, path: string): string {
+  const meta = pod.metadata ?? {};
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  const status = isPlainObject(pod.status) ? pod.status : {};
+  const keyed = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
+  if (keyed) return String((keyed[1] === 'labels' ? meta.labels : meta.annotations)?.[keyed[2]!] ?? '');
+  switch (path) {
+    case 'metadata.name':
+      return meta.name ?? '';
+    case 'metadata.namespace':
+      return meta.namespace ?? '';
+    case 'metadata.uid':
+      return meta.uid ?? '';
+    case 'spec.nodeName':
+      return String(spec.nodeName ?? '');
+    case 'spec.serviceAccountName':
+      return String(spec.serviceAccountName ?? '');
+    case 'status.podIP':
+      return String(status.podIP ?? '');
+    case 'status.hostIP':
+      return String(status.hostIP ?? '');
+    default:
+      return '';
+  }
+}
+
+const expand = (value: string, env: Record<string, string>): string =>
+  value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (m, name: string | undefined) => (m === '$$' ? '$' : name !== undefined && name in env ? env[name]! : m));
+
+async function keyOf(lookup: ObjectLookup, resource: 'configmaps' | 'secrets', ns: string, ref: JsonObject): Promise<string | undefined> {
+  const obj = await lookup(resource, ns, String(ref.name ?? ''));
+  const data = obj && isPlainObject(obj.data) ? obj.data : {};
+  const v = data[String(ref.key ?? '')];
+  if (typeof v !== 'string') return undefined;
+  return resource === 'secrets' ? Buffer.from(v, 'base64').toString('utf8') : v;
+}
+
+export async function containerEnvironment(pod: KubeObject, container: JsonObject, lookup: ObjectLookup): Promise<Record<string, string>> {
+  const ns = pod.metadata?.namespace ?? '';
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOSTNAME: pod.metadata?.name ?? '' };
+  for (const from of Array.isArray(container.envFrom) ? container.envFrom.filter(isPlainObject) : []) {
+    const prefix = String(from.prefix ?? '');
+    const ref = isPlainObject(from.configMapRef) ? { r: 'configmaps' as const, o: from.configMapRef } : isPlainObject(from.secretRef) ? { r: 'secrets' as const, o: from.secretRef } : undefined;
+    if (!ref) continue;
+    const obj = await lookup(ref.r, ns, String(ref.o.name ?? ''));
+    const data = obj && isPlainObject(obj.data) ? obj.data : {};
+    for (const [k, v] of Object.entries(data)) if (typeof v === 'string') env[prefix + k] = ref.r === 'secrets' ? Buffer.from(v, 'base64').toString('utf8') : v;
+  }
+  for (const e of Array.isArray(container.env) ? container.env.filter(isPlainObject) : []) {
+    const name = String(e.name ?? '');
+    if (!name) continue;
+    if (typeof e.value === 'string') {
+      env[name] = expand(e.value, env);
+      continue;
+    }
+    const from = isPlainObject(e.valueFrom) ? e.valueFrom : undefined;
+    if (!from) {
+      env[name] = '';
+    } else if (isPlainObject(from.fieldRef)) {
+      env[name] = fieldRefValue(pod, String(from.fieldRef.fieldPath ?? ''));
+    } else if (isPlainObject(from.configMapKeyRef)) {
+      const v = await keyOf(lookup, 'configmaps', ns, from.configMapKeyRef);
+      if (v !== undefined) env[name] = v;
+    } else if (isPlainObject(from.secretKeyRef)) {
+      const v = await keyOf(lookup, 'secrets', ns, from.secretKeyRef);
+      if (v !== undefined) env[name] = v;
+    }
+  }
+  return env;
+}

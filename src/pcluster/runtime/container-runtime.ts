@@ -1,0 +1,240 @@
+/**
+ * The simulated containers of a pcluster (what containerd is to a kubelet): it follows the pods' statuses as the
+ * kubelet stand-in writes them and keeps, per container, the current instance and the previous one (after a
+ * restart), each with its log: start-up lines, a line per declared probe and a heartbeat every `logIntervalMs`, a
+ * line per HTTP request served, restart and exit lines. Each declared TCP container port answers on a loopback
+ * listener (http-responder.ts) while the pod runs. A per-container working directory under the cluster's root dir is
+ * where `kubectl exec` runs its commands. Everything of a pod is freed when the pod is deleted (or the cluster stops):
+ * logs end (ending `kubectl logs -f`), listeners close, exec processes are killed, directories removed.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { join } from 'node:path';
+import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+import { ContainerLog } from './container-log.js';
+import { startResponder, type RunningResponder } from './http-responder.js';
+
+export interface ContainerRuntimeOptions {
+  clusterName: string;
+  /** The cluster's root dir: working directories go under <rootDir>/containers/. */
+  rootDir: string;
+  /** How often running containers write their periodic lines (default 5000 ms). */
+  logIntervalMs?: number;
+}
+
+/** One run of a container (a restart makes a new one). */
+export interface ContainerInstance {
+  name: string;
+  restartCount: number;
+  log: ContainerLog;
+  running: boolean;
+  /** The probes it declares, described ("readiness probe httpGet :8080/healthz"): a line each per heartbeat. */
+  probes: string[];
+}
+
+interface ContainerSlot {
+  current?: ContainerInstance;
+  previous?: ContainerInstance;
+}
+
+interface SimulatedPod {
+  uid: string;
+  namespace: string;
+  name: string;
+  containers: Map<string, ContainerSlot>;
+  /** Declared container port → its responder (opening: the promise). */
+  ports: Map<number, Promise<RunningResponder | undefined>>;
+  timer?: NodeJS.Timeout;
+  beats: number;
+  /** What to do when the pod goes (kill exec processes, end attach sessions). */
+  onGone: Set<() => void>;
+}
+
+const containersOf = (pod: KubeObject): JsonObject[] => {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  return Array.isArray(spec.containers) ? spec.containers.filter(isPlainObject) : [];
+};
+
+/** The probes a container declares, described for its log ("readiness probe httpGet :8080/healthz"). */
+function probeDescriptions(c: JsonObject): string[] {
+  const out: string[] = [];
+  for (const kind of ['startup', 'liveness', 'readiness']) {
+    const p = c[`${kind}Probe`];
+    if (!isPlainObject(p)) continue;
+    let how = 'exec';
+    if (isPlainObject(p.httpGet)) how = `httpGet :${String(p.httpGet.port)}${String(p.httpGet.path ?? '/')}`;
+    else if (isPlainObject(p.tcpSocket)) how = `tcpSocket :${String(p.tcpSocket.port)}`;
+    else if (isPlainObject(p.grpc)) how = `grpc :${String(p.grpc.port)}`;
+    out.push(`${kind} probe ${how}`);
+  }
+  return out;
+}
+
+/** The TCP ports a container declares. */
+function declaredPorts(c: JsonObject): number[] {
+  const ports = Array.isArray(c.ports) ? c.ports.filter(isPlainObject) : [];
+  return ports.filter((p) => (p.protocol ?? 'TCP') === 'TCP' && typeof p.containerPort === 'number').map((p) => p.containerPort as number);
+}
+
+export class ContainerRuntime {
+  private readonly pods = new Map<string, SimulatedPod>();
+  private readonly logIntervalMs: number;
+
+  constructor(private readonly opts: ContainerRuntimeOptions) {
+    this.logIntervalMs = opts.logIntervalMs ?? 5000;
+  }
+
+  /** Brings the simulation in line with a pod's status (called for every add and update the pod informer sees). */
+  observe(pod: KubeObject): void {
+    const uid = pod.metadata?.uid;
+    const status = isPlainObject(pod.status) ? pod.status : {};
+    if (!uid || !Array.isArray(status.containerStatuses)) return;
+    let sim = this.pods.get(uid);
+    const specs = new Map(containersOf(pod).map((c) => [String(c.name), c]));
+    for (const cs of status.containerStatuses.filter(isPlainObject)) {
+      const state = isPlainObject(cs.state) ? cs.state : {};
+      const name = String(cs.name);
+      const restarts = Number(cs.restartCount ?? 0);
+      if (!sim && !isPlainObject(state.running) && !isPlainObject(state.terminated)) continue;
+      sim ??= this.track(pod, uid);
+      const slot = sim.containers.get(name) ?? {};
+      sim.containers.set(name, slot);
+      if (isPlainObject(state.running) && (!slot.current || slot.current.restartCount < restarts)) {
+        if (slot.current) {
+          const last = isPlainObject(cs.lastState) && isPlainObject(cs.lastState.terminated) ? cs.lastState.terminated : {};
+          this.terminate(slot.current, Number(last.exitCode ?? 0), String(last.reason ?? 'Error'));
+          slot.previous = slot.current;
+        }
+        slot.current = this.start(pod, sim, specs.get(name) ?? { name }, restarts);
+      } else if (isPlainObject(state.terminated) && slot.current?.running) {
+        this.terminate(slot.current, Number(state.terminated.exitCode ?? 0), String(state.terminated.reason ?? 'Completed'));
+      }
+    }
+    if (!sim) return;
+    if (status.phase === 'Running') {
+      for (const c of specs.values()) for (const port of declaredPorts(c)) this.openPort(sim, String(c.name), port);
+      sim.timer ??= setInterval(() => this.beat(sim!), this.logIntervalMs).unref();
+    } else if (status.phase === 'Succeeded' || status.phase === 'Failed') {
+      this.quiesce(sim);
+    }
+  }
+
+  /** Frees everything of a deleted pod. */
+  remove(uid: string): void {
+    const sim = this.pods.get(uid);
+    if (!sim) return;
+    this.pods.delete(uid);
+    this.quiesce(sim);
+    for (const slot of sim.containers.values()) {
+      slot.current?.log.end();
+      slot.previous?.log.end();
+    }
+    for (const gone of sim.onGone) gone();
+    rmSync(join(this.opts.rootDir, 'containers', uid), { recursive: true, force: true });
+  }
+
+  /** Stops everything (the cluster is shutting down). */
+  stop(): void {
+    for (const uid of [...this.pods.keys()]) this.remove(uid);
+  }
+
+  /** The current and previous instances of a container, if the simulation has seen it run. */
+  container(uid: string, name: string): { current?: ContainerInstance; previous?: ContainerInstance } {
+    return this.pods.get(uid)?.containers.get(name) ?? {};
+  }
+
+  /** Registers what to do when the pod goes; returns the unregister function. */
+  onPodGone(uid: string, fn: () => void): () => void {
+    const sim = this.pods.get(uid);
+    if (!sim) {
+      fn();
+      return () => {};
+    }
+    sim.onGone.add(fn);
+    return () => sim.onGone.delete(fn);
+  }
+
+  /** The container's working directory (created on demand): where exec runs its commands. */
+  workDir(uid: string, container: string): string {
+    const dir = join(this.opts.rootDir, 'containers', uid, container);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+
+  /** Connects to a port of the pod, as a process in its network namespace would dial localhost:port. */
+  async dial(uid: string, port: number): Promise<Duplex> {
+    const responder = await this.pods.get(uid)?.ports.get(port);
+    if (!responder) {
+      throw new Error(`failed to connect to localhost:${port} inside the pod's network namespace: dial tcp4 127.0.0.1:${port}: connect: connection refused`);
+    }
+    return new Promise((resolve, reject) => {
+      const sock = connect(responder.localPort, '127.0.0.1');
+      sock.once('connect', () => resolve(sock));
+      sock.once('error', reject);
+    });
+  }
+
+  /** The loopback ports the pod's declared ports answer on (for the docs' "curl it directly"). */
+  async localPorts(uid: string): Promise<Map<number, number>> {
+    const out = new Map<number, number>();
+    for (const [port, p] of this.pods.get(uid)?.ports ?? []) {
+      const r = await p;
+      if (r) out.set(port, r.localPort);
+    }
+    return out;
+  }
+
+  private track(pod: KubeObject, uid: string): SimulatedPod {
+    const sim: SimulatedPod = { uid, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', containers: new Map(), ports: new Map(), beats: 0, onGone: new Set() };
+    this.pods.set(uid, sim);
+    return sim;
+  }
+
+  private start(pod: KubeObject, sim: SimulatedPod, spec: JsonObject, restartCount: number): ContainerInstance {
+    const instance: ContainerInstance = { name: String(spec.name), restartCount, log: new ContainerLog(), running: true, probes: probeDescriptions(spec) };
+    const node = isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '';
+    const log = (line: string) => instance.log.append(line);
+    log(`[atrium-sim] starting container ${instance.name} (image ${String(spec.image ?? '')}) of pod ${sim.namespace}/${sim.name} on node ${node} in cluster ${this.opts.clusterName}`);
+    if (restartCount > 0) log(`[atrium-sim] restart #${restartCount}`);
+    for (const port of declaredPorts(spec)) log(`[atrium-sim] listening on port ${port}/TCP (simulated HTTP responder)`);
+    for (const probe of instance.probes) log(`[atrium-sim] ${probe}: started`);
+    log('[atrium-sim] ready');
+    return instance;
+  }
+
+  private terminate(instance: ContainerInstance, exitCode: number, reason: string): void {
+    if (!instance.running) return;
+    instance.running = false;
+    instance.log.append(`[atrium-sim] container ${instance.name} exited with code ${exitCode} (${reason})`);
+    instance.log.end();
+  }
+
+  /** The periodic lines of every running container: a heartbeat and one line per declared probe. */
+  private beat(sim: SimulatedPod): void {
+    sim.beats++;
+    for (const slot of sim.containers.values()) {
+      const c = slot.current;
+      if (!c?.running) continue;
+      c.log.append(`[atrium-sim] heartbeat ${sim.beats}: ${c.name} is running`);
+      for (const probe of c.probes) c.log.append(`[atrium-sim] ${probe}: succeeded`);
+    }
+  }
+
+  private openPort(sim: SimulatedPod, container: string, port: number): void {
+    if (sim.ports.has(port)) return;
+    const log = (line: string) => sim.containers.get(container)?.current?.log.append(line);
+    sim.ports.set(
+      port,
+      startResponder({ cluster: this.opts.clusterName, namespace: sim.namespace, pod: sim.name, container, port }, log).catch(() => undefined),
+    );
+  }
+
+  /** The pod stopped running: its periodic lines stop and its ports close. */
+  private quiesce(sim: SimulatedPod): void {
+    if (sim.timer) clearInterval(sim.timer);
+    sim.timer = undefined;
+    for (const p of sim.ports.values()) void p.then((r) => r?.close());
+    sim.ports.clear();
+  }
+}

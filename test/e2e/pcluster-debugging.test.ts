@@ -1,0 +1,253 @@
+/**
+ * Debugging pods on `atrium pcluster` with the real kubectl 1.32 (issue #14 part A): logs with every PodLogOptions
+ * option (follow ending on deletion, previous after a restart), exec with the exit code propagated and with a TTY
+ * driven through a pseudo-terminal, attach, port-forward carrying HTTP (to a pod and through a Service), `kubectl cp`
+ * of 10 MB both ways, and `kubectl top pods|nodes`.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kubectlPath, pluginBinDir, runKubectl } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
+import { Proc } from '../helpers/processes.js';
+
+let pcluster: Proc;
+let rootDir: string;
+let kubeconfig: string;
+const kubectl = (args: string[], opts?: { input?: string; timeoutMs?: number }) => runKubectl(kubeconfig, args, opts);
+async function ok(args: string[], opts?: { input?: string }): Promise<string> {
+  const r = await kubectl(args, opts);
+  assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** A kubectl that keeps running (port-forward, attach, logs -f), with its output as it arrives. */
+function startKubectl(args: string[], env: Record<string, string> = {}): { child: ChildProcess; out: () => string } {
+  const child = spawn(kubectlPath(), ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let out = '';
+  child.stdout!.on('data', (b) => (out += b));
+  child.stderr!.on('data', (b) => (out += b));
+  return { child, out: () => out };
+}
+
+const stopped = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code))));
+
+function httpGet(port: number, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path }, (res) => {
+      let body = '';
+      res.on('data', (b) => (body += b));
+      res.on('end', () => resolve(body));
+    }).on('error', reject);
+  });
+}
+
+const podYaml = (name: string, extra = '') => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+  annotations:
+    sim.atrium.io/cpu-utilization: "50"
+spec:
+  containers:
+  - name: web
+    image: nginx:1.27
+    ports: [{containerPort: 8080}]
+    resources: {requests: {cpu: 200m, memory: 100Mi}}
+    readinessProbe: {httpGet: {port: 8080, path: /healthz}}
+    env:
+    - {name: GREETING, value: hello}
+    - {name: MY_POD, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+${extra}`;
+
+before(async () => {
+  rootDir = mkdtempSync(join(tmpdir(), 'atrium-pcluster-debug-'));
+  kubeconfig = join(rootDir, 'admin.kubeconfig');
+  pcluster = new Proc(
+    'pcluster debug',
+    () => [join(pluginBinDir, 'atrium'), 'pcluster', '--name', 'dbg', '--root-dir', rootDir, '--ready-delay', '200ms', '--container-log-interval', '300ms', '--job-duration', '1500ms'],
+    (out) => out.includes('is serving at') && existsSync(kubeconfig),
+  );
+  await pcluster.start(20_000);
+  await ok(['apply', '-f', '-'], {
+    input: `${podYaml('web')}---
+${podYaml('duo')}  - name: side
+    image: busybox
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+`,
+  });
+  await ok(['label', 'pod', 'web', 'app=web']);
+  await ok(['wait', '--for=condition=Ready', 'pod/web', 'pod/duo', '--timeout=30s']);
+});
+
+after(async () => {
+  await pcluster?.kill('SIGTERM');
+  rmSync(rootDir, { recursive: true, force: true });
+});
+
+describe('kubectl logs against atrium pcluster', () => {
+  it('prints the start-up lines, probe lines and heartbeats, with every PodLogOptions option', async () => {
+    const all = await eventually('a few heartbeats', async () => {
+      const out = await ok(['logs', 'web']);
+      return (out.match(/heartbeat/g) ?? []).length >= 2 ? out : undefined;
+    }, 15_000, 200);
+    const lines = all.trimEnd().split('\n');
+    assert.match(lines[0]!, /^\[atrium-sim\] starting container web \(image nginx:1\.27\) of pod default\/web on node dbg-node-1 in cluster dbg$/);
+    assert.ok(lines.includes('[atrium-sim] listening on port 8080/TCP (simulated HTTP responder)'));
+    assert.ok(lines.some((l) => l === '[atrium-sim] readiness probe httpGet :8080/healthz: succeeded'));
+
+    const stamped = (await ok(['logs', 'web', '--timestamps', '--tail=3'])).trimEnd().split('\n');
+    assert.equal(stamped.length, 3);
+    for (const l of stamped) assert.match(l, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z \[atrium-sim\] /);
+
+    assert.equal((await ok(['logs', 'web', '--tail=2'])).trimEnd().split('\n').length, 2);
+    assert.equal(await ok(['logs', 'web', '--limit-bytes=12']), '[atrium-sim]');
+    assert.match(await ok(['logs', 'web', '--since=1h']), /starting container web/);
+    assert.equal(await ok(['logs', 'web', `--since-time=${new Date(Date.now() + 3_600_000).toISOString()}`]), '');
+    const recent = await ok(['logs', 'web', '--since=1s']);
+    assert.doesNotMatch(recent, /starting container/);
+  });
+
+  it('chooses containers as upstream: -c, the default with a notice, and the API server message without one', async () => {
+    assert.match(await ok(['logs', 'duo', '-c', 'side']), /starting container side \(image busybox\)/);
+    const r = await kubectl(['logs', 'duo']);
+    assert.equal(r.code, 0);
+    assert.match(r.stderr, /Defaulted container "web" out of: web, side/);
+    const raw = await kubectl(['get', '--raw', '/api/v1/namespaces/default/pods/duo/log']);
+    assert.notEqual(raw.code, 0);
+    assert.match(raw.stderr, /a container name must be specified for pod duo, choose one of: \[web side\]/);
+    const bad = await kubectl(['logs', 'duo', '-c', 'nope']);
+    assert.match(bad.stderr, /container nope is not valid for pod duo/);
+    const tail = await kubectl(['get', '--raw', '/api/v1/namespaces/default/pods/web/log?tailLines=-1']);
+    assert.match(tail.stderr, /PodLogOptions "web" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0/);
+    const prev = await kubectl(['logs', 'web', '--previous']);
+    assert.match(prev.stderr, /previous terminated container "web" in pod "web" not found/);
+  });
+
+  it('follows new lines with -f and ends when the pod is deleted', async () => {
+    await ok(['apply', '-f', '-'], { input: podYaml('follow') });
+    await ok(['wait', '--for=condition=Ready', 'pod/follow', '--timeout=30s']);
+    const f = startKubectl(['logs', '-f', 'follow']);
+    await eventually('new heartbeats while following', async () => ((f.out().match(/heartbeat/g) ?? []).length >= 2 ? true : undefined), 15_000, 100);
+    await ok(['delete', 'pod', 'follow', '--wait=false']);
+    const code = await Promise.race([stopped(f.child), new Promise((r) => setTimeout(() => r('still running'), 15_000))]);
+    assert.equal(code, 0, f.out());
+  });
+
+  it('keeps the previous instance after a restart for --previous', async () => {
+    await ok(['apply', '-f', '-'], {
+      input: `apiVersion: v1
+kind: Pod
+metadata:
+  name: crashy
+  annotations: {sim.atrium.io/exit-code: "1", sim.atrium.io/run-seconds: "1"}
+spec:
+  restartPolicy: OnFailure
+  containers: [{name: main, image: busybox}]
+`,
+    });
+    const previous = await eventually('a restart', async () => {
+      const r = await kubectl(['logs', 'crashy', '--previous']);
+      return r.code === 0 && r.stdout.includes('exited with code 1') ? r.stdout : undefined;
+    }, 30_000, 300);
+    assert.match(previous, /starting container main/);
+    assert.match(previous, /\[atrium-sim\] container main exited with code 1 \(Error\)\n$/);
+    assert.match(await ok(['logs', 'crashy']), /\[atrium-sim\] restart #\d+/);
+    await ok(['delete', 'pod', 'crashy', '--wait=false']);
+  });
+});
+
+describe('kubectl exec, attach and cp against atrium pcluster', () => {
+  it('runs a command with the container environment and propagates its exit code', async () => {
+    const out = await ok(['exec', 'web', '--', 'sh', '-c', 'echo "$GREETING from $MY_POD"; echo oops >&2']);
+    assert.equal(out, 'hello from web\n');
+    const r = await kubectl(['exec', 'web', '--', 'sh', '-c', 'exit 3']);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /command terminated with exit code 3/);
+    const missing = await kubectl(['exec', 'web', '--', 'no-such-program']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /executable file not found in \$PATH/);
+    const stdin = await ok(['exec', '-i', 'web', '--', 'wc', '-c'], { input: 'twelve bytes' });
+    assert.equal(stdin.trim(), '12');
+  });
+
+  it('gives exec -it a terminal, driven through a pseudo-terminal', () => {
+    // util-linux `script` gives kubectl a pty of its own, as a user's terminal would.
+    const r = spawnSync('script', ['-qfec', `${kubectlPath()} --kubeconfig ${kubeconfig} exec -it web -- sh -c 'tty && echo "in $HOSTNAME"; exit 4'`, '/dev/null'], { encoding: 'utf8', timeout: 30_000, input: '' });
+    assert.equal(r.status, 4, r.stdout + r.stderr);
+    assert.match(r.stdout, /\/dev\/pts\/\d+\r?\n/);
+    assert.match(r.stdout, /in web/);
+  });
+
+  it('attaches to the main process: its new log lines, with stdin echoed into them', async () => {
+    const a = startKubectl(['attach', '-i', 'web']);
+    await eventually('attached output', async () => (a.out().includes('heartbeat') ? true : undefined), 15_000, 100);
+    a.child.stdin!.write('hello main process\n');
+    await eventually('stdin echoed', async () => (a.out().includes('[stdin] hello main process') ? true : undefined), 15_000, 100);
+    a.child.kill('SIGTERM');
+    await stopped(a.child);
+    assert.match(await ok(['logs', 'web']), /\[stdin\] hello main process/);
+  });
+
+  it('copies a 10 MB file into the pod and back with kubectl cp', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'atrium-cp-'));
+    try {
+      const data = randomBytes(10 * 1024 * 1024);
+      writeFileSync(join(dir, 'big.bin'), data);
+      const sum = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+      // Paths in the pod are relative to the container's working directory (exec runs local processes).
+      const up = await kubectl(['cp', join(dir, 'big.bin'), 'web:big.bin'], { timeoutMs: 120_000 });
+      assert.equal(up.code, 0, up.stderr);
+      assert.equal((await ok(['exec', 'web', '--', 'sha256sum', 'big.bin'])).split(' ')[0], sum(data));
+      const down = await kubectl(['cp', 'web:big.bin', join(dir, 'back.bin')], { timeoutMs: 120_000 });
+      assert.equal(down.code, 0, down.stderr);
+      assert.equal(sum(readFileSync(join(dir, 'back.bin'))), sum(data));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('kubectl port-forward and top against atrium pcluster', () => {
+  // kubectl 1.32 tunnels SPDY in a WebSocket; with the WebSocket off it falls back to a plain SPDY/3.1 upgrade.
+  for (const [target, websocket] of [['pod/web', 'true'], ['svc/web', 'true'], ['pod/web', 'false']] as const) {
+    it(`forwards HTTP to the container's port (${target}, ${websocket === 'true' ? 'SPDY in WebSocket' : 'SPDY'})`, async () => {
+      const pf = startKubectl(['port-forward', target, target === 'svc/web' ? ':80' : ':8080'], { KUBECTL_PORT_FORWARD_WEBSOCKETS: websocket });
+      try {
+        const port = await eventually('forwarding', async () => {
+          const m = /Forwarding from 127\.0\.0\.1:(\d+)/.exec(pf.out());
+          return m ? Number(m[1]) : undefined;
+        }, 15_000, 100);
+        for (const path of ['/one', '/two/three']) {
+          assert.equal(await httpGet(port, path), `pod default/web container web cluster dbg port 8080: GET ${path}\n`);
+        }
+      } finally {
+        pf.child.kill('SIGTERM');
+        await stopped(pf.child);
+      }
+    });
+  }
+
+  it('shows pod and node usage with kubectl top from metrics.k8s.io', async () => {
+    const pods = await ok(['top', 'pods']);
+    assert.match(pods, /^NAME\s+CPU\(cores\)\s+MEMORY\(bytes\)/);
+    // web: 50% of a 200m request; memory 30% (the default) of 100Mi.
+    assert.match(pods, /\nweb\s+100m\s+30Mi/);
+    const containers = await ok(['top', 'pods', 'duo', '--containers']);
+    assert.match(containers, /duo\s+side\s+/);
+    const nodes = await ok(['top', 'nodes']);
+    assert.match(nodes, /^NAME\s+CPU\(cores\)\s+CPU\(%\)\s+MEMORY\(bytes\)\s+MEMORY\(%\)/);
+    assert.match(nodes, /\ndbg-node-1\s+\d+m\s+\d+%/);
+  });
+});
