@@ -11,6 +11,7 @@
 import type { KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { InformerFactory } from '../../client/informer-factory.js';
+import type { EventHandler } from '../../client/informer.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { logger } from '../../logging/logger.js';
@@ -42,6 +43,9 @@ export class UpstreamWorkspace {
   /** Tearing down: resource syncers (also those created later) delete or release, and never sync anything new. */
   private draining = false;
   private orphanOnDrain = false;
+  private readonly namespaceHandler: EventHandler<KubeObject>;
+  /** The handlers re-examining followers, per workload resource syncer (on an informer that may be shared). */
+  private readonly pokes = new Map<ResourceSyncer, EventHandler<KubeObject>>();
   /** The last ensure() started a syncer for every wanted resource (a drain can only finish after that). */
   private complete = false;
 
@@ -62,7 +66,8 @@ export class UpstreamWorkspace {
     // Only what assignment reads of a namespace (isAssigned, awaitsPlacement, wants): its labels, whether it is
     // placed, whether it is going. Other annotations (the splitter's children mark) change nothing here, and each
     // update re-examined every object of the namespace in every resource.
-    this.mapper.upstream.addEventHandler({ add: onNamespace, update: (o, n) => (assignmentFacts(o) === assignmentFacts(n) ? undefined : onNamespace(n)) });
+    this.namespaceHandler = { add: onNamespace, update: (o, n) => (assignmentFacts(o) === assignmentFacts(n) ? undefined : onNamespace(n)) };
+    this.mapper.upstream.addEventHandler(this.namespaceHandler);
   }
 
   get cluster(): string {
@@ -123,7 +128,9 @@ export class UpstreamWorkspace {
           if (ns?.metadata?.annotations?.[SPLIT_WORKLOADS_ANNOTATION] === 'true') return;
           for (const r of this.resources.values()) if (followerResources.has(r.resource)) r.enqueueAll(o.metadata?.namespace);
         };
-        syncer.upstreamInformer.addEventHandler({ add: poke, update: (_o, n) => poke(n), delete: poke });
+        const handler: EventHandler<KubeObject> = { add: poke, update: (_o, n) => poke(n), delete: poke };
+        syncer.upstreamInformer.addEventHandler(handler);
+        this.pokes.set(syncer, handler);
       }
       this.resources.set(name, syncer);
       syncer.draining = this.draining;
@@ -133,7 +140,7 @@ export class UpstreamWorkspace {
     }
     for (const [name, r] of this.resources) {
       if (wanted.has(name)) continue;
-      await r.stop();
+      await this.stopResource(r);
       this.resources.delete(name);
       logger.info('syncer: stopped syncing resource', { syncTarget: this.deps.syncTarget.name, workspace: this.deps.cluster, resource: name });
     }
@@ -184,9 +191,20 @@ export class UpstreamWorkspace {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.resources.values()].map((r) => r.stop()));
+    await Promise.all([...this.resources.values()].map((r) => this.stopResource(r)));
     this.resources.clear();
-    if (!this.deps.own) await this.deps.upstreamInformers.drop(this.mapper.upstream);
+    // The upstream factory may be shared (push mode): the namespace informer is given back, not left to a stop of
+    // the factory, and without this workspace's handler.
+    this.mapper.upstream.removeEventHandler(this.namespaceHandler);
+    await this.deps.upstreamInformers.drop(this.mapper.upstream);
+  }
+
+  /** Stops one resource syncer, and its follower handler with it. */
+  private async stopResource(r: ResourceSyncer): Promise<void> {
+    const poke = this.pokes.get(r);
+    if (poke) r.upstreamInformer.removeEventHandler(poke);
+    this.pokes.delete(r);
+    await r.stop();
   }
 
   /**
