@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js';
+import { admissionResponse, jsonPatch, startWebhookServer, type WebhookServer } from '../helpers/webhook-server.js';
 import { multiclusterPlugin } from '../../src/multicluster/server-options.js';
 import { installCRD, waitForCRD } from './crd-support.js';
 import { openWatch } from './support.js';
@@ -248,6 +248,30 @@ describe('conversion through the webhook', () => {
 
     const del = await ts.request('DELETE', v2Path('applied'));
     assert.equal(del.status, 200, del.text);
+  });
+
+  it('admission webhooks of another version (matchPolicy Equivalent) see the object converted to it', async () => {
+    mode = 'ok';
+    wh.handle('/mutate', (review) => admissionResponse(review, { allowed: true, patchType: 'JSONPatch', patch: jsonPatch([{ op: 'replace', path: '/spec/host', value: `mutated-${review.request.object.spec.host}` }]) }));
+    wh.handle('/validate', (review) => admissionResponse(review, { allowed: true }));
+    const rules = [{ operations: ['CREATE'], apiGroups: ['conv.example.com'], apiVersions: ['v1'], resources: ['widgets'] }];
+    const hook = (name: string, path: string) => ({ name, clientConfig: { url: `${wh.url}${path}`, caBundle: wh.caBundle }, rules, sideEffects: 'None', admissionReviewVersions: ['v1'] });
+    for (const [kind, path] of [['Mutating', '/mutate'], ['Validating', '/validate']] as const) {
+      const r = await ts.request('POST', `/apis/admissionregistration.k8s.io/v1/${kind.toLowerCase()}webhookconfigurations`, { metadata: { name: 'conv-v1' }, webhooks: [hook(`${kind.toLowerCase()}.conv.example.com`, path)] });
+      assert.equal(r.status, 201, r.text);
+    }
+    try {
+      const created = await ts.request('POST', v2Path(), widget('v2', 'admitted', 'm.example.com'));
+      assert.equal(created.status, 201, created.text);
+      assert.deepEqual(created.json.spec, { hostname: 'mutated-m.example.com' });
+      const seen = wh.received.get('/validate')!.at(-1).request;
+      assert.equal(seen.object.apiVersion, 'conv.example.com/v1');
+      assert.deepEqual(seen.object.spec, { host: 'mutated-m.example.com' });
+      assert.deepEqual(seen.requestKind, { group: 'conv.example.com', version: 'v2', kind: 'Widget' });
+    } finally {
+      for (const kind of ['mutating', 'validating']) await ts.request('DELETE', `/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations/conv-v1`);
+    }
+    await ts.request('DELETE', v2Path('admitted'));
   });
 
   it('keeps only labels and annotations of what the webhook changes in metadata', async () => {
