@@ -251,9 +251,10 @@ describe('web console', { timeout: 300_000 }, () => {
     await p.getByTestId('error').waitFor();
     assert.match(await p.getByTestId('error').innerText(), /Forbidden/);
     assert.equal(await p.getByTestId('resource-table').count(), 0);
-    await p.goto(`${ts.url}/console/#/ws/root`);
+    await p.goto(`${ts.url}/console/#/ws/root:team-b`);
     await p.getByTestId('error').waitFor();
-    assert.match(await p.getByTestId('error').innerText(), /Forbidden: you cannot see the workspaces in root/);
+    assert.match(await p.getByTestId('error').innerText(), /Forbidden: you cannot see the workspaces in root:team-b/);
+    assert.equal(await p.getByTestId('workspace-tree').count(), 0);
     await screenshot(p, 'view-only-forbidden');
     await context.close();
   });

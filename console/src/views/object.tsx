@@ -188,8 +188,12 @@ function Editor({ session, ws, initial, fixed, onDone }: { session: Session; ws:
       const e = err as ApiError;
       setError(e);
       const ps: Problem[] = e.causes.map((c) => ({ field: c.field, message: c.message ?? '', line: c.field ? lineOf(text, c.field) : undefined }));
-      // Strict field validation names unknown fields in the message: `unknown field "spec.foo"`.
-      for (const m of e.message.matchAll(/unknown field "([^"]+)"/g)) ps.push({ field: m[1], message: 'unknown field', line: lineOf(text, m[1]!) });
+      // Unknown fields are named in the message: strict validation's `unknown field "spec.foo"`, and server-side
+      // apply's `.spec.foo: field not declared in schema` (a 500, as kube-apiserver answers it).
+      for (const m of e.message.matchAll(/unknown field "([^"]+)"|\.([^\s:]+): field not declared in schema/g)) {
+        const field = m[1] ?? m[2]!;
+        ps.push({ field, message: 'unknown field', line: lineOf(text, field) });
+      }
       setProblems(ps);
     } finally {
       setBusy(false);
