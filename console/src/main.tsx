@@ -75,6 +75,14 @@ function App() {
     const token = sessionStorage.getItem(TOKEN_KEY);
     if (token) void signIn(token, sessionStorage.getItem(WS_KEY) ?? 'root').finally(() => setChecking(false));
     else setChecking(false);
+    // A sign-in link opened in a tab that already shows the console changes only the fragment.
+    const onHash = () => {
+      if (!location.hash.startsWith('#token=')) return;
+      takeFragmentToken();
+      void signIn(sessionStorage.getItem(TOKEN_KEY) ?? '', sessionStorage.getItem(WS_KEY) ?? 'root');
+    };
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
   }, []);
 
   if (checking) return <p class="center">Signing in…</p>;

