@@ -29,6 +29,7 @@ const layers = [
   { name: 'auth', paths: ['auth'] },
   { name: 'tenancy-apiextensions', paths: ['tenancy', 'apiextensions'] },
   { name: 'admissionwebhooks', paths: ['admissionwebhooks'] },
+  { name: 'admissionpolicy', paths: ['admissionpolicy'] },
   { name: 'multicluster', paths: ['multicluster'] },
   { name: 'console', paths: ['console'] },
   { name: 'server', paths: ['server'] },

@@ -22,6 +22,7 @@ import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.j
 import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
 import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
+import { admissionPoliciesPlugin } from '../admissionpolicy/plugin.js';
 import { consolePlugin } from '../console/plugin.js';
 import { mirrorSourceOf } from '../multicluster/api/mirrors.js';
 import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
@@ -55,6 +56,11 @@ export interface ServerOptions {
   shardBaseURL?: string;
   /** Storage to use instead of the embedded SQLite database (tests, etcd). */
   storage?: Storage;
+  /**
+   * The embedded SQLite database's durability (default FULL: an acknowledged write survives power loss). NORMAL
+   * survives a crash of the process (kill -9) but not of the machine: what a simulated cluster needs.
+   */
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
   /** Store everything in this etcd cluster instead of the embedded SQLite database (ignored when `storage` is set). */
   etcd?: EtcdStoreOptions & {
     /** How often one replica compacts etcd's history, in ms (default 5 min, as kube-apiserver; 0 turns it off). */
@@ -123,7 +129,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const tokens: TokenTable = new Map([[adminToken, { username: 'admin', groups: ['system:masters'] }]]);
 
   const etcdStore = !opts.storage && opts.etcd ? await EtcdStore.connect(opts.etcd) : undefined;
-  const storage = opts.storage ?? etcdStore ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'));
+  const storage = opts.storage ?? etcdStore ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'), { synchronous: opts.sqliteSynchronous ?? 'FULL' });
   const compactor = etcdStore && opts.etcd?.compactionIntervalMs !== 0 ? new EtcdCompactor(etcdStore, { intervalMs: opts.etcd?.compactionIntervalMs }) : undefined;
   const watchCache = new WatchCache(storage);
   const registry = new ResourceRegistry(storage, watchCache);
@@ -141,8 +147,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const controllerGate = new ControllerGate(!etcdStore);
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   const tenancyPlugin = new TenancyPlugin(controllerGate);
-  // Admission webhooks come last: their mutating phase runs after every other feature's, as upstream orders them.
-  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? []), admissionWebhooksPlugin(), ...(opts.console === false ? [] : [consolePlugin()])];
+  // Admission policies and webhooks come last: the webhooks' mutating phase runs after every other feature's, and the
+  // policies' validating phase just before the webhooks', as upstream orders them. The console only serves files.
+  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin(), ...(opts.console === false ? [] : [consolePlugin()])];
 
   for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(auth.withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(auth.withSubresources(def));
