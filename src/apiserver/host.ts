@@ -18,10 +18,10 @@ import type { RequestContext, ResourceDefinition } from '../registry/rest.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Admission } from './admission/admission.js';
 import { healthChecks } from './health.js';
-import { writeObject } from './handlers/render.js';
+import { servesProtobuf, writeObject } from './handlers/render.js';
 import { writeError, writeRaw } from './http/response.js';
 import { adaptHttp2, configureSession, http2Limits, http2ServerOptions, isHttp2 } from './http/http2.js';
-import { negotiateObjectOutput } from './http/negotiation.js';
+import { negotiateObjectOutput, statusInProtobuf } from './http/negotiation.js';
 import type { OpenAPIService } from './openapi/service.js';
 import { answerTimeout, isLongRunning, requestDeadlineMs } from './request-deadline.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
@@ -123,7 +123,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       }
       const answered = await filters.intercept?.(info, user);
       if (answered) {
-        const output = negotiateObjectOutput(req.headers.accept, url.searchParams.get('includeObject'), true);
+        const output = negotiateObjectOutput(req.headers.accept, url.searchParams.get('includeObject'), true, servesProtobuf(answered.def));
         writeObject(res, 200, answered.object, output, answered.def);
         return;
       }
@@ -133,7 +133,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       await route(req, res, info, url.searchParams, ctx, deps, upgrade);
     } catch (err) {
       if (timedOut) return; // already answered 504; whatever the handler ran into afterwards is moot
-      if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url });
+      if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url }, statusInProtobuf(req.headers.accept));
       else {
         logger.error('internal error after response started', { url: req.url, error: (err as Error).stack });
         res.end();
