@@ -63,5 +63,6 @@ build_etcd() {
   "$OUT/etcd" --version
 }
 
+# `build-anchors.sh etcd` builds only etcd (a bench run without kube-apiserver).
 build_etcd
-build_kas
+[ "${1:-all}" = etcd ] || build_kas
