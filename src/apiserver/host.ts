@@ -28,6 +28,7 @@ import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { hasInvalidPathEscape, parseRequestUrl } from './request-url.js';
 import { route } from './router.js';
 import type { ConnectHandler, UpgradeConnection } from './connect.js';
+import { matchPublicEndpoint, type PublicEndpoint } from './public-endpoint.js';
 
 /** The paths of APF's `probes` FlowSchema (exempt from flow control), GET only. */
 const probePaths = new Set(['/healthz', '/readyz', '/livez']);
@@ -59,6 +60,8 @@ export interface HostOptions {
   storageProblem(): string;
   /** Paths plugins answer themselves (streaming subresources; connect.ts). */
   connect?: readonly ConnectHandler[];
+  /** Paths plugins answer before authentication (public static content: the console; public-endpoint.ts). */
+  publicEndpoints?: readonly PublicEndpoint[];
 }
 
 export interface RunningHost {
@@ -77,6 +80,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   let ready = false;
   let stopping = false;
   const health = healthChecks({ storageProblem: opts.storageProblem, started: () => ready, shuttingDown: () => stopping });
+  const publicEndpoints = opts.publicEndpoints ?? [];
   const deps = { registry, admission: opts.admission, openapi: opts.openapi, health, connect: opts.connect ?? [] };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeConnection): Promise<void> => {
@@ -96,6 +100,20 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     }
     try {
       const url = parseRequestUrl(req.url);
+      // Public content (the console's assets) is answered before authentication: the same for everybody.
+      const pub = !upgrade && publicEndpoints.length > 0 ? matchPublicEndpoint(publicEndpoints, url.pathname) : undefined;
+      if (pub) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          writeRaw(res, 405, 'Method Not Allowed\n', 'text/plain; charset=utf-8', { Allow: 'GET, HEAD' });
+        } else if (pub.rest === undefined) {
+          const query = url.searchParams.toString();
+          res.writeHead(301, { Location: `${pub.endpoint.prefix}${query ? `?${query}` : ''}` });
+          res.end();
+        } else {
+          pub.endpoint.serve(req, res, pub.rest);
+        }
+        return;
+      }
       const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
       // WithRequestDeadline + WithTimeoutForNonLongRunningRequests: before authentication, as upstream's chain.
       // An upgrade request becomes a stream (the tunnel of multicluster/streams too): no deadline, as upstream's
