@@ -316,6 +316,7 @@ func workspaceConfig(t *testing.T, name string) (*rest.Config, string) {
 	if _, err := dyn.Resource(wsGVR).Create(context.Background(), ws, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating workspace %s: %v", name, err)
 	}
+	t.Cleanup(func() { _ = dyn.Resource(wsGVR).Delete(context.Background(), name, metav1.DeleteOptions{}) })
 	eventually(t, 30*time.Second, "workspace "+name+" Ready", func() (bool, error) {
 		w, err := dyn.Resource(wsGVR).Get(context.Background(), name, metav1.GetOptions{})
 		if err != nil {
@@ -421,6 +422,11 @@ func TestControllerRuntimeWebhookServerInWorkspace(t *testing.T) {
 	if _, err := apix.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, gadgetCRD(s), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating the CRD: %v", err)
 	}
+	// Removed while the webhook server still runs (cleanups run last first): the server's own informers of every
+	// resource would otherwise keep failing to list gadgets through a conversion webhook that is gone.
+	t.Cleanup(func() {
+		_ = apix.ApiextensionsV1().CustomResourceDefinitions().Delete(context.Background(), "gadgets.hooks.atrium.dev", metav1.DeleteOptions{})
+	})
 	eventually(t, 30*time.Second, "the Gadget CRD Established", func() (bool, error) {
 		c, err := apix.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, "gadgets.hooks.atrium.dev", metav1.GetOptions{})
 		if err != nil {
