@@ -14,6 +14,6 @@ for c in controller webhook; do
     continue
   fi
   # The version stamp cert-manager's Makefile sets (its user agent and `--version`).
-  (cd "$c" && go build -trimpath -ldflags "-X github.com/cert-manager/cert-manager/pkg/util.AppVersion=${version}" -o "$out.tmp" . && mv "$out.tmp" "$out")
+  (cd "$c" && go build -trimpath -buildvcs=false -ldflags "-X github.com/cert-manager/cert-manager/pkg/util.AppVersion=${version}" -o "$out.tmp" . && mv "$out.tmp" "$out")
   echo "built cert-manager $c ${version}: $out"
 done
