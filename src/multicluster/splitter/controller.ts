@@ -7,11 +7,13 @@
  * children's statuses, synced up by the syncer, are folded onto the root's status (aggregateDeploymentStatus), so
  * `kubectl rollout status` and `kubectl wait --for=condition=Available` on the root tell the truth.
  *
- * Failover: when the scheduler takes a SyncTarget off a namespace (evacuation, drain, a smaller spread), its share is
- * re-divided over the remaining targets, gradually (planMoves): the replacements are requested first, at most
- * `maxSurge` not-yet-ready replacements at a time, and the leaving child is scaled down only as replacements become
- * ready; it is deleted once it holds 0. While it still holds replicas its (possibly stale, if the cluster is gone)
- * status counts towards the root's, clipped to what it still holds. If its target is not Ready its syncer cannot
+ * Moves: when the scheduler takes a SyncTarget off a namespace (a placement change or `kubectl atrium move`, a drain,
+ * failover, a smaller spread), its share is re-divided over the remaining targets make before break (stepMove,
+ * decisions/step-move.ts): within the root's own maxSurge (replicas + maxSurge at most over all clusters) and keeping
+ * at least max(replicas − maxUnavailable, what its PodDisruptionBudgets require) ready, the leaving child is scaled
+ * down only as replacements report ready, and deleted once it holds 0. While it still holds replicas its status counts
+ * towards the root's, clipped to what it still holds; the root shows the Moving condition. A target that is not Ready
+ * (heartbeat lost) counts for nothing (status: ClusterUnreachable) and its share is replaced at once. Its syncer cannot
  * release the child's syncer finalizer, so the splitter removes it: the copy on the unreachable cluster is left alone
  * (never deleted on a guess) and is cleaned up by that cluster's syncer if it comes back.
  *
