@@ -347,6 +347,8 @@ async function reconcileRoot(
     replicas: total,
     targets: assigned.map((name) => splitTarget(name, root, kids, occupants(name), targets.get(name)!.target, current[name] ?? 0, tracker)),
     current: kids.length > 0 ? current : undefined,
+    // Ties by the root's uid: 1-replica Deployments spread over the clusters instead of all going to the first.
+    tieBreak: root.metadata?.uid,
   });
   const evacuating = Object.keys(current).filter((t) => !assigned.includes(t));
   const unreachable = Object.keys(current).filter((t) => !targets.has(t) || !isReady(targets.get(t)!.target));
