@@ -10,13 +10,14 @@ import { runCrdBenchmarks } from './crd-api.js';
 import { runGcBenchmarks } from './gc.js';
 import { type Figure, printFigure } from './lib.js';
 import { runMulticlusterBenchmarks } from './multicluster.js';
+import { runMoveBenchmarks } from './moves.js';
 import { runSchedulingBenchmarks } from './scheduling.js';
 import { runSsaBenchmarks } from './ssa.js';
 import { runSyncerBenchmarks } from './syncer.js';
 import { runWorkspaceBenchmarks } from './workspaces.js';
 import { runWorkloadBenchmarks } from './workloads.js';
 
-const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['syncer', runSyncerBenchmarks], ['workloads', runWorkloadBenchmarks], ['debug-streams', runDebugStreamBenchmarks], ['admission-policy', runAdmissionPolicyBenchmarks]];
+const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['moves', runMoveBenchmarks], ['syncer', runSyncerBenchmarks], ['workloads', runWorkloadBenchmarks], ['debug-streams', runDebugStreamBenchmarks], ['admission-policy', runAdmissionPolicyBenchmarks]];
 // `npm run bench -- core-api crd` runs only the named suites.
 const only = process.argv.slice(2);
 let failed = false;
