@@ -9,6 +9,7 @@ import type { ServerConnection, ServerPlugin, Stoppable } from '../apiserver/plu
 import { runControllers } from '../controllers/manager.js';
 import { registerNegotiatedPrinter } from '../apiextensions/serving/negotiated-printers.js';
 import { reservedSyncTargetAnnotations } from './api/reserved-synctarget-annotations.js';
+import { ReadOnlyMirrors } from './api/mirror-admission.js';
 import { PlacementLocationWorkspace } from './scheduling/placement-admission.js';
 import { deploymentPrinter, podPrinter, replicaSetPrinter, servicePrinter } from '../registry/builtin/workloads/printers.js';
 import { multiclusterResources } from './api/resources.js';
@@ -19,6 +20,7 @@ import { schedulingControllerInstaller, type SchedulingControllerOptions } from 
 import { schedulingResources } from './scheduling/resources.js';
 import { splitterControllerInstaller, type SplitterControllerOptions } from './splitter/controller.js';
 import { revisionHistoryControllerInstaller } from './splitter/revision-history-controller.js';
+import { mirrorEventTtlControllerInstaller, type MirrorEventTtlOptions } from './controllers/mirror-event-ttl.js';
 import { placementControllerInstaller, type PlacementControllerOptions } from './placement/controller.js';
 import { workspaceWorkloadResources } from './api/workload-resources.js';
 import { ComputeIndex } from './serving/compute-index.js';
@@ -35,6 +37,8 @@ export type MulticlusterOptions = SyncTargetControllerOptions & {
   splitter?: SplitterControllerOptions;
   /** Options of the placement controller (every other kind: one cluster, every cluster, following). */
   placement?: PlacementControllerOptions;
+  /** Options of the mirrored events' lifetime (controllers/mirror-event-ttl.ts). */
+  mirrorEvents?: MirrorEventTtlOptions;
 };
 
 /**
@@ -97,8 +101,10 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
         connect: [...podStreamsHandlers(host.registry, dialer), tunnelEndpoint(tunnels)],
         // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
         // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
+        // ReadOnlyMirrors: the mirrors of what the clusters run (pods, events, ...) are written by syncers only.
         admission: [
           reservedSyncTargetAnnotations(host.registry),
+          new ReadOnlyMirrors(host.registry),
           new PlacementLocationWorkspace({ resolvePath: (p) => host.resolveWorkspacePath(p), authorize: (c, a) => host.authorizer.authorize(c, a) }),
         ],
         stop: () => {
@@ -121,7 +127,7 @@ export function startMulticlusterControllers(server: ServerConnection, opts: Mul
   return runControllers({
     server,
     userAgent: 'atrium-multicluster/v0.0.0',
-    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement)],
+    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement), mirrorEventTtlControllerInstaller(opts.mirrorEvents)],
     logAs: 'multicluster controllers started',
   });
 }

@@ -19,6 +19,11 @@ import { coreResources } from '../registry/builtin/core.js';
 import { otherGroupResources } from '../registry/builtin/other-groups.js';
 import { Admission, type AdmissionPlugin } from '../apiserver/admission/admission.js';
 import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
+import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
+import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
+import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
+import { admissionPoliciesPlugin } from '../admissionpolicy/plugin.js';
+import { mirrorSourceOf } from '../multicluster/api/mirrors.js';
 import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
 import { ensureCertificates } from '../apiserver/certs/certificates.js';
 import { OpenAPIService } from '../apiserver/openapi/service.js';
@@ -137,7 +142,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const controllerGate = new ControllerGate(!etcdStore);
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   const tenancyPlugin = new TenancyPlugin(controllerGate);
-  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? [])];
+  // Admission policies and webhooks come last: the webhooks' mutating phase runs after every other feature's, and the
+  // policies' validating phase just before the webhooks', as upstream orders them.
+  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin()];
 
   for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(auth.withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(auth.withSubresources(def));
@@ -149,7 +156,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const stopInstalled = async () => {
     for (const p of installed.splice(0).reverse()) await p.stop?.();
   };
-  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle];
+  // LimitRanger mutates pods early, as upstream orders it; ResourceQuota charges last, once every plugin has changed
+  // the object, so it accounts what will be stored.
+  const resourceQuota = new ResourceQuotaAdmission(registry, (a) => a.object !== undefined && mirrorSourceOf(a.object) !== undefined);
+  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry)];
   try {
     for (const plugin of plugins) {
       const done = (await plugin.install?.(pluginHost)) ?? {};
@@ -162,9 +172,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw err;
   }
   const workspaces = tenancyPlugin.tenancy;
+  admissionPlugins.push(resourceQuota);
   const admission = new Admission(admissionPlugins);
 
   await namespaceLifecycle.start();
+  await resourceQuota.start();
   await bootstrapNamespaces(registry);
   await bootstrapRbac(registry, 'root');
   workspaces.addInitializer((cluster) => bootstrapRbac(registry, cluster));
@@ -219,6 +231,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       await listener.close();
       await stopInstalled();
       namespaceLifecycle.stop();
+      resourceQuota.stop();
       watchCache.stop();
       await compactor?.stop();
       if (!opts.storage) await storage.close();

@@ -18,6 +18,7 @@ import { logger } from '../../logging/logger.js';
 import { followerResources, parseGroupResource, type NamespaceMapping } from '../api/types.js';
 import { NamespaceMapper } from './namespace-mapper.js';
 import { ResourceSyncer } from './resource-syncer.js';
+import { WorkspaceMirrors } from './workspace-mirrors.js';
 
 export interface UpstreamWorkspaceDeps {
   /** The workspace's logical cluster name. */
@@ -48,6 +49,8 @@ export class UpstreamWorkspace {
   private readonly pokes = new Map<ResourceSyncer, EventHandler<KubeObject>>();
   /** The last ensure() started a syncer for every wanted resource (a drain can only finish after that). */
   private complete = false;
+  /** The mirrors of what the cluster runs for this workspace (pods, a CronJob's Jobs, events). */
+  private readonly mirrors: WorkspaceMirrors;
 
   constructor(private readonly deps: UpstreamWorkspaceDeps) {
     this.mapper = new NamespaceMapper({
@@ -59,6 +62,15 @@ export class UpstreamWorkspace {
       syncTarget: deps.syncTarget,
       key: deps.key,
       mapping: deps.mapping,
+    });
+    this.mirrors = new WorkspaceMirrors({
+      upstream: deps.upstream,
+      upstreamCluster: deps.cluster,
+      downstream: deps.downstream,
+      upstreamInformers: deps.upstreamInformers,
+      downstreamInformers: deps.downstreamInformers,
+      namespaces: this.mapper,
+      cluster: { name: deps.syncTarget.name, key: deps.key, ...(deps.own ? {} : { syncTargetCluster: deps.syncTarget.cluster }) },
     });
     const onNamespace = (ns: KubeObject) => {
       for (const r of this.resources.values()) r.enqueueAll(ns.metadata?.name);
@@ -144,6 +156,16 @@ export class UpstreamWorkspace {
       this.resources.delete(name);
       logger.info('syncer: stopped syncing resource', { syncTarget: this.deps.syncTarget.name, workspace: this.deps.cluster, resource: name });
     }
+    // Mirrors need the types served upstream: pods (and events with them) once pods sync, a CronJob's Jobs once
+    // jobs and cronjobs do, a whole Deployment's ReplicaSets once deployments and replicasets do (and pods, which they
+    // own), a StatefulSet's claims once persistentvolumeclaims and statefulsets do.
+    const has = (r: string) => this.resources.has(r);
+    await this.mirrors.ensure({
+      pods: has('pods'),
+      jobs: has('jobs.batch') && has('cronjobs.batch'),
+      replicaSets: has('pods') && has('deployments.apps') && has('replicasets.apps'),
+      claims: has('persistentvolumeclaims') && has('statefulsets.apps'),
+    });
     this.complete = !retry;
     return retry;
   }
@@ -162,10 +184,13 @@ export class UpstreamWorkspace {
         r.enqueueAll();
       }
     }
+    // Mirrors go too: the cluster no longer runs anything for this workspace.
+    const mirrorsLeft = !this.mirrors.drain(true);
     // Done only when every wanted resource has a syncer whose caches are complete and hold nothing of ours: counting
     // on a cache that has not listed yet (or a resource not started) would end the drain with finalizers left upstream.
     return (
       this.complete &&
+      !mirrorsLeft &&
       [...this.resources.values()].every((r) => {
         if (!r.synced()) return false;
         const left = r.remaining();
@@ -183,6 +208,7 @@ export class UpstreamWorkspace {
   resume(): void {
     if (!this.draining) return;
     this.draining = false;
+    this.mirrors.drain(false);
     for (const r of this.resources.values()) {
       r.draining = false;
       r.orphanOnDrain = false;
@@ -191,6 +217,7 @@ export class UpstreamWorkspace {
   }
 
   async stop(): Promise<void> {
+    await this.mirrors.stop();
     await Promise.all([...this.resources.values()].map((r) => this.stopResource(r)));
     this.resources.clear();
     // The upstream factory may be shared (push mode): the namespace informer is given back, not left to a stop of

@@ -7,6 +7,7 @@
  * the protobuf decoder special-cases their wrapper messages by name (src/apimachinery/protobuf/json-schema-unions.ts).
  */
 import type { TypeCatalog, TypeDescriptor } from '../types.js';
+import { admissionregistrationV1Types } from './admissionregistration-v1.js';
 import { apiextensionsV1Types } from './apiextensions-v1.js';
 import { appsV1Types } from './apps-v1.js';
 import { authenticationV1Types } from './authentication-v1.js';
@@ -19,6 +20,7 @@ import { coordinationV1Types } from './coordination-v1.js';
 import { discoveryV1Types } from './discovery-v1.js';
 import { coreV1Types } from './core-v1.js';
 import { coreV1MoreTypes } from './core-v1-more.js';
+import { coreV1QuotaTypes } from './core-v1-quota.js';
 import { coreV1StorageTypes } from './core-v1-storage.js';
 import { coreV1WorkloadTypes } from './core-v1-workloads.js';
 import { eventsV1Types } from './events-v1.js';
@@ -43,8 +45,10 @@ const compiled = compileBuiltinTypes([
   ...authenticationV1Types,
   ...autoscalingV1Types,
   ...apiextensionsV1Types,
+  ...admissionregistrationV1Types,
   ...coreV1WorkloadTypes,
   ...coreV1StorageTypes,
+  ...coreV1QuotaTypes,
   ...coreV1MoreTypes,
   ...discoveryV1Types,
   ...networkingV1Types,
