@@ -11,7 +11,7 @@
  *   controllers   the reconcile loop, the committer, the built-in controllers (API clients)
  *   apiserver     the host: filters, handlers, admission chain, discovery, OpenAPI, and the plugin contract
  *   features      auth; then tenancy and apiextensions; then admission webhooks (matchConditions use the CEL of CRDs);
- *                 then multicluster (it builds on workspaces and CRDs)
+ *                 then multicluster (it builds on workspaces and CRDs); then the console (serves the web app's files)
  *   server        the composition root
  *   programs      pcluster (the simulated cluster), demo, cli, and index.ts (the library's front door)
  *
@@ -31,6 +31,7 @@ const layers = [
   { name: 'admissionwebhooks', paths: ['admissionwebhooks'] },
   { name: 'admissionpolicy', paths: ['admissionpolicy'] },
   { name: 'multicluster', paths: ['multicluster'] },
+  { name: 'console', paths: ['console'] },
   { name: 'server', paths: ['server'] },
   { name: 'pcluster', paths: ['pcluster'] },
   { name: 'programs', paths: ['demo', 'cli', 'index\\.ts$'] },

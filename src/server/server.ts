@@ -23,6 +23,7 @@ import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js'
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
 import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
 import { admissionPoliciesPlugin } from '../admissionpolicy/plugin.js';
+import { consolePlugin } from '../console/plugin.js';
 import { mirrorSourceOf } from '../multicluster/api/mirrors.js';
 import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
 import { ensureCertificates } from '../apiserver/certs/certificates.js';
@@ -93,10 +94,14 @@ export interface ServerOptions {
    * deadline, 2 s retry period, as kube-controller-manager).
    */
   leaderElection?: { leaseDurationSeconds?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+  /** Serve the web console under /console/ (default true; src/console/). */
+  console?: boolean;
 }
 
 export interface RunningServer extends ServerConnection {
   port: number;
+  /** The web console's URL (`<url>/console/`), when it is served. */
+  consoleURL?: string;
   registry: ResourceRegistry;
   /** Workspaces: the path index, the lifecycle controller (tests wait on tenancy.idle()). */
   tenancy: Tenancy;
@@ -143,8 +148,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   const tenancyPlugin = new TenancyPlugin(controllerGate);
   // Admission policies and webhooks come last: the webhooks' mutating phase runs after every other feature's, and the
-  // policies' validating phase just before the webhooks', as upstream orders them.
-  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin()];
+  // policies' validating phase just before the webhooks', as upstream orders them. The console only serves files.
+  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin(), ...(opts.console === false ? [] : [consolePlugin()])];
 
   for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(auth.withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(auth.withSubresources(def));
@@ -189,6 +194,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     admission,
     openapi: new OpenAPIService(),
     connect: installed.flatMap((p) => p.connect ?? []),
+    publicEndpoints: installed.flatMap((p) => p.publicEndpoints ?? []),
     // Storage that tracks its own health (etcd) takes /healthz, /livez and /readyz down while it is unreachable.
     storageProblem: () => {
       const tracked = storage as Partial<Pick<EtcdStore, 'isHealthy' | 'healthMessage'>>;
@@ -225,6 +231,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     kubeconfigPath,
     adminToken,
     caPem: certs.ca.certPem,
+    consoleURL: opts.console === false ? undefined : `${url}/console/`,
     registry,
     tenancy: workspaces,
     async stop() {
