@@ -39,6 +39,7 @@ import { bootstrapRbac } from '../auth/authz/bootstrap-policy.js';
 import { authPlugin } from '../auth/plugin.js';
 import { apiextensionsPlugin } from '../apiextensions/plugin.js';
 import { TenancyPlugin } from '../tenancy/plugin.js';
+import { APIsPlugin } from '../apis/plugin.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import { bootstrapNamespaces } from './bootstrap.js';
 
@@ -93,6 +94,8 @@ export interface RunningServer extends ServerConnection {
   registry: ResourceRegistry;
   /** Workspaces: the path index, the lifecycle controller (tests wait on tenancy.idle()). */
   tenancy: Tenancy;
+  /** API sharing (apis.kcp.io): what is bound where; tests wait on apis.idle(). */
+  apis: APIsPlugin;
   /** Whether this replica runs the controllers now (always on embedded storage; the Lease holder on etcd). */
   isControllerLeader?(): boolean;
   stop(): Promise<void>;
@@ -135,7 +138,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const controllerGate = new ControllerGate(!etcdStore);
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   const tenancyPlugin = new TenancyPlugin(controllerGate);
-  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? [])];
+  // apis.kcp.io: APIExports, APIBindings, the bound resources and the APIExport virtual workspace.
+  const apisPlugin = new APIsPlugin();
+  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), apisPlugin, ...(opts.plugins ?? [])];
 
   for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(auth.withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(auth.withSubresources(def));
@@ -171,6 +176,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await bootstrapNamespaces(registry);
   await bootstrapRbac(registry, 'root');
   workspaces.addInitializer((cluster) => bootstrapRbac(registry, cluster));
+  workspaces.addInitializer(apisPlugin.defaultBindingsInitializer(workspaces));
   const homeWorkspaces = registry.lookup('root', 'tenancy.kcp.io', 'v1alpha1', 'workspaces')!.def;
   const listener = await startHost({
     bindAddress: opts.bindAddress,
@@ -200,6 +206,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       },
       resolveCluster: (info, user) => workspaces.resolveRequestCluster(info, user),
       authorize: (req, info, user) => auth.authorize(req, info, user),
+      virtualWorkspace: (path) => apisPlugin.virtualWorkspace.resolve(path),
     },
   });
   listener.setReady();
@@ -218,6 +225,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     caPem: certs.ca.certPem,
     registry,
     tenancy: workspaces,
+    apis: apisPlugin,
     async stop() {
       await listener.close();
       await stopInstalled();
