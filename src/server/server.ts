@@ -21,6 +21,7 @@ import { Admission, type AdmissionPlugin } from '../apiserver/admission/admissio
 import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
 import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
+import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
 import { mirrorSourceOf } from '../multicluster/api/mirrors.js';
 import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
 import { ensureCertificates } from '../apiserver/certs/certificates.js';
@@ -140,7 +141,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const tenancyPlugin = new TenancyPlugin(controllerGate);
   // apis.kcp.io: APIExports, APIBindings, the bound resources and the APIExport virtual workspace.
   const apisPlugin = new APIsPlugin();
-  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), apisPlugin, ...(opts.plugins ?? [])];
+  // Admission webhooks come last: their mutating phase runs after every other feature's, as upstream orders them.
+  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), apisPlugin, ...(opts.plugins ?? []), admissionWebhooksPlugin()];
 
   for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(auth.withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(auth.withSubresources(def));

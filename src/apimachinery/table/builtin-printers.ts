@@ -34,6 +34,7 @@ const d = {
   eventFirstTimestamp: 'How long ago the event was first seen.',
   eventCount: 'How many times the event has happened.',
   leaseHolder: 'The identity that currently holds the lease.',
+  webhooks: 'How many webhooks the configuration holds.',
   roleBindingRoleRef: 'The Role or ClusterRole the binding grants, as Kind/name.',
   clusterRoleBindingRoleRef: 'The ClusterRole the binding grants, as ClusterRole/name.',
 };
@@ -86,6 +87,11 @@ const serviceAccountPrinter: TablePrinter = {
 const leasePrinter: TablePrinter = {
   columns: [nameColumn, column('Holder', 'string', d.leaseHolder), ageColumn],
   row: (o, now) => [nameOf(o), str(obj(o.spec).holderIdentity), ageOf(o, now)],
+};
+
+const webhookConfigurationPrinter: TablePrinter = {
+  columns: [nameColumn, column('Webhooks', 'integer', d.webhooks), ageColumn],
+  row: (o, now) => [nameOf(o), Array.isArray(o.webhooks) ? o.webhooks.length : 0, ageOf(o, now)],
 };
 
 /** Users, Groups and ServiceAccounts (`ns/name`) of a binding, in subject order (rbac.SubjectsStrings). */
@@ -266,6 +272,8 @@ const printers: Record<string, TablePrinter> = {
   '/events': coreEventPrinter,
   'events.k8s.io/events': eventsV1Printer,
   'coordination.k8s.io/leases': leasePrinter,
+  'admissionregistration.k8s.io/validatingwebhookconfigurations': webhookConfigurationPrinter,
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations': webhookConfigurationPrinter,
   'rbac.authorization.k8s.io/rolebindings': bindingPrinter(d.roleBindingRoleRef, 'roleBinding'),
   'rbac.authorization.k8s.io/clusterrolebindings': bindingPrinter(d.clusterRoleBindingRoleRef, 'clusterRoleBinding'),
 };

@@ -45,6 +45,17 @@ export interface WriteOptions {
    * write into it instead of copying it first. Internal callers that pass shared or reused objects leave it unset.
    */
   inputHandedOver?: boolean;
+  /**
+   * Validating admission (rest.ValidateObjectFunc): called with the object as it will be stored, after the strategy
+   * prepared and validated it and before it is written (also on dry runs), with the stored object for an update (null
+   * for a create); throwing refuses the write. Retries after a storage conflict call it again.
+   */
+  validateAdmission?: (obj: KubeObject, old: KubeObject | null) => Promise<void>;
+  /**
+   * update() only: mutating admission of a PUT, run inside the read-modify-write with the stored object (null when
+   * the PUT creates), as upstream's update handler admits; returns the object to store.
+   */
+  admitUpdate?: (obj: KubeObject, old: KubeObject | null) => Promise<KubeObject>;
 }
 
 export interface DeleteOptions {
@@ -53,6 +64,8 @@ export interface DeleteOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   /** The deprecated field; when set it decides alone (true: orphan, false: neither orphan nor foreground). */
   orphanDependents?: boolean;
+  /** Validating admission of the deletion (rest.ValidateObjectFunc), called with the stored object once its preconditions hold. */
+  validateAdmission?: (old: KubeObject) => Promise<void>;
 }
 
 export interface DeleteResult {
@@ -359,6 +372,7 @@ export class GenericStore {
     this.def.strategy.prepareForCreate?.(obj);
     const errs = this.validateCreate(obj);
     if (errs.length) throw errors.invalid(this.def.group, this.def.kind, displayName(obj), errs);
+    if (opts.validateAdmission) await opts.validateAdmission(obj, null);
     if (generated) {
       // Retry collisions with fresh suffixes (the suffix alphabet cannot make a valid name invalid).
       for (let attempt = 0; ; attempt++) {
@@ -445,7 +459,7 @@ export class GenericStore {
       ctx,
       namespace,
       name,
-      (current) => {
+      async (current) => {
         // A uid in a PUT body is a storage precondition (rest.defaultUpdatedObjectInfo.Preconditions), checked before
         // anything else; a patch has none (its objInfo carries no object), so a patched uid fails validation instead.
         const uid = isPlainObject(input.metadata) ? input.metadata.uid : undefined;
@@ -462,7 +476,7 @@ export class GenericStore {
         if (current && expected !== undefined && String(expected) !== current.metadata?.resourceVersion) {
           throw errors.conflictModified(this.gr, name);
         }
-        return deepCopy(input);
+        return opts.admitUpdate ? await opts.admitUpdate(deepCopy(input), current) : deepCopy(input);
       },
       opts,
       subresource,
@@ -522,6 +536,7 @@ export class GenericStore {
         ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
         : this.validateUpdate(next, current);
       if (errs.length) throw errors.invalid(this.def.group, this.def.kind, name, errs);
+      if (opts.validateAdmission) await opts.validateAdmission(next, current);
 
       // An update that clears the last finalizer of an object being deleted removes it.
       if (this.readyToRemove(next)) {
@@ -683,6 +698,7 @@ export class GenericStore {
           `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`,
         );
       }
+      if (opts.validateAdmission) await opts.validateAdmission(current);
       // A namespace already terminating while spec.finalizers remain is answered as it is (namespace REST.Delete).
       if (meta.deletionTimestamp && this.def.strategy.pendingFinalizers?.(current)) return { object: current, deleted: false };
       const next = deepCopy(current);
