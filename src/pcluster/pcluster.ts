@@ -109,7 +109,8 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     },
     controllers: (running) => runControllers({ server: running, userAgent: 'atrium-pcluster/v0.0.0', installers, logAs: 'pcluster controllers started' }),
   };
-  const server = await startServer({ ...serverOptions, plugins: [workloads, ...(serverOptions.plugins ?? [])] });
+  // A physical cluster has no workspaces: its kubeconfig names the bare server, as kind's does.
+  const server = await startServer({ adminKubeconfigWorkspace: false, ...serverOptions, plugins: [workloads, ...(serverOptions.plugins ?? [])] });
   return Object.assign(server, { name: opts.name, nodeNames: nodes.map((n) => n.name), loadBalancerCIDR: pool.cidr, ingressAddress: ingressControllerAddress(pool) });
 }
 

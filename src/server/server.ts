@@ -53,6 +53,12 @@ export interface ServerOptions {
    * Every replica on one etcd must be given the same value; unset = https://<bind address>:<port> of this process.
    */
   shardBaseURL?: string;
+  /**
+   * The workspace DIR/admin.kubeconfig points at (`<url>/clusters/root` by default, as kcp's admin.kubeconfig does,
+   * so kcp's own `kubectl ws` and `kubectl kcp` plugins work against it); false writes the bare server URL (the
+   * simulated physical cluster, which has no workspaces).
+   */
+  adminKubeconfigWorkspace?: string | false;
   /** Storage to use instead of the embedded SQLite database (tests, etcd). */
   storage?: Storage;
   /** Store everything in this etcd cluster instead of the embedded SQLite database (ignored when `storage` is set). */
@@ -216,7 +222,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const url = listener.url;
   await workspaces.start(opts.shardBaseURL ? opts.shardBaseURL.replace(/\/+$/, '') : url);
   const kubeconfigPath = join(opts.rootDir, 'admin.kubeconfig');
-  await writeAdminKubeconfig(kubeconfigPath, { server: url, caPem: certs.ca.certPem, clientCertPem: certs.admin.certPem, clientKeyPem: certs.admin.keyPem, token: adminToken });
+  const kubeconfigWorkspace = opts.adminKubeconfigWorkspace ?? 'root';
+  const kubeconfigServer = kubeconfigWorkspace === false ? url : `${url}/clusters/${kubeconfigWorkspace}`;
+  await writeAdminKubeconfig(kubeconfigPath, { server: kubeconfigServer, caPem: certs.ca.certPem, clientCertPem: certs.admin.certPem, clientKeyPem: certs.admin.keyPem, token: adminToken });
   logger.info('serving', { url, rootDir: opts.rootDir, kubeconfig: kubeconfigPath });
 
   const running: RunningServer = {
