@@ -13,7 +13,6 @@ import { StatusError } from '../apimachinery/status.js';
 import type { KubeObject } from '../apimachinery/object.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
-import { TYPE_ANNOTATION } from '../tenancy/workspace-types.js';
 import { APIBindingAdmission } from './admission.js';
 import { BoundAPIs } from './bound-apis.js';
 import { APIsController } from './controller.js';
@@ -71,14 +70,11 @@ export class APIsPlugin implements ServerPlugin {
    * default binding of its type and of the types it extends. Unlike kcp, the workspace does not wait in Initializing
    * until they are Bound; the controller binds them moments later.
    */
-  defaultBindingsInitializer(tenancy: Tenancy): (cluster: string) => Promise<void> {
-    return async (cluster) => {
+  defaultBindingsInitializer(tenancy: Tenancy): (cluster: string, workspace: KubeObject) => Promise<void> {
+    return async (cluster, workspace) => {
       const { registry } = this.installed;
-      const lc = await registry.lookup(cluster, 'core.kcp.io', 'v1alpha1', 'logicalclusters')?.get({ cluster, user: system }, '', 'cluster').catch(() => undefined);
-      const qualified = lc?.metadata?.annotations?.[TYPE_ANNOTATION];
-      if (!qualified) return;
-      const i = qualified.lastIndexOf(':');
-      const type = await tenancy.types.get(i < 0 ? 'root' : qualified.slice(0, i), qualified.slice(i + 1)).catch(() => undefined);
+      const ref = ((workspace.spec ?? {}) as { type?: { name?: string; path?: string } }).type ?? { name: 'universal', path: 'root' };
+      const type = ref.name ? await tenancy.types.get(ref.path || 'root', ref.name).catch(() => undefined) : undefined;
       if (!type) return;
       const chain = [...(await tenancy.types.aliases(type).catch(() => [])), type];
       const wanted = new Map<string, { path?: string; export: string }>();

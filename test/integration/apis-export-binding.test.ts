@@ -303,6 +303,23 @@ describe('APIExport and APIBinding (apis.kcp.io)', () => {
     assert.equal(none.status, 404);
   });
 
+  it('WorkspaceType defaultAPIBindings: a new workspace of the type gets the binding and serves the API', async () => {
+    let r = await ts.request('POST', '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspacetypes', {
+      apiVersion: 'tenancy.kcp.io/v1alpha1',
+      kind: 'WorkspaceType',
+      metadata: { name: 'widgety' },
+      spec: { extend: { with: [{ name: 'universal', path: 'root' }] }, defaultAPIBindings: [{ path: 'root:provider', export: 'widgets' }] },
+    });
+    assert.equal(r.status, 201, r.text);
+    r = await ts.request('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'typed' }, spec: { type: { name: 'widgety', path: 'root' } } });
+    assert.equal(r.status, 201, r.text);
+    await waitForWorkspace(ts, 'root', 'typed');
+    const b = await waitBinding('typed', 'widgets', bound, 'Bound');
+    assert.deepEqual(b.spec.reference, { export: { path: 'root:provider', name: 'widgets' } });
+    r = await ts.request('POST', '/clusters/root:typed/apis/example.io/v1/namespaces/default/widgets', widget('first', 1));
+    assert.equal(r.status, 201, r.text);
+  });
+
   it('deleting a binding deletes its objects, then the binding, and the API is no longer served', async () => {
     let r = await ts.request('DELETE', `/clusters/root:t3${APIS}/apibindings/widgets`);
     assert.equal(r.status, 200, r.text);
