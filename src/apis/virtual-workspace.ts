@@ -48,6 +48,9 @@ function selects(claim: AcceptablePermissionClaim, obj: KubeObject): boolean {
 }
 
 export class APIExportVirtualWorkspace {
+  /** One view per export, rebuilt when the export changes (the view caches the export's definitions). */
+  private readonly views = new Map<string, ExportView>();
+
   constructor(
     private readonly registry: ResourceRegistry,
     private readonly bound: BoundAPIs,
@@ -62,8 +65,11 @@ export class APIExportVirtualWorkspace {
     if (parts.length < 4 || parts[2] !== 'clusters' || !parts[3]) return undefined;
     const exportCluster = this.resolvePath(safeDecode(parts[0]!));
     const exportName = safeDecode(parts[1]!);
-    if (!exportCluster || !this.bound.exports.get(exportCluster)?.has(exportName)) return undefined;
-    const view = new ExportView(this.registry, this.bound, exportCluster, exportName, this.resolvePath);
+    const ex = exportCluster ? this.bound.exports.get(exportCluster)?.get(exportName) : undefined;
+    if (!ex || !exportCluster) return undefined;
+    const key = `${exportCluster}/${exportName}`;
+    let view = this.views.get(key);
+    if (!view || !view.isOf(ex)) this.views.set(key, (view = new ExportView(this.registry, this.bound, exportCluster, exportName, this.resolvePath)));
     return {
       path: `/${parts.slice(2).join('/')}`,
       resources: view,
@@ -93,6 +99,7 @@ export class APIExportVirtualWorkspace {
 /** What one APIExport's virtual workspace serves. */
 class ExportView implements ResourceView {
   private readonly export: APIExport;
+  private exportedDefs?: ResourceDefinition[];
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -104,6 +111,11 @@ class ExportView implements ResourceView {
     this.export = bound.exports.get(exportCluster)!.get(exportName)!;
   }
 
+  /** Whether this view was built from that very export object (a changed export is a new object). */
+  isOf(ex: APIExport): boolean {
+    return this.export === ex;
+  }
+
   /** The export's claim on a group and resource that it does not export itself. */
   claimFor(group: string, resource: string): PermissionClaim | undefined {
     if (this.exported().some((d) => d.group === group && d.resource === resource)) return undefined;
@@ -113,11 +125,16 @@ class ExportView implements ResourceView {
   private exported(): ResourceDefinition[] {
     const hash = this.export.status?.identityHash;
     if (!hash) return [];
+    if (this.exportedDefs) return this.exportedDefs;
     const out: ResourceDefinition[] = [];
+    let complete = true;
     for (const r of this.export.spec?.resources ?? []) {
       const schema = this.bound.schemas.get(this.exportCluster)?.get(r.schema);
       if (schema) out.push(...this.bound.definitionsOfSchema(schema, hash));
+      else complete = false;
     }
+    // A schema still missing may arrive: only a complete set is kept.
+    if (complete) this.exportedDefs = out;
     return out;
   }
 
@@ -158,13 +175,16 @@ class ExportView implements ResourceView {
   }
 
   lookup(cluster: string, group: string, version: string, resource: string): GenericStore | undefined {
-    const def = this.resources(cluster).find((d) => d.group === group && d.version === version && d.resource === resource);
-    if (!def) return undefined;
-    const store = this.registry.storeFor(def);
+    const c = this.resolvePath(cluster) ?? cluster;
+    if (!this.bindingIn(c)) return undefined;
+    const own = this.exported().find((d) => d.group === group && d.version === version && d.resource === resource);
+    if (own) return this.registry.storeFor(own);
     const claim = this.claimFor(group, resource);
-    if (!claim) return store;
-    const accepted = this.acceptedClaim(cluster, claim)!;
-    return filtered(store, () => (obj) => selects(accepted, obj));
+    const accepted = claim ? this.acceptedClaim(c, claim) : undefined;
+    if (!claim || !accepted) return undefined;
+    const def = this.claimedDef(this.registry.resources(c), claim).find((d) => d.version === version);
+    if (!def) return undefined;
+    return filtered(this.registry.storeFor(def), () => (obj) => selects(accepted, obj));
   }
 
   lookupWildcard(group: string, version: string, resource: string): GenericStore | undefined {
