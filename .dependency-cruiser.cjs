@@ -30,6 +30,7 @@ const layers = [
   { name: 'tenancy-apiextensions', paths: ['tenancy', 'apiextensions'] },
   { name: 'apis', paths: ['apis'] },
   { name: 'admissionwebhooks', paths: ['admissionwebhooks'] },
+  { name: 'admissionpolicy', paths: ['admissionpolicy'] },
   { name: 'multicluster', paths: ['multicluster'] },
   { name: 'server', paths: ['server'] },
   { name: 'pcluster', paths: ['pcluster'] },

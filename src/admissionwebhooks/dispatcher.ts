@@ -16,7 +16,6 @@ import { randomUUID } from 'node:crypto';
 import { groupVersionString } from '../apimachinery/api-resource.js';
 import { type KubeObject, deepCopy, isPlainObject, jsonEqual } from '../apimachinery/object.js';
 import { type Status, StatusError, errors } from '../apimachinery/status.js';
-import { fromLabelSelector } from '../apimachinery/labels/selector.js';
 import { logger } from '../logging/logger.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
@@ -25,6 +24,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../apiserver/admissio
 import { WebhookCallError, type WebhookClient, type WebhookClientConfig } from '../apiserver/webhook/client.js';
 import type { WebhookConfigurations, WebhookEntry } from './configurations.js';
 import { evaluateMatchConditions } from './match-conditions.js';
+import { exempt, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, strings } from './matching.js';
 
 const CLUSTER_ANNOTATION = 'kcp.io/cluster';
 type Hook = Record<string, unknown>;
@@ -43,38 +43,6 @@ class CallingWebhookError extends Error {
 interface Invocation {
   entry: WebhookEntry;
   def: ResourceDefinition;
-}
-
-/** Configurations and resources exempt from webhooks (rules.IsExemptAdmissionConfigurationResource). */
-function exempt(def: ResourceDefinition): boolean {
-  return (
-    def.group === 'admissionregistration.k8s.io' &&
-    ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings', 'mutatingadmissionpolicies', 'mutatingadmissionpolicybindings'].includes(def.resource)
-  );
-}
-
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
-
-/** rules.Matcher for one rule against a request's operation, resource and scope, as `def` (the resource, or an equivalent). */
-function ruleMatches(rule: Hook, a: AdmissionAttributes, def: ResourceDefinition): boolean {
-  const ops = strings(rule.operations);
-  if (!ops.includes('*') && !ops.includes(a.operation)) return false;
-  const groups = strings(rule.apiGroups);
-  if (!groups.includes('*') && !groups.includes(def.group)) return false;
-  const versions = strings(rule.apiVersions);
-  if (!versions.includes('*') && !versions.includes(def.version)) return false;
-  const scope = rule.scope ?? '*';
-  const isNamespaceObject = def.group === '' && def.resource === 'namespaces';
-  const namespaced = a.namespace !== '' && def.namespaced;
-  if (scope === 'Namespaced' && (isNamespaceObject || !namespaced)) return false;
-  if (scope === 'Cluster' && !(isNamespaceObject || !namespaced)) return false;
-  const sub = a.subresource ?? '';
-  return strings(rule.resources).some((r) => {
-    const slash = r.indexOf('/');
-    const res = slash < 0 ? r : r.slice(0, slash);
-    const rsub = slash < 0 ? '' : r.slice(slash + 1);
-    return (res === '*' || res === def.resource) && (rsub === '*' || rsub === sub);
-  });
 }
 
 export class WebhookDispatcher {
@@ -173,28 +141,11 @@ export class WebhookDispatcher {
   }
 
   private objectSelectorMatches(hook: Hook, a: AdmissionAttributes): boolean {
-    const sel = hook.objectSelector;
-    if (!isPlainObject(sel) || Object.keys(sel).length === 0) return true;
-    const selector = fromLabelSelector(sel as never);
-    const matches = (o?: KubeObject) => !!o && selector.matches(o.metadata?.labels ?? {});
-    return matches(a.object) || matches(a.oldObject);
+    return objectSelectorMatches(hook.objectSelector, a);
   }
 
-  /** namespace.Matcher: cluster-scoped objects always match, except Namespaces, matched by their own labels. */
-  private async namespaceSelectorMatches(hook: Hook, a: AdmissionAttributes): Promise<boolean> {
-    const sel = hook.namespaceSelector;
-    if (!isPlainObject(sel) || Object.keys(sel).length === 0) return true;
-    const isNamespace = a.def.group === '' && a.def.resource === 'namespaces';
-    if (!a.namespace && !isNamespace) return true;
-    const selector = fromLabelSelector(sel as never);
-    if (isNamespace && !a.subresource) {
-      const own = a.object ?? a.oldObject;
-      if (own) return selector.matches(own.metadata?.labels ?? {});
-    }
-    const name = isNamespace ? a.name : a.namespace;
-    const store = this.registry.lookup(a.ctx.cluster, '', 'v1', 'namespaces');
-    const ns = await store!.get({ cluster: a.ctx.cluster, user: { username: 'system:apiserver', groups: ['system:masters'] } }, '', name);
-    return selector.matches(ns.metadata?.labels ?? {});
+  private namespaceSelectorMatches(hook: Hook, a: AdmissionAttributes): Promise<boolean> {
+    return namespaceSelectorMatches(this.registry, hook.namespaceSelector, a);
   }
 
   /** The object as a webhook sees it: in the invoked version, naming the workspace. */

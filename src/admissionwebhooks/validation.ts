@@ -102,7 +102,7 @@ function fullyQualifiedName(at: FieldPath, name: string): FieldError[] {
   return [];
 }
 
-function validateRuleWithOperations(rule: Json, at: FieldPath): FieldError[] {
+export function validateRuleWithOperations(rule: Json, at: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const ops = strings(rule.operations);
   if (ops.length === 0) errs.push(fe.required(at.child('operations').toString()));

@@ -22,6 +22,7 @@ import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.j
 import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
 import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
+import { admissionPoliciesPlugin } from '../admissionpolicy/plugin.js';
 import { mirrorSourceOf } from '../multicluster/api/mirrors.js';
 import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
 import { ensureCertificates } from '../apiserver/certs/certificates.js';
@@ -147,8 +148,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const tenancyPlugin = new TenancyPlugin(controllerGate);
   // apis.kcp.io: APIExports, APIBindings, the bound resources and the APIExport virtual workspace.
   const apisPlugin = new APIsPlugin();
-  // Admission webhooks come last: their mutating phase runs after every other feature's, as upstream orders them.
-  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), apisPlugin, ...(opts.plugins ?? []), admissionWebhooksPlugin()];
+  // Admission policies and webhooks come last: the webhooks' mutating phase runs after every other feature's, and the
+  // policies' validating phase just before the webhooks', as upstream orders them.
+  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), apisPlugin, ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin()];
 
   for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(auth.withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(auth.withSubresources(def));

@@ -29,7 +29,7 @@ export interface AdmissionAttributes {
  * defaulted and validated the object, just before it is stored, and may only refuse. Either refuses by throwing a
  * StatusError. Upstream's order applies within each phase: every plugin's `admit` in plugin order (NamespaceLifecycle,
  * LimitRanger, the features', MutatingAdmissionWebhook, ResourceQuota), then every plugin's `validate` in plugin order
- * (ValidatingAdmissionPolicy would slot in just before ValidatingAdmissionWebhook).
+ * (ValidatingAdmissionPolicy just before ValidatingAdmissionWebhook).
  */
 export interface AdmissionPlugin {
   readonly name: string;
