@@ -19,11 +19,21 @@ import { APIsController } from './controller.js';
 import { apisResources } from './resources.js';
 import { APIS_GROUP } from './types.js';
 import { APIExportVirtualWorkspace } from './virtual-workspace.js';
+import { checkMaximalPermissionPolicy } from './maximal-permission-policy.js';
+import type { RequestInfo } from '../apiserver/request-info.js';
+import type { UserInfo } from '../apimachinery/user.js';
+import type { Authorizer } from '../apiserver/authorization.js';
 
 export class APIsPlugin implements ServerPlugin {
   readonly name = 'apis';
   readonly resources = apisResources;
-  private state?: { registry: ResourceRegistry; bound: BoundAPIs; controller: APIsController; vw: APIExportVirtualWorkspace };
+  private state?: { registry: ResourceRegistry; bound: BoundAPIs; controller: APIsController; vw: APIExportVirtualWorkspace; authorizer: Authorizer };
+
+  /**
+   * `policyAuthorizer` decides maximal permission policies: the RBAC of the export's workspace alone, as kcp's local
+   * policy authorizer (the prefixed binding users hold no workspace access there); the host's authorizer when unset.
+   */
+  constructor(private readonly opts: { policyAuthorizer?: Authorizer } = {}) {}
 
   private get installed() {
     if (!this.state) throw new Error('the apis plugin is not installed yet');
@@ -47,7 +57,7 @@ export class APIsPlugin implements ServerPlugin {
     const controller = new APIsController(host.registry, bound, (p) => host.resolveWorkspacePath(p));
     await controller.start();
     const vw = new APIExportVirtualWorkspace(host.registry, bound, host.authorizer, (p) => host.resolveWorkspacePath(p));
-    this.state = { registry: host.registry, bound, controller, vw };
+    this.state = { registry: host.registry, bound, controller, vw, authorizer: this.opts.policyAuthorizer ?? host.authorizer };
     return {
       admission: [new APIBindingAdmission(bound, host.authorizer, (p) => host.resolveWorkspacePath(p))],
       stop: () => controller.stop(),
@@ -58,6 +68,15 @@ export class APIsPlugin implements ServerPlugin {
     const { controller } = this.installed;
     controller.activate();
     return { stop: async () => controller.deactivate() };
+  }
+
+  /**
+   * kcp's maximal permission policy, after a request's own authorization: throws 403 when the request reaches a
+   * resource bound from an export with `maximalPermissionPolicy.local` that the export's workspace does not allow.
+   */
+  authorizeBoundResource(info: RequestInfo, user: UserInfo): void {
+    const { bound, authorizer } = this.installed;
+    checkMaximalPermissionPolicy(bound, authorizer, info, user);
   }
 
   /** Resolves once the controllers have nothing queued (tests wait on it). */

@@ -147,7 +147,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   const tenancyPlugin = new TenancyPlugin(controllerGate);
   // apis.kcp.io: APIExports, APIBindings, the bound resources and the APIExport virtual workspace.
-  const apisPlugin = new APIsPlugin();
+  const apisPlugin = new APIsPlugin({ policyAuthorizer: auth.authorizer.rules });
   // Admission policies and webhooks come last: the webhooks' mutating phase runs after every other feature's, and the
   // policies' validating phase just before the webhooks', as upstream orders them.
   const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), apisPlugin, ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin()];
@@ -215,7 +215,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         return home ? { object: home, def: homeWorkspaces } : undefined;
       },
       resolveCluster: (info, user) => workspaces.resolveRequestCluster(info, user),
-      authorize: (req, info, user) => auth.authorize(req, info, user),
+      authorize: async (req, info, user) => {
+        const actingAs = await auth.authorize(req, info, user);
+        apisPlugin.authorizeBoundResource(info, actingAs);
+        return actingAs;
+      },
       virtualWorkspace: (path) => apisPlugin.virtualWorkspace.resolve(path),
     },
   });

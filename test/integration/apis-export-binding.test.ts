@@ -303,6 +303,47 @@ describe('APIExport and APIBinding (apis.kcp.io)', () => {
     assert.equal(none.status, 404);
   });
 
+  it('maximalPermissionPolicy.local: the export\'s workspace RBAC bounds what binders may do (users prefixed apis.kcp.io:binding:)', async () => {
+    let r = await ts.request('POST', `/clusters/root:provider${APIS}/apiexports`, {
+      apiVersion: 'apis.kcp.io/v1alpha2', kind: 'APIExport', metadata: { name: 'limited' },
+      spec: { resources: [{ name: 'widgets', group: 'example.io', schema: 'v1.widgets.example.io', storage: { crd: {} } }], maximalPermissionPolicy: { local: {} } },
+    });
+    assert.equal(r.status, 201, r.text);
+    await createWorkspace('t5');
+    const rbac = '/apis/rbac.authorization.k8s.io/v1';
+    r = await ts.request('POST', `/clusters/root:t5${rbac}/clusterrolebindings`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'nobind-admin' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'nobind' }],
+    });
+    assert.equal(r.status, 201, r.text);
+    await eventually('identity', async () => (await ts.request('GET', `/clusters/root:provider${APIS}/apiexports/limited`)).json?.status?.identityHash, 10_000, 20);
+    assert.equal((await bind('t5', 'limited', 'root:provider', 'limited')).status, 201);
+    await waitBinding('t5', 'limited', bound, 'Bound');
+    const list = '/clusters/root:t5/apis/example.io/v1/namespaces/default/widgets';
+    r = await ts.request('GET', list, undefined, { token: 'nobind-token' });
+    assert.equal(r.status, 403, r.text);
+    assert.equal(r.json.message, 'widgets.example.io is forbidden: User "nobind" cannot list resource "widgets" in API group "example.io" in the namespace "default": access denied by the maximal permission policy of APIExport root:provider:limited');
+    // The provider allows binders to read widgets.
+    r = await ts.request('POST', `/clusters/root:provider${rbac}/clusterroles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'widgets-reader' },
+      rules: [{ apiGroups: ['example.io'], resources: ['widgets'], verbs: ['get', 'list', 'watch'] }],
+    });
+    assert.equal(r.status, 201, r.text);
+    r = await ts.request('POST', `/clusters/root:provider${rbac}/clusterrolebindings`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'binders-read-widgets' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'widgets-reader' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'apis.kcp.io:binding:system:authenticated' }],
+    });
+    assert.equal(r.status, 201, r.text);
+    await eventually('list allowed', async () => (await ts.request('GET', list, undefined, { token: 'nobind-token' })).status === 200, 5_000, 20);
+    r = await ts.request('POST', list, widget('denied', 1), { token: 'nobind-token' });
+    assert.equal(r.status, 403, r.text);
+    // The admin (system:masters) is not bounded.
+    r = await ts.request('POST', list, widget('admin-made', 1));
+    assert.equal(r.status, 201, r.text);
+  });
+
   it('WorkspaceType defaultAPIBindings: a new workspace of the type gets the binding and serves the API', async () => {
     let r = await ts.request('POST', '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspacetypes', {
       apiVersion: 'tenancy.kcp.io/v1alpha1',
