@@ -370,4 +370,16 @@ describe('APIExport and APIBinding (apis.kcp.io)', () => {
     const list = await ts.request('GET', `/services/apiexport/root:provider/widgets/clusters/*/apis/example.io/v1/widgets`);
     assert.ok(!list.json.items.some((i: any) => i.metadata.annotations['kcp.io/cluster'] === clusters.t3));
   });
+
+  it('deleting an export leaves its bindings Bound and serving, with APIExportValid False (APIExportNotFound)', async () => {
+    let r = await ts.request('DELETE', `/clusters/root:provider2${APIS}/apiexports/widgets`);
+    assert.equal(r.status, 200, r.text);
+    const b = await waitBinding('t4', 'widgets', (x) => x.status?.conditions?.some((c: any) => c.type === 'APIExportValid' && c.status === 'False'), 'export gone');
+    const c = b.status.conditions.find((x: any) => x.type === 'APIExportValid');
+    assert.equal(c.reason, 'APIExportNotFound');
+    assert.equal(c.message, 'APIExport root:provider2|widgets not found');
+    assert.equal(b.status.phase, 'Bound');
+    r = await ts.request('GET', '/clusters/root:t4/apis/example.io/v1/namespaces/default/widgets/other');
+    assert.equal(r.status, 200, r.text);
+  });
 });
