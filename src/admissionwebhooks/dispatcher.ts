@@ -128,7 +128,8 @@ export class WebhookDispatcher {
 
   /** Another served version of the same group and resource that a rule names. */
   private equivalentMatch(rules: Hook[], a: AdmissionAttributes): ResourceDefinition | undefined {
-    // Only custom resources' versions are equivalent here: they differ in apiVersion alone (conversion None).
+    // Only custom resources' versions are equivalent here: they differ in apiVersion alone (conversion None), or the
+    // CRD's conversion webhook converts the objects sent (see asInvoked).
     if (!('crdUID' in a.def)) return undefined;
     for (const rule of rules) {
       for (const version of strings(rule.apiVersions)) {
@@ -146,6 +147,22 @@ export class WebhookDispatcher {
 
   private namespaceSelectorMatches(hook: Hook, a: AdmissionAttributes): Promise<boolean> {
     return namespaceSelectorMatches(this.registry, hook.namespaceSelector, a);
+  }
+
+  /**
+   * The attributes with the objects in the invoked version when a CRD's conversion webhook converts between versions
+   * (upstream's versionedAttributes); a conversion failure is an InternalError, as upstream's.
+   */
+  private async asInvoked(a: AdmissionAttributes, def: ResourceDefinition): Promise<AdmissionAttributes> {
+    const converter = def.storage?.converter;
+    if (def === a.def || !converter || a.subresource) return a;
+    const apiVersion = groupVersionString(def.group, def.version);
+    const convert = async (o: KubeObject | undefined) => (o ? (await converter.convert(a.ctx.cluster, [o], apiVersion))[0] : undefined);
+    try {
+      return { ...a, object: await convert(a.object), oldObject: await convert(a.oldObject) } as AdmissionAttributes;
+    } catch (err) {
+      throw errors.internal((err as Error).message);
+    }
   }
 
   /** The object as a webhook sees it: in the invoked version, naming the workspace. */
@@ -210,7 +227,7 @@ export class WebhookDispatcher {
     const version = versions.find((v) => v === 'v1' || v === 'v1beta1');
     if (!version) throw new CallingWebhookError(name, 'could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
     const uid = randomUUID();
-    const { request, objectSent } = this.request(a, inv, uid);
+    const { request, objectSent } = this.request(await this.asInvoked(a, inv.def), inv, uid);
     const review = { kind: 'AdmissionReview', apiVersion: `admission.k8s.io/${version}`, request };
     const timeoutMs = (typeof hook.timeoutSeconds === 'number' ? hook.timeoutSeconds : 10) * 1000;
     let answer: unknown;
@@ -280,6 +297,15 @@ export class WebhookDispatcher {
       if (own === undefined) delete annotations[CLUSTER_ANNOTATION];
       else annotations[CLUSTER_ANNOTATION] = own;
       if (Object.keys(annotations).length === 0 && a.object.metadata?.annotations === undefined) delete patched.metadata!.annotations;
+    }
+    const converter = inv.def !== a.def && !a.subresource ? inv.def.storage?.converter : undefined;
+    if (converter && a.object.apiVersion) {
+      // Back to the request's version through the CRD's conversion webhook.
+      try {
+        patched = (await converter.convert(a.ctx.cluster, [patched], String(a.object.apiVersion)))[0]!;
+      } catch (err) {
+        throw errors.internal((err as Error).message);
+      }
     }
     patched.apiVersion = a.object.apiVersion ?? patched.apiVersion;
     // Decoding the patched object into the type drops what it does not declare and applies a custom resource's defaults.

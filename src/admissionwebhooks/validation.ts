@@ -10,6 +10,7 @@ import { type FieldError, FieldPath } from '../apimachinery/field-errors.js';
 import { type KubeObject, isPlainObject } from '../apimachinery/object.js';
 import { validateLabelSelector } from '../apimachinery/validation/label-selector.js';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from '../apimachinery/validation/names.js';
+import { validateWebhookService, validateWebhookURL } from '../apiserver/webhook/validation.js';
 import { compileMatchCondition } from './match-conditions.js';
 
 type Json = Record<string, unknown>;
@@ -176,53 +177,6 @@ function validateAdmissionReviewVersions(raw: unknown, at: FieldPath): FieldErro
     if (acceptedReviewVersions.includes(v)) accepted = true;
   });
   if (!accepted) errs.push(fe.invalid(at.toString(), versions, `must include at least one of ${acceptedReviewVersions.join(', ')}`));
-  return errs;
-}
-
-/** webhook.ValidateWebhookURL with https forced; parsing follows Go's url.Parse closely enough for what it reports. */
-export function validateWebhookURL(at: FieldPath, raw: string): FieldError[] {
-  const form = '; desired format: https://host[/path]';
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    // Go's url.Parse accepts almost anything; a string without a scheme parses as a path with an empty host.
-    const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(raw)?.[1] ?? '';
-    const errs: FieldError[] = [fe.invalid(at.toString(), scheme, "'https' is the only allowed URL scheme" + form)];
-    errs.push(fe.invalid(at.toString(), '', 'host must be specified' + form));
-    return errs;
-  }
-  const errs: FieldError[] = [];
-  const scheme = u.protocol.replace(/:$/, '');
-  if (scheme !== 'https') errs.push(fe.invalid(at.toString(), scheme, "'https' is the only allowed URL scheme" + form));
-  if (!u.host) errs.push(fe.invalid(at.toString(), u.host, 'host must be specified' + form));
-  if (u.username || u.password) errs.push(fe.invalid(at.toString(), u.password ? `${u.username}:${u.password}` : u.username, 'user information is not permitted in the URL'));
-  if (u.hash.length > 1) errs.push(fe.invalid(at.toString(), u.hash.slice(1), 'fragments are not permitted in the URL'));
-  if (u.search.length > 1) errs.push(fe.invalid(at.toString(), u.search.slice(1), 'query parameters are not permitted in the URL'));
-  return errs;
-}
-
-/** webhook.ValidateWebhookService. */
-export function validateWebhookService(at: FieldPath, svc: Json): FieldError[] {
-  const errs: FieldError[] = [];
-  if (!svc.name) errs.push(fe.required(at.child('name').toString(), 'service name is required'));
-  if (!svc.namespace) errs.push(fe.required(at.child('namespace').toString(), 'service namespace is required'));
-  const port = typeof svc.port === 'number' ? svc.port : 443;
-  if (!(port >= 1 && port <= 65535)) errs.push(fe.invalid(at.child('port').toString(), port, 'port is not valid: must be between 1 and 65535, inclusive'));
-  if (typeof svc.path !== 'string') return errs;
-  const path = svc.path;
-  if (path === '/' || path === '') return errs;
-  if (path === '//') return [...errs, fe.invalid(at.child('path').toString(), path, 'segment[0] may not be empty')];
-  if (!path.startsWith('/')) errs.push(fe.invalid(at.child('path').toString(), path, "must start with a '/'"));
-  let check = path.slice(1);
-  if (check.endsWith('/')) check = check.slice(0, -1);
-  check.split('/').forEach((step, i) => {
-    if (!step) {
-      errs.push(fe.invalid(at.child('path').toString(), path, `segment[${i}] may not be empty`));
-      return;
-    }
-    for (const failure of isDNS1123Subdomain(step)) errs.push(fe.invalid(at.child('path').toString(), path, `segment[${i}]: ${failure}`));
-  });
   return errs;
 }
 

@@ -62,6 +62,11 @@ export interface ServerOptions {
   adminKubeconfigWorkspace?: string | false;
   /** Storage to use instead of the embedded SQLite database (tests, etcd). */
   storage?: Storage;
+  /**
+   * The embedded SQLite database's durability (default FULL: an acknowledged write survives power loss). NORMAL
+   * survives a crash of the process (kill -9) but not of the machine: what a simulated cluster needs.
+   */
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
   /** Store everything in this etcd cluster instead of the embedded SQLite database (ignored when `storage` is set). */
   etcd?: EtcdStoreOptions & {
     /** How often one replica compacts etcd's history, in ms (default 5 min, as kube-apiserver; 0 turns it off). */
@@ -128,7 +133,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const tokens: TokenTable = new Map([[adminToken, { username: 'admin', groups: ['system:masters'] }]]);
 
   const etcdStore = !opts.storage && opts.etcd ? await EtcdStore.connect(opts.etcd) : undefined;
-  const storage = opts.storage ?? etcdStore ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'));
+  const storage = opts.storage ?? etcdStore ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'), { synchronous: opts.sqliteSynchronous ?? 'FULL' });
   const compactor = etcdStore && opts.etcd?.compactionIntervalMs !== 0 ? new EtcdCompactor(etcdStore, { intervalMs: opts.etcd?.compactionIntervalMs }) : undefined;
   const watchCache = new WatchCache(storage);
   const registry = new ResourceRegistry(storage, watchCache);
