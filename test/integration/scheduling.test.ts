@@ -125,6 +125,25 @@ describe('scheduling: Locations, Placements, namespace assignment and the deploy
     });
   });
 
+  it('scaled to 0, a Deployment keeps a child at 0 on every cluster; scaled up again, clusters without a share lose theirs', async () => {
+    const children = async () => (await up.list(deploymentsGVR, { namespace: 'apps' })).items.filter((d) => d.metadata?.labels?.['scheduling.atrium.io/split-from'] === 'web' && !d.metadata?.deletionTimestamp);
+    await up.patch(deploymentsGVR, 'web', 'merge', { spec: { replicas: 0 } }, { namespace: 'apps' });
+    await eventually('both children at 0', async () => {
+      const kids = await children();
+      return kids.length === 2 && kids.every((k) => replicas(k) === 0);
+    });
+    await up.patch(deploymentsGVR, 'web', 'merge', { spec: { replicas: 1 } }, { namespace: 'apps' });
+    await eventually('one child holding the replica, root 1 ready', async () => {
+      const kids = await children();
+      return kids.length === 1 && replicas(kids[0]) === 1 && ready(await up.get(deploymentsGVR, 'web', { namespace: 'apps' })) === 1;
+    });
+    await up.patch(deploymentsGVR, 'web', 'merge', { spec: { replicas: 3 } }, { namespace: 'apps' });
+    await eventually('children 2 + 1 and root 3 ready again', async () => {
+      const kids = await children();
+      return kids.length === 2 && kids.map((k) => replicas(k)).sort().join(',') === '1,2' && ready(await up.get(deploymentsGVR, 'web', { namespace: 'apps' })) === 3;
+    });
+  });
+
   it('treats a root created without spec.replicas as replicas: 1 and never syncs the root itself', async () => {
     const solo = deployment('solo', 1);
     delete (solo.spec as { replicas?: number }).replicas;
