@@ -1,0 +1,275 @@
+/**
+ * OPA Gatekeeper, unmodified, against a workspace: the policy controller most clusters with admission policy run.
+ *
+ * Gatekeeper's manager is the one scripts/build-gatekeeper.sh (called by .ci/run) builds from the Go module proxy
+ * into $HOME/.cache/atrium/bin/gatekeeper (github.com/open-policy-agent/gatekeeper/v3 v3.20.1); everything it is
+ * installed with comes from that module in the Go module cache, as released: deploy/gatekeeper.yaml (its CRDs,
+ * namespace, RBAC, Service, webhook configurations; not its Deployments, whose pods this process stands in for) and
+ * demo/basic (the K8sRequiredLabels ConstraintTemplate, its constraint, the namespaces it admits and denies, the
+ * sync Config). The suite fails when the binary or the module is missing.
+ *
+ * Gatekeeper runs as a local process with a kubeconfig into root:gatekeeper carrying the token of its own
+ * ServiceAccount (so the workspace's RBAC, from Gatekeeper's ClusterRole, decides what it may do), all of its
+ * operations (webhook, mutation webhook, audit, status), and its own certificate rotation: it writes the serving
+ * certificate into its Secret and the CA into the caBundle of both webhook configurations. The webhook Service gets
+ * Endpoints naming the process's loopback port (a workspace runs no pods); `--debug-use-fake-pod` is Gatekeeper's
+ * switch for running outside a pod.
+ *
+ * What is checked, with kubectl: a ConstraintTemplate becomes a CRD (K8sRequiredLabels) and reports created; a
+ * namespace without the label is denied with Gatekeeper's message, one with it admitted, also with
+ * `--dry-run=server`; a `warn` constraint admits with kubectl's Warning; the audit records a namespace that predates
+ * the constraint in the constraint's status; an AssignMetadata mutator labels new ConfigMaps; once Gatekeeper is
+ * stopped, its failurePolicy Fail webhook (check-ignore-label) refuses namespaces and the Ignore ones let ConfigMaps
+ * through.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import YAML from 'yaml';
+import { runKubectl, startTestServer, type TestServer } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/etcd.js';
+import { waitForWorkspace } from '../helpers/workspaces.js';
+import { kubectlFails, kubectlOk, type KubectlRunner } from './support/kubectl-run.js';
+
+const VERSION = 'v3.20.1';
+const MODULE = 'github.com/open-policy-agent/gatekeeper/v3';
+const NS = 'gatekeeper-system';
+const bin = join(homedir(), '.cache', 'atrium', 'bin', 'gatekeeper');
+
+/** Gatekeeper's module directory in the Go module cache (downloaded by the build script). */
+function moduleDir(): string {
+  const r = spawnSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' });
+  const dir = join(r.stdout.trim(), MODULE.replace(/[A-Z]/g, (c) => `!${c.toLowerCase()}`) + `@${VERSION}`);
+  assert.ok(existsSync(join(dir, 'deploy', 'gatekeeper.yaml')), `Gatekeeper ${VERSION} is not in the Go module cache (${dir}): run scripts/build-gatekeeper.sh`);
+  return dir;
+}
+
+describe('OPA Gatekeeper in a workspace', { timeout: 600_000 }, () => {
+  let t: TestServer;
+  let ws: KubectlRunner;
+  let dir: string;
+  let workDir: string;
+  let gk: ChildProcess | undefined;
+  let gkLog = '';
+  let healthPort = 0;
+  let webhookPort = 0;
+  let gkKubeconfig = '';
+
+  const yamlOf = (docs: unknown[]) => docs.map((d) => YAML.stringify(d)).join('---\n');
+  const demo = (path: string) => readFileSync(join(dir, 'demo', 'basic', path), 'utf8');
+  const log = () => gkLog.split('\n').filter((l) => /"level":"(error|warning)"|panic|fatal/i.test(l)).slice(-30).join('\n');
+
+  const startGatekeeper = async () => {
+    gkLog = '';
+    const certDir = join(workDir, 'certs');
+    mkdirSync(certDir, { recursive: true });
+    gk = spawn(
+      bin,
+      [
+        `--kubeconfig=${gkKubeconfig}`,
+        '--host=127.0.0.1',
+        `--port=${webhookPort}`,
+        `--health-addr=127.0.0.1:${healthPort}`,
+        '--metrics-addr=0',
+        `--cert-dir=${certDir}`,
+        '--debug-use-fake-pod',
+        `--exempt-namespace=${NS}`,
+        '--disable-opa-builtin={http.send}',
+        '--audit-interval=3',
+        '--shutdown-delay=0',
+        '--log-level=INFO',
+      ],
+      { env: { ...process.env, POD_NAMESPACE: NS, NAMESPACE: NS, CONTAINER_NAME: 'manager' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    gk.stdout!.on('data', (b) => (gkLog += b));
+    gk.stderr!.on('data', (b) => (gkLog += b));
+    const proc = gk;
+    await eventually('Gatekeeper ready (/readyz)', async () => {
+      if (proc.exitCode !== null) throw new Error(`gatekeeper exited ${proc.exitCode}:\n${gkLog.slice(-4000)}`);
+      const r = await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => undefined);
+      return r?.status === 200;
+    }, 120_000, 500).catch((e: Error) => assert.fail(`${e.message}\n${log() || gkLog.slice(-3000)}`));
+  };
+  const stopGatekeeper = async () => {
+    const c = gk;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGTERM');
+    const timer = setTimeout(() => c.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  before(async () => {
+    try {
+      accessSync(bin, constants.X_OK);
+    } catch {
+      assert.fail(`Gatekeeper is missing: ${bin} does not exist. Build it as .ci/run does: bash scripts/build-gatekeeper.sh`);
+    }
+    dir = moduleDir();
+    t = await startTestServer({ server: { builtinControllers: true } });
+    workDir = join(t.rootDir, 'gatekeeper');
+    mkdirSync(workDir, { recursive: true });
+    await kubectlOk(t, ['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'gatekeeper' } }) });
+    await waitForWorkspace(t, 'root', 'gatekeeper');
+    const kc = YAML.parse(readFileSync(t.kubeconfig, 'utf8'));
+    for (const c of kc.clusters) c.cluster.server = `${new URL(c.cluster.server).origin}/clusters/root:gatekeeper`;
+    const adminKubeconfig = join(workDir, 'admin.kubeconfig');
+    writeFileSync(adminKubeconfig, YAML.stringify(kc), { mode: 0o600 });
+    ws = { kubectl: (args, opts) => runKubectl(adminKubeconfig, args, opts) };
+
+    // A namespace that predates Gatekeeper and its constraint: the audit, not the webhook, finds it.
+    await kubectlOk(ws, ['create', 'namespace', 'no-label']);
+    // Gatekeeper's release manifest without the Deployments (and their PodDisruptionBudget): this process is the pod.
+    const manifest = YAML.parseAllDocuments(readFileSync(join(dir, 'deploy', 'gatekeeper.yaml'), 'utf8'))
+      .map((d) => d.toJSON())
+      .filter((o) => o && !['Deployment', 'PodDisruptionBudget'].includes(o.kind));
+    await kubectlOk(ws, ['apply', '--server-side', '-f', '-'], { input: yamlOf(manifest) });
+    webhookPort = await freePort();
+    healthPort = await freePort();
+    await kubectlOk(ws, ['apply', '-f', '-'], {
+      input: yamlOf([
+        {
+          apiVersion: 'v1',
+          kind: 'Endpoints',
+          metadata: { name: 'gatekeeper-webhook-service', namespace: NS },
+          subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https-webhook-server', port: webhookPort }] }],
+        },
+      ]),
+    });
+    // Its ServiceAccount's token: Gatekeeper works with the permissions its ClusterRole and Role give it.
+    const token = (await kubectlOk(ws, ['create', 'token', 'gatekeeper-admin', '-n', NS, '--duration=1h'])).trim();
+    gkKubeconfig = join(workDir, 'gatekeeper.kubeconfig');
+    writeFileSync(
+      gkKubeconfig,
+      YAML.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'atrium', cluster: kc.clusters[0].cluster }],
+        users: [{ name: 'gatekeeper-admin', user: { token } }],
+        contexts: [{ name: 'gatekeeper', context: { cluster: 'atrium', user: 'gatekeeper-admin' } }],
+        'current-context': 'gatekeeper',
+      }),
+      { mode: 0o600 },
+    );
+    await startGatekeeper();
+  });
+
+  after(async () => {
+    await stopGatekeeper();
+    await t?.stop();
+  });
+
+  it('rotates its certificate: the Secret holds it, both webhook configurations carry its CA', async () => {
+    await eventually('caBundles injected', async () => {
+      const secret = JSON.parse(await kubectlOk(ws, ['get', 'secret', 'gatekeeper-webhook-server-cert', '-n', NS, '-o', 'json']));
+      const ca = secret.data?.['ca.crt'];
+      if (!ca) return false;
+      for (const kind of ['validatingwebhookconfiguration', 'mutatingwebhookconfiguration']) {
+        const cfg = JSON.parse(await kubectlOk(ws, ['get', kind, `gatekeeper-${kind.startsWith('v') ? 'validating' : 'mutating'}-webhook-configuration`, '-o', 'json']));
+        if (!cfg.webhooks.every((w: any) => w.clientConfig.caBundle === ca)) return false;
+      }
+      return true;
+    }, 60_000, 500);
+  });
+
+  it('a ConstraintTemplate becomes a CRD; its constraint denies a namespace without the label, with Gatekeeper\'s message', async () => {
+    await kubectlOk(ws, ['apply', '-f', '-'], { input: demo('sync.yaml') });
+    await kubectlOk(ws, ['apply', '-f', '-'], { input: demo('templates/k8srequiredlabels_template.yaml') });
+    await eventually('the template created its CRD', async () => {
+      const r = await ws.kubectl(['get', 'crd', 'k8srequiredlabels.constraints.gatekeeper.sh', '-o', 'json']);
+      if (r.code !== 0) return false;
+      const tpl = JSON.parse(await kubectlOk(ws, ['get', 'constrainttemplate', 'k8srequiredlabels', '-o', 'json']));
+      return tpl.status?.created === true && (tpl.status?.byPod ?? []).length > 0;
+    }, 60_000, 500).catch((e: Error) => assert.fail(`${e.message}\n${log()}`));
+    await eventually('the constraint kind is served', async () => (await ws.kubectl(['get', 'k8srequiredlabels'])).code === 0, 30_000, 500);
+
+    await kubectlOk(ws, ['apply', '-f', '-'], { input: demo('constraints/all_ns_must_have_gatekeeper.yaml') });
+    await eventually('the constraint is enforced', async () => {
+      const c = JSON.parse(await kubectlOk(ws, ['get', 'k8srequiredlabels', 'ns-must-have-gk', '-o', 'json']));
+      return (c.status?.byPod ?? []).some((p: any) => p.enforced === true);
+    }, 60_000, 500).catch((e: Error) => assert.fail(`${e.message}\n${log()}`));
+
+    const denied = await eventually('the webhook denies bad-ns', async () => {
+      const r = await ws.kubectl(['apply', '-f', '-'], { input: demo('bad/bad_ns.yaml') });
+      return r.code !== 0 ? r : false;
+    }, 30_000, 500);
+    assert.match(
+      denied.stderr,
+      /admission webhook "validation\.gatekeeper\.sh" denied the request: \[ns-must-have-gk\] you must provide labels: \{"gatekeeper"\}/,
+    );
+    assert.notEqual((await ws.kubectl(['get', 'namespace', 'bad-ns'])).code, 0, 'bad-ns was not stored');
+
+    assert.match(await kubectlOk(ws, ['apply', '-f', '-'], { input: demo('good/good_ns.yaml') }), /namespace\/good-ns created/);
+  });
+
+  it('--dry-run=server reaches the webhook: denied without the label, admitted (and not stored) with it', async () => {
+    const r = await kubectlFails(ws, ['create', 'namespace', 'dry-bad', '--dry-run=server']);
+    assert.match(r.stderr, /denied the request: \[ns-must-have-gk\] you must provide labels/);
+    const good = YAML.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'dry-good', labels: { gatekeeper: 'yes' } } });
+    assert.equal(await kubectlOk(ws, ['create', '-f', '-', '--dry-run=server'], { input: good }), 'namespace/dry-good created (server dry run)\n');
+    assert.notEqual((await ws.kubectl(['get', 'namespace', 'dry-good'])).code, 0);
+  });
+
+  it('a warn constraint admits with a Warning', async () => {
+    await kubectlOk(ws, ['create', '-f', '-'], { input: YAML.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps', labels: { gatekeeper: 'true' } } }) });
+    await kubectlOk(ws, ['apply', '-f', '-'], {
+      input: YAML.stringify({
+        apiVersion: 'constraints.gatekeeper.sh/v1beta1',
+        kind: 'K8sRequiredLabels',
+        metadata: { name: 'cm-should-have-team' },
+        spec: { enforcementAction: 'warn', match: { kinds: [{ apiGroups: [''], kinds: ['ConfigMap'] }], namespaces: ['apps'] }, parameters: { labels: ['team'] } },
+      }),
+    });
+    const r = await eventually('the warn constraint warns', async () => {
+      const name = `cm-${Date.now()}`;
+      const out = await ws.kubectl(['create', 'configmap', name, '-n', 'apps', '--from-literal=a=b']);
+      assert.equal(out.code, 0, out.stderr);
+      return /Warning: \[cm-should-have-team\] you must provide labels: \{"team"\}/.test(out.stderr) ? out : false;
+    }, 60_000, 1000);
+    assert.match(r.stdout, /configmap\/cm-\d+ created/);
+  });
+
+  it('the audit reports the namespace that predates the constraint in the constraint\'s status', async () => {
+    const c = await eventually('audit results', async () => {
+      const c = JSON.parse(await kubectlOk(ws, ['get', 'k8srequiredlabels', 'ns-must-have-gk', '-o', 'json']));
+      return (c.status?.violations ?? []).some((v: any) => v.name === 'no-label') ? c : false;
+    }, 90_000, 1000).catch((e: Error) => assert.fail(`${e.message}\n${log()}`));
+    assert.ok(c.status.totalViolations >= 1);
+    assert.ok(c.status.auditTimestamp);
+    const v = c.status.violations.find((x: any) => x.name === 'no-label');
+    assert.equal(v.kind, 'Namespace');
+    assert.equal(v.enforcementAction, 'deny');
+    assert.match(v.message, /you must provide labels: \{"gatekeeper"\}/);
+    assert.ok(!c.status.violations.some((x: any) => x.name === 'good-ns'), 'good-ns complies');
+  });
+
+  it('an AssignMetadata mutator labels new ConfigMaps through the mutating webhook', async () => {
+    await kubectlOk(ws, ['apply', '-f', '-'], {
+      input: YAML.stringify({
+        apiVersion: 'mutations.gatekeeper.sh/v1',
+        kind: 'AssignMetadata',
+        metadata: { name: 'label-configmaps' },
+        spec: { match: { scope: 'Namespaced', kinds: [{ apiGroups: [''], kinds: ['ConfigMap'] }], namespaces: ['apps'] }, location: 'metadata.labels.team', parameters: { assign: { value: 'platform' } } },
+      }),
+    });
+    await eventually('the mutator labels ConfigMaps', async () => {
+      const name = `m-${Date.now()}`;
+      await kubectlOk(ws, ['create', 'configmap', name, '-n', 'apps', '--from-literal=a=b']);
+      const cm = JSON.parse(await kubectlOk(ws, ['get', 'configmap', name, '-n', 'apps', '-o', 'json']));
+      return cm.metadata.labels?.team === 'platform';
+    }, 60_000, 1000).catch((e: Error) => assert.fail(`${e.message}\n${log()}`));
+  });
+
+  it('stopped: the failurePolicy Fail webhook refuses namespaces, the Ignore ones let ConfigMaps through', async () => {
+    await stopGatekeeper();
+    const r = await kubectlFails(ws, ['create', 'namespace', 'while-down']);
+    assert.match(r.stderr, /failed calling webhook "check-ignore-label\.gatekeeper\.sh"/);
+    assert.match(await kubectlOk(ws, ['create', 'configmap', 'while-down', '-n', 'apps']), /configmap\/while-down created/);
+  });
+});
