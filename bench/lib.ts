@@ -73,7 +73,8 @@ export interface Figure {
 
 export function printFigure(f: Figure): void {
   const verdict = f.pass === undefined ? '' : f.pass ? '  PASS' : '  FAIL';
+  const num = (v: number) => (Math.abs(v) < 100 ? v.toFixed(1) : v.toFixed(0));
   console.log(
-    `${f.benchmark}: ${f.metric} ${f.value.toFixed(0)} ${f.unit} | reference (${f.reference}) ${f.referenceValue.toFixed(0)} ${f.unit} | ratio ${f.ratio.toFixed(2)}${f.target ? ` (target ${f.target})` : ''}${verdict}`,
+    `${f.benchmark}: ${f.metric} ${num(f.value)} ${f.unit} | reference (${f.reference}) ${num(f.referenceValue)} ${f.unit} | ratio ${f.ratio.toFixed(2)}${f.target ? ` (target ${f.target})` : ''}${verdict}`,
   );
 }
