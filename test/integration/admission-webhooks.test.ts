@@ -299,4 +299,29 @@ describe('reaching a webhook through a service', () => {
     assert.match(err.json.message, /^Internal error occurred: failed calling webhook "nowhere.example.com": failed to call webhook: service "default\/nowhere" cannot be reached: a workspace runs no pods/);
     await remove(VWC, 'svc-none');
   });
+
+  it('a Service annotated webhook.atrium.io/loopback-port is reached on 127.0.0.1 at that port (Endpoints may not name loopback)', async () => {
+    const port = Number(new URL(wh.url).port);
+    // The name the test webhook's certificate carries: webhook.default.svc (the ExternalName Service above goes).
+    await ts.request('DELETE', '/api/v1/namespaces/default/services/webhook');
+    const created = await ts.request('POST', '/api/v1/namespaces/default/services', {
+      metadata: { name: 'webhook', annotations: { 'webhook.atrium.io/loopback-port': String(port) } },
+      spec: { ports: [{ name: 'https', port: 443, targetPort: 'https' }], selector: { app: 'webhook' } },
+    });
+    assert.equal(created.status, 201, created.text);
+    wh.handle('/local', (review) => admissionResponse(review, { allowed: false, status: { message: 'via loopback' } }));
+    await configure(VWC, 'svc-local', [hook('local.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'webhook', path: '/local' }, caBundle: wh.caBundle }, namespaceSelector: { matchLabels: { team: 'wh-a' } } })]);
+    await eventually('the webhook behind the annotated Service refuses', async () => {
+      const x = await ts.request('POST', '/api/v1/namespaces/wh-a/configmaps', cm('wh-a', `l-${Math.random().toString(36).slice(2, 8)}`));
+      return x.status === 400 && x.json.message === 'admission webhook "local.example.com" denied the request: via loopback';
+    });
+    const bad = await ts.request('PATCH', '/api/v1/namespaces/default/services/webhook', { metadata: { annotations: { 'webhook.atrium.io/loopback-port': 'https' } } }, { headers: { 'Content-Type': 'application/merge-patch+json' } });
+    assert.equal(bad.status, 200, bad.text);
+    const err = await eventually('a malformed annotation is a clear error', async () => {
+      const x = await ts.request('POST', '/api/v1/namespaces/wh-a/configmaps', cm('wh-a', `l-${Math.random().toString(36).slice(2, 8)}`));
+      return x.status === 500 ? x : undefined;
+    });
+    assert.match(err.json.message, /service "default\/webhook" cannot be reached: its annotation webhook.atrium.io\/loopback-port is not a port number: "https"/);
+    await remove(VWC, 'svc-local');
+  });
 });

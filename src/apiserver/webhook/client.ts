@@ -9,7 +9,11 @@
  * workspace without pods does not have): the Service is looked up in the request's logical cluster. One of type
  * ExternalName is reached at its externalName; any other at the first address of its Endpoints (manual endpoints, as
  * for a Service without a selector) on the port whose name or number matches; TLS verifies `<name>.<namespace>.svc`
- * as upstream does. Nothing else can reach it, and the error says so.
+ * as upstream does. Endpoints may not name a loopback address (upstream's validation), so a webhook server running
+ * as a process on this machine (an operator run outside any cluster, as its developers run it) is named by the
+ * Service's annotation `webhook.atrium.io/loopback-port: "<port>"`: it is reached at 127.0.0.1 on that port, still
+ * verified as `<name>.<namespace>.svc`. This grants nothing new: a webhook's `url` may name loopback already.
+ * Nothing else can reach it, and the error says so.
  */
 import https from 'node:https';
 import type { KubeObject } from '../../apimachinery/object.js';
@@ -22,6 +26,9 @@ export interface WebhookClientConfig {
   /** Base64 of the PEM bundle, as in the API objects. */
   caBundle?: string;
 }
+
+/** The Service annotation naming the loopback port of a webhook server running on this machine (see above). */
+export const LOOPBACK_PORT_ANNOTATION = 'webhook.atrium.io/loopback-port';
 
 /** A failed call, in Go's words (what `failed to call webhook: %w` wraps). */
 export class WebhookCallError extends Error {}
@@ -160,6 +167,13 @@ export class WebhookClient {
     const ports = Array.isArray(spec.ports) ? (spec.ports as Record<string, unknown>[]) : [];
     const servicePort = ports.find((p) => p.port === port);
     if (!servicePort) throw unreachable(`the service has no port ${port}`);
+    const annotations: unknown = service.metadata?.annotations;
+    const loopback = isPlainObject(annotations) ? annotations[LOOPBACK_PORT_ANNOTATION] : undefined;
+    if (loopback !== undefined) {
+      const n = typeof loopback === 'string' && /^[0-9]{1,5}$/.test(loopback) ? Number(loopback) : NaN;
+      if (!(n >= 1 && n <= 65535)) throw unreachable(`its annotation ${LOOPBACK_PORT_ANNOTATION} is not a port number: ${JSON.stringify(loopback)}`);
+      return { url: `https://127.0.0.1:${n}${path}`, serverName };
+    }
     const endpointsStore = this.registry?.lookup(cluster, '', 'v1', 'endpoints');
     let endpoints: KubeObject | undefined;
     try {

@@ -6,6 +6,7 @@
  */
 import type { FieldDescriptor, FieldType, ScalarType, TypeCatalog } from '../../apimachinery/schema/types.js';
 import { DEDUCED, type ScalarKind, type SsaSchema, type SsaType } from './schema.js';
+import { resolveJSONSchemaUnion } from '../../apimachinery/schema/unknown-fields.js';
 
 const DEDUCED_SCALARS = new Set(['json', 'rawExtension']);
 
@@ -49,6 +50,10 @@ export class BuiltinSsaTypes {
 
   /** The SSA type of a named catalog type (deduced when unknown). */
   named(typeName: string, atomicOverride?: boolean): SsaType {
+    // The apiextensions unions (JSONSchemaProps.items, additionalProperties, additionalItems, dependencies) have no
+    // type in upstream's OpenAPI (OpenAPISchemaType() is nil): smd deduces them from the value, a schema object being
+    // a granular map. As field-less structs they would refuse every field of a CRD's `items` schema.
+    if (resolveJSONSchemaUnion(typeName) !== typeName) return DEDUCED;
     const desc = this.catalog.get(typeName);
     if (!desc) return DEDUCED;
     const atomic = atomicOverride ?? desc.mapType === 'atomic';
