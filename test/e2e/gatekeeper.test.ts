@@ -102,6 +102,8 @@ describe('OPA Gatekeeper in a workspace', { timeout: 600_000 }, () => {
     const certDir = join(workDir, 'certs');
     mkdirSync(certDir, { recursive: true });
     mount ??= mountSecret(certDir);
+    // The audit's scratch directory, an emptyDir in Gatekeeper's pod.
+    mkdirSync(join(workDir, 'audit'), { recursive: true });
     gk = spawn(
       bin,
       [
