@@ -118,6 +118,10 @@ describe('OPA Gatekeeper in a workspace', { timeout: 600_000 }, () => {
         '--disable-opa-builtin={http.send}',
         '--audit-interval=3',
         '--shutdown-delay=0',
+        // Gatekeeper asks whether ValidatingAdmissionPolicies are served through an in-cluster config only, so outside
+        // a pod it finds them "not enabled" and retries generating them for every constraint without pause.
+        '--default-create-vap-for-templates=false',
+        '--default-create-vap-binding-for-constraints=false',
         '--log-level=INFO',
       ],
       { env: { ...process.env, POD_NAMESPACE: NS, POD_NAME: POD, NAMESPACE: NS, CONTAINER_NAME: 'manager' }, stdio: ['ignore', 'pipe', 'pipe'] },
