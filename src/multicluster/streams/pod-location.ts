@@ -30,17 +30,20 @@ export class PodLocator {
     return this.registry.lookup('root', 'workload.kcp.io', 'v1alpha1', 'synctargets')!;
   }
 
-  /** The pod's original; a 400 "does not have a host assigned" (as kube-apiserver's streamLocation) when none. */
-  async locate(cluster: string, pod: KubeObject): Promise<PodLocation> {
+  /**
+   * The pod's original; a 400 "does not have a host assigned" (as kube-apiserver's streamLocation) when none. Callers
+   * locating many pods at once pass one `lookups` map, so each SyncTarget is read once for all of them.
+   */
+  async locate(cluster: string, pod: KubeObject, lookups: Map<string, Promise<unknown>> = new Map()): Promise<PodLocation> {
     const name = pod.metadata?.name ?? '';
     const mirror = mirrorSourceOf(pod);
     if (mirror && mirror.namespace) {
       const targetCluster = mirror.syncTargetCluster ?? cluster;
-      const target = await this.syncTargets().get(systemContext(targetCluster), '', mirror.syncTargetName).catch(() => undefined);
+      const target = await once(lookups, `name\n${targetCluster}\n${mirror.syncTargetName}`, () => this.syncTargets().get(systemContext(targetCluster), '', mirror.syncTargetName).catch(() => undefined));
       if (target) return { target, targetCluster, namespace: mirror.namespace, name: mirror.name };
     }
     for (const key of syncedKeys(pod)) {
-      const found = await this.targetByKey(key);
+      const found = await once(lookups, `key\n${key}`, () => this.targetByKey(key));
       if (!found) continue;
       const mapping = found.target.spec?.namespaceMapping ?? 'Hashed';
       const locator = { syncTarget: { cluster: found.cluster, name: found.target.metadata!.name!, uid: found.target.metadata!.uid! }, cluster, namespace: pod.metadata!.namespace! };
@@ -57,6 +60,12 @@ export class PodLocator {
     const targetCluster = target?.metadata?.annotations?.[CLUSTER_ANNOTATION];
     return target && targetCluster ? { target, cluster: targetCluster } : undefined;
   }
+}
+
+function once<T>(lookups: Map<string, Promise<unknown>>, key: string, read: () => Promise<T>): Promise<T> {
+  let p = lookups.get(key) as Promise<T> | undefined;
+  if (!p) lookups.set(key, (p = read()));
+  return p;
 }
 
 /**

@@ -2,7 +2,8 @@
  * The syncer's side of the tunnel (protocol: api/tunnel.ts), for pull and none modes where atrium cannot reach the
  * cluster: holds a control connection to its SyncTarget's `tunnel` endpoint, reconnecting with backoff while it is
  * down, and per `open` message dials atrium back and forwards the one request atrium writes on that connection to
- * the cluster's API server with the syncer's own credentials (pod streams and the metrics API only), then pipes
+ * the cluster's API server with the syncer's own credentials (pod streams, reads of the metrics API and of Nodes
+ * only), then pipes
  * the bytes both ways.
  */
 import { Agent, request as httpsRequest } from 'node:https';
@@ -10,7 +11,7 @@ import type { Duplex } from 'node:stream';
 import { dialApiServer } from '../../client/dial.js';
 import type { RestClientConfig } from '../../client/rest-client.js';
 import { logger } from '../../logging/logger.js';
-import { encodeMessage, isTunnelledPath, readMessages, TUNNEL_CONTROL_PROTOCOL, TUNNEL_PING_INTERVAL_MS, TUNNEL_PING_TIMEOUT_MS, TUNNEL_STREAM_PROTOCOL, TUNNEL_SUBRESOURCE } from '../api/tunnel.js';
+import { encodeMessage, isTunnelledRequest, readMessages, TUNNEL_CONTROL_PROTOCOL, TUNNEL_PING_INTERVAL_MS, TUNNEL_PING_TIMEOUT_MS, TUNNEL_STREAM_PROTOCOL, TUNNEL_SUBRESOURCE } from '../api/tunnel.js';
 import { formatHead, forwardedHead, readRequestHead, splice } from '../streams/http-head.js';
 
 export interface TunnelClientOptions {
@@ -141,8 +142,8 @@ export class TunnelClient {
     }
     try {
       const { head, rest } = await readRequestHead(back);
-      if (!isTunnelledPath(head.path)) {
-        back.end(httpError(403, `the syncer forwards pod streams and metrics only, not ${head.path}`));
+      if (!isTunnelledRequest(head.method, head.path)) {
+        back.end(httpError(403, `the syncer forwards pod streams and reads of metrics and nodes only, not ${head.method} ${head.path}`));
         return;
       }
       let down;
