@@ -12,6 +12,7 @@ import { serviceAccountControllerInstaller } from './serviceaccount/controller.j
 import { rootCACertPublisherInstaller } from './rootcacertpublisher/controller.js';
 import { garbageCollectorInstaller } from './garbagecollector/controller.js';
 import { kubernetesServiceInstaller } from './kubernetesservice/controller.js';
+import { resourceQuotaControllerInstaller } from './resourcequota/controller.js';
 
 /** Every controller atrium runs, in start order. */
 export const installers: ControllerInstaller[] = [
@@ -19,6 +20,7 @@ export const installers: ControllerInstaller[] = [
   serviceAccountControllerInstaller,
   rootCACertPublisherInstaller,
   kubernetesServiceInstaller,
+  resourceQuotaControllerInstaller,
   garbageCollectorInstaller,
 ];
 

@@ -9,6 +9,7 @@ import type { ServerConnection, ServerPlugin, Stoppable } from '../apiserver/plu
 import { runControllers } from '../controllers/manager.js';
 import { registerNegotiatedPrinter } from '../apiextensions/serving/negotiated-printers.js';
 import { reservedSyncTargetAnnotations } from './api/reserved-synctarget-annotations.js';
+import { ReadOnlyMirrors } from './api/mirror-admission.js';
 import { PlacementLocationWorkspace } from './scheduling/placement-admission.js';
 import { deploymentPrinter, podPrinter, replicaSetPrinter, servicePrinter } from '../registry/builtin/workloads/printers.js';
 import { multiclusterResources } from './api/resources.js';
@@ -99,8 +100,10 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
         connect: [...podStreamsHandlers(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
         // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
         // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
+        // ReadOnlyMirrors: the mirrors of what the clusters run (pods, events, ...) are written by syncers only.
         admission: [
           reservedSyncTargetAnnotations(host.registry),
+          new ReadOnlyMirrors(host.registry),
           new PlacementLocationWorkspace({ resolvePath: (p) => host.resolveWorkspacePath(p), authorize: (c, a) => host.authorizer.authorize(c, a) }),
         ],
         stop: () => {

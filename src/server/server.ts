@@ -19,6 +19,8 @@ import { coreResources } from '../registry/builtin/core.js';
 import { otherGroupResources } from '../registry/builtin/other-groups.js';
 import { Admission, type AdmissionPlugin } from '../apiserver/admission/admission.js';
 import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
+import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
+import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
 import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
 import { ensureCertificates } from '../apiserver/certs/certificates.js';
 import { OpenAPIService } from '../apiserver/openapi/service.js';
@@ -144,7 +146,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const stopInstalled = async () => {
     for (const p of installed.splice(0).reverse()) await p.stop?.();
   };
-  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle];
+  // LimitRanger mutates pods early, as upstream orders it; ResourceQuota charges last, once every plugin has changed
+  // the object, so it accounts what will be stored.
+  const resourceQuota = new ResourceQuotaAdmission(registry);
+  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry)];
   try {
     for (const plugin of plugins) {
       const done = (await plugin.install?.(pluginHost)) ?? {};
@@ -157,9 +162,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw err;
   }
   const workspaces = tenancyPlugin.tenancy;
+  admissionPlugins.push(resourceQuota);
   const admission = new Admission(admissionPlugins);
 
   await namespaceLifecycle.start();
+  await resourceQuota.start();
   await bootstrapNamespaces(registry);
   await bootstrapRbac(registry, 'root');
   workspaces.addInitializer((cluster) => bootstrapRbac(registry, cluster));
@@ -214,6 +221,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       await listener.close();
       await stopInstalled();
       namespaceLifecycle.stop();
+      resourceQuota.stop();
       watchCache.stop();
       await compactor?.stop();
       if (!opts.storage) await storage.close();

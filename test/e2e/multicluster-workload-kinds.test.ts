@@ -446,9 +446,12 @@ describe('every workload kind placed on the clusters, its status back upstream',
       return s !== undefined && s.lastScheduleTime === downStatus.lastScheduleTime && (s.active?.length ?? 0) > 0 && s;
     }, about);
     assert.deepEqual(st.active, [{ apiVersion: 'batch/v1', kind: 'Job', name: downJob.metadata!.name!, namespace: NS }]);
-    // The cluster's Jobs stay in the cluster: not synced up, not removed by the syncer.
+    // The cluster's Jobs stay the cluster's: mirrored up read-only (owned by the upstream CronJob; see
+    // test/e2e/multicluster-mirrors.test.ts), never synced back down as a copy, not removed by the syncer.
     await settle();
-    assert.equal(await up.get(G.job, downJob.metadata!.name!, scope).catch((e: { code?: number }) => e.code), 404, 'the Job is not synced up');
+    const mirrored = await waitFor('the Job mirrored upstream', () => up.get(G.job, downJob.metadata!.name!, scope).catch(() => undefined), about);
+    assert.equal(mirrored.metadata?.labels?.['scheduling.atrium.io/mirror'], 'true', 'the Job upstream is a mirror');
+    assert.equal(controllerOf(mirrored)?.uid, (await up.get(G.cron, 'tick', scope)).metadata?.uid, 'owned by the upstream CronJob');
     await check((await downGet(placed, G.job, downJob.metadata!.name!))?.metadata?.uid === downJob.metadata?.uid, 'the cluster\'s Job is left alone', about);
     assert.deepEqual(await where(G.job, downJob.metadata!.name!), [placed]);
 

@@ -9,6 +9,7 @@ import { startFleet, type InProcessFleet } from '../helpers/fleet.js';
 import type { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf } from '../../src/multicluster/api/keys.js';
 import { eventuallyWith } from '../helpers/eventually.js';
+import type { KubeObject } from '../../src/apimachinery/object.js';
 
 const configMapsGVR = { group: '', version: 'v1', resource: 'configmaps' };
 
@@ -52,5 +53,28 @@ describe('syncer: registered with kubectl atrium workload sync, run as a separat
       throw new Error(`${e.message}\n${fleet.logs()}`);
     });
     assert.deepEqual(cm.data, { k: 'v' });
+  });
+
+  it('mirrors the pods and events of its cluster with the granted RBAC, and a deleted mirror restarts its pod', async () => {
+    const podsGVR = { group: '', version: 'v1', resource: 'pods' };
+    const eventsGVR = { group: '', version: 'v1', resource: 'events' };
+    // Namespace `apps` is assigned to pcx by hand (previous test): the Deployment is synced whole, so its pods are
+    // owned upstream by the Deployment itself (there is no upstream ReplicaSet for an unsplit Deployment).
+    const d: KubeObject = await up.create({ group: 'apps', version: 'v1', resource: 'deployments' }, { metadata: { name: 'hello', namespace: 'apps' }, spec: { replicas: 2, selector: { matchLabels: { app: 'hello' } }, template: { metadata: { labels: { app: 'hello' } }, spec: { containers: [{ name: 'c', image: 'hello:1' }] } } } });
+    const mirrored = async () => (await up.list(podsGVR, { namespace: 'apps' }, { labelSelector: 'app=hello' })).items.filter((p) => !p.metadata?.deletionTimestamp);
+    const pods = await eventually('two mirrored pods on pcx/<node>, owned by the Deployment', async () => {
+      const items = await mirrored();
+      const ok = items.length === 2 && items.every((p) => /^pcx\//.test((p.spec as { nodeName?: string }).nodeName ?? '') && (p.metadata?.ownerReferences as { uid?: string }[] | undefined)?.[0]?.uid === d.metadata?.uid && (p.status as { phase?: string }).phase === 'Running');
+      return ok && items;
+    }).catch((e) => {
+      throw new Error(`${e.message}\n${fleet.logs()}`);
+    });
+    await eventually('an event of its cluster about a pod, the cluster named', async () => (await up.list(eventsGVR, { namespace: 'apps' })).items.some((e) => /^\[pcx\] /.test(String((e as { message?: string }).message))));
+    const victim = pods[0]!.metadata!.name!;
+    await up.delete(podsGVR, victim, { namespace: 'apps' });
+    await eventually('a replacement mirrored', async () => {
+      const items = await mirrored();
+      return items.length === 2 && !items.some((p) => p.metadata?.name === victim);
+    });
   });
 });

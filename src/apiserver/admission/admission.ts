@@ -10,6 +10,8 @@ export interface AdmissionAttributes {
   object?: KubeObject;
   oldObject?: KubeObject;
   subresource?: string;
+  /** A dry run: plugins must not persist side effects (the quota plugin does not charge usage). */
+  dryRun?: boolean;
 }
 
 /** An admission plugin: may mutate the object or refuse the request by throwing a StatusError. */

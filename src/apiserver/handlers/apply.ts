@@ -62,6 +62,7 @@ export async function handleApply(r: ParsedRequest<'apply'>): Promise<void> {
         object: applied,
         oldObject: current ?? undefined,
         subresource: r.subresource,
+        dryRun,
       });
       // A resourceVersion in the configuration is a precondition on the existing object (the store's update checks
       // the merged object's), also when nothing would change.

@@ -21,7 +21,7 @@ export async function handleCreate(r: ParsedRequest<'create'>): Promise<void> {
     meta.namespace = r.namespace;
   }
   warnings.push(...dedupOwnerReferences(obj, false));
-  await r.admission.admit({ operation: 'CREATE', ctx: r.ctx, def, namespace: r.namespace, name: meta.name ?? '', object: obj });
+  await r.admission.admit({ operation: 'CREATE', ctx: r.ctx, def, namespace: r.namespace, name: meta.name ?? '', object: obj, dryRun });
   warnings.push(...dedupOwnerReferences(obj, true));
   // The decoded body is this request's own: the store may write into it.
   const created = await r.store.create(r.ctx, r.namespace, obj, { dryRun, fieldManager, inputHandedOver: true });

@@ -76,7 +76,7 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
       if (patched.apiVersion !== original.apiVersion || patched.kind !== original.kind) {
         throw errors.badRequest(`the API version or kind of the object changed in the patch`);
       }
-      await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: patched, oldObject: original, subresource: r.subresource });
+      await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: patched, oldObject: original, subresource: r.subresource, dryRun });
       warnings.push(...dedupOwnerReferences(patched, true));
       return patched;
     },

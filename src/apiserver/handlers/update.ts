@@ -19,7 +19,7 @@ export async function handleUpdate(r: ParsedRequest<'update'>): Promise<void> {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   warnings.push(...dedupOwnerReferences(obj, false));
-  await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: obj, subresource: r.subresource });
+  await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: obj, subresource: r.subresource, dryRun });
   warnings.push(...dedupOwnerReferences(obj, true));
   const { object, created } = await r.store.update(r.ctx, r.namespace, r.name, obj, { dryRun, fieldManager }, r.subresource);
   addWarnings(r.res, warnings);

@@ -18,6 +18,8 @@ export interface InvolvedObject {
   namespace?: string;
   name: string;
   uid?: string;
+  /** The part of the object the event is about (`spec.containers{c}`), as the kubelet records it. */
+  fieldPath?: string;
 }
 
 export type EventType = 'Normal' | 'Warning';
@@ -59,9 +61,9 @@ export class EventRecorder {
   ) {}
 
   /** Creates one Event in logical cluster `cluster` (or counts a repeat). Resolves once written (or once the failure was logged). */
-  async record(cluster: string, involved: InvolvedObject, type: EventType, reason: string, message: string): Promise<void> {
+  async record(cluster: string, involved: InvolvedObject, type: EventType, reason: string, message: string, host?: string): Promise<void> {
     if (!this.opts.aggregate) {
-      await this.create(cluster, involved, type, reason, message);
+      await this.create(cluster, involved, type, reason, message, host);
       return;
     }
     const id = JSON.stringify([cluster, involved.namespace ?? '', involved.kind, involved.name, involved.uid ?? '', type, reason, message]);
@@ -96,7 +98,7 @@ export class EventRecorder {
   }
 
   /** Creates the Event; resolves with its name, or undefined when it could not be written. */
-  private async create(cluster: string, involved: InvolvedObject, type: EventType, reason: string, message: string): Promise<string | undefined> {
+  private async create(cluster: string, involved: InvolvedObject, type: EventType, reason: string, message: string, host?: string): Promise<string | undefined> {
     const now = new Date();
     const namespace = involved.namespace || 'default';
     // Date has millisecond precision: the sub-millisecond part counts up, so two Events in one millisecond get two names.
@@ -105,10 +107,10 @@ export class EventRecorder {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: `${involved.name}.${nanos.toString(16)}`, namespace },
-      involvedObject: { kind: involved.kind, namespace: involved.namespace || undefined, name: involved.name, uid: involved.uid, apiVersion: involved.apiVersion },
+      involvedObject: { kind: involved.kind, namespace: involved.namespace || undefined, name: involved.name, uid: involved.uid, apiVersion: involved.apiVersion, ...(involved.fieldPath ? { fieldPath: involved.fieldPath } : {}) },
       reason,
       message,
-      source: { component: this.component },
+      source: { component: this.component, ...(host ? { host } : {}) },
       firstTimestamp: formatRFC3339(now),
       lastTimestamp: formatRFC3339(now),
       count: 1,

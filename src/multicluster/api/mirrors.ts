@@ -47,3 +47,20 @@ export function mirrorSourceOf(obj: { metadata?: { labels?: Record<string, strin
     ...(slash >= 0 ? { namespace: source.slice(0, slash), name: source.slice(slash + 1) } : { name: source }),
   };
 }
+
+/**
+ * On a mirror: the uid of its original on the cluster. A user deleting a mirror pod (`kubectl delete pod`) has the
+ * syncer delete exactly that pod (precondition on this uid), never a successor of the same name.
+ */
+export const MIRROR_SOURCE_UID_ANNOTATION = 'scheduling.atrium.io/downstream-uid';
+
+/** On a mirror: a hash of what the syncer last wrote but status, so an unchanged original costs no write. */
+export const MIRROR_HASH_ANNOTATION = 'scheduling.atrium.io/mirror-hash';
+
+/** Whether `obj` carries the mirror mark (any value: removing or changing it is as guarded as setting it). */
+export function isMirror(obj: { metadata?: { labels?: Record<string, string> } } | undefined): boolean {
+  return obj?.metadata?.labels?.[MIRROR_LABEL] !== undefined;
+}
+
+/** The ServiceAccount a pull-mode syncer of SyncTarget `<name>` runs as starts with this (cli/workload-sync.ts syncerId). */
+export const SYNCER_SERVICE_ACCOUNT_PREFIX = 'atrium-syncer-';

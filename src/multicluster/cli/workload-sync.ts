@@ -58,7 +58,13 @@ export function syncerRules(name: string, resources: string[]): KubeObject[] {
     { apiGroups: ['apiresource.kcp.io'], resources: ['apiresourceimports'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
     ...[...byGroup].map(([g, rs]) => ({ apiGroups: [g], resources: rs, verbs: ['get', 'list', 'watch', 'update', 'patch'] })),
     { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
-    { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+    // Events: its own warnings, and the cluster's events mirrored up (syncer/workspace-mirrors.ts).
+    { apiGroups: [''], resources: ['events'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+    // The mirrors of the pods the cluster runs for synced workloads, and of the Jobs its CronJobs make; the owners
+    // they are given: the revision-history ReplicaSets of split Deployments.
+    ...(resources.includes('pods') ? [{ apiGroups: [''], resources: ['pods', 'pods/status'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
+    ...(resources.includes('jobs.batch') && resources.includes('cronjobs.batch') ? [{ apiGroups: ['batch'], resources: ['jobs', 'jobs/status'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
+    ...(resources.includes('deployments.apps') ? [{ apiGroups: ['apps'], resources: ['replicasets', 'deployments'], verbs: ['get', 'list'] }] : []),
     // The clusters' revisions of StatefulSets and DaemonSets, mirrored up (syncer/revision-mirror.ts).
     ...(resources.some((r) => r === 'statefulsets.apps' || r === 'daemonsets.apps') ? [{ apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
   ];

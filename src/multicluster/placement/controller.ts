@@ -22,6 +22,7 @@
  * matters here (readiness, negotiated resources, allocatable, spec.resources); namespaces with an HPA acting upstream
  * also every `hpaSyncMs` (15 s, kube's HPA sync period).
  */
+import { MIRROR_LABEL } from '../api/mirrors.js';
 import { jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import { setStatusCondition } from '../../apimachinery/conditions.js';
 import type { Informer } from '../../client/informer.js';
@@ -92,6 +93,9 @@ export function placementControllerInstaller(opts: PlacementControllerOptions = 
             cluster: '*',
             ...(METADATA_ONLY.has(k.resource) ? { metadataOnly: true } : {}),
             ...(FIELD_SELECTORS[k.resource] ? { fieldSelector: FIELD_SELECTORS[k.resource] } : {}),
+            // Mirrors of what the clusters run (pods, a CronJob's Jobs: syncer/workspace-mirrors.ts) are never placed
+            // (isClusterLocal): left out of the caches, so their status churn costs no placement pass.
+            labelSelector: `!${MIRROR_LABEL}`,
           });
           informer.addIndexer(BY_NAMESPACE, (o) => (o.metadata?.namespace ? [`${clusterOf(o)}|${o.metadata.namespace}`] : []));
           if (k.mode === 'One') informer.addIndexer(BY_STATE_KEY, (o) => ownStateKeys(o));

@@ -321,6 +321,27 @@ export class ResourceSyncer {
       current = await upstream.update(gvr, next, { cluster: upstreamCluster, namespace: k.namespace || undefined });
     } else current = await this.setSyncCondition(current, 'True', 'Synced');
     if (this.deps.hasStatus && latestDown && latestDown.status !== undefined) await this.syncStatusUp(key, current, latestDown);
+    if (gvr.resource === 'pods' && latestDown) await this.bindUpstreamPod(current, latestDown);
+  }
+
+  /**
+   * A bare Pod created upstream is synced (not mirrored): once its cluster bound it, its upstream spec.nodeName
+   * becomes `<cluster>/<node>`, as on the mirrors of controllers' pods (decisions/mirror-objects.ts), so `kubectl get
+   * pods -o wide` shows every pod's cluster and node alike. Binding an unbound pod is the one change of a Pod's spec
+   * upstream validation admits; toDownstream never sends nodeName down, so the copy is not rewritten for it.
+   */
+  private async bindUpstreamPod(up: KubeObject, down: KubeObject): Promise<void> {
+    const node = (down.spec as { nodeName?: unknown } | undefined)?.nodeName;
+    if (typeof node !== 'string' || !node || (up.spec as { nodeName?: unknown } | undefined)?.nodeName) return;
+    try {
+      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { spec: { nodeName: `${this.deps.target.name}/${node}` } }, {
+        cluster: this.deps.upstreamCluster,
+        namespace: up.metadata?.namespace || undefined,
+        fieldManager: SYNCER_FIELD_MANAGER,
+      });
+    } catch (err) {
+      if (!(err instanceof StatusError && (err.code === 404 || err.code === 422))) throw err;
+    }
   }
 
   /** Creates (POST) or replaces (PUT) a downstream object as field manager SYNCER_FIELD_MANAGER. */

@@ -17,6 +17,7 @@ import { logger } from '../../logging/logger.js';
 import { followerResources, parseGroupResource, type NamespaceMapping } from '../api/types.js';
 import { NamespaceMapper } from './namespace-mapper.js';
 import { ResourceSyncer } from './resource-syncer.js';
+import { WorkspaceMirrors } from './workspace-mirrors.js';
 
 export interface UpstreamWorkspaceDeps {
   /** The workspace's logical cluster name. */
@@ -44,6 +45,8 @@ export class UpstreamWorkspace {
   private orphanOnDrain = false;
   /** The last ensure() started a syncer for every wanted resource (a drain can only finish after that). */
   private complete = false;
+  /** The mirrors of what the cluster runs for this workspace (pods, a CronJob's Jobs, events). */
+  private readonly mirrors: WorkspaceMirrors;
 
   constructor(private readonly deps: UpstreamWorkspaceDeps) {
     this.mapper = new NamespaceMapper({
@@ -55,6 +58,15 @@ export class UpstreamWorkspace {
       syncTarget: deps.syncTarget,
       key: deps.key,
       mapping: deps.mapping,
+    });
+    this.mirrors = new WorkspaceMirrors({
+      upstream: deps.upstream,
+      upstreamCluster: deps.cluster,
+      downstream: deps.downstream,
+      upstreamInformers: deps.upstreamInformers,
+      downstreamInformers: deps.downstreamInformers,
+      namespaces: this.mapper,
+      cluster: { name: deps.syncTarget.name, key: deps.key, ...(deps.own ? {} : { syncTargetCluster: deps.syncTarget.cluster }) },
     });
     const onNamespace = (ns: KubeObject) => {
       for (const r of this.resources.values()) r.enqueueAll(ns.metadata?.name);
@@ -130,6 +142,9 @@ export class UpstreamWorkspace {
       this.resources.delete(name);
       logger.info('syncer: stopped syncing resource', { syncTarget: this.deps.syncTarget.name, workspace: this.deps.cluster, resource: name });
     }
+    // Mirrors need the types served upstream: pods (and events with them) once pods sync, a CronJob's Jobs once
+    // jobs and cronjobs do.
+    await this.mirrors.ensure({ pods: this.resources.has('pods'), jobs: this.resources.has('jobs.batch') && this.resources.has('cronjobs.batch') });
     this.complete = !retry;
     return retry;
   }
@@ -148,10 +163,13 @@ export class UpstreamWorkspace {
         r.enqueueAll();
       }
     }
+    // Mirrors go too: the cluster no longer runs anything for this workspace.
+    const mirrorsLeft = !this.mirrors.drain(true);
     // Done only when every wanted resource has a syncer whose caches are complete and hold nothing of ours: counting
     // on a cache that has not listed yet (or a resource not started) would end the drain with finalizers left upstream.
     return (
       this.complete &&
+      !mirrorsLeft &&
       [...this.resources.values()].every((r) => {
         if (!r.synced()) return false;
         const left = r.remaining();
@@ -169,6 +187,7 @@ export class UpstreamWorkspace {
   resume(): void {
     if (!this.draining) return;
     this.draining = false;
+    this.mirrors.drain(false);
     for (const r of this.resources.values()) {
       r.draining = false;
       r.orphanOnDrain = false;
@@ -177,6 +196,7 @@ export class UpstreamWorkspace {
   }
 
   async stop(): Promise<void> {
+    await this.mirrors.stop();
     await Promise.all([...this.resources.values()].map((r) => r.stop()));
     this.resources.clear();
     if (!this.deps.own) await this.deps.upstreamInformers.drop(this.mapper.upstream);

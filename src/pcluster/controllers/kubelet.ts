@@ -14,6 +14,7 @@ import { StatusError } from '../../apimachinery/status.js';
 import { logger } from '../../logging/logger.js';
 import { clusterOf, formatObjectKey } from '../../client/store.js';
 import { Controller, type ReconcileResult } from '../../controllers/runtime/controller.js';
+import { EventRecorder } from '../../controllers/runtime/event-recorder.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../controllers/runtime/context.js';
 import { leasesGVR, namespacesGVR, nodesGVR, persistentVolumeClaimsGVR, podsGVR } from './gvrs.js';
 import { isClaimBound, podClaimNames } from './storage/binding.js';
@@ -61,6 +62,19 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const containerIDs = new Map<string, string>();
       const timers: NodeJS.Timeout[] = [];
       const runner = new PodRunner(opts.jobDurationMs ?? 2000);
+      // The kubelet's container events, as `kubectl describe pod` shows them: Pulled, Created and Started once per
+      // container when the pod starts (kubelet 1.32's messages, images "already present": nothing is pulled here).
+      // Recorded only on the transition to Running, so a pod costs three events per container, once.
+      const recorder = new EventRecorder(client, 'kubelet');
+      const containerEvents = (pod: KubeObject, node: string) => {
+        const involved = { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid };
+        for (const c of containerNames(pod)) {
+          const at = { ...involved, fieldPath: `spec.containers{${c.name}}` };
+          void recorder.record(clusterOf(pod), at, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`, node);
+          void recorder.record(clusterOf(pod), at, 'Normal', 'Created', `Created container: ${c.name}`, node);
+          void recorder.record(clusterOf(pod), at, 'Normal', 'Started', `Started container ${c.name}`, node);
+        }
+      };
 
       const allocatePodIP = (uid: string, node: SimulatedNode): string => {
         let ip = podIPs.get(uid);
@@ -173,6 +187,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
             if (err instanceof StatusError && err.code === 404) return;
             throw err;
           }
+          if (running && status.phase !== 'Running') containerEvents(pod, node.name);
         }
         if (running) return undefined;
         return Number.isFinite(remaining) ? { requeueAfterMs: remaining } : undefined;

@@ -13,6 +13,7 @@ import type { GroupVersionResource } from '../../client/resource.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../client/store.js';
 import { Controller, type ReconcileResult } from '../../controllers/runtime/controller.js';
+import { EventRecorder } from '../../controllers/runtime/event-recorder.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../controllers/runtime/context.js';
 import { Expectations } from './expectations.js';
 import { podsGVR, replicaSetsGVR, replicationControllersGVR } from './gvrs.js';
@@ -105,6 +106,13 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
       const rsInformer = ctx.informers.informerFor<ReplicaSet>(k.gvr);
       const podInformer = ctx.informers.informerFor<KubeObject>(podsGVR);
       const expectations = new Expectations();
+      // SuccessfulCreate / SuccessfulDelete per pod, as kube's ReplicaSet and ReplicationController controllers record
+      // them (`kubectl describe rs` and, mirrored up, the workspace's revision-history ReplicaSet show them).
+      const recorder = new EventRecorder(client, `${k.controller}-controller`);
+      const podEvent = (rs: ReplicaSet, reason: string, verb: string, pod: KubeObject | undefined) => {
+        if (!pod?.metadata?.name) return;
+        void recorder.record(clusterOf(rs), { apiVersion: k.apiVersion, kind: k.kind, namespace: rs.metadata?.namespace, name: rs.metadata?.name ?? '', uid: rs.metadata?.uid }, 'Normal', reason, `${verb} pod: ${pod.metadata.name}`);
+      };
 
       const rsKeyOfPod = (pod: KubeObject): string | undefined => {
         const ref = controllerOf(pod);
@@ -132,6 +140,7 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
             const n = Math.min(-diff, burstReplicas);
             expectations.expect(key, n, 0);
             const results = await Promise.allSettled(Array.from({ length: n }, () => client.create(podsGVR, podFromTemplate(rs, k), { namespace })));
+            for (const r of results) if (r.status === 'fulfilled') podEvent(rs, 'SuccessfulCreate', 'Created', r.value);
             const failed = results.filter((r) => r.status === 'rejected');
             if (failed.length) {
               expectations.lowerExpectations(key, failed.length, 0);
@@ -141,6 +150,7 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
             const victims = [...active].sort(deletionOrder).slice(0, Math.min(diff, burstReplicas));
             expectations.expect(key, 0, victims.length);
             const results = await Promise.allSettled(victims.map((p) => client.delete(podsGVR, p.metadata?.name ?? '', { namespace })));
+            results.forEach((r, i) => r.status === 'fulfilled' && podEvent(rs, 'SuccessfulDelete', 'Deleted', victims[i]));
             const failed = results.filter((r) => r.status === 'rejected' && !(r.reason instanceof StatusError && r.reason.code === 404));
             expectations.lowerExpectations(key, 0, results.length - results.filter((r) => r.status === 'fulfilled').length);
             if (failed.length) throw (failed[0] as PromiseRejectedResult).reason;

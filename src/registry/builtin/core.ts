@@ -4,6 +4,7 @@ import { type KubeObject, isPlainObject, jsonEqual, metaOf } from '../../apimach
 import { goJSONSyntaxError } from '../../apimachinery/go-json-syntax.js';
 import type { ResourceDefinition } from '../rest.js';
 import { defineBuiltin, statusAndMetadata } from './define.js';
+import { resourceQuotas } from './resource-quotas.js';
 
 /** Namespaces may not be created or deleted under these names' rules; they always exist. */
 export const immortalNamespaces = ['default', 'kube-system', 'kube-public'];
@@ -285,4 +286,4 @@ const events = defineBuiltin({
   },
 });
 
-export const coreResources: ResourceDefinition[] = [namespaces, configmaps, secrets, serviceaccounts, events];
+export const coreResources: ResourceDefinition[] = [namespaces, configmaps, secrets, serviceaccounts, events, resourceQuotas];

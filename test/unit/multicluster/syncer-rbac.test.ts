@@ -22,4 +22,21 @@ describe('kubectl atrium workload sync: the syncer\'s RBAC covers every kind syn
       assert.equal(defaultSyncedResources.includes(name), k.mode !== 'None', name);
     }
   });
+
+  it('grants what the mirrors need: pods and their status written, a CronJob\'s Jobs, events, the ReplicaSets mirrors are owned by', () => {
+    const rules = syncerRules('pc1', defaultSyncedResources) as unknown as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    const allows = (group: string, resource: string, verb: string) => rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+    for (const verb of ['create', 'update', 'patch', 'delete']) {
+      assert.ok(allows('', 'pods', verb), `pods ${verb}`);
+      assert.ok(allows('', 'events', verb), `events ${verb}`);
+      assert.ok(allows('batch', 'jobs', verb), `jobs ${verb}`);
+    }
+    assert.ok(allows('', 'pods/status', 'patch'));
+    assert.ok(allows('batch', 'jobs/status', 'patch'));
+    for (const verb of ['list', 'watch']) assert.ok(allows('', 'events', verb), `events ${verb}`);
+    assert.ok(allows('apps', 'replicasets', 'list'));
+    // Without pods synced, no pod may be written.
+    const none = syncerRules('pc1', ['deployments.apps']) as unknown as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    assert.ok(!none.some((r) => r.resources.includes('pods') && r.verbs.includes('create')));
+  });
 });

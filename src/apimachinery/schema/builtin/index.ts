@@ -19,6 +19,7 @@ import { coordinationV1Types } from './coordination-v1.js';
 import { discoveryV1Types } from './discovery-v1.js';
 import { coreV1Types } from './core-v1.js';
 import { coreV1MoreTypes } from './core-v1-more.js';
+import { coreV1QuotaTypes } from './core-v1-quota.js';
 import { coreV1StorageTypes } from './core-v1-storage.js';
 import { coreV1WorkloadTypes } from './core-v1-workloads.js';
 import { eventsV1Types } from './events-v1.js';
@@ -45,6 +46,7 @@ const compiled = compileBuiltinTypes([
   ...apiextensionsV1Types,
   ...coreV1WorkloadTypes,
   ...coreV1StorageTypes,
+  ...coreV1QuotaTypes,
   ...coreV1MoreTypes,
   ...discoveryV1Types,
   ...networkingV1Types,

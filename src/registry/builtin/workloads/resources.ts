@@ -32,6 +32,7 @@ import { controllerRevisions, daemonSets, statefulSets } from './apps-resources.
 import { horizontalPodAutoscalersV1, horizontalPodAutoscalersV2 } from './autoscaling-resources.js';
 import { cronJobs, jobs } from './batch-resources.js';
 import { podDisruptionBudgets } from './policy-resources.js';
+import { limitRanges } from './limit-ranges.js';
 
 /** A built-in definition with the printer render.ts uses for Table output. */
 
@@ -253,5 +254,6 @@ export const workloadResources: ResourceDefinition[] = [
   ingressClasses,
   networkPolicies,
   storageClasses,
+  limitRanges,
 ];
 

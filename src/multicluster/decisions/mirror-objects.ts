@@ -1,0 +1,197 @@
+/**
+ * Pure decisions of the syncer's mirrors of downstream objects (syncer/mirror-set.ts): what the upstream record of a
+ * cluster's pod, Job or Event looks like, and how it is named. No I/O: the caller resolves the upstream owner (or the
+ * object an event is about) and hands it in.
+ *
+ * Naming (never colliding across clusters):
+ * - a pod keeps its downstream name when that name is already unique to its cluster: pods of a split Deployment's
+ *   child (`<name>--<cluster>-<hash>-<rand>`) and pods of a workload placed whole on one cluster (StatefulSet `web-0`,
+ *   Job, ReplicaSet, ReplicationController, a CronJob's Job);
+ * - a DaemonSet runs on every cluster, so its pods (`<ds>-<rand>`, names that could repeat) get the cluster after the
+ *   DaemonSet's name, as a split child's pods do: `<ds>--<cluster>-<rand>`;
+ * - a moving one-cluster workload (failover) can briefly have a same-named pod on two clusters: the mirror writer never
+ *   takes over another cluster's mirror (mirror-set.ts), the new one appears once the old pod is gone;
+ * - an Event is `<downstream name>.<cluster>` (event names are `<object>.<hex time>`, equal names on two clusters are
+ *   possible).
+ *
+ * Where we deliberately differ from upstream: a mirror pod's spec.nodeName is `<cluster>/<node>` (not a Node of this
+ * control plane, which serves none) because kubectl's NODE column prints spec.nodeName, and a mirrored Event's
+ * message starts with `[<cluster>] ` because `kubectl describe` and `kubectl events` print the message but not the
+ * source host.
+ */
+import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
+import { MIRROR_CLUSTER_LABEL, MIRROR_HASH_ANNOTATION, MIRROR_LABEL, MIRROR_SOURCE_ANNOTATION, MIRROR_SOURCE_UID_ANNOTATION, MIRROR_SYNC_TARGET_CLUSTER_ANNOTATION, MIRROR_SYNC_TARGET_KEY_ANNOTATION } from '../api/mirrors.js';
+import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX } from '../api/types.js';
+import { contentHash } from '../syncer/transform.js';
+
+/** Which cluster a mirror records, and where its SyncTarget lives. */
+export interface MirrorCluster {
+  /** The SyncTarget's name (MIRROR_CLUSTER_LABEL; the `<cluster>` of names, nodes and event messages). */
+  name: string;
+  /** The SyncTarget's key. */
+  key: string;
+  /** The SyncTarget's workspace, when not the mirror's own (a consumer workspace placed on it). */
+  syncTargetCluster?: string;
+}
+
+/** An ownerReference or event reference upstream. */
+export interface UpstreamRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+}
+
+interface OwnerReference {
+  apiVersion?: string;
+  kind?: string;
+  name?: string;
+  uid?: string;
+  controller?: boolean;
+}
+
+/** The controller ownerReference of `o`, if any. */
+export function controllerOf(o: KubeObject | undefined): OwnerReference | undefined {
+  return (o?.metadata?.ownerReferences as OwnerReference[] | undefined)?.find((r) => r.controller);
+}
+
+/** Whether a downstream object is one the syncer copied down (it is synced, not mirrored). */
+export function isSyncedCopy(down: KubeObject): boolean {
+  return down.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] !== undefined && down.metadata?.annotations?.[SPEC_HASH_ANNOTATION] !== undefined;
+}
+
+/** The upstream name of a downstream pod's mirror (see the naming rules above). */
+export function mirrorPodName(pod: KubeObject, cluster: string): string {
+  const name = pod.metadata?.name ?? '';
+  const owner = controllerOf(pod);
+  if (owner?.kind === 'DaemonSet' && owner.name && name.startsWith(`${owner.name}-`)) return `${owner.name}--${cluster}-${name.slice(owner.name.length + 1)}`;
+  return name;
+}
+
+/** The upstream name of a downstream event's mirror. */
+export function mirrorEventName(event: KubeObject, cluster: string): string {
+  return `${event.metadata?.name ?? ''}.${cluster}`;
+}
+
+/**
+ * A ReplicaSet made by a Deployment is named `<deployment>-<pod-template-hash>` (the hash has no dash): the
+ * Deployment's name and the hash, or undefined for a name of another shape.
+ */
+export function splitReplicaSetName(name: string): { deployment: string; hash: string } | undefined {
+  const i = name.lastIndexOf('-');
+  if (i <= 0 || i === name.length - 1) return undefined;
+  return { deployment: name.slice(0, i), hash: name.slice(i + 1) };
+}
+
+/** Labels of a mirror: the downstream ones but the syncer's internal, assignment and state labels, plus the marks. */
+export function mirrorLabelsOf(down: KubeObject, cluster: MirrorCluster): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(down.metadata?.labels ?? {})) {
+    if (k.startsWith('internal.workload.kcp.io/') || k.startsWith(STATE_LABEL_PREFIX) || k === CLUSTER_LABEL) continue;
+    out[k] = v;
+  }
+  out[MIRROR_LABEL] = 'true';
+  out[MIRROR_CLUSTER_LABEL] = cluster.name;
+  return out;
+}
+
+/** Annotations of a mirror: the downstream ones but the syncer's, plus where the original is (api/mirrors.ts). */
+export function mirrorAnnotationsOf(down: KubeObject, cluster: MirrorCluster, keepDownstream = true): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (keepDownstream) for (const [k, v] of Object.entries(down.metadata?.annotations ?? {})) if (!k.startsWith('internal.workload.kcp.io/') && !k.startsWith('scheduling.atrium.io/')) out[k] = v;
+  out[MIRROR_SYNC_TARGET_KEY_ANNOTATION] = cluster.key;
+  if (cluster.syncTargetCluster) out[MIRROR_SYNC_TARGET_CLUSTER_ANNOTATION] = cluster.syncTargetCluster;
+  const ns = down.metadata?.namespace;
+  out[MIRROR_SOURCE_ANNOTATION] = ns ? `${ns}/${down.metadata?.name}` : (down.metadata?.name ?? '');
+  if (down.metadata?.uid) out[MIRROR_SOURCE_UID_ANNOTATION] = down.metadata.uid;
+  return out;
+}
+
+/** Stamps MIRROR_HASH_ANNOTATION: the hash of everything the syncer writes but status. */
+function withHash(mirror: KubeObject): KubeObject {
+  const { status: _status, ...rest } = mirror;
+  void _status;
+  mirror.metadata!.annotations![MIRROR_HASH_ANNOTATION] = contentHash(rest);
+  return mirror;
+}
+
+function ownerReference(owner: UpstreamRef): Record<string, unknown> {
+  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true };
+}
+
+/**
+ * The mirror of a downstream pod in upstream namespace `namespace`, owned by `owner`: spec and status as downstream,
+ * spec.nodeName `<cluster>/<node>` (kubectl's NODE column), labels and annotations as mirrorLabelsOf/Of.
+ */
+export function podMirror(pod: KubeObject, namespace: string, owner: UpstreamRef, cluster: MirrorCluster): KubeObject {
+  const spec = deepCopy((pod.spec ?? {}) as Record<string, unknown>);
+  if (typeof spec.nodeName === 'string' && spec.nodeName) spec.nodeName = `${cluster.name}/${spec.nodeName}`;
+  const status = deepCopy((pod.status ?? {}) as Record<string, unknown>);
+  if (typeof status.nominatedNodeName === 'string' && status.nominatedNodeName) status.nominatedNodeName = `${cluster.name}/${status.nominatedNodeName}`;
+  return withHash({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: mirrorPodName(pod, cluster.name), namespace, labels: mirrorLabelsOf(pod, cluster), annotations: mirrorAnnotationsOf(pod, cluster), ownerReferences: [ownerReference(owner)] },
+    spec,
+    status,
+  });
+}
+
+/**
+ * The mirror of a Job a downstream CronJob made, owned by the upstream CronJob: same name (the CronJob runs whole on
+ * one cluster), spec and status as downstream, so `kubectl get jobs` and `kubectl logs job/x` work upstream.
+ */
+export function jobMirror(job: KubeObject, namespace: string, owner: UpstreamRef, cluster: MirrorCluster): KubeObject {
+  return withHash({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: job.metadata?.name, namespace, labels: mirrorLabelsOf(job, cluster), annotations: mirrorAnnotationsOf(job, cluster), ownerReferences: [ownerReference(owner)] },
+    // manualSelector: the selector and the template's controller-uid / job-name labels are the ones the cluster
+    // generated from its Job's uid (its pods carry them); upstream would otherwise demand ones generated from the
+    // mirror's own uid. A deliberate difference from the cluster's object, so selectors match the mirrored pods.
+    spec: { ...deepCopy((job.spec ?? {}) as Record<string, unknown>), manualSelector: true },
+    status: deepCopy(job.status ?? {}),
+  });
+}
+
+/**
+ * The mirror of a downstream core/v1 Event about `involved` (the upstream object it is about): its involvedObject
+ * rewritten to the upstream object, the cluster named in the message (`[<cluster>] `) and in source.host /
+ * reportingInstance (`<cluster>/<host>`), count and timestamps as downstream.
+ */
+export function eventMirror(event: KubeObject, namespace: string, involved: UpstreamRef, cluster: MirrorCluster): KubeObject {
+  const e = event as KubeObject & Record<string, unknown>;
+  const down = (e.involvedObject ?? {}) as Record<string, unknown>;
+  const source = { ...((e.source ?? {}) as Record<string, unknown>) };
+  source.host = typeof source.host === 'string' && source.host ? `${cluster.name}/${source.host}` : cluster.name;
+  const out: KubeObject & Record<string, unknown> = {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: mirrorEventName(event, cluster.name), namespace, labels: mirrorLabelsOf(event, cluster), annotations: mirrorAnnotationsOf(event, cluster, false) },
+    involvedObject: { kind: involved.kind, apiVersion: involved.apiVersion, name: involved.name, namespace, uid: involved.uid, ...(down.fieldPath ? { fieldPath: down.fieldPath } : {}) },
+    reason: e.reason,
+    message: `[${cluster.name}] ${typeof e.message === 'string' ? e.message : ''}`,
+    type: e.type,
+    source,
+    count: e.count,
+    firstTimestamp: e.firstTimestamp,
+    lastTimestamp: e.lastTimestamp,
+    eventTime: e.eventTime,
+    series: e.series,
+    action: e.action,
+    reportingComponent: e.reportingComponent,
+    reportingInstance: typeof e.reportingInstance === 'string' && e.reportingInstance ? `${cluster.name}/${e.reportingInstance}` : e.reportingInstance,
+  };
+  for (const k of Object.keys(out)) if (out[k] === undefined || out[k] === null) delete out[k];
+  return withHash(out);
+}
+
+/**
+ * Whether an existing mirror must be rewritten (metadata or spec changed: its hash differs) and whether its status
+ * differs from the desired one.
+ */
+export function mirrorChanges(current: KubeObject, desired: KubeObject): { content: boolean; status: boolean } {
+  const have = current.metadata?.annotations?.[MIRROR_HASH_ANNOTATION];
+  const want = desired.metadata?.annotations?.[MIRROR_HASH_ANNOTATION];
+  return { content: have !== want, status: desired.status !== undefined && contentHash(current.status ?? {}) !== contentHash(desired.status) };
+}

@@ -1,0 +1,140 @@
+/**
+ * Finds the upstream object that a downstream reference stands for — the owner a mirror is owned by, the object a
+ * mirrored Event is about:
+ *
+ * - a ReplicaSet `<deployment>-<hash>` of a split Deployment's child `<root>--<cluster>` → the root's revision-history
+ *   ReplicaSet with that pod-template-hash (splitter/revision-history.ts), so `kubectl describe rs`, `kubectl rollout`
+ *   and `kubectl logs deploy/x` find the pods; of a Deployment synced whole → that Deployment (there is no upstream
+ *   ReplicaSet for it); a ReplicaSet synced itself → that ReplicaSet;
+ * - a child Deployment `<root>--<cluster>` → the root Deployment (its controller owner upstream);
+ * - a Pod → the upstream Pod it is a copy of, or its mirror;
+ * - a Job → the upstream Job (synced, or the mirror of a CronJob's Job);
+ * - any other kind of the placement table → the same-named upstream object (the syncer's copies keep their names).
+ *
+ * Results are cached by the downstream uid (a downstream object never changes what it stands for: an upstream object
+ * deleted and created again gets a new copy, with a new uid), so following a pod's status churn costs no request;
+ * "nothing upstream" is cached for a short while only.
+ */
+import type { KubeObject } from '../../apimachinery/object.js';
+import { StatusError } from '../../apimachinery/status.js';
+import type { GroupVersionResource } from '../../client/resource.js';
+import type { RestClient } from '../../client/rest-client.js';
+import { isMirror } from '../api/mirrors.js';
+import { kindPlacementOfKind, REVISION_HISTORY_LABEL } from '../api/kind-placement.js';
+import { controllerOf, splitReplicaSetName, type UpstreamRef } from '../decisions/mirror-objects.js';
+
+/** A reference as downstream objects carry them (ownerReferences, involvedObject). */
+export interface DownstreamRef {
+  apiVersion?: string;
+  kind?: string;
+  name?: string;
+  uid?: string;
+}
+
+/** What a reference resolves to: an upstream object, nothing upstream, or not yet (its mirror or record is coming). */
+export type Resolution = UpstreamRef | 'wait' | undefined;
+
+export interface UpstreamRefsDeps {
+  upstream: RestClient;
+  upstreamCluster: string;
+  /** The mirror of a downstream pod, if one exists (pod-mirror's upstream cache); 'wait' when one is due. */
+  podMirror(downNamespace: string, name: string): Resolution;
+  /** Whether a downstream Job is one a CronJob made (its mirror is due). */
+  isCronJobRun(downNamespace: string, name: string): boolean;
+}
+
+const POSITIVE_TTL_MS = 2 * 60_000;
+const NEGATIVE_TTL_MS = 30_000;
+const MAX_ENTRIES = 20_000;
+
+const gvr = (group: string, version: string, resource: string): GroupVersionResource => ({ group, version, resource });
+const deploymentsGVR = gvr('apps', 'v1', 'deployments');
+const replicaSetsGVR = gvr('apps', 'v1', 'replicasets');
+const podsGVR = gvr('', 'v1', 'pods');
+
+const groupOf = (apiVersion: string | undefined) => (apiVersion?.includes('/') ? apiVersion.split('/')[0]! : '');
+
+function refTo(o: KubeObject, fallbackApiVersion: string, kind: string): UpstreamRef {
+  return { apiVersion: o.apiVersion ?? fallbackApiVersion, kind, name: o.metadata!.name!, uid: o.metadata!.uid! };
+}
+
+export class UpstreamRefs {
+  private readonly cache = new Map<string, { value: UpstreamRef | undefined; expires: number }>();
+
+  constructor(private readonly deps: UpstreamRefsDeps) {}
+
+  /**
+   * Forgets every resolution to the upstream object `uid` (it is gone: a mirror owned by it was garbage-collected),
+   * so the next mirror is given the object's successor instead of an owner the garbage collector removes it for.
+   */
+  forgetUpstream(uid: string): void {
+    for (const [k, v] of this.cache) if (v.value?.uid === uid) this.cache.delete(k);
+  }
+
+  async resolve(downNamespace: string, upNamespace: string, ref: DownstreamRef): Promise<Resolution> {
+    if (!ref.kind || !ref.name) return undefined;
+    // Pods: their mirrors come and go with the pods, read from the mirror cache every time (no request).
+    if (ref.kind === 'Pod' && groupOf(ref.apiVersion) === '') {
+      const mirrored = this.deps.podMirror(downNamespace, ref.name);
+      if (mirrored) return mirrored;
+    }
+    const key = `${downNamespace}|${ref.uid ?? ''}|${ref.kind}|${ref.name}`;
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > Date.now()) return hit.value;
+    const value = await this.lookup(downNamespace, upNamespace, ref);
+    if (value === 'wait') return value;
+    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
+    this.cache.set(key, { value, expires: Date.now() + (value ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });
+    return value;
+  }
+
+  private async get(g: GroupVersionResource, name: string, namespace: string): Promise<KubeObject | undefined> {
+    try {
+      return await this.deps.upstream.get(g, name, { cluster: this.deps.upstreamCluster, namespace });
+    } catch (err) {
+      // 403: a pull-mode syncer is not granted a kind it does not sync, so nothing of it can be ours.
+      if (err instanceof StatusError && (err.code === 404 || err.code === 403)) return undefined;
+      throw err;
+    }
+  }
+
+  private async lookup(downNamespace: string, ns: string, ref: DownstreamRef): Promise<Resolution> {
+    const kind = ref.kind!;
+    const name = ref.name!;
+    const group = groupOf(ref.apiVersion);
+    if (group === 'apps' && kind === 'ReplicaSet') return this.replicaSet(ns, name);
+    if (group === 'apps' && kind === 'Deployment') {
+      const d = await this.get(deploymentsGVR, name, ns);
+      if (!d || isMirror(d)) return undefined;
+      const root = controllerOf(d);
+      if (root?.kind === 'Deployment' && root.name && root.uid) return { apiVersion: 'apps/v1', kind: 'Deployment', name: root.name, uid: root.uid };
+      return refTo(d, 'apps/v1', 'Deployment');
+    }
+    if (group === '' && kind === 'Pod') {
+      const p = await this.get(podsGVR, name, ns);
+      return p && !isMirror(p) ? refTo(p, 'v1', 'Pod') : undefined;
+    }
+    const placement = kindPlacementOfKind(group, kind);
+    if (!placement) return undefined;
+    const o = await this.get(gvr(placement.group, placement.version, placement.resource), name, ns);
+    if (o) return refTo(o, ref.apiVersion ?? `${placement.group ? placement.group + '/' : ''}${placement.version}`, kind);
+    if (group === 'batch' && kind === 'Job' && this.deps.isCronJobRun(downNamespace, name)) return 'wait';
+    return undefined;
+  }
+
+  /** See the file comment: the revision-history ReplicaSet, the Deployment synced whole, or the ReplicaSet itself. */
+  private async replicaSet(ns: string, name: string): Promise<Resolution> {
+    const parts = splitReplicaSetName(name);
+    const d = parts ? await this.get(deploymentsGVR, parts.deployment, ns) : undefined;
+    if (parts && d && !isMirror(d)) {
+      const root = controllerOf(d);
+      if (root?.kind !== 'Deployment' || !root.uid) return refTo(d, 'apps/v1', 'Deployment');
+      const history = await this.deps.upstream.list(replicaSetsGVR, { cluster: this.deps.upstreamCluster, namespace: ns }, { labelSelector: `${REVISION_HISTORY_LABEL}=true,pod-template-hash=${parts.hash}` });
+      const rs = history.items.find((r) => controllerOf(r)?.uid === root.uid);
+      // The revision-history controller makes it from the root's template: it comes.
+      return rs ? refTo(rs, 'apps/v1', 'ReplicaSet') : 'wait';
+    }
+    const rs = await this.get(replicaSetsGVR, name, ns);
+    return rs && !isMirror(rs) ? refTo(rs, 'apps/v1', 'ReplicaSet') : undefined;
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * What runs is visible where the user works (issue #14): in a workspace with compute over two simulated clusters
+ * (push mode), an app of a split Deployment, a StatefulSet, a Job, a DaemonSet and a CronJob. The syncers mirror the
+ * pods the clusters' controllers make (src/multicluster/syncer/workspace-mirrors.ts), the Jobs of the CronJob, and
+ * the clusters' Events about synced objects and mirrored pods; real kubectl reads them: `get pods -o wide` with
+ * `<cluster>/<node>`, label selectors, `describe` and `events` with the cluster named, `delete pod` restarting a pod,
+ * mirrors following scale-down and deletion, rollout history and undo, and users refused when writing a mirror.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { runKubectl } from '../helpers/harness.js';
+import { eventually } from '../helpers/eventually.js';
+import { fastScheduling, startFleet, type FleetClusterSpec, type InProcessFleet } from '../helpers/fleet.js';
+import type { RestClient } from '../../src/client/rest-client.js';
+import { locatorOf, syncTargetKey } from '../../src/multicluster/api/keys.js';
+import { MIRROR_CLUSTER_LABEL, MIRROR_LABEL, mirrorSourceOf } from '../../src/multicluster/api/mirrors.js';
+import type { KubeObject } from '../../src/apimachinery/object.js';
+
+const gvr = (group: string, version: string, resource: string) => ({ group, version, resource });
+const G = {
+  ns: gvr('', 'v1', 'namespaces'),
+  pods: gvr('', 'v1', 'pods'),
+  events: gvr('', 'v1', 'events'),
+  deploy: gvr('apps', 'v1', 'deployments'),
+  rs: gvr('apps', 'v1', 'replicasets'),
+  sts: gvr('apps', 'v1', 'statefulsets'),
+  ds: gvr('apps', 'v1', 'daemonsets'),
+  jobs: gvr('batch', 'v1', 'jobs'),
+  cronjobs: gvr('batch', 'v1', 'cronjobs'),
+};
+const CLUSTERS: FleetClusterSpec[] = [
+  { name: 'st-a', nodes: 1, jobDurationMs: 1500, cronJobTimeScale: 15 },
+  { name: 'st-b', nodes: 1, jobDurationMs: 1500, cronJobTimeScale: 15 },
+];
+const TARGETS = CLUSTERS.map((c) => c.name);
+const NS = 'shop';
+
+const controllerOf = (o: KubeObject | undefined) => (o?.metadata?.ownerReferences as { uid?: string; controller?: boolean; kind?: string; name?: string }[] | undefined)?.find((r) => r.controller);
+const container = (image: string) => ({ name: 'c', image });
+
+const manifest = {
+  apiVersion: 'v1',
+  kind: 'List',
+  items: [
+    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web', tier: 'front' } }, spec: { containers: [container('nginx:1.27')] } } } },
+    { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { replicas: 2, serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [container('postgres:16')] } } } },
+    { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'once' }, spec: { template: { metadata: { labels: { app: 'once' }, annotations: { 'sim.atrium.io/run-seconds': '600' } }, spec: { restartPolicy: 'Never', containers: [container('busybox')] } } } },
+    { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [container('agent:1')] } } } },
+    { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'tick' }, spec: { schedule: '* * * * *', successfulJobsHistoryLimit: 1, jobTemplate: { metadata: { labels: { app: 'tick' } }, spec: { template: { metadata: { labels: { app: 'tick' } }, spec: { restartPolicy: 'Never', containers: [container('busybox')] } } } } } },
+  ],
+};
+
+/** `kubectl get pods -o wide --no-headers` rows: name, node, and the cluster label column when asked for. */
+function rows(stdout: string): { name: string; status: string; node: string; cluster?: string }[] {
+  return stdout
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const f = l.trim().split(/\s+/);
+      // NAME READY STATUS RESTARTS AGE IP NODE NOMINATED-NODE READINESS-GATES [CLUSTER]
+      return { name: f[0]!, status: f[2]!, node: f[6]!, cluster: f[9] };
+    });
+}
+
+describe('mirrors of the pods, Jobs and Events the clusters run for a workspace', { timeout: 420_000 }, () => {
+  let fleet: InProcessFleet;
+  let up: RestClient;
+  const scope = { namespace: NS };
+  const k = (args: string[], input?: string) => runKubectl(fleet.kubeconfig, args, input === undefined ? {} : { input });
+  const ok = async (args: string[], input?: string) => {
+    const r = await k(args, input);
+    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  };
+  const keyOf = (t: string) => syncTargetKey('root', t);
+  const downNs = async (t: string) => (await fleet.cluster(t).client.list(G.ns)).items.find((n) => locatorOf(n)?.namespace === NS && locatorOf(n)?.cluster === 'root')?.metadata?.name;
+  const podRows = async (selector?: string) => rows(await ok(['get', 'pods', '-n', NS, '-o', 'wide', '--no-headers', '-L', MIRROR_CLUSTER_LABEL, ...(selector ? ['-l', selector] : [])]));
+  const mirrorsOf = async (kind: string, name: string) => {
+    const owner = (await up.list(kind === 'StatefulSet' ? G.sts : kind === 'DaemonSet' ? G.ds : kind === 'Job' ? G.jobs : G.rs, scope)).items.find((o) => o.metadata?.name === name);
+    return (await up.list(G.pods, scope)).items.filter((p) => controllerOf(p)?.uid === owner?.metadata?.uid);
+  };
+
+  before(async () => {
+    fleet = await startFleet({ name: 'mirrors', clusters: CLUSTERS, multicluster: fastScheduling(), server: { builtinControllers: true }, bindCompute: true });
+    up = fleet.up;
+    await fleet.waitReady(undefined, { resources: ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'pods'], timeoutMs: 60_000 });
+    await up.create(G.ns, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await eventually(`${NS} placed on both clusters`, async () => {
+      const labels = (await up.get(G.ns, NS)).metadata?.labels ?? {};
+      return TARGETS.every((t) => labels[`state.workload.kcp.io/${keyOf(t)}`] === 'Sync');
+    });
+    await ok(['apply', '-n', NS, '-f', '-'], JSON.stringify(manifest));
+  });
+
+  after(async () => {
+    await fleet?.stop();
+  });
+
+  it('kubectl get pods -o wide lists every pod the clusters run, named apart, with <cluster>/<node> and the cluster label', async () => {
+    const all = await eventually('web ×4, db ×2, once, agent on both clusters mirrored and Running', async () => {
+      const r = await podRows();
+      const of = (re: RegExp) => r.filter((p) => re.test(p.name) && p.status === 'Running');
+      return of(/^web--st-[ab]-/).length === 4 && of(/^db-[01]$/).length === 2 && of(/^once-/).length === 1 && of(/^agent--st-[ab]-/).length === 2 && r;
+    }, 120_000);
+    assert.equal(new Set(all.map((p) => p.name)).size, all.length, 'no two rows share a name');
+    for (const p of all) {
+      assert.match(p.node, /^st-[ab]\/\S+$/, `${p.name}: NODE is <cluster>/<node>`);
+      assert.equal(p.cluster, p.node.split('/')[0], `${p.name}: the cluster label names the node's cluster`);
+    }
+    // Each web pod is mirrored from the cluster its name says; the split is 2 + 2.
+    for (const t of TARGETS) assert.equal(all.filter((p) => p.name.startsWith(`web--${t}-`) && p.cluster === t).length, 2, `two web pods on ${t}`);
+    assert.deepEqual(new Set(all.filter((p) => p.name.startsWith('agent--')).map((p) => p.cluster)), new Set(TARGETS), 'the DaemonSet runs a pod on every cluster');
+
+    // Cheap: with nothing changing on the clusters, nothing is written (a steady pod's mirror keeps its resourceVersion).
+    const before = (await up.get(G.pods, 'db-0', scope)).metadata?.resourceVersion;
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal((await up.get(G.pods, 'db-0', scope)).metadata?.resourceVersion, before, 'a steady mirror is not rewritten');
+
+    // Selectors: the Deployment's own selector finds its pods; template labels work as any label.
+    assert.equal((await podRows('app=web')).length, 4);
+    assert.equal((await podRows('tier=front,app=web')).length, 4);
+    assert.equal((await podRows(`${MIRROR_CLUSTER_LABEL}=st-a,app=agent`)).length, 1);
+  });
+
+  it('owner references point at the upstream owners: the revision-history ReplicaSet, the StatefulSet, the Job, the DaemonSet', async () => {
+    const rs = (await up.list(G.rs, scope)).items.filter((r) => controllerOf(r)?.kind === 'Deployment' && controllerOf(r)?.name === 'web');
+    assert.equal(rs.length, 1, 'one revision-history ReplicaSet for web');
+    assert.equal((await mirrorsOf('ReplicaSet', rs[0]!.metadata!.name!)).length, 4, 'the 4 web pods are owned by it');
+    assert.equal((await mirrorsOf('StatefulSet', 'db')).length, 2);
+    assert.equal((await mirrorsOf('Job', 'once')).length, 1);
+    assert.equal((await mirrorsOf('DaemonSet', 'agent')).length, 2);
+    // Each mirror names its original, and the original exists on that cluster.
+    const pod = (await up.list(G.pods, scope)).items.find((p) => p.metadata?.name === 'db-0')!;
+    const source = mirrorSourceOf(pod)!;
+    assert.equal(source.name, 'db-0');
+    assert.equal(source.namespace, await downNs(source.syncTargetName));
+    assert.equal((await fleet.cluster(source.syncTargetName).client.get(G.pods, 'db-0', { namespace: source.namespace })).metadata?.name, 'db-0');
+    // describe rs lists the pods by selector; the Deployment's own pods status reads them.
+    const described = await ok(['describe', 'rs', rs[0]!.metadata!.name!, '-n', NS]);
+    assert.match(described, /Controlled By:\s+Deployment\/web/);
+  });
+
+  it('a CronJob\'s Jobs appear upstream, owned by the CronJob, with their pods', async () => {
+    const job = await eventually('a tick Job mirrored, owned by the CronJob, with a mirrored pod', async () => {
+      const cj = await up.get(G.cronjobs, 'tick', scope);
+      const jobs = (await up.list(G.jobs, scope)).items.filter((j) => controllerOf(j)?.uid === cj.metadata?.uid && j.metadata?.labels?.[MIRROR_LABEL] === 'true');
+      for (const j of jobs) if ((await mirrorsOf('Job', j.metadata!.name!)).length > 0) return j;
+      return undefined;
+    }, 90_000);
+    assert.match(job.metadata!.name!, /^tick-\d+$/);
+    const out = await ok(['get', 'jobs', '-n', NS, '--no-headers']);
+    assert.match(out, /^tick-\d+\s/m, 'kubectl get jobs lists the CronJob\'s Jobs');
+  });
+
+  it('kubectl describe and kubectl events show the clusters\' events, the cluster named', async () => {
+    await eventually('describe pod db-0 shows its Scheduled event from its cluster', async () => {
+      const out = await ok(['describe', 'pod', 'db-0', '-n', NS]);
+      return /Scheduled\s.*\[st-[ab]\] Successfully assigned/.test(out) || undefined;
+    }, 60_000);
+    let described = '';
+    await eventually('describe pod db-0 shows the kubelet starting its container on its cluster', async () => {
+      described = await ok(['describe', 'pod', 'db-0', '-n', NS]);
+      return /Started\s.*kubelet\s+\[st-[ab]\] Started container c/.test(described) || undefined;
+    }, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${described}`);
+    });
+    await eventually('describe rs of web shows its pods created on both clusters', async () => {
+      const rs = (await up.list(G.rs, scope)).items.find((r) => controllerOf(r)?.name === 'web')!;
+      const out = await ok(['describe', 'rs', rs.metadata!.name!, '-n', NS]);
+      return (/SuccessfulCreate\s.*\[st-a\] Created pod: web--st-a-/.test(out) && /\[st-b\] Created pod: web--st-b-/.test(out)) || undefined;
+    }, 60_000);
+    await eventually('describe statefulset db shows SuccessfulCreate from its cluster', async () => {
+      const out = await ok(['describe', 'statefulset', 'db', '-n', NS]);
+      return /SuccessfulCreate\s.*\[st-[ab]\] create Pod db-0/.test(out) || undefined;
+    }, 60_000);
+    await eventually('kubectl events lists events of both clusters', async () => {
+      const out = await ok(['events', '-n', NS]);
+      return (/\[st-a\]/.test(out) && /\[st-b\]/.test(out)) || undefined;
+    }, 60_000);
+    const ev = (await up.list(G.events, scope)).items.find((e) => e.metadata?.labels?.[MIRROR_LABEL] === 'true')!;
+    assert.ok(mirrorSourceOf(ev), 'a mirrored event names its original');
+  });
+
+  it('users may not create or change mirrors, and are told why', async () => {
+    await ok(['create', 'clusterrolebinding', 'alice-admin', '--clusterrole=cluster-admin', '--user=alice']);
+    let r = await k(['label', 'pod', 'db-0', 'x=y', '-n', NS, '--as=alice']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /Forbidden.*read-only mirrors of objects on a physical cluster/);
+    r = await k(['label', 'pod', 'db-0', `${MIRROR_LABEL}-`, '-n', NS, '--as=alice']);
+    assert.match(r.stderr, /Forbidden.*may not be unmarked/);
+    r = await k(['create', '-n', NS, '--as=alice', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'fake', labels: { [MIRROR_LABEL]: 'true' } }, spec: { containers: [container('x')] } }));
+    assert.match(r.stderr, /Forbidden.*may not be created/);
+    // Editing the workload itself is allowed, of course.
+    await ok(['label', 'statefulset', 'db', 'owner=alice', '-n', NS, '--as=alice']);
+  });
+
+  it('kubectl delete pod of a mirror restarts the pod: the original goes, its controller makes a new one, which is mirrored', async () => {
+    const victim = (await podRows('app=web')).find((p) => p.name.startsWith('web--st-a-'))!;
+    const mirror = await up.get(G.pods, victim.name, scope);
+    const source = mirrorSourceOf(mirror)!;
+    await ok(['delete', 'pod', victim.name, '-n', NS, '--as=alice']);
+    await eventually('the original is gone from st-a', async () => {
+      const pods = (await fleet.cluster('st-a').client.list(G.pods, { namespace: source.namespace })).items;
+      return !pods.some((p) => p.metadata?.name === source.name && !p.metadata?.deletionTimestamp) || undefined;
+    }, 30_000);
+    await eventually('a replacement is mirrored; web has 4 pods again', async () => {
+      const r = await podRows('app=web');
+      return (r.length === 4 && !r.some((p) => p.name === victim.name) && r.filter((p) => p.name.startsWith('web--st-a-')).length === 2) || undefined;
+    }, 60_000);
+  });
+
+  it('rollout history and undo of the split Deployment still work, and mirrors follow the new template', async () => {
+    await ok(['set', 'image', 'deployment/web', 'c=nginx:1.28', '-n', NS]);
+    await ok(['rollout', 'status', 'deployment/web', '-n', NS, '--timeout=120s']);
+    await eventually('web\'s mirrored pods run nginx:1.28', async () => {
+      const pods = (await up.list(G.pods, { ...scope })).items.filter((p) => p.metadata?.labels?.app === 'web');
+      return (pods.length === 4 && pods.every((p) => (p.spec as { containers: { image: string }[] }).containers[0]!.image === 'nginx:1.28')) || undefined;
+    }, 90_000);
+    const history = await ok(['rollout', 'history', 'deployment/web', '-n', NS]);
+    assert.match(history, /^1\s/m);
+    assert.match(history, /^2\s/m);
+    await ok(['rollout', 'undo', 'deployment/web', '-n', NS]);
+    await eventually('after undo, web\'s mirrored pods run nginx:1.27 again, owned by the first ReplicaSet', async () => {
+      const pods = (await up.list(G.pods, { ...scope })).items.filter((p) => p.metadata?.labels?.app === 'web');
+      return (pods.length === 4 && pods.every((p) => (p.spec as { containers: { image: string }[] }).containers[0]!.image === 'nginx:1.27' && controllerOf(p)?.kind === 'ReplicaSet')) || undefined;
+    }, 120_000);
+  });
+
+  it('mirrors vanish when a workload is scaled down or deleted', async () => {
+    await ok(['scale', 'statefulset/db', '--replicas=1', '-n', NS]);
+    await eventually('db-1\'s mirror is gone', async () => (await podRows('app=db')).map((p) => p.name).join() === 'db-0' || undefined, 60_000);
+    await ok(['delete', 'daemonset', 'agent', '-n', NS]);
+    await eventually('the agent mirrors are gone', async () => (await podRows('app=agent')).length === 0 || undefined, 60_000);
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * The pure decisions of the syncer's mirrors (src/multicluster/decisions/mirror-objects.ts) and who may write them
+ * (src/multicluster/api/mirror-admission.ts maySyncMirror).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { eventMirror, isSyncedCopy, jobMirror, mirrorChanges, mirrorPodName, podMirror, splitReplicaSetName, type MirrorCluster } from '../../../src/multicluster/decisions/mirror-objects.js';
+import { MIRROR_CLUSTER_LABEL, MIRROR_HASH_ANNOTATION, MIRROR_LABEL, MIRROR_SOURCE_UID_ANNOTATION, MIRROR_SYNC_TARGET_CLUSTER_ANNOTATION, mirrorSourceOf } from '../../../src/multicluster/api/mirrors.js';
+import { maySyncMirror } from '../../../src/multicluster/api/mirror-admission.js';
+import type { KubeObject } from '../../../src/apimachinery/object.js';
+
+const cluster: MirrorCluster = { name: 'pc1', key: 'k1' };
+const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-abc', uid: 'up-rs' };
+const pod = (name: string, controller?: { kind: string; name: string }, extra: Partial<KubeObject> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    name,
+    namespace: 'kcp-x',
+    uid: `uid-${name}`,
+    labels: { app: 'web', 'internal.workload.kcp.io/cluster': 'k1', 'state.workload.kcp.io/k1': 'Sync', 'workload.kcp.io/cluster': 'pc1' },
+    ownerReferences: controller ? [{ apiVersion: 'apps/v1', ...controller, uid: 'down-owner', controller: true }] : [],
+    generateName: 'x-',
+    finalizers: ['f'],
+  },
+  spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx' }] },
+  status: { phase: 'Running', podIP: '10.0.0.1' },
+  ...extra,
+});
+
+describe('mirror names', () => {
+  it('keeps names already unique to the cluster, and puts the cluster after a DaemonSet\'s name', () => {
+    assert.equal(mirrorPodName(pod('web--pc1-abc-x1'), 'pc1'), 'web--pc1-abc-x1');
+    assert.equal(mirrorPodName(pod('db-0', { kind: 'StatefulSet', name: 'db' }), 'pc1'), 'db-0');
+    assert.equal(mirrorPodName(pod('once-q2w3e', { kind: 'Job', name: 'once' }), 'pc1'), 'once-q2w3e');
+    assert.equal(mirrorPodName(pod('agent-7xk2p', { kind: 'DaemonSet', name: 'agent' }), 'pc1'), 'agent--pc1-7xk2p');
+    // A DaemonSet pod named otherwise (by hand) keeps its name.
+    assert.equal(mirrorPodName(pod('other', { kind: 'DaemonSet', name: 'agent' }), 'pc1'), 'other');
+  });
+
+  it('splits a Deployment\'s ReplicaSet name into the Deployment and the hash', () => {
+    assert.deepEqual(splitReplicaSetName('web--pc1-7b99b6d6d4'), { deployment: 'web--pc1', hash: '7b99b6d6d4' });
+    assert.equal(splitReplicaSetName('plain'), undefined);
+    assert.equal(splitReplicaSetName('trailing-'), undefined);
+  });
+});
+
+describe('pod mirrors', () => {
+  it('carry spec and status as downstream, the node as <cluster>/<node>, the mirror labels and annotations, the upstream owner', () => {
+    const m = podMirror(pod('web--pc1-abc-x1', { kind: 'ReplicaSet', name: 'web--pc1-abc' }), 'shop', owner, cluster);
+    assert.equal(m.metadata?.namespace, 'shop');
+    assert.equal((m.spec as { nodeName: string }).nodeName, 'pc1/node-1');
+    assert.deepEqual(m.status, { phase: 'Running', podIP: '10.0.0.1' });
+    assert.deepEqual(m.metadata?.labels, { app: 'web', [MIRROR_LABEL]: 'true', [MIRROR_CLUSTER_LABEL]: 'pc1' });
+    assert.deepEqual(m.metadata?.ownerReferences, [{ ...owner, controller: true, blockOwnerDeletion: true }]);
+    assert.equal(m.metadata?.finalizers, undefined);
+    assert.equal(m.metadata?.generateName, undefined);
+    assert.equal(m.metadata?.annotations?.[MIRROR_SOURCE_UID_ANNOTATION], 'uid-web--pc1-abc-x1');
+    assert.deepEqual(mirrorSourceOf(m), { syncTargetName: 'pc1', syncTargetKey: 'k1', namespace: 'kcp-x', name: 'web--pc1-abc-x1' });
+  });
+
+  it('name the SyncTarget\'s workspace when it is not the mirror\'s own', () => {
+    const m = podMirror(pod('db-0', { kind: 'StatefulSet', name: 'db' }), 'shop', owner, { ...cluster, syncTargetCluster: 'infra' });
+    assert.equal(m.metadata?.annotations?.[MIRROR_SYNC_TARGET_CLUSTER_ANNOTATION], 'infra');
+    assert.equal(mirrorSourceOf(m)?.syncTargetCluster, 'infra');
+  });
+
+  it('leave an unscheduled pod\'s node empty', () => {
+    const p = pod('db-0', { kind: 'StatefulSet', name: 'db' });
+    delete (p.spec as { nodeName?: string }).nodeName;
+    assert.equal((podMirror(p, 'shop', owner, cluster).spec as { nodeName?: string }).nodeName, undefined);
+  });
+
+  it('change only when the original did: status churn is a status change, not a content change', () => {
+    const p = pod('db-0', { kind: 'StatefulSet', name: 'db' });
+    const first = podMirror(p, 'shop', owner, cluster);
+    const same = podMirror(p, 'shop', owner, cluster);
+    assert.deepEqual(mirrorChanges(first, same), { content: false, status: false });
+    const ready = podMirror({ ...p, status: { phase: 'Running', podIP: '10.0.0.2' } }, 'shop', owner, cluster);
+    assert.deepEqual(mirrorChanges(first, ready), { content: false, status: true });
+    const relabelled = podMirror({ ...p, metadata: { ...p.metadata, labels: { app: 'db', extra: 'x' } } }, 'shop', owner, cluster);
+    assert.deepEqual(mirrorChanges(first, relabelled).content, true);
+    assert.notEqual(first.metadata?.annotations?.[MIRROR_HASH_ANNOTATION], relabelled.metadata?.annotations?.[MIRROR_HASH_ANNOTATION]);
+  });
+
+  it('are not made of the syncer\'s own copies', () => {
+    assert.equal(isSyncedCopy(pod('bare')), false);
+    const copy = pod('bare');
+    copy.metadata!.annotations = { 'internal.workload.kcp.io/spec-hash': 'h' };
+    assert.equal(isSyncedCopy(copy), true);
+  });
+});
+
+describe('Job mirrors', () => {
+  it('keep the cluster\'s selector and labels, with manualSelector so upstream takes them', () => {
+    const job: KubeObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'tick-1', namespace: 'kcp-x', uid: 'j1' }, spec: { selector: { matchLabels: { 'controller-uid': 'j1' } }, template: { metadata: { labels: { 'controller-uid': 'j1' } } } }, status: { active: 1 } };
+    const m = jobMirror(job, 'shop', { apiVersion: 'batch/v1', kind: 'CronJob', name: 'tick', uid: 'cj' }, cluster);
+    assert.equal((m.spec as { manualSelector: boolean }).manualSelector, true);
+    assert.deepEqual((m.spec as { selector: unknown }).selector, { matchLabels: { 'controller-uid': 'j1' } });
+    assert.deepEqual(m.status, { active: 1 });
+    assert.equal(m.metadata?.name, 'tick-1');
+  });
+});
+
+describe('Event mirrors', () => {
+  const event = {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'db-0.17f', namespace: 'kcp-x', uid: 'e1' },
+    involvedObject: { kind: 'Pod', apiVersion: 'v1', name: 'db-0', namespace: 'kcp-x', uid: 'down-pod', fieldPath: 'spec.containers{c}' },
+    reason: 'Scheduled',
+    message: 'Successfully assigned kcp-x/db-0 to node-1',
+    type: 'Normal',
+    source: { component: 'default-scheduler' },
+    count: 3,
+    firstTimestamp: '2025-01-01T00:00:00Z',
+    lastTimestamp: '2025-01-01T00:01:00Z',
+    reportingInstance: '',
+  } as KubeObject;
+
+  it('are about the upstream object, name the cluster, and keep count and times', () => {
+    const m = eventMirror(event, 'shop', { apiVersion: 'v1', kind: 'Pod', name: 'db-0', uid: 'up-pod' }, cluster) as KubeObject & Record<string, unknown>;
+    assert.equal(m.metadata?.name, 'db-0.17f.pc1');
+    assert.deepEqual(m.involvedObject, { kind: 'Pod', apiVersion: 'v1', name: 'db-0', namespace: 'shop', uid: 'up-pod', fieldPath: 'spec.containers{c}' });
+    assert.equal(m.message, '[pc1] Successfully assigned kcp-x/db-0 to node-1');
+    assert.deepEqual(m.source, { component: 'default-scheduler', host: 'pc1' });
+    assert.equal(m.count, 3);
+    assert.equal(m.lastTimestamp, '2025-01-01T00:01:00Z');
+    assert.equal(m.metadata?.labels?.[MIRROR_CLUSTER_LABEL], 'pc1');
+    const again = eventMirror({ ...event, count: 4 } as KubeObject, 'shop', { apiVersion: 'v1', kind: 'Pod', name: 'db-0', uid: 'up-pod' }, cluster);
+    assert.equal(mirrorChanges(m, again).content, true, 'a repeat (count) rewrites the mirror');
+  });
+});
+
+describe('who writes mirrors', () => {
+  const mirror = podMirror(pod('db-0', { kind: 'StatefulSet', name: 'db' }), 'shop', owner, cluster);
+  it('system:masters (push and none mode) and the pull-mode syncer of the mirror\'s cluster', () => {
+    assert.equal(maySyncMirror({ username: 'admin', groups: ['system:masters'] }, mirror), true);
+    assert.equal(maySyncMirror({ username: 'system:serviceaccount:default:atrium-syncer-pc1-ab12cd34', groups: [] }, mirror), true);
+  });
+  it('not another cluster\'s syncer, a look-alike user or anyone else', () => {
+    assert.equal(maySyncMirror({ username: 'system:serviceaccount:default:atrium-syncer-pc2-ab12cd34', groups: [] }, mirror), false);
+    assert.equal(maySyncMirror({ username: 'atrium-syncer-pc1-ab12cd34', groups: [] }, mirror), false);
+    assert.equal(maySyncMirror({ username: 'alice', groups: ['system:authenticated'] }, mirror), false);
+  });
+});
