@@ -108,6 +108,7 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
         ],
         stop: () => {
           tunnels.stop();
+          dialer.stop();
           compute.stop();
         },
       };

@@ -54,6 +54,7 @@ export function readRequestHead(stream: Duplex): Promise<{ head: RequestHead; re
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onEnd);
+      stream.off('close', onEnd);
       if (err) reject(err);
     };
     const onEnd = (err?: Error) => done(err ?? new Error('connection closed before a request head'));
@@ -78,6 +79,7 @@ export function readRequestHead(stream: Duplex): Promise<{ head: RequestHead; re
     stream.on('data', onData);
     stream.once('end', onEnd);
     stream.once('error', onEnd);
+    stream.once('close', () => onEnd());
   });
 }
 

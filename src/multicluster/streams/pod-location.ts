@@ -24,6 +24,9 @@ export interface PodLocation {
 const systemContext = (cluster: string): RequestContext => ({ cluster, user: { username: 'system:atrium:pod-streams', groups: ['system:masters'] } });
 
 export class PodLocator {
+  /** Where each SyncTarget key was last found (targetByKey). */
+  private readonly keyPlaces = new Map<string, { cluster: string; name: string }>();
+
   constructor(private readonly registry: ResourceRegistry) {}
 
   private syncTargets() {
@@ -52,8 +55,27 @@ export class PodLocator {
     throw errors.badRequest(`pod ${name} does not have a host assigned`);
   }
 
-  /** The SyncTarget carrying `key` (in any workspace), with its logical cluster. */
+  /**
+   * The SyncTarget carrying `key` (in any workspace), with its logical cluster. A key stands for one workspace and
+   * name for good (api/keys.ts hashes them), so where a key was found is remembered: later streams read that one
+   * SyncTarget by name instead of listing every workspace's, and list again only if it is gone or carries another key.
+   */
   private async targetByKey(key: string): Promise<{ target: SyncTarget; cluster: string } | undefined> {
+    const known = this.keyPlaces.get(key);
+    if (known) {
+      const target = (await this.syncTargets().get(systemContext(known.cluster), '', known.name).catch(() => undefined)) as SyncTarget | undefined;
+      if (target?.metadata?.labels?.[SYNC_TARGET_KEY_LABEL] === key) return { target, cluster: known.cluster };
+      this.keyPlaces.delete(key);
+    }
+    const found = await this.listByKey(key);
+    if (found) {
+      if (this.keyPlaces.size >= 10_000) this.keyPlaces.clear();
+      this.keyPlaces.set(key, { cluster: found.cluster, name: found.target.metadata!.name! });
+    }
+    return found;
+  }
+
+  private async listByKey(key: string): Promise<{ target: SyncTarget; cluster: string } | undefined> {
     const labels = { empty: () => false, matches: (l: Record<string, string>) => l[SYNC_TARGET_KEY_LABEL] === key };
     const list = await this.syncTargets().list(systemContext('root'), '', { selection: { labels } }, true);
     const target = list.items[0] as SyncTarget | undefined;
