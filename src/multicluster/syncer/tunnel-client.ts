@@ -78,6 +78,8 @@ export class TunnelClient {
       });
       req.once('upgrade', (_res, socket, head) => {
         socket.setTimeout(0);
+        // Stream bytes go out as written (an exec's small frames would otherwise wait on Nagle and delayed ACKs).
+        socket.setNoDelay(true);
         if (head.length) socket.unshift(head);
         resolve(socket);
       });
