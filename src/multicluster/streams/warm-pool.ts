@@ -20,8 +20,8 @@ export interface WarmPoolOptions {
 
 export const defaultWarmPoolOptions: WarmPoolOptions = { size: 2, maxIdleMs: 20_000, keepWarmMs: 5 * 60_000 };
 
-/** How long after a take the pool dials its replacement. */
-const REFILL_DELAY_MS = 50;
+/** How long after a take the pool dials its replacement at the latest (sooner when the taken stream ends). */
+const REFILL_AFTER_MS = 1000;
 
 interface Idle<T> {
   conn: T;
@@ -45,10 +45,21 @@ export class WarmPool<T extends { socket: Duplex }> {
   take(): Promise<T> {
     this.lastUsed = Date.now();
     const ready = this.takeIdle();
-    // Topped up a little later: a dial costs CPU on both ends (a TLS handshake), which the stream taking `ready`
-    // should not wait behind, here or on the server it is about to send its request to.
-    setTimeout(() => this.refill(), REFILL_DELAY_MS).unref();
-    return ready ? Promise.resolve(ready) : this.dial();
+    const taken = ready ? Promise.resolve(ready) : this.dial();
+    // Topped up once the taken connection's stream is over, or a second after the take for a long one: a dial costs
+    // CPU on both ends (a TLS handshake), which a short stream (an exec, the first lines of a log) should not wait
+    // behind, here or on the server it is sending its request to.
+    let done = false;
+    const refill = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      this.refill();
+    };
+    const timer = setTimeout(refill, REFILL_AFTER_MS);
+    timer.unref();
+    taken.then((conn) => conn.socket.once('close', refill), () => undefined);
+    return taken;
   }
 
   /** Closes the idle connections and dials no more (connections already taken are the caller's). */

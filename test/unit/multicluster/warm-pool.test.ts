@@ -37,18 +37,20 @@ describe('WarmPool', () => {
     const pool = new WarmPool(dial, { size: 2, maxIdleMs: 5000, keepWarmMs: 60_000 });
     const first = await pool.take();
     assert.equal(dials, 1, 'a cold pool dials for the take itself');
-    await sleep(200);
-    assert.equal(pool.idleCount, 2, 'topped up behind the take');
+    await sleep(100);
+    assert.equal(pool.idleCount, 0, 'nothing dialled while the taken stream is young');
+    await sleep(1100);
+    assert.equal(pool.idleCount, 2, 'topped up a second after the take');
     const second = await pool.take();
     assert.equal(dials, 3, 'the second take used a connection dialled ahead');
     assert.notEqual(first.socket, second.socket);
     assert.equal(second.socket.destroyed, false);
-    await sleep(200);
-    assert.equal(pool.idleCount, 2);
+    second.socket.destroy();
+    await sleep(150);
+    assert.equal(pool.idleCount, 2, 'topped up as soon as the taken stream ended');
     pool.stop();
     assert.equal(pool.idleCount, 0);
     first.socket.destroy();
-    second.socket.destroy();
   });
 
   it('drops an idle connection the server closes, and one idle longer than maxIdleMs', async () => {
@@ -59,7 +61,7 @@ describe('WarmPool', () => {
     accepted.at(-1)!.destroy();
     await sleep(100);
     assert.equal(pool.idleCount, 0, 'closed by the server: gone from the pool');
-    const fresh = await pool.take(); // dials; keepWarmMs 0 still refills behind a take
+    const fresh = await pool.take(); // dials; keepWarmMs 0 still refills behind a take once it ends
     fresh.socket.destroy();
     await sleep(150);
     assert.equal(pool.idleCount, 1);
