@@ -99,6 +99,23 @@ describe('kubectl top in a workspace reads its clusters\' metrics', () => {
     assert.deepEqual([json.metadata.namespace, json.metadata.name, json.metadata.labels.app], ['default', 'web-push', 'web']);
   });
 
+  it('top pods: a mirrored pod (a Deployment\'s, made by its cluster) under the name the workspace mirrors it as', async () => {
+    await fleet.up.create({ group: 'apps', version: 'v1', resource: 'deployments' }, {
+      metadata: { name: 'dep', namespace: 'default', labels: { 'workload.kcp.io/cluster': clusters.none } },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'dep' } }, template: { metadata: { labels: { app: 'dep' }, annotations: { 'sim.atrium.io/cpu-utilization': '20' } }, spec: { containers: [{ name: 'main', image: 'nginx', resources: { requests: { cpu: '500m' } } }] } } },
+    }, { namespace: 'default' });
+    const mirror = await eventually('the Deployment\'s pod mirrored and Running', async () => {
+      const list = await fleet.up.list(podsGVR, { namespace: 'default' }, { labelSelector: 'app=dep' });
+      return list.items.find((p) => (p as { status?: { phase?: string } }).status?.phase === 'Running');
+    }, 90_000);
+    const name = mirror.metadata!.name!;
+    const top = await eventually('metrics of the mirrored pod', async () => {
+      const r = await kubectl(['top', 'pods', '-l', 'app=dep']);
+      return r.code === 0 && r.stdout.includes(name) && r;
+    }, 30_000, 1000);
+    assert.deepEqual(rows(top.stdout).map((r) => `${r[0]} ${r[1]}`), [`${name} 100m`]);
+  });
+
   it('top nodes: every cluster\'s nodes as <SyncTarget>--<node>, with the Nodes view for their allocatable', async () => {
     const nodes = await eventually('metrics of every node', async () => {
       const r = await kubectl(['top', 'nodes']);
@@ -127,7 +144,7 @@ describe('kubectl top in a workspace reads its clusters\' metrics', () => {
       const r = await runKubectl(bob, ['top', 'pods']);
       return r.code === 0 && r;
     }, 20_000, 500);
-    assert.equal(rows(top.stdout).length, 2);
+    assert.deepEqual(rows(top.stdout).map((r) => r[0]).filter((n) => n.startsWith('web-')), ['web-none', 'web-push']);
     const other = await runKubectl(bob, ['top', 'pods', '-n', 'other']);
     assert.match(other.stderr, /User "bob" cannot list resource "pods" in API group "metrics.k8s.io" in the namespace "other"/);
     const nodes = await runKubectl(bob, ['top', 'nodes']);
