@@ -10,7 +10,8 @@
  *   registry      the generic store, strategies, the built-in resources (workload types included)
  *   controllers   the reconcile loop, the committer, the built-in controllers (API clients)
  *   apiserver     the host: filters, handlers, admission chain, discovery, OpenAPI, and the plugin contract
- *   features      auth; then tenancy and apiextensions; then multicluster (it builds on workspaces and CRDs)
+ *   features      auth; then tenancy and apiextensions; then admission webhooks (matchConditions use the CEL of CRDs);
+ *                 then multicluster (it builds on workspaces and CRDs)
  *   server        the composition root
  *   programs      pcluster (the simulated cluster), demo, cli, and index.ts (the library's front door)
  *
@@ -27,6 +28,8 @@ const layers = [
   { name: 'apiserver', paths: ['apiserver'] },
   { name: 'auth', paths: ['auth'] },
   { name: 'tenancy-apiextensions', paths: ['tenancy', 'apiextensions'] },
+  { name: 'admissionwebhooks', paths: ['admissionwebhooks'] },
+  { name: 'admissionpolicy', paths: ['admissionpolicy'] },
   { name: 'multicluster', paths: ['multicluster'] },
   { name: 'server', paths: ['server'] },
   { name: 'pcluster', paths: ['pcluster'] },

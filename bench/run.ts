@@ -2,6 +2,7 @@
  * `npm run bench`: runs every benchmark of the project and prints each figure beside the reference measured in the same
  * run, and their ratio. Exits non-zero when a figure misses its target. Suite names given as arguments select suites.
  */
+import { runAdmissionPolicyBenchmarks } from './admission-policy.js';
 import { runCoreApiBenchmarks } from './core-api.js';
 import { runDebugStreamBenchmarks } from './debug-streams.js';
 import { runEtcdBenchmarks } from './etcd.js';
@@ -15,7 +16,7 @@ import { runSyncerBenchmarks } from './syncer.js';
 import { runWorkspaceBenchmarks } from './workspaces.js';
 import { runWorkloadBenchmarks } from './workloads.js';
 
-const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['syncer', runSyncerBenchmarks], ['workloads', runWorkloadBenchmarks], ['debug-streams', runDebugStreamBenchmarks]];
+const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['syncer', runSyncerBenchmarks], ['workloads', runWorkloadBenchmarks], ['debug-streams', runDebugStreamBenchmarks], ['admission-policy', runAdmissionPolicyBenchmarks]];
 // `npm run bench -- core-api crd` runs only the named suites.
 const only = process.argv.slice(2);
 let failed = false;

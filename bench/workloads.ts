@@ -56,7 +56,7 @@
  * is over. Env: ATRIUM_BENCH_WORKLOADS_APPS (default 50), ATRIUM_E2E_APPS_DIR (the corpus, default test/e2e/apps).
  * Standalone: `node dist/bench/workloads.js`.
  */
-import { readdirSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -662,6 +662,12 @@ export async function runWorkloadBenchmarks(): Promise<Figure[]> {
 /** Stops every process of the fleet (SIGKILL after 30 s) and removes its temp dir. */
 async function stopFleet(fleet: ProcessFleet): Promise<void> {
   const procs = [fleet.atrium, ...fleet.clusters.map((c) => c.proc!)];
+  // ATRIUM_BENCH_WORKLOADS_LOGS=<dir>: every process's output kept there (<name>.log), for diagnosis.
+  const logs = process.env.ATRIUM_BENCH_WORKLOADS_LOGS;
+  if (logs) {
+    mkdirSync(logs, { recursive: true });
+    for (const p of procs) writeFileSync(join(logs, `${p.name}.log`), p.output);
+  }
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([fleet.stop().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, 30_000)))]);
   clearTimeout(timer);

@@ -21,7 +21,13 @@ export function apiextensionsPlugin(gate: ControllerGate): ServerPlugin {
       const controller = new CRDController(registry, customResources, gate);
       await controller.start();
       // ReservedCRDAnnotations: only system:masters (the negotiation controller) may write negotiated CRDs.
-      return { admission: [new ReservedCRDAnnotations(registry)], stop: () => controller.stop() };
+      return {
+        admission: [new ReservedCRDAnnotations(registry)],
+        stop: async () => {
+          await controller.stop();
+          customResources.close();
+        },
+      };
     },
   };
 }

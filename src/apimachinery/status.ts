@@ -175,6 +175,13 @@ export const errors = {
   serviceUnavailable(message: string): StatusError {
     return failure(503, 'ServiceUnavailable', message);
   },
+  /**
+   * What kube-apiserver answers for an error that is not a Status (responsewriters.ErrorToAPIStatus): 500 with no
+   * reason and the error's text, e.g. a codec's failure to convert a stored object (a CRD conversion webhook).
+   */
+  unknown(message: string): StatusError {
+    return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code: 500 });
+  },
   internal(message: string): StatusError {
     return failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
   },

@@ -20,6 +20,7 @@ import { schedulingControllerInstaller, type SchedulingControllerOptions } from 
 import { schedulingResources } from './scheduling/resources.js';
 import { splitterControllerInstaller, type SplitterControllerOptions } from './splitter/controller.js';
 import { revisionHistoryControllerInstaller } from './splitter/revision-history-controller.js';
+import { mirrorEventTtlControllerInstaller, type MirrorEventTtlOptions } from './controllers/mirror-event-ttl.js';
 import { placementControllerInstaller, type PlacementControllerOptions } from './placement/controller.js';
 import { workspaceWorkloadResources } from './api/workload-resources.js';
 import { ComputeIndex } from './serving/compute-index.js';
@@ -37,6 +38,8 @@ export type MulticlusterOptions = SyncTargetControllerOptions & {
   splitter?: SplitterControllerOptions;
   /** Options of the placement controller (every other kind: one cluster, every cluster, following). */
   placement?: PlacementControllerOptions;
+  /** Options of the mirrored events' lifetime (controllers/mirror-event-ttl.ts). */
+  mirrorEvents?: MirrorEventTtlOptions;
 };
 
 /**
@@ -127,7 +130,7 @@ export function startMulticlusterControllers(server: ServerConnection, opts: Mul
   return runControllers({
     server,
     userAgent: 'atrium-multicluster/v0.0.0',
-    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement)],
+    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement), mirrorEventTtlControllerInstaller(opts.mirrorEvents)],
     logAs: 'multicluster controllers started',
   });
 }

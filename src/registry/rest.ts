@@ -162,7 +162,29 @@ export interface StorageMapping {
   resource: string;
   toStorage(obj: KubeObject): KubeObject;
   fromStorage(obj: KubeObject): KubeObject;
+  /**
+   * Set when converting between the served and the stored form calls out (a CRD with `conversion.strategy: Webhook`):
+   * the store then converts asynchronously, a list page or the watch events that arrive together in one call, and
+   * toStorage/fromStorage are not used. Resources without it keep the synchronous paths.
+   */
+  converter?: ObjectConverter;
 }
+
+/**
+ * Converts objects between versions of one resource, several at a time (a CRD's conversion webhook: one
+ * ConversionReview per call). `objects` may be of any version (stored objects keep the version they were written in);
+ * those already in `apiVersion` come back as they are. `cluster` is the logical cluster the objects live in (where a
+ * webhook's Service is looked up). Fails with a ConversionError, whose message is upstream's
+ * (`conversion webhook for <group>/<version>, Kind=<kind> failed: ...`).
+ */
+export interface ObjectConverter {
+  /** The apiVersion objects are stored in (`<group>/<storage version>`). */
+  readonly storageAPIVersion: string;
+  convert(cluster: string, objects: KubeObject[], apiVersion: string): Promise<KubeObject[]>;
+}
+
+/** A conversion that failed; the store answers it as kube-apiserver answers a codec error (see GenericStore). */
+export class ConversionError extends Error {}
 
 /** What a computed create receives: the URL's namespace and name (empty for collection POSTs) and the decoded body. */
 export interface ComputedCreateRequest {

@@ -21,6 +21,9 @@ import { Admission, type AdmissionPlugin } from '../apiserver/admission/admissio
 import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
 import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
+import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
+import { admissionPoliciesPlugin } from '../admissionpolicy/plugin.js';
+import { mirrorSourceOf } from '../multicluster/api/mirrors.js';
 import { setWatchBufferLimit } from '../apiserver/handlers/watch.js';
 import { ensureCertificates } from '../apiserver/certs/certificates.js';
 import { OpenAPIService } from '../apiserver/openapi/service.js';
@@ -52,6 +55,11 @@ export interface ServerOptions {
   shardBaseURL?: string;
   /** Storage to use instead of the embedded SQLite database (tests, etcd). */
   storage?: Storage;
+  /**
+   * The embedded SQLite database's durability (default FULL: an acknowledged write survives power loss). NORMAL
+   * survives a crash of the process (kill -9) but not of the machine: what a simulated cluster needs.
+   */
+  sqliteSynchronous?: 'FULL' | 'NORMAL';
   /** Store everything in this etcd cluster instead of the embedded SQLite database (ignored when `storage` is set). */
   etcd?: EtcdStoreOptions & {
     /** How often one replica compacts etcd's history, in ms (default 5 min, as kube-apiserver; 0 turns it off). */
@@ -116,7 +124,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const tokens: TokenTable = new Map([[adminToken, { username: 'admin', groups: ['system:masters'] }]]);
 
   const etcdStore = !opts.storage && opts.etcd ? await EtcdStore.connect(opts.etcd) : undefined;
-  const storage = opts.storage ?? etcdStore ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'));
+  const storage = opts.storage ?? etcdStore ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'), { synchronous: opts.sqliteSynchronous ?? 'FULL' });
   const compactor = etcdStore && opts.etcd?.compactionIntervalMs !== 0 ? new EtcdCompactor(etcdStore, { intervalMs: opts.etcd?.compactionIntervalMs }) : undefined;
   const watchCache = new WatchCache(storage);
   const registry = new ResourceRegistry(storage, watchCache);
@@ -134,7 +142,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const controllerGate = new ControllerGate(!etcdStore);
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   const tenancyPlugin = new TenancyPlugin(controllerGate);
-  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? [])];
+  // Admission policies and webhooks come last: the webhooks' mutating phase runs after every other feature's, and the
+  // policies' validating phase just before the webhooks', as upstream orders them.
+  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin()];
 
   for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(auth.withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(auth.withSubresources(def));
@@ -148,7 +158,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   };
   // LimitRanger mutates pods early, as upstream orders it; ResourceQuota charges last, once every plugin has changed
   // the object, so it accounts what will be stored.
-  const resourceQuota = new ResourceQuotaAdmission(registry);
+  const resourceQuota = new ResourceQuotaAdmission(registry, (a) => a.object !== undefined && mirrorSourceOf(a.object) !== undefined);
   const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry)];
   try {
     for (const plugin of plugins) {

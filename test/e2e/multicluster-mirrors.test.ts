@@ -20,6 +20,7 @@ const gvr = (group: string, version: string, resource: string) => ({ group, vers
 const G = {
   ns: gvr('', 'v1', 'namespaces'),
   pods: gvr('', 'v1', 'pods'),
+  pvc: gvr('', 'v1', 'persistentvolumeclaims'),
   events: gvr('', 'v1', 'events'),
   deploy: gvr('apps', 'v1', 'deployments'),
   rs: gvr('apps', 'v1', 'replicasets'),
@@ -43,7 +44,11 @@ const manifest = {
   kind: 'List',
   items: [
     { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web', tier: 'front' } }, spec: { containers: [container('nginx:1.27')] } } } },
-    { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { replicas: 2, serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [container('postgres:16')] } } } },
+    { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'db' }, spec: { replicas: 2, serviceName: 'db', selector: { matchLabels: { app: 'db' } }, template: { metadata: { labels: { app: 'db' } }, spec: { containers: [container('postgres:16')] } }, volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] } },
+    // Pinned to one cluster: synced whole, not split; its ReplicaSets are the cluster's, mirrored up.
+    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'solo', labels: { 'workload.kcp.io/cluster': 'st-a' } }, spec: { replicas: 2, selector: { matchLabels: { app: 'solo' } }, template: { metadata: { labels: { app: 'solo' } }, spec: { containers: [container('nginx:1.27')] } } } },
+    // Crash-loops on its cluster (the pcluster's simulated exit code).
+    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'crash', labels: { 'workload.kcp.io/cluster': 'st-b' } }, spec: { replicas: 1, selector: { matchLabels: { app: 'crash' } }, template: { metadata: { labels: { app: 'crash' }, annotations: { 'sim.atrium.io/exit-code': '1', 'sim.atrium.io/run-seconds': '1' } }, spec: { containers: [container('busybox')] } } } },
     { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'once' }, spec: { template: { metadata: { labels: { app: 'once' }, annotations: { 'sim.atrium.io/run-seconds': '600' } }, spec: { restartPolicy: 'Never', containers: [container('busybox')] } } } },
     { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [container('agent:1')] } } } },
     { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'tick' }, spec: { schedule: '* * * * *', successfulJobsHistoryLimit: 1, jobTemplate: { metadata: { labels: { app: 'tick' } }, spec: { template: { metadata: { labels: { app: 'tick' } }, spec: { restartPolicy: 'Never', containers: [container('busybox')] } } } } } },
@@ -83,7 +88,7 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
   before(async () => {
     fleet = await startFleet({ name: 'mirrors', clusters: CLUSTERS, multicluster: fastScheduling(), server: { builtinControllers: true }, bindCompute: true });
     up = fleet.up;
-    await fleet.waitReady(undefined, { resources: ['deployments', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'pods'], timeoutMs: 60_000 });
+    await fleet.waitReady(undefined, { resources: ['deployments', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'pods', 'persistentvolumeclaims'], timeoutMs: 60_000 });
     await up.create(G.ns, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     await eventually(`${NS} placed on both clusters`, async () => {
       const labels = (await up.get(G.ns, NS)).metadata?.labels ?? {};
@@ -155,8 +160,10 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
   it('kubectl describe and kubectl events show the clusters\' events, the cluster named', async () => {
     await eventually('describe pod db-0 shows its Scheduled event from its cluster', async () => {
       const out = await ok(['describe', 'pod', 'db-0', '-n', NS]);
-      return /Scheduled\s.*\[st-[ab]\] Successfully assigned/.test(out) || undefined;
+      return /Scheduled\s.*\[st-[ab]\] Successfully assigned shop\/db-0 to st-[ab]-/.test(out) || undefined;
     }, 60_000);
+    // The cluster's namespace (kcp-…) never shows: messages name the workspace's.
+    assert.doesNotMatch(await ok(['get', 'events', '-n', NS, '-o', 'jsonpath={.items[*].message}']), /kcp-/);
     let described = '';
     await eventually('describe pod db-0 shows the kubelet starting its container on its cluster', async () => {
       described = await ok(['describe', 'pod', 'db-0', '-n', NS]);
@@ -192,6 +199,98 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     assert.match(r.stderr, /Forbidden.*may not be created/);
     // Editing the workload itself is allowed, of course.
     await ok(['label', 'statefulset', 'db', 'owner=alice', '-n', NS, '--as=alice']);
+  });
+
+  it('a Deployment pinned to one cluster: its ReplicaSets are mirrored, so describe, rollout history and undo work', async () => {
+    const solo = await up.get(G.deploy, 'solo', scope);
+    const first = await eventually('solo\'s ReplicaSet mirrored, owning its 2 pods', async () => {
+      const rs = (await up.list(G.rs, scope)).items.filter((r) => controllerOf(r)?.uid === solo.metadata?.uid);
+      if (rs.length !== 1 || rs[0]!.metadata?.labels?.[MIRROR_LABEL] !== 'true') return undefined;
+      return (await mirrorsOf('ReplicaSet', rs[0]!.metadata!.name!)).length === 2 && rs[0]!;
+    }, 90_000);
+    assert.equal(first.metadata?.labels?.[MIRROR_CLUSTER_LABEL], 'st-a');
+    assert.equal(first.metadata?.labels?.['scheduling.atrium.io/revision-history'], undefined, 'the cluster\'s ReplicaSet, not a revision-history one');
+    assert.equal(first.metadata?.annotations?.['deployment.kubernetes.io/revision'], '1');
+    assert.match(first.metadata!.name!, /^solo-[a-z0-9]+$/, 'named as on the cluster');
+    let described = '';
+    await eventually('describe deploy solo: NewReplicaSet and ScalingReplicaSet from st-a', async () => {
+      described = await ok(['describe', 'deploy', 'solo', '-n', NS]);
+      return (new RegExp(`NewReplicaSet:\\s+${first.metadata!.name} \\(2/2 replicas created\\)`).test(described) && new RegExp(`ScalingReplicaSet\\s.*\\[st-a\\] Scaled up replica set ${first.metadata!.name} from 0 to 2`).test(described)) || undefined;
+    }, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${described}`);
+    });
+    // Read-only like every mirror.
+    const r = await k(['scale', 'rs', first.metadata!.name!, '--replicas=5', '-n', NS, '--as=alice']);
+    assert.match(r.stderr, /Forbidden.*read-only mirrors/);
+
+    await ok(['set', 'image', 'deployment/solo', 'c=nginx:1.28', '-n', NS]);
+    await ok(['rollout', 'status', 'deployment/solo', '-n', NS, '--timeout=120s']);
+    await eventually('solo\'s pods run nginx:1.28, owned by its second ReplicaSet', async () => {
+      const pods = (await up.list(G.pods, scope)).items.filter((p) => p.metadata?.labels?.app === 'solo');
+      return (pods.length === 2 && pods.every((p) => (p.spec as { containers: { image: string }[] }).containers[0]!.image === 'nginx:1.28' && controllerOf(p)?.name !== first.metadata!.name)) || undefined;
+    }, 90_000);
+    const history = await ok(['rollout', 'history', 'deployment/solo', '-n', NS]);
+    assert.match(history, /^1\s/m);
+    assert.match(history, /^2\s/m);
+    described = await ok(['describe', 'deploy', 'solo', '-n', NS]);
+    assert.match(described, new RegExp(`OldReplicaSets:\\s+${first.metadata!.name} \\(0/0 replicas created\\)`));
+    await ok(['rollout', 'undo', 'deployment/solo', '-n', NS]);
+    // The cluster rolls back; its ReplicaSet of the restored template (revision 3) is mirrored and owns the pods.
+    // (The cluster may make that ReplicaSet anew rather than reuse the first: the template kubectl patches back comes
+    // from the upstream mirror, whose defaulting can differ from the cluster's; either way revision 3 runs 1.27.)
+    await eventually('after undo, solo\'s pods run nginx:1.27 again, owned by the mirrored ReplicaSet of revision 3', async () => {
+      const pods = (await up.list(G.pods, scope)).items.filter((p) => p.metadata?.labels?.app === 'solo');
+      const rs = (await up.list(G.rs, scope)).items.find((x) => controllerOf(x)?.uid === solo.metadata?.uid && x.metadata?.annotations?.['deployment.kubernetes.io/revision'] === '3');
+      return (pods.length === 2 && rs?.metadata?.labels?.[MIRROR_LABEL] === 'true' && pods.every((p) => (p.spec as { containers: { image: string }[] }).containers[0]!.image === 'nginx:1.27' && controllerOf(p)?.uid === rs.metadata?.uid)) || undefined;
+    }, 120_000);
+    assert.match(await ok(['rollout', 'history', 'deployment/solo', '-n', NS]), /^3\s/m);
+    // Never both: no revision-history ReplicaSet for a Deployment synced whole; the split one has no mirrored ones.
+    const all = (await up.list(G.rs, scope)).items;
+    assert.deepEqual(all.filter((x) => controllerOf(x)?.uid === solo.metadata?.uid && x.metadata?.labels?.[MIRROR_LABEL] !== 'true').map((x) => x.metadata?.name), []);
+    const web = await up.get(G.deploy, 'web', scope);
+    assert.deepEqual(all.filter((x) => controllerOf(x)?.uid === web.metadata?.uid && x.metadata?.labels?.[MIRROR_LABEL] === 'true').map((x) => x.metadata?.name), []);
+  });
+
+  it('kubectl get pvc lists the StatefulSet\'s claims, Bound, read-only, never synced down', async () => {
+    const out = await eventually('data-db-0 and data-db-1 Bound upstream', async () => {
+      const o = await ok(['get', 'pvc', '-n', NS, '--no-headers']);
+      return (/^data-db-0\s+Bound\s+pvc-\S+\s+1Gi\s+RWO/m.test(o) && /^data-db-1\s+Bound\s/m.test(o) && o) || undefined;
+    }, 90_000);
+    assert.ok(out);
+    const claim = await up.get(G.pvc, 'data-db-0', scope);
+    const source = mirrorSourceOf(claim)!;
+    assert.equal(claim.metadata?.labels?.[MIRROR_LABEL], 'true');
+    assert.deepEqual(claim.metadata?.ownerReferences ?? [], [], 'kube 1.32 sets no owner without a retention policy');
+    assert.equal(source.namespace, await downNs(source.syncTargetName));
+    const described = await ok(['describe', 'pvc', 'data-db-0', '-n', NS]);
+    assert.match(described, /Status:\s+Bound/);
+    assert.match(described, /Capacity:\s+1Gi/);
+    assert.match(described, /Used By:\s+db-0/);
+    assert.match(described, /Labels:[\s\S]*scheduling\.atrium\.io\/cluster=st-[ab]/);
+    const r = await k(['label', 'pvc', 'data-db-0', 'x=y', '-n', NS, '--as=alice']);
+    assert.match(r.stderr, /Forbidden.*read-only mirrors/);
+    // The other cluster never gets a copy of the mirror; its own cluster keeps its claim, untouched.
+    const other = TARGETS.find((t) => t !== source.syncTargetName)!;
+    const otherNs = await downNs(other);
+    assert.equal((await fleet.cluster(other).client.list(G.pvc, { namespace: otherNs })).items.filter((c) => c.metadata?.name?.startsWith('data-db-')).length, 0);
+    assert.equal((await fleet.cluster(source.syncTargetName).client.get(G.pvc, 'data-db-0', { namespace: source.namespace })).metadata?.uid, claim.metadata?.annotations?.['scheduling.atrium.io/downstream-uid']);
+  });
+
+  it('a crash-looping container: CrashLoopBackOff in get pods, BackOff on describe pod, counted not repeated', async () => {
+    let described = '';
+    const pod = await eventually('crash\'s pod mirrored in CrashLoopBackOff', async () => {
+      const r = (await podRows('app=crash')).find((p) => p.status === 'CrashLoopBackOff');
+      return r;
+    }, 90_000);
+    await eventually('describe pod shows the kubelet\'s BackOff from st-b, with the workspace\'s namespace', async () => {
+      described = await ok(['describe', 'pod', pod.name, '-n', NS]);
+      return new RegExp(`Warning\\s+BackOff\\s.*kubelet\\s+\\[st-b\\] Back-off restarting failed container c in pod ${pod.name}_${NS}\\(`).test(described) || undefined;
+    }, 60_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${described}`);
+    });
+    assert.match(described, /Last State:\s+Terminated\s+Reason:\s+Error\s+Exit Code:\s+1/);
+    const backOffs = (await up.list(G.events, scope)).items.filter((e) => (e as { reason?: string }).reason === 'BackOff' && (e as { involvedObject?: { name?: string } }).involvedObject?.name === pod.name);
+    assert.equal(backOffs.length, 1, 'one event, counted');
   });
 
   it('kubectl delete pod of a mirror restarts the pod: the original goes, its controller makes a new one, which is mirrored', async () => {
@@ -231,5 +330,19 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     await eventually('db-1\'s mirror is gone', async () => (await podRows('app=db')).map((p) => p.name).join() === 'db-0' || undefined, 60_000);
     await ok(['delete', 'daemonset', 'agent', '-n', NS]);
     await eventually('the agent mirrors are gone', async () => (await podRows('app=agent')).length === 0 || undefined, 60_000);
+  });
+  it('a pods quota counts the mirrors but never refuses them (they record what runs); a user\'s pod is refused', async () => {
+    await ok(['create', 'quota', 'pods', '--hard=pods=1', '-n', NS]);
+    await ok(['scale', 'deployment/web', '--replicas=6', '-n', NS]);
+    await eventually('six web pods mirrored despite the quota', async () => (await podRows('app=web')).filter((p) => p.status === 'Running').length === 6 || undefined, 120_000);
+    const used = await eventually('the quota counts the mirrors', async () => {
+      const q = JSON.parse(await ok(['get', 'quota', 'pods', '-n', NS, '-o', 'json']));
+      const n = Number(q.status?.used?.pods ?? 0);
+      return n >= 6 ? n : undefined;
+    }, 30_000);
+    assert.ok(used >= 6);
+    const r = await k(['run', 'extra', '--image=nginx', '-n', NS]);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /exceeded quota: pods, requested: pods=1, used: pods=\d+, limited: pods=1/);
   });
 });

@@ -33,6 +33,7 @@ import type { RestClient } from '../../src/client/rest-client.js';
 import { locatorOf, syncTargetKey } from '../../src/multicluster/api/keys.js';
 import { defaultSyncedResources, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION } from '../../src/multicluster/api/types.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
+import { MIRROR_CLUSTER_LABEL, MIRROR_LABEL } from '../../src/multicluster/api/mirrors.js';
 
 const gvr = (group: string, version: string, resource: string) => ({ group, version, resource });
 type GVR = ReturnType<typeof gvr>;
@@ -209,8 +210,15 @@ describe('every workload kind placed on the clusters, its status back upstream',
       assert.equal(c.metadata?.annotations?.[SPEC_HASH_ANNOTATION], undefined, `${c.metadata?.name} is not a synced copy`);
       assert.match(String((c.spec as { volumeName?: string }).volumeName), /^pvc-/, `${c.metadata?.name} bound to a provisioned volume`);
     }
-    const upClaims = (await up.list(G.pvc, scope)).items.map((c) => c.metadata?.name);
-    assert.deepEqual(upClaims.filter((n) => n?.startsWith('data-db-')), [], 'the claims are not synced up');
+    // Upstream they are read-only mirrors of the cluster's claims (issue #14), never copies synced down again.
+    const upClaims = await waitFor('the claims mirrored up, Bound', async () => {
+      const got = (await up.list(G.pvc, scope)).items.filter((c) => c.metadata?.name?.startsWith('data-db-'));
+      return got.length === 2 && got.every((c) => (c.status as { phase?: string } | undefined)?.phase === 'Bound') && got;
+    }, about);
+    for (const c of upClaims) {
+      assert.equal(c.metadata?.labels?.[MIRROR_LABEL], 'true', `${c.metadata?.name} upstream is a mirror`);
+      assert.equal(c.metadata?.labels?.[MIRROR_CLUSTER_LABEL], dbCluster, `${c.metadata?.name} names its cluster`);
+    }
     for (const c of claims) assert.deepEqual(await where(G.pvc, c), [dbCluster], `${c} only where db runs`);
 
     await settle();

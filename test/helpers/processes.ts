@@ -26,7 +26,10 @@ export class Proc {
   /** Starts the process (args are evaluated now) and waits until it is ready; fails if it exits first. */
   async start(timeoutMs = 30_000): Promise<void> {
     this.output = this.stdout = '';
-    const child = spawn(process.execPath, this.args(), { stdio: ['ignore', 'pipe', 'pipe'] });
+    // ATRIUM_PROC_NODE_ARGS (space-separated) goes before the script, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+    // profile every process of a fleet (node refuses --cpu-prof in NODE_OPTIONS).
+    const nodeArgs = (process.env.ATRIUM_PROC_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, ...this.args()], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     child.stdout!.on('data', (b) => {
       this.output += b;

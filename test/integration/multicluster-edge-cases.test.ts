@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fastScheduling, startFleet, type InProcessFleet } from '../helpers/fleet.js';
 import type { RestClient } from '../../src/client/rest-client.js';
-import { locatorOf } from '../../src/multicluster/api/keys.js';
+import { locatorOf, syncTargetKey } from '../../src/multicluster/api/keys.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -57,6 +57,12 @@ describe('multi-cluster edge cases', () => {
     await up.create(namespacesGVR, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } });
     await fleet.bindCompute();
     await eventually('apps split', async () => (await up.get(namespacesGVR, 'apps')).metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true');
+    // Both clusters on the namespace before the Deployments: split over one, they would stay there (a cluster joining
+    // later takes no replicas that need not move), and a cluster with no share gets no child.
+    await eventually('apps placed on both clusters', async () => {
+      const labels = (await up.get(namespacesGVR, 'apps')).metadata?.labels ?? {};
+      return ['st-a', 'st-b'].every((t) => labels[`state.workload.kcp.io/${syncTargetKey('root', t)}`] === 'Sync');
+    });
     await eventually('deployments served', async () => (await up.list(deploymentsGVR, { namespace: 'apps' })) && true);
     const long = `a${'x'.repeat(69)}`; // 70 characters: a valid name, too long for a label value
     await up.create(deploymentsGVR, deployment(long, 2), { namespace: 'apps' });

@@ -129,13 +129,13 @@ describe('scheduling: Locations, Placements, namespace assignment and the deploy
     const solo = deployment('solo', 1);
     delete (solo.spec as { replicas?: number }).replicas;
     await up.create(deploymentsGVR, solo, { namespace: 'apps' });
-    const kids = await eventually('children holding 1 replica in all, root 1 ready', async () => {
+    // One replica over two clusters: one child holds it, and the cluster with no share gets no child.
+    const kids = await eventually('one child holding the replica, root 1 ready', async () => {
       const list = (await up.list(deploymentsGVR, { namespace: 'apps' })).items;
       const children = list.filter((d) => d.metadata?.labels?.['scheduling.atrium.io/split-from'] === 'solo');
-      const total = children.reduce((n, d) => n + (replicas(d) ?? 0), 0);
-      return children.length === 2 && total === 1 && ready(list.find((d) => d.metadata?.name === 'solo')) === 1 && children;
+      return children.length === 1 && replicas(children[0]) === 1 && ready(list.find((d) => d.metadata?.name === 'solo')) === 1 && children;
     });
-    assert.deepEqual(kids.map((d) => d.metadata!.name).sort(), ['solo--st-a', 'solo--st-b']);
+    assert.ok(['solo--st-a', 'solo--st-b'].includes(kids[0]!.metadata!.name!), kids[0]!.metadata!.name);
     for (const client of down) {
       const names = (await client.list(deploymentsGVR)).items.map((d) => d.metadata?.name);
       assert.ok(!names.includes('solo'), `the root never runs on a cluster: ${names.join(', ')}`);

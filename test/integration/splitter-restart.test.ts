@@ -12,6 +12,7 @@ import { fastScheduling, startFleet, type InProcessFleet } from '../helpers/flee
 import type { RestClient } from '../../src/client/rest-client.js';
 import type { KubeObject } from '../../src/apimachinery/object.js';
 import { eventually } from '../helpers/eventually.js';
+import { syncTargetKey } from '../../src/multicluster/api/keys.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const namespacesGVR = { group: '', version: 'v1', resource: 'namespaces' };
@@ -47,6 +48,12 @@ describe('deployment splitter across a restart', () => {
     const client = up!;
     await fleet.bindCompute();
     await eventually('apps split', async () => (await client.get(namespacesGVR, 'apps')).metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true');
+    // Both clusters on the namespace before the Deployment: split over one, it would stay there (a cluster joining
+    // later takes no replicas that need not move), and a cluster with no share gets no child.
+    await eventually('apps placed on both clusters', async () => {
+      const labels = (await client.get(namespacesGVR, 'apps')).metadata?.labels ?? {};
+      return ['st-a', 'st-b'].every((t) => labels[`state.workload.kcp.io/${syncTargetKey('root', t)}`] === 'Sync');
+    });
     await eventually('deployments served', async () => (await client.list(deploymentsGVR, { namespace: 'apps' })) && true);
     const app = { app: 'web' };
     await client.create(deploymentsGVR, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels: app }, spec: { replicas: 4, selector: { matchLabels: app }, template: { metadata: { labels: app }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } }, { namespace: 'apps' });

@@ -187,7 +187,7 @@ export class CRDController {
   private async finalize(cluster: string, crd: CustomResourceDefinition): Promise<boolean> {
     const name = crd.metadata?.name ?? '';
     if (!(crd.metadata?.finalizers ?? []).includes(CUSTOM_RESOURCE_CLEANUP_FINALIZER)) return false;
-    const def = storageAddressingDefinition(crd, this.source.schemas);
+    const def = storageAddressingDefinition(crd, this.source.schemas, this.source.converterFor);
     if (def) {
       const store = this.registry.storeFor(def);
       try {

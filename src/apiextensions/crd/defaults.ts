@@ -1,6 +1,7 @@
 /**
  * Defaulting of a CustomResourceDefinition as apiextensions v1 defaults.go does it, applied to the request body
- * before validation: singular and listKind from the kind, conversion strategy None.
+ * before validation: singular and listKind from the kind, conversion strategy None, a conversion webhook
+ * service's port 443.
  */
 import type { CustomResourceDefinition } from './types.js';
 
@@ -12,6 +13,9 @@ export function defaultCRD(crd: CustomResourceDefinition): void {
   if (!names.singular && names.kind) names.singular = names.kind.toLowerCase();
   if (!names.listKind && names.kind) names.listKind = `${names.kind}List`;
   spec.conversion ??= { strategy: 'None' };
+  // SetDefaults_ServiceReference
+  const service = spec.conversion.webhook?.clientConfig?.service;
+  if (service && typeof service === 'object') service.port ??= 443;
   if (!Array.isArray(spec.versions)) spec.versions = [];
 }
 

@@ -63,12 +63,21 @@ export interface CRDCondition {
   message?: string;
 }
 
+/** spec.conversion (apiextensions v1 CustomResourceConversion). */
+export interface CRDConversion {
+  strategy?: string;
+  webhook?: {
+    clientConfig?: { url?: string; service?: { namespace?: string; name?: string; path?: string; port?: number }; caBundle?: string };
+    conversionReviewVersions?: string[];
+  };
+}
+
 export interface CRDSpec {
   group: string;
   names: CRDNames;
   scope: string;
   versions: CRDVersion[];
-  conversion?: { strategy?: string; webhook?: unknown };
+  conversion?: CRDConversion;
   preserveUnknownFields?: boolean;
 }
 

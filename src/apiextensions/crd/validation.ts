@@ -7,9 +7,10 @@
 import { type FieldError, FieldPath, forbidden, invalid, notSupported, required } from '../../apimachinery/field-errors.js';
 import { jsonEqual } from '../../apimachinery/object.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../../apimachinery/validation/names.js';
+import { validateCABundle, validateWebhookService, validateWebhookURL } from '../../apiserver/webhook/validation.js';
 import { validateCRDSchema } from '../schema/validate-crd-schema.js';
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
-import { type CRDColumn, type CRDNames, type CRDSubresources, type CRDVersion, type CustomResourceDefinition, isConditionTrue } from './types.js';
+import { type CRDColumn, type CRDConversion, type CRDNames, type CRDSubresources, type CRDVersion, type CustomResourceDefinition, isConditionTrue } from './types.js';
 
 const printerColumnTypes = ['boolean', 'date', 'integer', 'number', 'string'];
 const printerColumnFormats = ['byte', 'date', 'date-time', 'double', 'float', 'int32', 'int64', 'password'];
@@ -39,7 +40,7 @@ function identicalAcross<T>(versions: CRDVersion[], pick: (v: CRDVersion) => T):
 /** Validates spec and status of a CRD on create. */
 export function validateCRD(crd: CustomResourceDefinition): FieldError[] {
   const errs = validateCRDName(crd);
-  errs.push(...validateSpec(crd));
+  errs.push(...validateSpec(crd, createOptions));
   errs.push(...validateNames(crd.status?.acceptedNames ?? {}, FieldPath.root('status').child('acceptedNames')));
   errs.push(...validateStoredVersions(crd));
   errs.push(...validateAPIApproval(crd));
@@ -52,7 +53,7 @@ export function validateCRD(crd: CustomResourceDefinition): FieldError[] {
  * Established (upstream's requireImmutableNames), scope and names.kind, which the storage was built from.
  */
 export function validateCRDUpdate(crd: CustomResourceDefinition, old: CustomResourceDefinition): FieldError[] {
-  const errs = validateSpec(crd);
+  const errs = validateSpec(crd, updateOptions(old));
   if (isConditionTrue(old, 'Established')) {
     if ((crd.spec?.scope ?? '') !== (old.spec?.scope ?? '')) errs.push(invalid('spec.scope', crd.spec?.scope ?? '', 'field is immutable'));
     if ((crd.spec?.names?.kind ?? '') !== (old.spec?.names?.kind ?? '')) errs.push(invalid('spec.names.kind', crd.spec?.names?.kind ?? '', 'field is immutable'));
@@ -160,7 +161,7 @@ function validateStoredVersions(crd: CustomResourceDefinition): FieldError[] {
   return errs;
 }
 
-function validateSpec(crd: CustomResourceDefinition): FieldError[] {
+function validateSpec(crd: CustomResourceDefinition, opts: SpecOptions): FieldError[] {
   const spec = crd.spec ?? ({} as CustomResourceDefinition['spec']);
   const p = FieldPath.root('spec');
   const errs: FieldError[] = [];
@@ -221,14 +222,90 @@ function validateSpec(crd: CustomResourceDefinition): FieldError[] {
   if (hoistColumns && versions.length) {
     (versions[0]!.additionalPrinterColumns ?? []).forEach((c, j) => errs.push(...validateColumn(c, p.child('additionalPrinterColumns').index(j))));
   }
-  const strategy = spec.conversion?.strategy;
-  if (spec.conversion) {
-    if (!strategy) errs.push(required('spec.conversion.strategy'));
-    else if (strategy !== 'None' && strategy !== 'Webhook') errs.push(notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
-    else if (strategy === 'Webhook') errs.push(forbidden('spec.conversion.strategy', 'webhook conversion is not supported by this server'));
-    else if (spec.conversion.webhook !== undefined) errs.push(forbidden('spec.conversion.webhookClientConfig', 'should not be set when strategy is not set to Webhook'));
+  if (spec.conversion && spec.conversion.strategy !== 'None' && spec.preserveUnknownFields === true) {
+    errs.push(invalid('spec.conversion.strategy', spec.conversion.strategy ?? '', 'must be None if spec.preserveUnknownFields is true'));
+  }
+  errs.push(...validateConversion(spec.conversion, opts));
+  return errs;
+}
+
+/** What a CRD update relaxes for values stored before (upstream's validationOptions). */
+interface SpecOptions {
+  /** conversionReviewVersions must include v1 or v1beta1 (unless the old CRD already lacked them). */
+  requireRecognizedConversionReviewVersion: boolean;
+  /** An invalid caBundle passes on create, before the CRD is Established, and when the old one was invalid too. */
+  allowInvalidCABundle: boolean;
+}
+
+const createOptions: SpecOptions = { requireRecognizedConversionReviewVersion: true, allowInvalidCABundle: true };
+const acceptedConversionReviewVersions = ['v1', 'v1beta1'];
+
+/**
+ * validateCustomResourceConversion, on the v1 shape: `spec.conversion.webhook.clientConfig` is reported as
+ * `spec.conversion.webhookClientConfig` and `webhook.conversionReviewVersions` as `spec.conversion.conversionReviewVersions`,
+ * the internal fields upstream validates.
+ */
+function validateConversion(conversion: CRDConversion | undefined, opts: SpecOptions): FieldError[] {
+  if (!conversion) return [];
+  const errs: FieldError[] = [];
+  const strategy = conversion.strategy ?? '';
+  if (!strategy) errs.push(required('spec.conversion.strategy'));
+  else if (strategy !== 'None' && strategy !== 'Webhook') errs.push(notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
+  const cc = conversion.webhook?.clientConfig;
+  const reviewVersions = conversion.webhook?.conversionReviewVersions;
+  if (strategy === 'Webhook') {
+    const at = FieldPath.root('spec').child('conversion').child('webhookClientConfig');
+    if (!cc) errs.push(required(at.toString(), 'required when strategy is set to Webhook'));
+    else {
+      if ((cc.url === undefined) === (cc.service === undefined)) errs.push(required(at.toString(), 'exactly one of url or service is required'));
+      else if (cc.url !== undefined) errs.push(...validateWebhookURL(at.child('url'), cc.url));
+      else {
+        // Upstream passes the service's name and namespace to ValidateWebhookService(namespace, name) in that order,
+        // so a missing name is reported as the namespace and the other way round; kept for identical messages.
+        const svc = cc.service ?? {};
+        errs.push(...validateWebhookService(at.child('service'), { ...svc, name: svc.namespace, namespace: svc.name }));
+      }
+      if (cc.caBundle && !opts.allowInvalidCABundle) errs.push(...validateCABundle(at.child('caBundle'), Buffer.from(cc.caBundle, 'base64')));
+    }
+    errs.push(...validateConversionReviewVersions(reviewVersions ?? [], opts.requireRecognizedConversionReviewVersion, FieldPath.root('spec').child('conversion').child('conversionReviewVersions')));
+  } else {
+    if (cc !== undefined) errs.push(forbidden('spec.conversion.webhookClientConfig', 'should not be set when strategy is not set to Webhook'));
+    if ((reviewVersions ?? []).length > 0) errs.push(forbidden('spec.conversion.conversionReviewVersions', 'should not be set when strategy is not set to Webhook'));
   }
   return errs;
+}
+
+function validateConversionReviewVersions(versions: string[], requireRecognized: boolean, at: FieldPath): FieldError[] {
+  if (versions.length < 1) return [required(at.toString())];
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  let accepted = false;
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(invalid(at.index(i).toString(), v, 'duplicate version'));
+      return;
+    }
+    seen.add(v);
+    for (const msg of isDNS1035Label(v)) errs.push(invalid(at.index(i).toString(), v, msg));
+    if (acceptedConversionReviewVersions.includes(v)) accepted = true;
+  });
+  if (requireRecognized && !accepted) {
+    // Go's %#v of the []string.
+    const rendered = `[]string{${versions.map((v) => JSON.stringify(v)).join(', ')}}`;
+    errs.push({ ...invalid(at.toString(), versions, `must include at least one of ${acceptedConversionReviewVersions.join(', ')}`), renderedValue: rendered });
+  }
+  return errs;
+}
+
+/** Upstream's options for an update, from the old CRD. */
+function updateOptions(old: CustomResourceDefinition): SpecOptions {
+  const oldVersions = old.spec?.conversion?.webhook?.conversionReviewVersions ?? [];
+  const oldBundle = old.spec?.conversion?.webhook?.clientConfig?.caBundle;
+  return {
+    requireRecognizedConversionReviewVersion: oldVersions.length === 0 || oldVersions.some((v) => acceptedConversionReviewVersions.includes(v)),
+    allowInvalidCABundle:
+      !isConditionTrue(old, 'Established') || (!!oldBundle && validateCABundle(FieldPath.root('caBundle'), Buffer.from(oldBundle, 'base64')).length > 0),
+  };
 }
 
 function validateDeprecationWarning(v: CRDVersion, vp: FieldPath): FieldError[] {

@@ -5,8 +5,10 @@
  * map read on the request path.
  */
 import type { DynamicResourceSource, ResourceRegistry } from '../../registry/resource-registry.js';
+import { WebhookClient } from '../../apiserver/webhook/client.js';
 import type { CustomResourceDefinition } from '../crd/types.js';
 import { type CustomResourceServing, customResourceDefinitions, SchemaCache } from './custom-resource.js';
+import { WebhookConverter } from './conversion-webhook.js';
 
 const noResources: CustomResourceServing[] = [];
 
@@ -17,10 +19,34 @@ interface Entry {
 
 export class CustomResourceSource implements DynamicResourceSource {
   readonly schemas = new SchemaCache();
+  /** Calls the conversion webhooks of CRDs with `conversion.strategy: Webhook` (pooled connections per CA bundle). */
+  readonly webhooks: WebhookClient;
+  /** Conversion webhook converters by CRD uid (see WebhookConverter). */
+  private readonly converters = new Map<string, WebhookConverter>();
   private readonly byCluster = new Map<string, Map<string, Entry>>();
   private readonly flat = new Map<string, CustomResourceServing[]>();
 
-  constructor(private readonly registry: ResourceRegistry) {}
+  constructor(private readonly registry: ResourceRegistry) {
+    this.webhooks = new WebhookClient(registry);
+  }
+
+  /**
+   * The converter of a CRD with `conversion.strategy: Webhook`, one per CRD uid, kept current (undefined for None,
+   * though a converter made earlier is updated for the stores still holding it).
+   */
+  readonly converterFor = (crd: CustomResourceDefinition): WebhookConverter | undefined => {
+    const uid = crd.metadata?.uid ?? '';
+    let c = this.converters.get(uid);
+    c?.update(crd);
+    if (crd.spec.conversion?.strategy !== 'Webhook') return undefined;
+    if (!c) this.converters.set(uid, (c = new WebhookConverter(crd, this.webhooks, this.schemas)));
+    return c;
+  };
+
+  /** Closes the conversion webhooks' pooled connections. */
+  close(): void {
+    this.webhooks.close();
+  }
 
   resources(cluster: string): CustomResourceServing[] {
     let out = this.flat.get(cluster);
@@ -63,13 +89,16 @@ export class CustomResourceSource implements DynamicResourceSource {
       if (prev) this.retire(prev.defs, noResources);
       m?.delete(name);
       if (m && m.size === 0) this.byCluster.delete(cluster);
-      if (prev && prev.crd.metadata?.uid) this.schemas.forget(prev.crd.metadata.uid);
+      if (prev && prev.crd.metadata?.uid) {
+        this.schemas.forget(prev.crd.metadata.uid);
+        this.converters.delete(prev.crd.metadata.uid);
+      }
       return;
     }
     if (!m) this.byCluster.set(cluster, (m = new Map()));
     let defs: CustomResourceServing[] = [];
     try {
-      defs = customResourceDefinitions(crd, this.schemas);
+      defs = customResourceDefinitions(crd, this.schemas, this.converterFor);
     } catch {
       // A stored CRD passed validation; a schema the engine still cannot compile is not served rather than fatal.
       defs = [];

@@ -21,6 +21,10 @@ import { negotiatedPrinterFor } from './negotiated-printers.js';
 import { printerForColumns } from './printer-columns.js';
 import { scaleSubresource, validateScaleStatus } from './scale.js';
 import { ssaSchemaFromStructural } from '../../patch/apply/structural-schema.js';
+import type { ObjectConverter } from '../../registry/rest.js';
+
+/** The converter of a CRD whose conversion strategy is Webhook (undefined for None). */
+export type ConverterFor = (crd: CustomResourceDefinition) => ObjectConverter | undefined;
 
 /**
  * Verbs discovery lists for a CRD being deleted (upstream's discovery controller). Only create is refused then
@@ -68,20 +72,23 @@ export function deprecationWarningOf(crd: CustomResourceDefinition, v: CRDVersio
 
 /**
  * One ResourceDefinition per served version of `crd`, or none when the CRD is not Established. Objects of every
- * version share one storage key space (`/registry/<group>/<plural>/...`); the version only decides apiVersion
- * (conversion strategy None) and which schema applies.
+ * version share one storage key space (`/registry/<group>/<plural>/...`). With conversion strategy None the version
+ * only decides apiVersion and which schema applies; with Webhook, objects are converted by the CRD's conversion
+ * webhook (called through `webhooks`) between the version served and the one stored.
  */
-export function customResourceDefinitions(crd: CustomResourceDefinition, schemas: SchemaCache): CustomResourceServing[] {
+export function customResourceDefinitions(crd: CustomResourceDefinition, schemas: SchemaCache, converterFor?: ConverterFor): CustomResourceServing[] {
   if (!isConditionTrue(crd, 'Established')) return [];
   const terminating = isConditionTrue(crd, 'Terminating');
   const names = crd.status?.acceptedNames ?? crd.spec.names;
+  const converter = converterFor?.(crd);
   const out: CustomResourceServing[] = [];
   for (const v of crd.spec.versions) {
     if (!v.served) continue;
-    out.push(buildVersion(crd, v, names, terminating, schemas));
+    out.push(buildVersion(crd, v, names, terminating, schemas, converter));
   }
   return out;
 }
+
 
 function buildVersion(
   crd: CustomResourceDefinition,
@@ -89,6 +96,7 @@ function buildVersion(
   names: NonNullable<CustomResourceDefinition['status']>['acceptedNames'] & object,
   terminating: boolean,
   schemas: SchemaCache,
+  converter?: ObjectConverter,
 ): CustomResourceServing {
   const group = crd.spec.group;
   const kind = names.kind ?? crd.spec.names.kind ?? '';
@@ -123,7 +131,8 @@ function buildVersion(
     subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: subresourceVerbs });
     subresourceStrategies.scale = scaleSubresource(v.subresources.scale, validateSubresourceWrite);
   }
-  // Conversion strategy None: objects are stored as the storage version, which only changes their apiVersion.
+  // Conversion strategy None: objects are stored as the storage version, which only changes their apiVersion
+  // (Webhook: the converter does it, and the store no longer calls toStorage/fromStorage).
   const storageVersion = storageVersionOf(crd) ?? v.name;
   const storageAPIVersion = `${group}/${storageVersion}`;
   const definitionName = crDefinitionName(group, v.name, kind);
@@ -185,6 +194,7 @@ function buildVersion(
       },
       // The store stamps the endpoint's apiVersion on the way out.
       fromStorage: (obj: KubeObject): KubeObject => obj,
+      ...(converter ? { converter } : {}),
     },
     tableConvertor: negotiatedPrinterFor(crd, kind) ?? printerForColumns(v.additionalPrinterColumns),
     ssaSchema: ssaSchemaFromStructural(v.schema?.openAPIV3Schema),
@@ -207,8 +217,8 @@ function safeCompile(path: string) {
  * A definition addressing the storage of a CRD's objects whatever its conditions (the finalizer controller deletes
  * instances of a CRD that is no longer served). Any version addresses the same keys; the storage version is used.
  */
-export function storageAddressingDefinition(crd: CustomResourceDefinition, schemas: SchemaCache): CustomResourceServing | undefined {
+export function storageAddressingDefinition(crd: CustomResourceDefinition, schemas: SchemaCache, converterFor?: ConverterFor): CustomResourceServing | undefined {
   const v = crd.spec.versions.find((x) => x.storage) ?? crd.spec.versions[0];
   if (!v) return undefined;
-  return buildVersion(crd, v, crd.status?.acceptedNames ?? crd.spec.names, false, schemas);
+  return buildVersion(crd, v, crd.status?.acceptedNames ?? crd.spec.names, false, schemas, converterFor?.(crd));
 }

@@ -34,6 +34,11 @@ const d = {
   eventFirstTimestamp: 'How long ago the event was first seen.',
   eventCount: 'How many times the event has happened.',
   leaseHolder: 'The identity that currently holds the lease.',
+  webhooks: 'How many webhooks the configuration holds.',
+  policyValidations: 'How many validations the policy holds.',
+  policyParamKind: 'The kind of the parameter resource of the policy, as apiVersion/kind.',
+  bindingPolicyName: 'The policy the binding binds.',
+  bindingParamRef: 'The parameter resource(s) the binding names.',
   roleBindingRoleRef: 'The Role or ClusterRole the binding grants, as Kind/name.',
   clusterRoleBindingRoleRef: 'The ClusterRole the binding grants, as ClusterRole/name.',
 };
@@ -86,6 +91,53 @@ const serviceAccountPrinter: TablePrinter = {
 const leasePrinter: TablePrinter = {
   columns: [nameColumn, column('Holder', 'string', d.leaseHolder), ageColumn],
   row: (o, now) => [nameOf(o), str(obj(o.spec).holderIdentity), ageOf(o, now)],
+};
+
+const webhookConfigurationPrinter: TablePrinter = {
+  columns: [nameColumn, column('Webhooks', 'integer', d.webhooks), ageColumn],
+  row: (o, now) => [nameOf(o), Array.isArray(o.webhooks) ? o.webhooks.length : 0, ageOf(o, now)],
+};
+
+/** printValidatingAdmissionPolicy: PARAMKIND is apiVersion/kind, or <unset>. */
+const validatingAdmissionPolicyPrinter: TablePrinter = {
+  columns: [nameColumn, column('Validations', 'integer', d.policyValidations), column('ParamKind', 'string', d.policyParamKind), ageColumn],
+  row: (o, now) => {
+    const spec = obj(o.spec);
+    const pk = spec.paramKind === undefined || spec.paramKind === null ? undefined : obj(spec.paramKind);
+    return [nameOf(o), Array.isArray(spec.validations) ? spec.validations.length : 0, pk ? `${str(pk.apiVersion)}/${str(pk.kind)}` : '<unset>', ageOf(o, now)];
+  },
+};
+
+/** metav1.LabelSelector's Go String() (generated.pb.go), which upstream prints for a paramRef selector. */
+function goLabelSelectorString(sel: JsonObject): string {
+  const labels = obj(sel.matchLabels);
+  const ml = Object.keys(labels)
+    .sort()
+    .map((k) => `${k}: ${str(labels[k])},`)
+    .join('');
+  const exprs = (Array.isArray(sel.matchExpressions) ? sel.matchExpressions : [])
+    .map((e) => {
+      const r = obj(e);
+      const values = Array.isArray(r.values) ? r.values.map(String).join(' ') : '';
+      return `LabelSelectorRequirement{Key:${str(r.key)},Operator:${str(r.operator)},Values:[${values}],},`;
+    })
+    .join('');
+  return `&LabelSelector{MatchLabels:map[string]string{${ml}},MatchExpressions:[]LabelSelectorRequirement{${exprs}},}`;
+}
+
+/** printValidatingAdmissionPolicyBinding: PARAMREF is namespace/name, * /name without a namespace, the selector, or <unset>. */
+const validatingAdmissionPolicyBindingPrinter: TablePrinter = {
+  columns: [nameColumn, column('PolicyName', 'string', d.bindingPolicyName), column('ParamRef', 'string', d.bindingParamRef), ageColumn],
+  row: (o, now) => {
+    const spec = obj(o.spec);
+    let param = '<unset>';
+    if (spec.paramRef !== undefined && spec.paramRef !== null) {
+      const pr = obj(spec.paramRef);
+      if (str(pr.name)) param = `${str(pr.namespace) || '*'}/${str(pr.name)}`;
+      else if (pr.selector !== undefined && pr.selector !== null) param = goLabelSelectorString(obj(pr.selector));
+    }
+    return [nameOf(o), str(spec.policyName), param, ageOf(o, now)];
+  },
 };
 
 /** Users, Groups and ServiceAccounts (`ns/name`) of a binding, in subject order (rbac.SubjectsStrings). */
@@ -266,6 +318,10 @@ const printers: Record<string, TablePrinter> = {
   '/events': coreEventPrinter,
   'events.k8s.io/events': eventsV1Printer,
   'coordination.k8s.io/leases': leasePrinter,
+  'admissionregistration.k8s.io/validatingwebhookconfigurations': webhookConfigurationPrinter,
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations': webhookConfigurationPrinter,
+  'admissionregistration.k8s.io/validatingadmissionpolicies': validatingAdmissionPolicyPrinter,
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings': validatingAdmissionPolicyBindingPrinter,
   'rbac.authorization.k8s.io/rolebindings': bindingPrinter(d.roleBindingRoleRef, 'roleBinding'),
   'rbac.authorization.k8s.io/clusterrolebindings': bindingPrinter(d.clusterRoleBindingRoleRef, 'clusterRoleBinding'),
 };

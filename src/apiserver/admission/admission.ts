@@ -12,18 +12,52 @@ export interface AdmissionAttributes {
   subresource?: string;
   /** A dry run: plugins must not persist side effects (the quota plugin does not charge usage). */
   dryRun?: boolean;
+  /**
+   * The request's options as a Kubernetes object (meta.k8s.io/v1 CreateOptions, UpdateOptions, DeleteOptions, or a
+   * subresource's connect options), as admission webhooks see them in AdmissionRequest.options.
+   */
+  options?: Record<string, unknown>;
+  /** Warnings for the response (`Warning` headers): admission webhooks add theirs here. */
+  warnings?: string[];
+  /** Audit annotations plugins add (admission webhooks' `auditAnnotations`, prefixed with the webhook's name). */
+  auditAnnotations?: Record<string, string>;
 }
 
-/** An admission plugin: may mutate the object or refuse the request by throwing a StatusError. */
+/**
+ * An admission plugin (k8s.io/apiserver pkg/admission): `admit` is its mutating phase, run before the object is
+ * validated, and may change the object; `validate` is its validating phase, run once the resource's strategy has
+ * defaulted and validated the object, just before it is stored, and may only refuse. Either refuses by throwing a
+ * StatusError. Upstream's order applies within each phase: every plugin's `admit` in plugin order (NamespaceLifecycle,
+ * LimitRanger, the features', MutatingAdmissionWebhook, ResourceQuota), then every plugin's `validate` in plugin order
+ * (ValidatingAdmissionPolicy just before ValidatingAdmissionWebhook).
+ */
 export interface AdmissionPlugin {
   readonly name: string;
-  admit(attrs: AdmissionAttributes): Promise<void> | void;
+  admit?(attrs: AdmissionAttributes): Promise<void> | void;
+  validate?(attrs: AdmissionAttributes): Promise<void> | void;
 }
 
 /** Runs plugins in order; the first refusal wins. */
 export class Admission {
-  constructor(private readonly plugins: AdmissionPlugin[]) {}
+  private readonly mutating: AdmissionPlugin[];
+  private readonly validating: AdmissionPlugin[];
+  constructor(plugins: AdmissionPlugin[]) {
+    this.mutating = plugins.filter((p) => p.admit);
+    this.validating = plugins.filter((p) => p.validate);
+  }
+
+  /** The mutating phase. */
   async admit(attrs: AdmissionAttributes): Promise<void> {
-    for (const p of this.plugins) await p.admit(attrs);
+    for (const p of this.mutating) await p.admit!(attrs);
+  }
+
+  /** Whether any plugin has a validating phase (the handlers skip building the hook otherwise). */
+  get validates(): boolean {
+    return this.validating.length > 0;
+  }
+
+  /** The validating phase, on the object as it will be stored (and the stored one for updates and deletes). */
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    for (const p of this.validating) await p.validate!(attrs);
   }
 }

@@ -5,6 +5,8 @@ import { decodeBody, readBody } from '../http/body.js';
 import { addWarnings } from '../http/response.js';
 import { checkTypeMeta, decodeObject } from './decode-object.js';
 import { dedupOwnerReferences } from './dedup-owner-references.js';
+import { optionsObject, validateWrite } from './admission-attributes.js';
+import type { AdmissionAttributes } from '../admission/admission.js';
 import type { ParsedRequest } from './parsed-request.js';
 import { writeObject } from './render.js';
 
@@ -21,10 +23,21 @@ export async function handleCreate(r: ParsedRequest<'create'>): Promise<void> {
     meta.namespace = r.namespace;
   }
   warnings.push(...dedupOwnerReferences(obj, false));
-  await r.admission.admit({ operation: 'CREATE', ctx: r.ctx, def, namespace: r.namespace, name: meta.name ?? '', object: obj, dryRun });
-  warnings.push(...dedupOwnerReferences(obj, true));
-  // The decoded body is this request's own: the store may write into it.
-  const created = await r.store.create(r.ctx, r.namespace, obj, { dryRun, fieldManager, inputHandedOver: true });
+  const attrs: AdmissionAttributes = {
+    operation: 'CREATE', ctx: r.ctx, def, namespace: r.namespace, name: meta.name ?? '', object: obj, dryRun, warnings,
+    options: optionsObject('CreateOptions', { dryRun, fieldManager, fieldValidation: r.options.fieldValidation }),
+  };
+  let created: KubeObject;
+  try {
+    await r.admission.admit(attrs);
+    warnings.push(...dedupOwnerReferences(attrs.object!, true));
+    // The decoded body is this request's own: the store may write into it.
+    created = await r.store.create(r.ctx, r.namespace, attrs.object!, { dryRun, fieldManager, inputHandedOver: true, validateAdmission: validateWrite(r, attrs) });
+  } catch (err) {
+    // Warnings recorded before a failure (a webhook's, say) go out with the error, as upstream's recorder sends them.
+    addWarnings(r.res, warnings);
+    throw err;
+  }
   addWarnings(r.res, [...warnings, ...(def.strategy.warnings?.(created) ?? [])]);
   writeObject(r.res, 201, created, r.output, def);
 }

@@ -4,7 +4,9 @@ import { isPlainObject } from '../../apimachinery/object.js';
 import { errors } from '../../apimachinery/status.js';
 import type { DeleteOptions } from '../../registry/generic/store.js';
 import { decodeBody, readBody } from '../http/body.js';
-import { writeJson } from '../http/response.js';
+import { addWarnings, writeJson } from '../http/response.js';
+import { optionsObject, validateDelete } from './admission-attributes.js';
+import type { AdmissionAttributes } from '../admission/admission.js';
 import type { ParsedRequest, RequestTarget, SentDeleteOptions } from './parsed-request.js';
 import { writeList, writeObject } from './render.js';
 
@@ -12,8 +14,14 @@ import { writeList, writeObject } from './render.js';
 export async function handleDelete(r: ParsedRequest<'delete'>): Promise<void> {
   const def = r.def;
   const opts = await deleteOptionsOf(r, r.options);
-  await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: r.namespace, name: r.name });
-  const result = await r.store.delete(r.ctx, r.namespace, r.name, opts);
+  const attrs = deleteAttributes(r, r.name, opts);
+  await r.admission.admit(attrs);
+  let result: Awaited<ReturnType<typeof r.store.delete>>;
+  try {
+    result = await r.store.delete(r.ctx, r.namespace, r.name, { ...opts, validateAdmission: validateDelete(r, attrs) });
+  } finally {
+    addWarnings(r.res, attrs.warnings!);
+  }
   if (result.deleted && !def.strategy.returnDeletedObject) {
     writeJson(r.res, 200, r.store.deletedStatus(result.object));
     return;
@@ -26,10 +34,27 @@ export async function handleDelete(r: ParsedRequest<'delete'>): Promise<void> {
 export async function handleDeleteCollection(r: ParsedRequest<'deletecollection'>): Promise<void> {
   const def = r.def;
   const opts = await deleteOptionsOf(r, r.options.delete);
-  await r.admission.admit({ operation: 'DELETE', ctx: r.ctx, def, namespace: r.namespace, name: '' });
+  const attrs = deleteAttributes(r, '', opts);
+  await r.admission.admit(attrs);
   // The answer is the list that was deleted, as listed (with its resourceVersion and, under a limit, continue).
-  const listed = await r.store.deleteCollection(r.ctx, r.namespace, r.options.list, opts);
+  let listed: Awaited<ReturnType<typeof r.store.deleteCollection>>;
+  try {
+    listed = await r.store.deleteCollection(r.ctx, r.namespace, r.options.list, { ...opts, validateAdmission: validateDelete(r, attrs) });
+  } finally {
+    addWarnings(r.res, attrs.warnings!);
+  }
   writeList(r.res, listed.items, listed, r.output, def);
+}
+
+function deleteAttributes(r: RequestTarget, name: string, opts: DeleteOptions): AdmissionAttributes {
+  const extra: Record<string, unknown> = {};
+  if (opts.propagationPolicy) extra.propagationPolicy = opts.propagationPolicy;
+  if (opts.orphanDependents !== undefined) extra.orphanDependents = opts.orphanDependents;
+  if (opts.preconditions) extra.preconditions = opts.preconditions;
+  return {
+    operation: 'DELETE', ctx: r.ctx, def: r.def, namespace: r.namespace, name, dryRun: opts.dryRun, warnings: [],
+    options: optionsObject('DeleteOptions', { dryRun: opts.dryRun, extra }),
+  };
 }
 
 /**

@@ -6,6 +6,8 @@ import { goPatchedDocument, patchInvalid } from '../../patch/patch-invalid.js';
 import { findDuplicateKeys, readBody } from '../http/body.js';
 import { addWarnings } from '../http/response.js';
 import { dedupOwnerReferences } from './dedup-owner-references.js';
+import { optionsObject, validateWrite } from './admission-attributes.js';
+import type { AdmissionAttributes } from '../admission/admission.js';
 import { fieldValidationProblems } from './field-validation-problems.js';
 import { type ParsedRequest, subresourceView } from './parsed-request.js';
 import { writeObject } from './render.js';
@@ -35,54 +37,64 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
   const patchDuplicates =
     fieldValidation === 'Ignore' ? [] : findDuplicateKeys(body.toString('utf8')).map((d) => `${patchType === 'json' ? 'json patch ' : ''}duplicate field "${d}"`);
   let warnings: string[] = [];
-  const { object } = await r.store.guaranteedUpdate(
-    r.ctx,
-    r.namespace,
-    r.name,
-    async (current) => {
-      // A subresource with its own kind (Scale) is patched in that form; the store maps the result onto the parent.
-      const original = subresourceView(r, current!);
-      const patched = applyPatch(patchType, original, patch, def.codec.strategicMergePatchSchema(r.subresource)) as KubeObject;
-      if (!isPlainObject(patched)) throw errors.badRequest('the patch produced something that is not an object');
-      // The result is decoded into the resource's type before anything else looks at it: a value of the wrong type is
-      // a 422 naming the whole patched document (JSON and merge patches) or the patch (strategic, through the
-      // unstructured converter, hence its own wording).
-      const decodeError = def.codec.decodePatched(patched, original, patchType, r.subresource);
-      if (decodeError) throw patchInvalid(patchType, patched, patch, decodeError);
-      // Strict/Warn: the patch body's own duplicate fields, then the result's unknown fields; Strict fails with the
-      // same 422 patch error as a type error (not the create/update 400), Warn returns them as warnings.
-      warnings = fieldValidationProblems(r, {
-        mode: fieldValidation,
-        obj: patched,
-        duplicates: patchDuplicates,
-        kind: def.kind,
-        strictFailure: (detail) => patchInvalid(patchType, patched, patch, detail),
-        sortUnknown: patchType === 'strategic',
-        decodedAs: patchType === 'strategic' ? patched : (goPatchedDocument(patchType, patched, patch) as KubeObject),
-      });
-      // checkName (handlers/rest.go) on the patched object: a patch that removes the name (or all of metadata) leaves
-      // an object whose name cannot be determined; one that changes it is caught by the store's identity check.
-      const patchedMeta = patched.metadata;
-      if (!(isPlainObject(patchedMeta) && typeof patchedMeta.name === 'string' && patchedMeta.name !== '')) {
-        throw errors.badRequest(`the name of the object (${r.name} based on URL) was undeterminable: name must be provided`);
-      }
-      // A resourceVersion inside the patch is a precondition (kubectl diff and apply send one).
-      const wanted = patched.metadata?.resourceVersion;
-      if (wanted !== undefined && wanted !== original.metadata?.resourceVersion) {
-        throw errors.conflictModified({ group: def.group, resource: def.resource }, r.name);
-      }
-      // Decoding into a Go type already made them the original's; an unstructured result (custom resources, whose
-      // decoding upstream is not modelled here) gets atrium's own answer.
-      if (patched.apiVersion !== original.apiVersion || patched.kind !== original.kind) {
-        throw errors.badRequest(`the API version or kind of the object changed in the patch`);
-      }
-      await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: patched, oldObject: original, subresource: r.subresource, dryRun });
-      warnings.push(...dedupOwnerReferences(patched, true));
-      return patched;
-    },
-    { dryRun, fieldManager },
-    r.subresource,
-  );
+  const options = optionsObject('UpdateOptions', { dryRun, fieldManager, fieldValidation });
+  let attrs: AdmissionAttributes | undefined;
+  let updated: { object: KubeObject };
+  try {
+    updated = await r.store.guaranteedUpdate(
+      r.ctx,
+      r.namespace,
+      r.name,
+      async (current) => {
+        // A subresource with its own kind (Scale) is patched in that form; the store maps the result onto the parent.
+        const original = subresourceView(r, current!);
+        const patched = applyPatch(patchType, original, patch, def.codec.strategicMergePatchSchema(r.subresource)) as KubeObject;
+        if (!isPlainObject(patched)) throw errors.badRequest('the patch produced something that is not an object');
+        // The result is decoded into the resource's type before anything else looks at it: a value of the wrong type is
+        // a 422 naming the whole patched document (JSON and merge patches) or the patch (strategic, through the
+        // unstructured converter, hence its own wording).
+        const decodeError = def.codec.decodePatched(patched, original, patchType, r.subresource);
+        if (decodeError) throw patchInvalid(patchType, patched, patch, decodeError);
+        // Strict/Warn: the patch body's own duplicate fields, then the result's unknown fields; Strict fails with the
+        // same 422 patch error as a type error (not the create/update 400), Warn returns them as warnings.
+        warnings = fieldValidationProblems(r, {
+          mode: fieldValidation,
+          obj: patched,
+          duplicates: patchDuplicates,
+          kind: def.kind,
+          strictFailure: (detail) => patchInvalid(patchType, patched, patch, detail),
+          sortUnknown: patchType === 'strategic',
+          decodedAs: patchType === 'strategic' ? patched : (goPatchedDocument(patchType, patched, patch) as KubeObject),
+        });
+        // checkName (handlers/rest.go) on the patched object: a patch that removes the name (or all of metadata) leaves
+        // an object whose name cannot be determined; one that changes it is caught by the store's identity check.
+        const patchedMeta = patched.metadata;
+        if (!(isPlainObject(patchedMeta) && typeof patchedMeta.name === 'string' && patchedMeta.name !== '')) {
+          throw errors.badRequest(`the name of the object (${r.name} based on URL) was undeterminable: name must be provided`);
+        }
+        // A resourceVersion inside the patch is a precondition (kubectl diff and apply send one).
+        const wanted = patched.metadata?.resourceVersion;
+        if (wanted !== undefined && wanted !== original.metadata?.resourceVersion) {
+          throw errors.conflictModified({ group: def.group, resource: def.resource }, r.name);
+        }
+        // Decoding into a Go type already made them the original's; an unstructured result (custom resources, whose
+        // decoding upstream is not modelled here) gets atrium's own answer.
+        if (patched.apiVersion !== original.apiVersion || patched.kind !== original.kind) {
+          throw errors.badRequest(`the API version or kind of the object changed in the patch`);
+        }
+        attrs = { operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: patched, oldObject: original, subresource: r.subresource, dryRun, warnings, options };
+        await r.admission.admit(attrs);
+        warnings.push(...dedupOwnerReferences(attrs.object!, true));
+        return attrs.object!;
+      },
+      { dryRun, fieldManager, validateAdmission: r.admission.validates ? (obj, old) => validateWrite(r, attrs!)!(obj, old) : undefined },
+      r.subresource,
+    );
+  } catch (err) {
+    addWarnings(r.res, warnings);
+    throw err;
+  }
+  const { object } = updated;
   addWarnings(r.res, warnings);
   writeObject(r.res, 200, subresourceView(r, object), r.output, def);
 }

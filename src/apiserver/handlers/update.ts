@@ -1,8 +1,10 @@
-import { metaOf } from '../../apimachinery/object.js';
+import { type KubeObject, metaOf } from '../../apimachinery/object.js';
 import { errors } from '../../apimachinery/status.js';
 import { addWarnings } from '../http/response.js';
 import { decodeObject } from './decode-object.js';
 import { dedupOwnerReferences } from './dedup-owner-references.js';
+import { optionsObject, validateWrite } from './admission-attributes.js';
+import type { AdmissionAttributes } from '../admission/admission.js';
 import { type ParsedRequest, subresourceView } from './parsed-request.js';
 import { writeObject } from './render.js';
 
@@ -19,9 +21,32 @@ export async function handleUpdate(r: ParsedRequest<'update'>): Promise<void> {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   warnings.push(...dedupOwnerReferences(obj, false));
-  await r.admission.admit({ operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: obj, subresource: r.subresource, dryRun });
-  warnings.push(...dedupOwnerReferences(obj, true));
-  const { object, created } = await r.store.update(r.ctx, r.namespace, r.name, obj, { dryRun, fieldManager }, r.subresource);
+  // Mutating admission of a PUT sees the stored object as oldObject (upstream admits inside the store's update).
+  const attrs: AdmissionAttributes = {
+    operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: obj, subresource: r.subresource, dryRun, warnings,
+    options: optionsObject('UpdateOptions', { dryRun, fieldManager, fieldValidation: r.options.fieldValidation }),
+  };
+  const admitUpdate = async (desired: KubeObject, current: KubeObject | null): Promise<KubeObject> => {
+    attrs.operation = current ? 'UPDATE' : 'CREATE';
+    attrs.object = desired;
+    attrs.oldObject = current ? subresourceView(r, current) : undefined;
+    if (current) attrs.options = optionsObject('UpdateOptions', { dryRun, fieldManager, fieldValidation: r.options.fieldValidation });
+    else attrs.options = optionsObject('CreateOptions', { dryRun, fieldManager, fieldValidation: r.options.fieldValidation });
+    await r.admission.admit(attrs);
+    dedupWarnings = dedupOwnerReferences(attrs.object, true);
+    return attrs.object;
+  };
+  let dedupWarnings: string[] = [];
+  let result: { object: KubeObject; created: boolean };
+  try {
+    result = await r.store.update(r.ctx, r.namespace, r.name, obj, { dryRun, fieldManager, admitUpdate, validateAdmission: validateWrite(r, attrs) }, r.subresource);
+  } catch (err) {
+    // Warnings recorded before a failure (a webhook's, say) go out with the error, as upstream's recorder sends them.
+    addWarnings(r.res, warnings);
+    throw err;
+  }
+  const { object, created } = result;
+  warnings.push(...dedupWarnings);
   addWarnings(r.res, warnings);
   writeObject(r.res, created ? 201 : 200, subresourceView(r, object), r.output, def);
 }

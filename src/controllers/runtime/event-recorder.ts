@@ -66,15 +66,15 @@ export class EventRecorder {
       await this.create(cluster, involved, type, reason, message, host);
       return;
     }
-    const id = JSON.stringify([cluster, involved.namespace ?? '', involved.kind, involved.name, involved.uid ?? '', type, reason, message]);
+    const id = JSON.stringify([cluster, involved.namespace ?? '', involved.kind, involved.name, involved.uid ?? '', involved.fieldPath ?? '', type, reason, message]);
     const previous = this.inFlight.get(id) ?? Promise.resolve();
-    const next = previous.then(() => this.recordAggregated(id, cluster, involved, type, reason, message));
+    const next = previous.then(() => this.recordAggregated(id, cluster, involved, type, reason, message, host));
     this.inFlight.set(id, next);
     await next;
     if (this.inFlight.get(id) === next) this.inFlight.delete(id);
   }
 
-  private async recordAggregated(id: string, cluster: string, involved: InvolvedObject, type: EventType, reason: string, message: string): Promise<void> {
+  private async recordAggregated(id: string, cluster: string, involved: InvolvedObject, type: EventType, reason: string, message: string, host?: string): Promise<void> {
     const now = Date.now();
     const seen = this.seen.get(id);
     if (seen && now - seen.lastMs < aggregationWindowMs) {
@@ -90,7 +90,7 @@ export class EventRecorder {
         // Gone (expired, deleted) or unreachable: start a new one.
       }
     }
-    const created = await this.create(cluster, involved, type, reason, message);
+    const created = await this.create(cluster, involved, type, reason, message, host);
     if (!created) return;
     this.seen.delete(id);
     this.seen.set(id, { name: created, namespace: involved.namespace || 'default', count: 1, lastMs: now });

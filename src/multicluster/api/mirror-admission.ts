@@ -1,9 +1,9 @@
 /**
- * ReadOnlyMirrors: mirrors (objects carrying MIRROR_LABEL: the pods, Jobs, Events and ControllerRevisions a syncer
- * records from its cluster) are written by syncers only. Anyone else is refused with 403 Forbidden when they
+ * ReadOnlyMirrors: mirrors (objects carrying MIRROR_LABEL: the pods, Jobs, ReplicaSets, PersistentVolumeClaims, Events
+ * and ControllerRevisions a syncer records from its cluster) are written by syncers only. Anyone else is refused with 403 Forbidden when they
  *
  * - create an object carrying the label (any value),
- * - update, patch or apply (main resource or a subresource such as /status) an object that carries it, or would
+ * - update, patch or apply (main resource or a subresource such as /status or /scale) an object that carries it, or would
  *   carry it after the write (adding or removing the label included).
  *
  * Deleting stays a matter of RBAC: `kubectl delete pod <mirror>` is how a user restarts a pod (the syncer deletes the
@@ -26,7 +26,7 @@ import { isMirror, MIRROR_CLUSTER_LABEL, MIRROR_LABEL, SYNCER_SERVICE_ACCOUNT_PR
 const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 
 /** The resources syncers write mirrors of (syncer/workspace-mirrors.ts, syncer/revision-mirror.ts). */
-const MIRRORED_RESOURCES = new Set(['/pods', '/events', 'events.k8s.io/events', 'batch/jobs', 'apps/controllerrevisions']);
+const MIRRORED_RESOURCES = new Set(['/pods', '/events', 'events.k8s.io/events', 'batch/jobs', 'apps/controllerrevisions', 'apps/replicasets', '/persistentvolumeclaims']);
 
 /** Whether `user` may write `obj` (a mirror): system:masters, or the pull-mode syncer ServiceAccount of its cluster. */
 export function maySyncMirror(user: UserInfo, obj: KubeObject | undefined): boolean {
@@ -52,7 +52,9 @@ export class ReadOnlyMirrors implements AdmissionPlugin {
     // PUT brings no old object: the stored one is read, for the resources syncers mirror only (any other object can
     // carry the label only if a syncer or system:masters wrote it, and adding it is refused from the request alone),
     // so that ordinary updates cost no extra read.
-    const old = attrs.operation === 'UPDATE' ? (attrs.oldObject ?? (MIRRORED_RESOURCES.has(`${attrs.def.group}/${attrs.def.resource}`) ? await this.readStored(attrs, name) : undefined)) : undefined;
+    // A subresource of its own kind (a ReplicaSet's /scale: a Scale carries no labels) is judged by its parent.
+    const given = attrs.oldObject && attrs.oldObject.kind !== undefined && attrs.oldObject.kind !== attrs.def.kind ? undefined : attrs.oldObject;
+    const old = attrs.operation === 'UPDATE' ? (given ?? (MIRRORED_RESOURCES.has(`${attrs.def.group}/${attrs.def.resource}`) ? await this.readStored(attrs, name) : undefined)) : undefined;
     const incoming = attrs.subresource ? undefined : attrs.object;
     if (!isMirror(incoming) && !isMirror(old)) return;
     if (maySyncMirror(attrs.ctx.user, isMirror(old) ? old : incoming)) return;

@@ -65,6 +65,10 @@ export function syncerRules(name: string, resources: string[]): KubeObject[] {
     ...(resources.includes('pods') ? [{ apiGroups: [''], resources: ['pods', 'pods/status'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
     ...(resources.includes('jobs.batch') && resources.includes('cronjobs.batch') ? [{ apiGroups: ['batch'], resources: ['jobs', 'jobs/status'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
     ...(resources.includes('deployments.apps') ? [{ apiGroups: ['apps'], resources: ['replicasets', 'deployments'], verbs: ['get', 'list'] }] : []),
+    // The ReplicaSets of Deployments synced whole, mirrored up with their status.
+    ...(resources.includes('deployments.apps') && resources.includes('replicasets.apps') && resources.includes('pods') ? [{ apiGroups: ['apps'], resources: ['replicasets', 'replicasets/status'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
+    // A StatefulSet's claims (volumeClaimTemplates), mirrored up with their status.
+    ...(resources.includes('persistentvolumeclaims') && resources.includes('statefulsets.apps') ? [{ apiGroups: [''], resources: ['persistentvolumeclaims', 'persistentvolumeclaims/status'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
     // The clusters' revisions of StatefulSets and DaemonSets, mirrored up (syncer/revision-mirror.ts).
     ...(resources.some((r) => r === 'statefulsets.apps' || r === 'daemonsets.apps') ? [{ apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
   ];

@@ -156,6 +156,9 @@ async function ensurePush(ctx: ControllerContext, opts: SyncTargetControllerOpti
   }
   const syncer = new Syncer({
     upstream: ctx.client,
+    // The controllers' informers over the same client: the push syncers of a workspace (and the splitter) share one
+    // watch per resource.
+    upstreamInformers: ctx.informers,
     upstreamCluster: cluster,
     downstream,
     syncTargetName: st.metadata!.name!,

@@ -155,22 +155,102 @@ export function jobMirror(job: KubeObject, namespace: string, owner: UpstreamRef
 }
 
 /**
+ * The mirror of a ReplicaSet the cluster's Deployment controller made for a Deployment synced whole (pinned to the
+ * cluster, or in a namespace assigned by label: not split), owned by the upstream Deployment: same name, spec and
+ * status as downstream, annotations as downstream (`deployment.kubernetes.io/revision`, the change-cause), so
+ * `kubectl rollout history|undo` and `kubectl describe deploy` (NewReplicaSet, OldReplicaSets) work upstream and the
+ * Deployment's pods are owned by it. A split Deployment's ReplicaSets are not mirrored: the control plane keeps its
+ * revision history itself (splitter/revision-history.ts).
+ */
+export function replicaSetMirror(rs: KubeObject, namespace: string, owner: UpstreamRef, cluster: MirrorCluster): KubeObject {
+  return withHash({
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name: rs.metadata?.name, namespace, labels: mirrorLabelsOf(rs, cluster), annotations: mirrorAnnotationsOf(rs, cluster), ownerReferences: [ownerReference(owner)] },
+    spec: deepCopy((rs.spec ?? {}) as Record<string, unknown>),
+    status: deepCopy(rs.status ?? {}),
+  });
+}
+
+/** A downstream ownerReference resolved upstream, with its flags as on the cluster. */
+export interface ResolvedOwner {
+  ref: UpstreamRef;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/**
+ * The mirror of a PersistentVolumeClaim the cluster made (a StatefulSet's volumeClaimTemplates claim
+ * `<template>-<set>-<ordinal>`): same name (the StatefulSet runs whole on one cluster), spec and status (phase,
+ * capacity, access modes) as downstream, so `kubectl get pvc` and `kubectl describe pvc` show it. Its owners are the
+ * cluster's, resolved upstream: kube 1.32's StatefulSet controller sets none unless persistentVolumeClaimRetentionPolicy
+ * asks (whenDeleted: Delete → the StatefulSet; whenScaled: Delete → the Pod, for claims beyond the replicas).
+ * spec.volumeName names the cluster's PersistentVolume (there is none upstream), as a synced claim's does.
+ */
+export function claimMirror(pvc: KubeObject, namespace: string, owners: readonly ResolvedOwner[], cluster: MirrorCluster): KubeObject {
+  const ownerReferences = owners.map((o) => ({ apiVersion: o.ref.apiVersion, kind: o.ref.kind, name: o.ref.name, uid: o.ref.uid, ...(o.controller !== undefined ? { controller: o.controller } : {}), ...(o.blockOwnerDeletion !== undefined ? { blockOwnerDeletion: o.blockOwnerDeletion } : {}) }));
+  return withHash({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: pvc.metadata?.name, namespace, labels: mirrorLabelsOf(pvc, cluster), annotations: mirrorAnnotationsOf(pvc, cluster), ...(ownerReferences.length ? { ownerReferences } : {}) },
+    spec: deepCopy((pvc.spec ?? {}) as Record<string, unknown>),
+    status: deepCopy(pvc.status ?? {}),
+  });
+}
+
+/**
+ * How long a mirrored Event lives after it was last seen on its cluster: kube's event TTL (kube-apiserver
+ * --event-ttl, 1 h, counted from the last write). The syncer deletes a mirror past it (even if the cluster keeps its
+ * event longer), and atrium deletes mirrors past it whose syncer is gone (controllers/mirror-event-ttl.ts), so a
+ * workspace never accumulates the events of a cluster that went away.
+ */
+export const EVENT_TTL_MS = 60 * 60 * 1000;
+
+/** When an event was last seen (series.lastObservedTime, lastTimestamp, eventTime, firstTimestamp, creation), in ms. */
+export function eventLastSeenMs(event: KubeObject): number | undefined {
+  const e = event as KubeObject & { series?: { lastObservedTime?: string }; lastTimestamp?: string; eventTime?: string; firstTimestamp?: string };
+  for (const t of [e.series?.lastObservedTime, e.lastTimestamp, e.eventTime, e.firstTimestamp, e.metadata?.creationTimestamp]) {
+    const ms = typeof t === 'string' && t ? Date.parse(t) : NaN;
+    if (Number.isFinite(ms)) return ms;
+  }
+  return undefined;
+}
+
+/** When a (mirrored) event expires: last seen + `ttlMs`; undefined when it carries no time at all. */
+export function eventExpiresAtMs(event: KubeObject, ttlMs = EVENT_TTL_MS): number | undefined {
+  const seen = eventLastSeenMs(event);
+  return seen === undefined ? undefined : seen + ttlMs;
+}
+
+/**
+ * `text` with the cluster's namespace `from` (the syncer's `kcp-…` namespace) replaced by the workspace's `to`
+ * wherever it stands as a whole name (`kcp-x1/db-0`, `db-0_kcp-x1(uid)`), so messages name what the user knows.
+ */
+export function rewriteNamespace(text: string, from: string, to: string): string {
+  if (!from || from === to || !text.includes(from)) return text;
+  const escaped = from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return text.replace(new RegExp(`(?<![A-Za-z0-9-])${escaped}(?![A-Za-z0-9-])`, 'g'), to);
+}
+
+/**
  * The mirror of a downstream core/v1 Event about `involved` (the upstream object it is about): its involvedObject
- * rewritten to the upstream object, the cluster named in the message (`[<cluster>] `) and in source.host /
- * reportingInstance (`<cluster>/<host>`), count and timestamps as downstream.
+ * rewritten to the upstream object, the cluster's namespace replaced by the workspace's in the message and fieldPath,
+ * the cluster named in the message (`[<cluster>] `) and in source.host / reportingInstance (`<cluster>/<host>`),
+ * count and timestamps as downstream.
  */
 export function eventMirror(event: KubeObject, namespace: string, involved: UpstreamRef, cluster: MirrorCluster): KubeObject {
   const e = event as KubeObject & Record<string, unknown>;
   const down = (e.involvedObject ?? {}) as Record<string, unknown>;
+  const downNs = event.metadata?.namespace ?? '';
   const source = { ...((e.source ?? {}) as Record<string, unknown>) };
   source.host = typeof source.host === 'string' && source.host ? `${cluster.name}/${source.host}` : cluster.name;
   const out: KubeObject & Record<string, unknown> = {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: { name: mirrorEventName(event, cluster.name), namespace, labels: mirrorLabelsOf(event, cluster), annotations: mirrorAnnotationsOf(event, cluster, false) },
-    involvedObject: { kind: involved.kind, apiVersion: involved.apiVersion, name: involved.name, namespace, uid: involved.uid, ...(down.fieldPath ? { fieldPath: down.fieldPath } : {}) },
+    involvedObject: { kind: involved.kind, apiVersion: involved.apiVersion, name: involved.name, namespace, uid: involved.uid, ...(typeof down.fieldPath === 'string' && down.fieldPath ? { fieldPath: rewriteNamespace(down.fieldPath, downNs, namespace) } : {}) },
     reason: e.reason,
-    message: `[${cluster.name}] ${typeof e.message === 'string' ? e.message : ''}`,
+    message: `[${cluster.name}] ${typeof e.message === 'string' ? rewriteNamespace(e.message, downNs, namespace) : ''}`,
     type: e.type,
     source,
     count: e.count,

@@ -5,7 +5,10 @@
  * ReplicaSets run nothing: they carry REVISION_HISTORY_LABEL, which makes them cluster-local (api/kind-placement.ts
  * isClusterLocal), so the placement controller never places them and no syncer copies them; the garbage collector
  * deletes them with their Deployment (controller owner reference). Edits to them are undone at the next pass: they
- * are the control plane's record of the Deployment's revisions.
+ * are the control plane's record of the Deployment's revisions. A Deployment that stops being split (pinned to one
+ * cluster by `workload.kcp.io/cluster`) loses them: the cluster's own ReplicaSets
+ * are mirrored up for it then (syncer/workspace-mirrors.ts), and the two never both stand for one Deployment. Mirrors
+ * (MIRROR_LABEL) controlled by a Deployment are never taken for history here: their names wait until they are gone.
  *
  * Informers over every workspace (Deployments, ReplicaSets, namespaces); one key per root, `<cluster>|<ns>|<name>`,
  * queued on the root's events (its spec, annotations, and the status the splitter aggregates) and its ReplicaSets'.
@@ -18,6 +21,7 @@ import type { ControllerContext, ControllerInstaller } from '../../controllers/r
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { REVISION_HISTORY_LABEL } from '../api/kind-placement.js';
+import { isMirror } from '../api/mirrors.js';
 import { namespacesGVR } from '../api/types.js';
 import { deploymentsGVR, SPLIT_NAMESPACE_ANNOTATION } from '../scheduling/types.js';
 import { isSplitRoot } from './children.js';
@@ -43,18 +47,23 @@ export const revisionHistoryControllerInstaller: ControllerInstaller = {
       reconcile: (key) => reconcile(ctx, { deployments, replicaSets, namespaces }, key),
     });
     const byDeployment = (d: KubeObject) => {
-      if (d.metadata?.namespace && isSplitRoot(d)) controller.enqueue(`${clusterOf(d)}|${d.metadata.namespace}|${d.metadata.name}`);
+      // Roots, and Deployments that still have history (no longer split: it goes).
+      if (d.metadata?.namespace && (isSplitRoot(d) || (d.metadata.uid && replicaSets.lister.byIndex(BY_CONTROLLER_UID, d.metadata.uid).some(isHistory)))) {
+        controller.enqueue(`${clusterOf(d)}|${d.metadata.namespace}|${d.metadata.name}`);
+      }
     };
     const byReplicaSet = (rs: KubeObject) => {
-      if (rs.metadata?.labels?.[REVISION_HISTORY_LABEL] !== 'true') return;
-      const ref = rs.metadata.ownerReferences?.find((r) => r.controller === true && r.kind === 'Deployment');
-      if (ref) controller.enqueue(`${clusterOf(rs)}|${rs.metadata.namespace}|${ref.name}`);
+      if (!isHistory(rs)) return;
+      const ref = rs.metadata?.ownerReferences?.find((r) => r.controller === true && r.kind === 'Deployment');
+      if (ref) controller.enqueue(`${clusterOf(rs)}|${rs.metadata?.namespace}|${ref.name}`);
     };
     deployments.addEventHandler({ add: byDeployment, update: (_o, n) => byDeployment(n) });
     replicaSets.addEventHandler({ add: byReplicaSet, update: (_o, n) => byReplicaSet(n), delete: byReplicaSet });
     return { name: 'revision-history', start: () => controller.start(), stop: () => controller.stop() };
   },
 };
+
+const isHistory = (rs: KubeObject) => rs.metadata?.labels?.[REVISION_HISTORY_LABEL] === 'true' && !isMirror(rs);
 
 interface Informers {
   deployments: { lister: { get(key: string): KubeObject | undefined }; hasSynced(): boolean };
@@ -66,11 +75,21 @@ async function reconcile(ctx: ControllerContext, inf: Informers, key: string): P
   if (!inf.deployments.hasSynced() || !inf.replicaSets.hasSynced() || !inf.namespaces.hasSynced()) return { requeueAfterMs: 200 };
   const [cluster, namespace, name] = key.split('|') as [string, string, string];
   const root = inf.deployments.lister.get(formatObjectKey({ cluster, namespace, name }));
-  if (!root || root.metadata?.deletionTimestamp || !root.metadata?.uid || !isSplitRoot(root)) return;
-  const ns = inf.namespaces.lister.get(formatObjectKey({ cluster, namespace: '', name: namespace }));
-  if (ns?.metadata?.annotations?.[SPLIT_NAMESPACE_ANNOTATION] !== 'true') return;
+  if (!root || root.metadata?.deletionTimestamp || !root.metadata?.uid) return;
   const uid = root.metadata.uid;
-  const owned = inf.replicaSets.lister.byIndex(BY_CONTROLLER_UID, uid).filter((rs) => clusterOf(rs) === cluster && rs.metadata?.namespace === namespace && isControlledBy(rs, uid));
+  const owned = inf.replicaSets.lister.byIndex(BY_CONTROLLER_UID, uid).filter((rs) => clusterOf(rs) === cluster && rs.metadata?.namespace === namespace && isControlledBy(rs, uid) && !isMirror(rs));
+  const ns = inf.namespaces.lister.get(formatObjectKey({ cluster, namespace: '', name: namespace }));
+  if (!isSplitRoot(root)) {
+    // Pinned to one cluster (no longer split): its history goes; the cluster's ReplicaSets are mirrored for it instead.
+    try {
+      for (const rs of owned) if (isHistory(rs)) await ctx.client.delete(replicaSetsGVR, rs.metadata!.name!, { cluster, namespace }, { preconditions: { uid: rs.metadata!.uid! } }).catch(ignoreNotFound);
+    } catch (err) {
+      logger.debug('revision history: retrying cleanup', { cluster, namespace, name, error: (err as Error).message });
+      return { requeueAfterMs: 500 };
+    }
+    return;
+  }
+  if (ns?.metadata?.annotations?.[SPLIT_NAMESPACE_ANNOTATION] !== 'true') return;
   const nameTaken = (n: string) => {
     const rs = inf.replicaSets.lister.get(formatObjectKey({ cluster, namespace, name: n }));
     return rs !== undefined && !isControlledBy(rs, uid);

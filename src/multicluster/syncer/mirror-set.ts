@@ -48,6 +48,8 @@ export interface MirrorSetDeps {
   candidate(down: KubeObject): boolean;
   /** The mirror of a candidate in upstream namespace `namespace`: undefined for none, 'wait' to look again later. */
   desired(down: KubeObject, namespace: string): Promise<KubeObject | undefined | 'wait'>;
+  /** When to look at a downstream object again although nothing changed (an event's TTL); undefined for never. */
+  recheckAfterMs?(down: KubeObject): number | undefined;
   /** Pods: a mirror deleted by someone else deletes its original. */
   deleteOriginalWithMirror?: boolean;
   /** A mirror was deleted by someone else (a user, or the garbage collector after its owner went). */
@@ -189,10 +191,12 @@ export class MirrorSet {
     for (const m of have) if (m !== current) await this.deleteMirror(m);
     if (!desired) return;
     const ns = desired.metadata!.namespace!;
+    const recheck = this.deps.recheckAfterMs?.(down!);
+    const again = recheck === undefined ? undefined : { requeueAfterMs: recheck };
     if (!current) {
       // A terminating original is not mirrored anew (its mirror was deleted, or it is about to go).
       if (down!.metadata?.deletionTimestamp) return;
-      return this.create(desired, ns);
+      return (await this.create(desired, ns)) ?? again;
     }
     const changes = mirrorChanges(current, desired);
     let written = current;
@@ -207,6 +211,7 @@ export class MirrorSet {
       }
     }
     if (changes.status) await this.writeStatus(written, desired);
+    return again;
   }
 
   private async create(desired: KubeObject, ns: string): Promise<{ requeueAfterMs: number } | void> {

@@ -53,6 +53,10 @@ export interface ResourceSyncerDeps {
   workers?: number;
 }
 
+/** Informer index of a resource's objects by namespace (enqueueAll and hasAssignedIn of one namespace). */
+const BY_NAMESPACE = 'syncer/by-namespace';
+const namespaceOf = (o: KubeObject): string[] => (o.metadata?.namespace ? [o.metadata.namespace] : []);
+
 /** Resources whose objects a cluster's controllers make carrying the labels of one of ours (a Service's). */
 const LABEL_COPYING_RESOURCES = new Set(['endpoints', 'endpointslices']);
 
@@ -70,6 +74,10 @@ export class ResourceSyncer {
     const { gvr, upstreamCluster, upstreamInformers, downstreamInformers, target } = deps;
     this.upstreamInformer = upstreamInformers.informerFor(gvr, { cluster: upstreamCluster });
     this.downstreamInformer = downstreamInformers.informerFor(gvr, { labelSelector: `${DOWNSTREAM_CLUSTER_LABEL}=${target.key}` });
+    // Both informers may be shared (the downstream one with other workspaces' syncers of the resource): the same
+    // index function under the same name, so whoever adds it last changes nothing.
+    this.upstreamInformer.addIndexer(BY_NAMESPACE, namespaceOf);
+    this.downstreamInformer.addIndexer(BY_NAMESPACE, namespaceOf);
     this.controller = new Controller({ name: `syncer-${gvr.resource}`, workers: deps.workers ?? 16, reconcile: (key) => this.reconcile(key) });
     const enqueueUp = (o: KubeObject) => this.controller.enqueue(this.upstreamKey(o));
     // An update that only records some syncer's Synced condition is not a change to sync (see onlySyncBookkeepingChanged).
@@ -133,6 +141,16 @@ export class ResourceSyncer {
 
   /** Re-examines every upstream object (namespace assignment changed, draining started). */
   enqueueAll(namespace?: string): void {
+    // One namespace (its assignment changed, a workload there moved): its objects from the namespace indexes, not a
+    // scan of every object of the resource (a burst of 50 apps made that quadratic).
+    if (namespace !== undefined && this.deps.namespaced) {
+      for (const o of this.upstreamInformer.lister.byIndex(BY_NAMESPACE, namespace)) this.controller.enqueue(this.upstreamKey(o));
+      for (const o of this.downstreamInformer.lister.byIndex(BY_NAMESPACE, this.deps.namespaces.downstreamName(namespace))) {
+        const k = this.upstreamKeyOfDownstream(o);
+        if (k && parseObjectKey(k).namespace === namespace) this.controller.enqueue(k);
+      }
+      return;
+    }
     for (const o of this.upstreamInformer.lister.list()) if (namespace === undefined || o.metadata?.namespace === namespace) this.controller.enqueue(this.upstreamKey(o));
     for (const o of this.downstreamInformer.lister.list()) {
       const k = this.upstreamKeyOfDownstream(o);
@@ -142,7 +160,7 @@ export class ResourceSyncer {
 
   /** Whether any upstream object in `namespace` is assigned here (used to decide whether followers sync). */
   hasAssignedIn(namespace: string): boolean {
-    for (const o of this.upstreamInformer.lister.list()) {
+    for (const o of this.deps.namespaced ? this.upstreamInformer.lister.byIndex(BY_NAMESPACE, namespace) : []) {
       if (o.metadata?.namespace !== namespace || o.metadata.deletionTimestamp) continue;
       if (isAssigned(o, this.deps.namespaces.upstreamNamespace(namespace), this.deps.target, this.deps.gvr)) return true;
     }

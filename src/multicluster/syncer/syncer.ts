@@ -15,6 +15,7 @@ import type { KubeObject } from '../../apimachinery/object.js';
 import { nowRFC3339 } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { InformerFactory } from '../../client/informer-factory.js';
+import type { EventHandler, Informer } from '../../client/informer.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { formatObjectKey } from '../../client/store.js';
@@ -58,10 +59,21 @@ export interface SyncerOptions {
   workersPerResource?: number;
   /** Observes successful writes (benchmarks). */
   onSynced?(direction: 'down' | 'up', gvr: GroupVersionResource, upstream: KubeObject): void;
+  /**
+   * Upstream informers shared with others over the same `upstream` client (push mode: atrium's controllers and the
+   * other push syncers), already started; the syncer takes its informers from it and gives them back on stop, and
+   * never stops it. Without it the syncer has its own. Shared, N push syncers of a workspace cost one watch per
+   * resource instead of N (each event encoded, sent and parsed once, each object cached once).
+   */
+  upstreamInformers?: InformerFactory;
 }
 
 export class Syncer {
   private upstreamInformers: InformerFactory;
+  /** The upstream informers are someone else's (SyncerOptions.upstreamInformers): given back, never stopped. */
+  private readonly sharedUpstream: boolean;
+  private stInformer?: Informer<SyncTarget>;
+  private stHandler?: EventHandler<SyncTarget>;
   private downstreamInformers: InformerFactory;
   /** The upstream workspaces synced: the SyncTarget's own, and consumer workspaces placed onto it. */
   private readonly workspaces = new Map<string, UpstreamWorkspace>();
@@ -81,7 +93,8 @@ export class Syncer {
   private importPollsSinceFull = 0;
 
   constructor(readonly opts: SyncerOptions) {
-    this.upstreamInformers = new InformerFactory(opts.upstream);
+    this.sharedUpstream = opts.upstreamInformers !== undefined;
+    this.upstreamInformers = opts.upstreamInformers ?? new InformerFactory(opts.upstream);
     this.downstreamInformers = new InformerFactory(opts.downstream);
     this.targetLoop = new Controller({ name: `syncer-target-${opts.syncTargetName}`, reconcile: () => this.reconcileTarget() });
   }
@@ -90,8 +103,9 @@ export class Syncer {
    * The informer of this syncer's own SyncTarget. Selected by name: a workspace with many SyncTargets heartbeating
    * would otherwise stream every one of their status patches to every syncer (100 syncers: 100× the events).
    */
-  private targetInformer() {
-    return this.upstreamInformers.informerFor<SyncTarget>(syncTargetsGVR, { cluster: this.opts.upstreamCluster, fieldSelector: `metadata.name=${this.opts.syncTargetName}` });
+  private targetInformer(): Informer<SyncTarget> {
+    // Asked for once: each informerFor() is a hold the factory counts until it is given back.
+    return (this.stInformer ??= this.upstreamInformers.informerFor<SyncTarget>(syncTargetsGVR, { cluster: this.opts.upstreamCluster, fieldSelector: `metadata.name=${this.opts.syncTargetName}` }));
   }
 
   /** The SyncTarget from the cache. */
@@ -122,13 +136,14 @@ export class Syncer {
     if (this.stopped) return;
     const st = this.targetInformer();
     const mine = (o: KubeObject) => o.metadata?.name === syncTargetName;
-    st.addEventHandler({ add: (o) => mine(o) && this.targetLoop.enqueue('target'), update: (_o, n) => mine(n) && this.targetLoop.enqueue('target'), delete: (o) => mine(o) && this.targetLoop.enqueue('target') });
+    this.stHandler = { add: (o) => mine(o) && this.targetLoop.enqueue('target'), update: (_o, n) => mine(n) && this.targetLoop.enqueue('target'), delete: (o) => mine(o) && this.targetLoop.enqueue('target') };
+    st.addEventHandler(this.stHandler);
     this.mapping = (await upstream.get<SyncTarget>(syncTargetsGVR, syncTargetName, { cluster: upstreamCluster })).spec?.namespaceMapping ?? 'Hashed';
     const own = this.workspace(upstreamCluster);
     // Downstream namespaces name the workspace they came from: a restarted syncer finds consumer workspaces it still
     // has copies of (to finish syncing or cleaning them up) even if the SyncTarget no longer lists them.
     own.mapper.downstream.addEventHandler({ add: () => this.targetLoop.enqueue('target'), delete: () => this.targetLoop.enqueue('target') });
-    this.upstreamInformers.start();
+    if (!this.sharedUpstream) this.upstreamInformers.start();
     this.downstreamInformers.start();
     this.targetLoop.start();
     const every = (ms: number, fn: () => Promise<void>) => {
@@ -155,7 +170,11 @@ export class Syncer {
     for (const t of this.timers) clearInterval(t);
     await this.targetLoop.stop();
     await Promise.all([...this.workspaces.values()].map((w) => w.stop()));
-    await this.upstreamInformers.stop();
+    if (this.stInformer && this.stHandler) this.stInformer.removeEventHandler(this.stHandler);
+    if (this.sharedUpstream) {
+      if (this.stInformer) await this.upstreamInformers.drop(this.stInformer as unknown as Informer);
+    } else await this.upstreamInformers.stop();
+    this.stInformer = undefined;
     await this.downstreamInformers.stop();
   }
 

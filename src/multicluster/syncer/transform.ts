@@ -70,9 +70,13 @@ const JOB_GENERATED_LABELS = ['controller-uid', 'batch.kubernetes.io/controller-
  * - Pods: nodeName (the cluster's scheduler binds the pod).
  */
 export function toDownstream(up: KubeObject, resource: string, downstreamNamespace: string | undefined, key: string): KubeObject {
-  const out = deepCopy(up);
-  delete out.status;
-  const meta = (out.metadata ??= {});
+  // Copy only what the copy keeps: status and managedFields (often most of the object) are dropped anyway.
+  const { status: _status, ...body } = up;
+  const { managedFields: _managedFields, ...upMeta } = up.metadata ?? {};
+  void _status;
+  void _managedFields;
+  const out = deepCopy({ ...body, metadata: upMeta }) as KubeObject;
+  const meta = out.metadata!;
   for (const f of serverMetadata) delete meta[f];
   if (downstreamNamespace !== undefined) meta.namespace = downstreamNamespace;
   const labels: Record<string, string> = {};

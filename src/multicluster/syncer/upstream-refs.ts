@@ -4,8 +4,9 @@
  *
  * - a ReplicaSet `<deployment>-<hash>` of a split Deployment's child `<root>--<cluster>` → the root's revision-history
  *   ReplicaSet with that pod-template-hash (splitter/revision-history.ts), so `kubectl describe rs`, `kubectl rollout`
- *   and `kubectl logs deploy/x` find the pods; of a Deployment synced whole → that Deployment (there is no upstream
- *   ReplicaSet for it); a ReplicaSet synced itself → that ReplicaSet;
+ *   and `kubectl logs deploy/x` find the pods; of a Deployment synced whole → the mirror of that ReplicaSet
+ *   (workspace-mirrors.ts; the Deployment itself while ReplicaSets are not mirrored, or an upstream ReplicaSet of
+ *   that name that is not a mirror); a ReplicaSet synced itself → that ReplicaSet;
  * - a child Deployment `<root>--<cluster>` → the root Deployment (its controller owner upstream);
  * - a Pod → the upstream Pod it is a copy of, or its mirror;
  * - a Job → the upstream Job (synced, or the mirror of a CronJob's Job);
@@ -39,6 +40,11 @@ export interface UpstreamRefsDeps {
   upstreamCluster: string;
   /** The mirror of a downstream pod, if one exists (pod-mirror's upstream cache); 'wait' when one is due. */
   podMirror(downNamespace: string, name: string): Resolution;
+  /**
+   * The mirror of a downstream ReplicaSet of a Deployment, if one exists; 'wait' when one may be due (the ReplicaSet
+   * is a Deployment's), undefined when ReplicaSets are not mirrored.
+   */
+  replicaSetMirror(downNamespace: string, name: string): Resolution;
   /** Whether a downstream Job is one a CronJob made (its mirror is due). */
   isCronJobRun(downNamespace: string, name: string): boolean;
 }
@@ -78,6 +84,11 @@ export class UpstreamRefs {
       const mirrored = this.deps.podMirror(downNamespace, ref.name);
       if (mirrored) return mirrored;
     }
+    // Likewise the mirrors of a whole Deployment's ReplicaSets (read every time: they may be made anew).
+    if (ref.kind === 'ReplicaSet' && groupOf(ref.apiVersion) === 'apps') {
+      const mirrored = this.deps.replicaSetMirror(downNamespace, ref.name);
+      if (mirrored && mirrored !== 'wait') return mirrored;
+    }
     const key = `${downNamespace}|${ref.uid ?? ''}|${ref.kind}|${ref.name}`;
     const hit = this.cache.get(key);
     if (hit && hit.expires > Date.now()) return hit.value;
@@ -102,7 +113,7 @@ export class UpstreamRefs {
     const kind = ref.kind!;
     const name = ref.name!;
     const group = groupOf(ref.apiVersion);
-    if (group === 'apps' && kind === 'ReplicaSet') return this.replicaSet(ns, name);
+    if (group === 'apps' && kind === 'ReplicaSet') return this.replicaSet(downNamespace, ns, name);
     if (group === 'apps' && kind === 'Deployment') {
       const d = await this.get(deploymentsGVR, name, ns);
       if (!d || isMirror(d)) return undefined;
@@ -123,12 +134,19 @@ export class UpstreamRefs {
   }
 
   /** See the file comment: the revision-history ReplicaSet, the Deployment synced whole, or the ReplicaSet itself. */
-  private async replicaSet(ns: string, name: string): Promise<Resolution> {
+  private async replicaSet(downNamespace: string, ns: string, name: string): Promise<Resolution> {
     const parts = splitReplicaSetName(name);
     const d = parts ? await this.get(deploymentsGVR, parts.deployment, ns) : undefined;
     if (parts && d && !isMirror(d)) {
       const root = controllerOf(d);
-      if (root?.kind !== 'Deployment' || !root.uid) return refTo(d, 'apps/v1', 'Deployment');
+      if (root?.kind !== 'Deployment' || !root.uid) {
+        // Synced whole: the ReplicaSet's mirror (found by resolve() before the cache once it exists).
+        const upRs = await this.get(replicaSetsGVR, name, ns);
+        if (upRs && !isMirror(upRs)) return refTo(upRs, 'apps/v1', 'ReplicaSet');
+        const mirrored = this.deps.replicaSetMirror(downNamespace, name);
+        if (mirrored === 'wait') return 'wait';
+        return mirrored ?? refTo(d, 'apps/v1', 'Deployment');
+      }
       const history = await this.deps.upstream.list(replicaSetsGVR, { cluster: this.deps.upstreamCluster, namespace: ns }, { labelSelector: `${REVISION_HISTORY_LABEL}=true,pod-template-hash=${parts.hash}` });
       const rs = history.items.find((r) => controllerOf(r)?.uid === root.uid);
       // The revision-history controller makes it from the root's template: it comes.

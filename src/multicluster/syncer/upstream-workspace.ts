@@ -11,6 +11,7 @@
 import type { KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { InformerFactory } from '../../client/informer-factory.js';
+import type { EventHandler } from '../../client/informer.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { logger } from '../../logging/logger.js';
@@ -43,6 +44,9 @@ export class UpstreamWorkspace {
   /** Tearing down: resource syncers (also those created later) delete or release, and never sync anything new. */
   private draining = false;
   private orphanOnDrain = false;
+  private readonly namespaceHandler: EventHandler<KubeObject>;
+  /** The handlers re-examining followers, per workload resource syncer (on an informer that may be shared). */
+  private readonly pokes = new Map<ResourceSyncer, EventHandler<KubeObject>>();
   /** The last ensure() started a syncer for every wanted resource (a drain can only finish after that). */
   private complete = false;
   /** The mirrors of what the cluster runs for this workspace (pods, a CronJob's Jobs, events). */
@@ -71,7 +75,11 @@ export class UpstreamWorkspace {
     const onNamespace = (ns: KubeObject) => {
       for (const r of this.resources.values()) r.enqueueAll(ns.metadata?.name);
     };
-    this.mapper.upstream.addEventHandler({ add: onNamespace, update: (_o, n) => onNamespace(n) });
+    // Only what assignment reads of a namespace (isAssigned, awaitsPlacement, wants): its labels, whether it is
+    // placed, whether it is going. Other annotations (the splitter's children mark) change nothing here, and each
+    // update re-examined every object of the namespace in every resource.
+    this.namespaceHandler = { add: onNamespace, update: (o, n) => (assignmentFacts(o) === assignmentFacts(n) ? undefined : onNamespace(n)) };
+    this.mapper.upstream.addEventHandler(this.namespaceHandler);
   }
 
   get cluster(): string {
@@ -126,9 +134,15 @@ export class UpstreamWorkspace {
       if (!followerResources.has(gvr.resource)) {
         // A workload changing assignment may pull its namespace's ConfigMaps, Secrets and ServiceAccounts along.
         const poke = (o: KubeObject) => {
+          // In a placed namespace followers carry their own decision (the placement controller's state labels), so a
+          // workload's change there moves none of them.
+          const ns = o.metadata?.namespace ? this.mapper.upstreamNamespace(o.metadata.namespace) : undefined;
+          if (ns?.metadata?.annotations?.[SPLIT_WORKLOADS_ANNOTATION] === 'true') return;
           for (const r of this.resources.values()) if (followerResources.has(r.resource)) r.enqueueAll(o.metadata?.namespace);
         };
-        syncer.upstreamInformer.addEventHandler({ add: poke, update: (_o, n) => poke(n), delete: poke });
+        const handler: EventHandler<KubeObject> = { add: poke, update: (_o, n) => poke(n), delete: poke };
+        syncer.upstreamInformer.addEventHandler(handler);
+        this.pokes.set(syncer, handler);
       }
       this.resources.set(name, syncer);
       syncer.draining = this.draining;
@@ -138,13 +152,20 @@ export class UpstreamWorkspace {
     }
     for (const [name, r] of this.resources) {
       if (wanted.has(name)) continue;
-      await r.stop();
+      await this.stopResource(r);
       this.resources.delete(name);
       logger.info('syncer: stopped syncing resource', { syncTarget: this.deps.syncTarget.name, workspace: this.deps.cluster, resource: name });
     }
     // Mirrors need the types served upstream: pods (and events with them) once pods sync, a CronJob's Jobs once
-    // jobs and cronjobs do.
-    await this.mirrors.ensure({ pods: this.resources.has('pods'), jobs: this.resources.has('jobs.batch') && this.resources.has('cronjobs.batch') });
+    // jobs and cronjobs do, a whole Deployment's ReplicaSets once deployments and replicasets do (and pods, which they
+    // own), a StatefulSet's claims once persistentvolumeclaims and statefulsets do.
+    const has = (r: string) => this.resources.has(r);
+    await this.mirrors.ensure({
+      pods: has('pods'),
+      jobs: has('jobs.batch') && has('cronjobs.batch'),
+      replicaSets: has('pods') && has('deployments.apps') && has('replicasets.apps'),
+      claims: has('persistentvolumeclaims') && has('statefulsets.apps'),
+    });
     this.complete = !retry;
     return retry;
   }
@@ -197,9 +218,20 @@ export class UpstreamWorkspace {
 
   async stop(): Promise<void> {
     await this.mirrors.stop();
-    await Promise.all([...this.resources.values()].map((r) => r.stop()));
+    await Promise.all([...this.resources.values()].map((r) => this.stopResource(r)));
     this.resources.clear();
-    if (!this.deps.own) await this.deps.upstreamInformers.drop(this.mapper.upstream);
+    // The upstream factory may be shared (push mode): the namespace informer is given back, not left to a stop of
+    // the factory, and without this workspace's handler.
+    this.mapper.upstream.removeEventHandler(this.namespaceHandler);
+    await this.deps.upstreamInformers.drop(this.mapper.upstream);
+  }
+
+  /** Stops one resource syncer, and its follower handler with it. */
+  private async stopResource(r: ResourceSyncer): Promise<void> {
+    const poke = this.pokes.get(r);
+    if (poke) r.upstreamInformer.removeEventHandler(poke);
+    this.pokes.delete(r);
+    await r.stop();
   }
 
   /**
@@ -218,4 +250,11 @@ export class UpstreamWorkspace {
       throw err;
     }
   }
+}
+
+const SPLIT_WORKLOADS_ANNOTATION = 'scheduling.atrium.io/split-workloads';
+
+/** What of an upstream namespace decides its objects' assignment here. */
+function assignmentFacts(ns: KubeObject): string {
+  return JSON.stringify([ns.metadata?.labels ?? {}, ns.metadata?.annotations?.[SPLIT_WORKLOADS_ANNOTATION], ns.metadata?.deletionTimestamp]);
 }

@@ -5,7 +5,9 @@
  * container statuses and the PodReadyToStartContainers/Initialized/ContainersReady/Ready conditions. A pod whose
  * PersistentVolumeClaims are not all Bound stays ContainerCreating (its volumes cannot be mounted) until they are; the
  * delay starts then. Pods with restartPolicy Never or OnFailure then run to completion (pod-run.ts: Succeeded, Failed
- * or restarted).
+ * or restarted); pods with restartPolicy Always and a non-zero `sim.atrium.io/exit-code` crash-loop (pod-run.ts
+ * crashLoopStep), with the kubelet's BackOff event and, on each restart, its Pulled/Created/Started events again
+ * (counted on the first ones, as kube's event correlator does).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { findCondition } from '../../apimachinery/conditions.js';
@@ -20,7 +22,7 @@ import { leasesGVR, namespacesGVR, nodesGVR, persistentVolumeClaimsGVR, podsGVR 
 import { isClaimBound, podClaimNames } from './storage/binding.js';
 import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, type SimulatedNode } from './node-object.js';
 import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
-import { PodRunner, runsToCompletion } from './pod-run.js';
+import { PodRunner, crashLoopStep, crashLoops, podDesc, runsToCompletion } from './pod-run.js';
 
 export interface KubeletOptions {
   clusterName: string;
@@ -65,7 +67,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       // The kubelet's container events, as `kubectl describe pod` shows them: Pulled, Created and Started once per
       // container when the pod starts (kubelet 1.32's messages, images "already present": nothing is pulled here).
       // Recorded only on the transition to Running, so a pod costs three events per container, once.
-      const recorder = new EventRecorder(client, 'kubelet');
+      const recorder = new EventRecorder(client, 'kubelet', { aggregate: true });
       const containerEvents = (pod: KubeObject, node: string) => {
         const involved = { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid };
         for (const c of containerNames(pod)) {
@@ -73,6 +75,12 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           void recorder.record(clusterOf(pod), at, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`, node);
           void recorder.record(clusterOf(pod), at, 'Normal', 'Created', `Created container: ${c.name}`, node);
           void recorder.record(clusterOf(pod), at, 'Normal', 'Started', `Started container ${c.name}`, node);
+        }
+      };
+      const backOffEvents = (pod: KubeObject, node: string) => {
+        for (const c of containerNames(pod)) {
+          const at = { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid, fieldPath: `spec.containers{${c.name}}` };
+          void recorder.record(clusterOf(pod), at, 'Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${podDesc(pod)}`, node);
         }
       };
 
@@ -168,7 +176,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         const node = byName.get(isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '');
         if (!node || !isPodActive(pod)) return;
         const status = isPlainObject(pod.status) ? pod.status : {};
-        if (status.phase === 'Running') return runsToCompletion(pod) ? runToCompletion(pod) : undefined;
+        if (status.phase === 'Running') return runsToCompletion(pod) ? runToCompletion(pod) : crashLoops(pod) ? crashLoop(pod, node.name) : undefined;
         const claimKey = (name: string) => formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name });
         const volumesReady = podClaimNames(pod).every((name) => isClaimBound(claimInformer.lister.get(claimKey(name))));
         let since = boundAt.get(key);
@@ -191,6 +199,22 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         }
         if (running) return undefined;
         return Number.isFinite(remaining) ? { requeueAfterMs: remaining } : undefined;
+      };
+
+      /** A running pod with restartPolicy Always and a non-zero simulated exit code: it crash-loops (pod-run.ts). */
+      const crashLoop = async (pod: KubeObject, node: string): Promise<ReconcileResult | void> => {
+        const step = crashLoopStep(pod, Date.now(), opts.jobDurationMs ?? 2000);
+        if (step.status) {
+          try {
+            await client.updateStatus(podsGVR, { ...deepCopy(pod), status: step.status }, { namespace: pod.metadata?.namespace });
+          } catch (err) {
+            if (err instanceof StatusError && err.code === 404) return;
+            throw err;
+          }
+          if (step.transition === 'crashed') backOffEvents(pod, node);
+          else if (step.transition === 'restarted') containerEvents(pod, node);
+        }
+        return step.requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(0, step.requeueAfterMs) } : undefined;
       };
 
       /** A running Job-style pod: its containers exit after their simulated run (pod-run.ts). */

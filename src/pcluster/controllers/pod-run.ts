@@ -8,9 +8,15 @@
  *
  * Exit 0: phase Succeeded, containers terminated with reason Completed. Non-zero with restartPolicy Never: phase
  * Failed, reason Error. Non-zero with OnFailure: the containers restart in place (restartCount + 1, lastState
- * terminated with the exit code) and run again, so a Job's backoffLimit counts restarts. Pods with restartPolicy
- * Always are not affected. The run starts when the kubelet sees the pod Running (a restart of the cluster starts
- * it again).
+ * terminated with the exit code) and run again, so a Job's backoffLimit counts restarts. The run starts when the
+ * kubelet sees the pod Running (a restart of the cluster starts it again).
+ *
+ * Pods with restartPolicy Always run until deleted, unless they carry a non-zero `sim.atrium.io/exit-code`: then they
+ * crash-loop as kube 1.32's kubelet makes them (crashLoopStep): the containers run for run-seconds, exit (lastState
+ * terminated, reason Error), wait in CrashLoopBackOff for the back-off (10 s, doubling per restart, at most 5 min;
+ * the pod stays Running but not Ready), then restart (restartCount + 1). The kubelet records `BackOff` (Warning,
+ * `Back-off restarting failed container <c> in pod <name>_<namespace>(<uid>)`) when a container enters the back-off.
+ * The state is read from the pod's status alone, so a restart of the cluster carries on where it was.
  */
 import { createHash } from 'node:crypto';
 import { type JsonObject, type KubeObject, formatRFC3339, isPlainObject } from '../../apimachinery/object.js';
@@ -114,4 +120,87 @@ export class PodRunner {
   forget(uid: string): void {
     for (const k of this.startedAt.keys()) if (k.startsWith(`${uid}/`)) this.startedAt.delete(k);
   }
+}
+
+/** Whether a Running pod with restartPolicy Always crash-loops (a non-zero simulated exit code). */
+export function crashLoops(pod: KubeObject): boolean {
+  const policy = isPlainObject(pod.spec) ? (pod.spec.restartPolicy ?? 'Always') : 'Always';
+  return policy === 'Always' && exitCodeOf(pod) !== 0;
+}
+
+/** kube's container restart back-off after `restarts` restarts: 10 s, doubling, at most 300 s. */
+export function crashLoopBackOffMs(restarts: number): number {
+  return Math.min(300_000, 10_000 * 2 ** Math.min(restarts, 5));
+}
+
+/** kubelet's format.Pod: `<name>_<namespace>(<uid>)`. */
+export function podDesc(pod: KubeObject): string {
+  return `${pod.metadata?.name}_${pod.metadata?.namespace}(${pod.metadata?.uid})`;
+}
+
+export interface CrashLoopStep {
+  /** The status to write, if any. */
+  status?: JsonObject;
+  /** What happened: the containers exited (into CrashLoopBackOff), or were restarted. */
+  transition?: 'crashed' | 'restarted';
+  requeueAfterMs?: number;
+}
+
+/**
+ * One step of a crash-looping pod (crashLoops) at `now`, from its status alone: running containers exit `runMs` after
+ * they started; containers in CrashLoopBackOff restart once the back-off since they finished has passed.
+ */
+export function crashLoopStep(pod: KubeObject, now: number, defaultRunMs: number): CrashLoopStep {
+  const status = isPlainObject(pod.status) ? pod.status : {};
+  const containers = Array.isArray(status.containerStatuses) ? status.containerStatuses.filter(isPlainObject) : [];
+  if (containers.length === 0) return {};
+  const uid = pod.metadata?.uid ?? '';
+  const runMs = runDurationMs(pod, defaultRunMs);
+  const exitCode = exitCodeOf(pod);
+  const stateOf = (cs: JsonObject) => (isPlainObject(cs.state) ? cs.state : {});
+  const restarts = (cs: JsonObject) => Number(cs.restartCount ?? 0);
+  const conditions = (ready: boolean) => {
+    let c: PodCondition[] = podConditions(pod);
+    const names = containers.map((cs) => String(cs.name)).join(' ');
+    for (const type of ['Ready', 'ContainersReady']) {
+      c = setPodCondition(c, ready ? { type, status: 'True' } : { type, status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${names}]` }).conditions;
+    }
+    return c;
+  };
+  const running = containers.filter((cs) => isPlainObject(stateOf(cs).running));
+  if (running.length === containers.length) {
+    const started = Math.max(...running.map((cs) => Date.parse(String((stateOf(cs).running as JsonObject).startedAt ?? '')) || now));
+    if (now < started + runMs) return { requeueAfterMs: started + runMs - now };
+    const finished = formatRFC3339(now);
+    return {
+      transition: 'crashed',
+      status: {
+        ...status,
+        conditions: conditions(false),
+        containerStatuses: containers.map((cs) => ({
+          ...cs,
+          ready: false,
+          started: false,
+          lastState: { terminated: { exitCode, reason: 'Error', startedAt: formatRFC3339(started), finishedAt: finished, containerID: cs.containerID ?? containerIDFor(uid, String(cs.name), restarts(cs)) } },
+          state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${crashLoopBackOffMs(restarts(cs)) / 1000}s restarting failed container=${cs.name} pod=${podDesc(pod)}` } },
+        })),
+      },
+      requeueAfterMs: crashLoopBackOffMs(Math.max(...containers.map(restarts))),
+    };
+  }
+  const waiting = containers.filter((cs) => (stateOf(cs).waiting as JsonObject | undefined)?.reason === 'CrashLoopBackOff');
+  if (waiting.length !== containers.length) return {};
+  const finishedOf = (cs: JsonObject) => Date.parse(String(((isPlainObject(cs.lastState) ? cs.lastState.terminated : undefined) as JsonObject | undefined)?.finishedAt ?? '')) || now;
+  const due = Math.max(...containers.map((cs) => finishedOf(cs) + crashLoopBackOffMs(restarts(cs))));
+  if (now < due) return { requeueAfterMs: due - now };
+  const startedAt = formatRFC3339(now);
+  return {
+    transition: 'restarted',
+    status: {
+      ...status,
+      conditions: conditions(true),
+      containerStatuses: containers.map((cs) => ({ ...cs, restartCount: restarts(cs) + 1, ready: true, started: true, state: { running: { startedAt } }, containerID: containerIDFor(uid, String(cs.name), restarts(cs) + 1) })),
+    },
+    requeueAfterMs: runMs,
+  };
 }

@@ -9,7 +9,7 @@ import { groupVersionString } from '../../apimachinery/api-resource.js';
 import type { KeyValue, Storage, StorageWatchEvent, WatchHandle } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
 import type { WatchCache } from '../../storage/cacher/watch-cache.js';
-import type { RequestContext, ResourceDefinition } from '../rest.js';
+import { ConversionError, type ObjectConverter, type RequestContext, type ResourceDefinition } from '../rest.js';
 import { clusterOfKey, collectionPrefix, objectKey } from './keys.js';
 import { continueExpiredMessage, decodeContinue, encodeContinue, listExpiredMessage } from './continue-token.js';
 import { rawLabelPrefilter } from './raw-label-prefilter.js';
@@ -45,6 +45,17 @@ export interface WriteOptions {
    * write into it instead of copying it first. Internal callers that pass shared or reused objects leave it unset.
    */
   inputHandedOver?: boolean;
+  /**
+   * Validating admission (rest.ValidateObjectFunc): called with the object as it will be stored, after the strategy
+   * prepared and validated it and before it is written (also on dry runs), with the stored object for an update (null
+   * for a create); throwing refuses the write. Retries after a storage conflict call it again.
+   */
+  validateAdmission?: (obj: KubeObject, old: KubeObject | null) => Promise<void>;
+  /**
+   * update() only: mutating admission of a PUT, run inside the read-modify-write with the stored object (null when
+   * the PUT creates), as upstream's update handler admits; returns the object to store.
+   */
+  admitUpdate?: (obj: KubeObject, old: KubeObject | null) => Promise<KubeObject>;
 }
 
 export interface DeleteOptions {
@@ -53,6 +64,8 @@ export interface DeleteOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   /** The deprecated field; when set it decides alone (true: orphan, false: neither orphan nor foreground). */
   orphanDependents?: boolean;
+  /** Validating admission of the deletion (rest.ValidateObjectFunc), called with the stored object once its preconditions hold. */
+  validateAdmission?: (old: KubeObject) => Promise<void>;
 }
 
 export interface DeleteResult {
@@ -146,6 +159,15 @@ export class GenericStore {
    * definition and store) share one set, so a watch opened on an older store ends when the resource stops being served.
    */
   private watchEnds = new Set<() => void>();
+  /**
+   * Set for resources whose conversion calls out (CRD conversion webhooks): every read, write and watch event then
+   * goes through the async paths below (decodeConverted, encodeConverted, the watch's event queue); every other
+   * resource keeps the synchronous decode/encode.
+   */
+  private readonly converter: ObjectConverter | undefined;
+  /** Watch events converted once for every watcher that receives them (see lastWatchDecode), and their previous objects. */
+  private readonly convertedEvents = new WeakMap<StorageWatchEvent, Promise<KubeObject>>();
+  private readonly convertedPrevious = new WeakMap<StorageWatchEvent, Promise<KubeObject>>();
 
   constructor(
     readonly def: ResourceDefinition,
@@ -156,6 +178,7 @@ export class GenericStore {
   ) {
     this.gr = { group: def.group, resource: def.resource };
     this.apiVersion = groupVersionString(def.group, def.version);
+    this.converter = def.storage?.converter;
   }
 
   private key(ctx: RequestContext, namespace: string, name: string): string {
@@ -172,6 +195,11 @@ export class GenericStore {
   decode(kv: KeyValue | { value: string; modRevision: number; key: string }, wildcard = false): KubeObject {
     const stored = JSON.parse(kv.value) as KubeObject;
     const obj = this.def.storage ? this.def.storage.fromStorage(stored) : stored;
+    return this.finish(obj, kv, wildcard);
+  }
+
+  /** An object in this endpoint's version as a read returns it: kind, defaults on read, resourceVersion, the wildcard annotation. */
+  private finish(obj: KubeObject, kv: { modRevision: number; key: string }, wildcard: boolean): KubeObject {
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
     this.def.strategy.defaultOnRead?.(obj);
@@ -210,6 +238,62 @@ export class GenericStore {
   }
 
   /**
+   * decode() through the converter: the stored objects converted to this version, one conversion call per logical
+   * cluster among them (one for any non-wildcard read). A failure is the 500 kube-apiserver answers for a codec error
+   * (the conversion error's text, no reason), as its storage decode returns it unwrapped.
+   */
+  private async decodeConverted(kvs: ReadonlyArray<{ value: string; modRevision: number; key: string }>, wildcard = false): Promise<KubeObject[]> {
+    const converted = await this.convertStored(kvs, this.apiVersion).catch(codecFailure);
+    return converted.map((obj, i) => this.finish(obj, kvs[i]!, wildcard));
+  }
+
+  /** The stored objects of `kvs` converted to `apiVersion`, in order; objects already there are not sent. */
+  private async convertStored(kvs: ReadonlyArray<{ value: string; key: string }>, apiVersion: string): Promise<KubeObject[]> {
+    const objects = kvs.map((kv) => JSON.parse(kv.value) as KubeObject);
+    if (objects.every((o) => o.apiVersion === apiVersion)) return objects;
+    const byCluster = new Map<string, number[]>();
+    kvs.forEach((kv, i) => {
+      const cluster = clusterOfKey(kv.key);
+      (byCluster.get(cluster) ?? byCluster.set(cluster, []).get(cluster)!).push(i);
+    });
+    const out: KubeObject[] = new Array(objects.length);
+    await Promise.all(
+      [...byCluster].map(async ([cluster, indexes]) => {
+        const converted = await this.converter!.convert(cluster, indexes.map((i) => objects[i]!), apiVersion);
+        indexes.forEach((i, j) => (out[i] = converted[j]!));
+      }),
+    );
+    return out;
+  }
+
+  /**
+   * encode() through the converter: the served object converted to the storage version (storage-version migration:
+   * whatever version the stored object was in, a write stores the current storage version). Returns the stored form.
+   */
+  private async encodeConverted(cluster: string, obj: KubeObject): Promise<KubeObject> {
+    const { resourceVersion: _rv, ...rest } = obj.metadata ?? {};
+    void _rv;
+    const served: KubeObject = { ...obj, apiVersion: this.apiVersion, kind: this.def.kind, metadata: rest };
+    const [stored] = await this.converter!.convert(cluster, [served], this.converter!.storageAPIVersion).catch(codecFailure);
+    return stored!;
+  }
+
+  /**
+   * What a converting write answers: the stored form converted back to this version, as upstream's storage decodes
+   * what it wrote (also for a dry run, whose storage encodes and decodes the object: DryRunnableStorage.copyInto).
+   */
+  private async writtenConverted(cluster: string, stored: KubeObject, revision: number | undefined): Promise<KubeObject> {
+    const [obj] = await this.converter!.convert(cluster, [stored], this.apiVersion).catch(codecFailure);
+    this.def.strategy.defaultOnRead?.(obj!);
+    obj!.apiVersion = this.apiVersion;
+    obj!.kind = this.def.kind;
+    const meta = metaOf(obj!);
+    if (revision === undefined) delete meta.resourceVersion;
+    else meta.resourceVersion = String(revision);
+    return obj!;
+  }
+
+  /**
    * GET. A resourceVersion other than "0" means "not older than" (never a read of history): wait until storage has
    * reached it (504 after 3 s, like a list), then read the current object.
    */
@@ -218,7 +302,7 @@ export class GenericStore {
     try {
       const kv = await this.storage.get(this.key(ctx, namespace, name));
       if (!kv) throw errors.notFound(this.gr, name);
-      return this.decode(kv);
+      return this.converter ? (await this.decodeConverted([kv]))[0]! : this.decode(kv);
     } catch (err) {
       throw this.translate(err, name);
     }
@@ -255,6 +339,8 @@ export class GenericStore {
         const page = await this.storage.list(prefix, { revision: revision || undefined, limit: chunk || undefined, afterKey: lastKey });
         readRevision = page.revision;
         if (!revision) revision = page.revision;
+        // A converting resource converts the page's candidates in one call (one ConversionReview per page).
+        const converted = this.converter ? await this.convertPage(page.items, prefilter, wildcard) : undefined;
         let i = 0;
         for (; i < page.items.length; i++) {
           const kv = page.items[i]!;
@@ -262,7 +348,7 @@ export class GenericStore {
             lastKey = kv.key;
             continue;
           }
-          const obj = this.decode(kv, wildcard);
+          const obj = converted ? converted[i]! : this.decode(kv, wildcard);
           if (filtering && !selectionMatches(opts.selection, obj, this.def.strategy.selectableFields)) {
             lastKey = kv.key;
             continue;
@@ -297,6 +383,19 @@ export class GenericStore {
       if (remaining !== undefined) result.remainingItemCount = remaining;
     }
     return result;
+  }
+
+  /** The items of a list page that pass the prefilter, converted in one call (by index; the others undefined). */
+  private async convertPage(items: KeyValue[], prefilter: ((raw: string) => boolean) | undefined, wildcard: boolean): Promise<(KubeObject | undefined)[]> {
+    const picked = prefilter ? items.filter((kv) => prefilter(kv.value)) : items;
+    const decoded = await this.decodeConverted(picked, wildcard);
+    if (!prefilter) return decoded;
+    const out: (KubeObject | undefined)[] = new Array(items.length);
+    let j = 0;
+    items.forEach((kv, i) => {
+      if (picked[j] === kv) out[i] = decoded[j++];
+    });
+    return out;
   }
 
   /**
@@ -359,6 +458,7 @@ export class GenericStore {
     this.def.strategy.prepareForCreate?.(obj);
     const errs = this.validateCreate(obj);
     if (errs.length) throw errors.invalid(this.def.group, this.def.kind, displayName(obj), errs);
+    if (opts.validateAdmission) await opts.validateAdmission(obj, null);
     if (generated) {
       // Retry collisions with fresh suffixes (the suffix alphabet cannot make a valid name invalid).
       for (let attempt = 0; ; attempt++) {
@@ -387,7 +487,18 @@ export class GenericStore {
         throw this.translate(err, name);
       }
       if (existing) throw errors.alreadyExists(this.gr, name);
+      if (this.converter) return this.writtenConverted(ctx.cluster, await this.encodeConverted(ctx.cluster, obj), undefined);
       return obj;
+    }
+    if (this.converter) {
+      const stored = await this.encodeConverted(ctx.cluster, obj);
+      let kv: KeyValue;
+      try {
+        kv = await this.storage.create(this.key(ctx, meta.namespace ?? '', name), JSON.stringify(stored));
+      } catch (err) {
+        throw this.translate(err, name);
+      }
+      return this.writtenConverted(ctx.cluster, stored, kv.modRevision);
     }
     try {
       const kv = await this.storage.create(this.key(ctx, meta.namespace ?? '', name), this.encode(obj));
@@ -445,7 +556,7 @@ export class GenericStore {
       ctx,
       namespace,
       name,
-      (current) => {
+      async (current) => {
         // A uid in a PUT body is a storage precondition (rest.defaultUpdatedObjectInfo.Preconditions), checked before
         // anything else; a patch has none (its objInfo carries no object), so a patched uid fails validation instead.
         const uid = isPlainObject(input.metadata) ? input.metadata.uid : undefined;
@@ -462,7 +573,7 @@ export class GenericStore {
         if (current && expected !== undefined && String(expected) !== current.metadata?.resourceVersion) {
           throw errors.conflictModified(this.gr, name);
         }
-        return deepCopy(input);
+        return opts.admitUpdate ? await opts.admitUpdate(deepCopy(input), current) : deepCopy(input);
       },
       opts,
       subresource,
@@ -505,15 +616,17 @@ export class GenericStore {
           throw err;
         }
       }
-      const given = this.decode(kv);
+      // A converting resource converts the stored object once; its copies stand for the decodes below.
+      const pristine = this.converter ? (await this.decodeConverted([kv]))[0]! : undefined;
+      const given = pristine ? deepCopy(pristine) : this.decode(kv);
       const proposed = await tryUpdate(given);
       // The caller vouches that the current object stands as is (and that it left its copy untouched): the stored
       // revision was validated when it was written, so there is nothing to validate or write, unless it is only
       // waiting to be removed.
       if (proposed === NO_CHANGE && !this.readyToRemove(given)) return { object: given, created: false };
       // A second decode is the pristine current object: cheaper than a deep copy made before tryUpdate.
-      const current = this.decode(kv);
-      let desired = proposed === NO_CHANGE ? this.decode(kv) : proposed;
+      const current = pristine ? deepCopy(pristine) : this.decode(kv);
+      let desired = proposed === NO_CHANGE ? (pristine ? deepCopy(pristine) : this.decode(kv)) : proposed;
       this.checkIdentity(desired, namespace, name);
       if (!subresource) desired = this.trackMainUpdate(current, desired, opts);
       let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
@@ -522,20 +635,36 @@ export class GenericStore {
         ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
         : this.validateUpdate(next, current);
       if (errs.length) throw errors.invalid(this.def.group, this.def.kind, name, errs);
+      if (opts.validateAdmission) await opts.validateAdmission(next, current);
 
       // An update that clears the last finalizer of an object being deleted removes it.
       if (this.readyToRemove(next)) {
         if (opts.dryRun) return { object: next, created: false };
         try {
           const deleted = await this.storage.delete(key, kv.modRevision);
+          if (this.converter) return { object: this.finish(next, deleted, false), created: false };
           return { object: this.decode({ ...deleted, value: this.encode(next) }), created: false };
         } catch (err) {
           if (isStorageError(err, 'Conflict')) continue;
           throw this.translate(err, name);
         }
       }
-      if (jsonEqual(stripRV(next), stripRV(current))) {
+      // An unchanged object is not written, unless it is stored in an older storage version of a converting resource:
+      // as upstream compares the encoded bytes, such a write migrates it to the current storage version.
+      if (jsonEqual(stripRV(next), stripRV(current)) && (!this.converter || storedAPIVersion(kv.value) === this.converter.storageAPIVersion)) {
         return { object: current, created: false };
+      }
+      if (this.converter) {
+        const stored = await this.encodeConverted(ctx.cluster, next);
+        if (opts.dryRun) return { object: await this.writtenConverted(ctx.cluster, stored, kv.modRevision), created: false };
+        let updated: KeyValue;
+        try {
+          updated = await this.storage.update(key, JSON.stringify(stored), kv.modRevision);
+        } catch (err) {
+          if (isStorageError(err, 'Conflict')) continue;
+          throw this.translate(err, name);
+        }
+        return { object: await this.writtenConverted(ctx.cluster, stored, updated.modRevision), created: false };
       }
       if (opts.dryRun) return { object: next, created: false };
       try {
@@ -659,7 +788,7 @@ export class GenericStore {
         throw this.translate(err, name);
       }
       if (!kv) throw errors.notFound(this.gr, name);
-      const current = this.decode(kv);
+      const current = this.converter ? (await this.decodeConverted([kv]))[0]! : this.decode(kv);
       const meta = metaOf(current);
       // rest.BeforeDelete checks preconditions first and names the object by its Kind (not the resource) in the message.
       const pre = opts.preconditions;
@@ -683,6 +812,7 @@ export class GenericStore {
           `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`,
         );
       }
+      if (opts.validateAdmission) await opts.validateAdmission(current);
       // A namespace already terminating while spec.finalizers remain is answered as it is (namespace REST.Delete).
       if (meta.deletionTimestamp && this.def.strategy.pendingFinalizers?.(current)) return { object: current, deleted: false };
       const next = deepCopy(current);
@@ -697,8 +827,8 @@ export class GenericStore {
         else if (fins) delete nmeta.finalizers;
         if (opts.dryRun) return { object: next, deleted: false };
         try {
-          const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
-          return { object: this.decode(updated), deleted: false };
+          const updated = await this.storage.update(key, await this.encodeFor(ctx, next), kv.modRevision);
+          return { object: await this.decodeFor(updated), deleted: false };
         } catch (err) {
           if (isStorageError(err, 'Conflict')) continue;
           throw this.translate(err, name);
@@ -728,8 +858,8 @@ export class GenericStore {
         if (!changed) return { object: current, deleted: false };
         if (opts.dryRun) return { object: next, deleted: false };
         try {
-          const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
-          return { object: this.decode(updated), deleted: false };
+          const updated = await this.storage.update(key, await this.encodeFor(ctx, next), kv.modRevision);
+          return { object: await this.decodeFor(updated), deleted: false };
         } catch (err) {
           if (isStorageError(err, 'Conflict')) continue;
           throw this.translate(err, name);
@@ -738,13 +868,22 @@ export class GenericStore {
       if (opts.dryRun) return { object: current, deleted: true };
       try {
         const deleted = await this.storage.delete(key, kv.modRevision);
-        return { object: this.decode(deleted), deleted: true };
+        return { object: await this.decodeFor(deleted), deleted: true };
       } catch (err) {
         if (isStorageError(err, 'Conflict')) continue;
         throw this.translate(err, name);
       }
     }
     throw errors.conflictModified(this.gr, name);
+  }
+
+  /** encode(), or encodeConverted() for a converting resource (the delete paths, where speed matters less). */
+  private async encodeFor(ctx: RequestContext, obj: KubeObject): Promise<string> {
+    return this.converter ? JSON.stringify(await this.encodeConverted(ctx.cluster, obj)) : this.encode(obj);
+  }
+
+  private async decodeFor(kv: KeyValue): Promise<KubeObject> {
+    return this.converter ? (await this.decodeConverted([kv]))[0]! : this.decode(kv);
   }
 
   /**
@@ -816,9 +955,43 @@ export class GenericStore {
     let stopped = false;
     const filtering = !selectionEmpty(opts.selection);
     const extra = this.def.strategy.selectableFields;
+    // A converting resource's events wait for their conversion: they queue, and the events that arrived together are
+    // converted in one call, then delivered in order (lastRevision, which bookmarks report, follows delivery).
+    const queued: StorageWatchEvent[] = [];
+    let draining = false;
+    const drain = async () => {
+      draining = true;
+      try {
+        await null; // events the watch cache hands over in the same tick join this batch
+        while (queued.length && !stopped) {
+          const batch = queued.splice(0);
+          const objects = await this.convertWatchEvents(batch, filtering);
+          for (let i = 0; i < batch.length && !stopped; i++) {
+            const ev = batch[i]!;
+            lastRevision = ev.revision;
+            const [obj, prev] = objects[i]!;
+            const out = classifyWatchEvent(ev, wildcard ? withClusterAnnotation(obj, ev.key) : obj, prev && wildcard ? withClusterAnnotation(prev, ev.key) : prev, opts.selection, filtering, extra);
+            if (out && !sink.event(out.type, out.object)) stopWatch();
+          }
+        }
+      } catch (err) {
+        if (!stopped) {
+          // As the etcd watcher's transformErrorToEvent: an ERROR event with the InternalError, and the watch ends.
+          stopWatch();
+          sink.error(errors.internal(err instanceof Error ? err.message : String(err)));
+        }
+      } finally {
+        draining = false;
+      }
+    };
     const handle = this.watchCache.watch(prefix, startRevision, {
       onEvent: (ev: StorageWatchEvent) => {
         if (stopped) return;
+        if (this.converter) {
+          queued.push(ev);
+          if (!draining) void drain();
+          return;
+        }
         lastRevision = ev.revision;
         const out = this.toWatchEvent(ev, opts.selection, filtering, wildcard, extra);
         if (!out) return;
@@ -835,6 +1008,7 @@ export class GenericStore {
         }
       },
       onProgress: (revision: number) => {
+        if (queued.length || draining) return; // not past events still being converted
         lastRevision = Math.max(lastRevision, revision);
       },
     });
@@ -938,6 +1112,46 @@ export class GenericStore {
   }
 
   /**
+   * The objects of a batch of watch events of a converting resource (and their previous objects when a filtering
+   * watcher needs them), converted in one call for what no other watcher converted yet. Conversions are shared by every
+   * watcher of the resource (the watch cache hands them the same event objects); like decoded watch objects, the
+   * results are shared and never mutated.
+   */
+  private async convertWatchEvents(batch: StorageWatchEvent[], withPrevious: boolean): Promise<[KubeObject, KubeObject | undefined][]> {
+    const missing: { value: string; key: string; modRevision: number }[] = [];
+    const assign: { ev: StorageWatchEvent; previous: boolean }[] = [];
+    for (const ev of batch) {
+      if (!this.convertedEvents.has(ev)) {
+        missing.push({ key: ev.key, value: ev.value, modRevision: ev.revision });
+        assign.push({ ev, previous: false });
+      }
+      if (withPrevious && ev.type === 'update' && ev.prevValue !== undefined && !this.convertedPrevious.has(ev)) {
+        missing.push({ key: ev.key, value: ev.prevValue, modRevision: ev.revision });
+        assign.push({ ev, previous: true });
+      }
+    }
+    if (missing.length) {
+      const all = this.convertStored(missing, this.apiVersion);
+      assign.forEach(({ ev, previous }, i) => {
+        const one = all.then((objs) => this.finish(objs[i]!, missing[i]!, false));
+        const cache = previous ? this.convertedPrevious : this.convertedEvents;
+        cache.set(ev, one);
+        // Awaited below or by another watcher, so never an unhandled rejection; a failure is not kept, so a later
+        // watch replaying the event from the watch cache calls the webhook again.
+        one.catch(() => {
+          if (cache.get(ev) === one) cache.delete(ev);
+        });
+      });
+    }
+    return Promise.all(
+      batch.map(async (ev): Promise<[KubeObject, KubeObject | undefined]> => {
+        const prev = withPrevious && ev.type === 'update' && ev.prevValue !== undefined ? await this.convertedPrevious.get(ev) : undefined;
+        return [await this.convertedEvents.get(ev)!, prev];
+      }),
+    );
+  }
+
+  /**
    * Which field-selector labels this resource accepts and which upstream error text the others get: the built-in
    * table for built-in kinds; for resources with their own selectable fields that the table does not know (custom
    * resources), exactly the fields the strategy computes.
@@ -952,6 +1166,34 @@ export class GenericStore {
   supportedFields(sample?: KubeObject): string[] {
     return Object.keys(objectFields(sample ?? { metadata: {} }, this.def.strategy.selectableFields));
   }
+}
+
+/** The watch event a storage event is for one watcher, its selection applied (selector transitions as ADDED/DELETED). */
+function classifyWatchEvent(
+  ev: StorageWatchEvent,
+  obj: KubeObject,
+  prev: KubeObject | undefined,
+  selection: Selection,
+  filtering: boolean,
+  extra?: (o: KubeObject) => Record<string, string>,
+): { type: WatchEventType; object: KubeObject } | undefined {
+  if (ev.type === 'delete') {
+    if (filtering && !selectionMatches(selection, obj, extra)) return undefined;
+    return { type: 'DELETED', object: obj };
+  }
+  if (!filtering) return { type: ev.type === 'create' ? 'ADDED' : 'MODIFIED', object: obj };
+  const nowMatches = selectionMatches(selection, obj, extra);
+  const wasMatching = prev !== undefined && selectionMatches(selection, prev, extra);
+  if (nowMatches && wasMatching) return { type: 'MODIFIED', object: obj };
+  if (nowMatches) return { type: 'ADDED', object: obj };
+  if (wasMatching) return { type: 'DELETED', object: obj };
+  return undefined;
+}
+
+/** A shared watch object with the wildcard read's `kcp.io/cluster` annotation, copied (shared objects are not mutated). */
+function withClusterAnnotation(obj: KubeObject, key: string): KubeObject {
+  const meta = obj.metadata ?? {};
+  return { ...obj, metadata: { ...meta, annotations: { ...(meta.annotations ?? {}), 'kcp.io/cluster': clusterOfKey(key) } } };
 }
 
 /** A storage watch event with its decoded object (and, once a filtering watcher needed it, its previous object). */
@@ -972,6 +1214,17 @@ export function parseResourceVersion(rv: string, field: string): number {
 
 function listOptionsInvalid(errs: FieldError[]): StatusError {
   return errors.invalid('meta.k8s.io', 'ListOptions', '', errs);
+}
+
+/** A ConversionError as kube-apiserver answers a codec error (responsewriters.ErrorToAPIStatus: 500, no reason). */
+function codecFailure(err: unknown): never {
+  if (err instanceof ConversionError) throw errors.unknown(err.message);
+  throw err;
+}
+
+/** The apiVersion a stored value was written in. */
+function storedAPIVersion(value: string): unknown {
+  return (JSON.parse(value) as KubeObject).apiVersion;
 }
 
 function isStatusError409Exists(err: unknown): boolean {

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { eventMirror, isSyncedCopy, jobMirror, mirrorChanges, mirrorPodName, podMirror, splitReplicaSetName, type MirrorCluster } from '../../../src/multicluster/decisions/mirror-objects.js';
+import { claimMirror, EVENT_TTL_MS, eventExpiresAtMs, eventMirror, isSyncedCopy, jobMirror, mirrorChanges, mirrorPodName, podMirror, replicaSetMirror, rewriteNamespace, splitReplicaSetName, type MirrorCluster } from '../../../src/multicluster/decisions/mirror-objects.js';
 import { MIRROR_CLUSTER_LABEL, MIRROR_HASH_ANNOTATION, MIRROR_LABEL, MIRROR_SOURCE_UID_ANNOTATION, MIRROR_SYNC_TARGET_CLUSTER_ANNOTATION, mirrorSourceOf } from '../../../src/multicluster/api/mirrors.js';
 import { maySyncMirror } from '../../../src/multicluster/api/mirror-admission.js';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
@@ -122,7 +122,7 @@ describe('Event mirrors', () => {
     const m = eventMirror(event, 'shop', { apiVersion: 'v1', kind: 'Pod', name: 'db-0', uid: 'up-pod' }, cluster) as KubeObject & Record<string, unknown>;
     assert.equal(m.metadata?.name, 'db-0.17f.pc1');
     assert.deepEqual(m.involvedObject, { kind: 'Pod', apiVersion: 'v1', name: 'db-0', namespace: 'shop', uid: 'up-pod', fieldPath: 'spec.containers{c}' });
-    assert.equal(m.message, '[pc1] Successfully assigned kcp-x/db-0 to node-1');
+    assert.equal(m.message, '[pc1] Successfully assigned shop/db-0 to node-1');
     assert.deepEqual(m.source, { component: 'default-scheduler', host: 'pc1' });
     assert.equal(m.count, 3);
     assert.equal(m.lastTimestamp, '2025-01-01T00:01:00Z');
@@ -142,5 +142,90 @@ describe('who writes mirrors', () => {
     assert.equal(maySyncMirror({ username: 'system:serviceaccount:default:atrium-syncer-pc2-ab12cd34', groups: [] }, mirror), false);
     assert.equal(maySyncMirror({ username: 'atrium-syncer-pc1-ab12cd34', groups: [] }, mirror), false);
     assert.equal(maySyncMirror({ username: 'alice', groups: ['system:authenticated'] }, mirror), false);
+  });
+});
+
+describe('mirrors of a whole Deployment\'s ReplicaSets, of a StatefulSet\'s claims, and event lifetimes', () => {
+  const deploy = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'solo', uid: 'up-solo' };
+  const rs: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'ReplicaSet',
+    metadata: { name: 'solo-7c9f', namespace: 'kcp-x', uid: 'down-rs', labels: { app: 'solo', 'pod-template-hash': '7c9f' }, annotations: { 'deployment.kubernetes.io/revision': '2' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'solo', uid: 'down-solo', controller: true }] },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'solo', 'pod-template-hash': '7c9f' } }, template: { metadata: { labels: { app: 'solo', 'pod-template-hash': '7c9f' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    status: { replicas: 2, readyReplicas: 2 },
+  };
+
+  it('a ReplicaSet mirror keeps name, spec, status and the revision annotation, owned by the upstream Deployment', () => {
+    const m = replicaSetMirror(rs, 'shop', deploy, cluster);
+    assert.equal(m.metadata?.name, 'solo-7c9f');
+    assert.equal(m.metadata?.namespace, 'shop');
+    assert.deepEqual(m.metadata?.ownerReferences, [{ ...deploy, controller: true, blockOwnerDeletion: true }]);
+    assert.equal(m.metadata?.annotations?.['deployment.kubernetes.io/revision'], '2');
+    assert.equal(m.metadata?.labels?.[MIRROR_LABEL], 'true');
+    assert.equal(m.metadata?.labels?.[MIRROR_CLUSTER_LABEL], 'pc1');
+    assert.deepEqual(m.spec, rs.spec);
+    assert.deepEqual(m.status, rs.status);
+    assert.equal(mirrorSourceOf(m)?.name, 'solo-7c9f');
+    // A scale on the cluster is a content change (spec), a readiness change a status one only.
+    const scaled = replicaSetMirror({ ...rs, spec: { ...(rs.spec as object), replicas: 3 } }, 'shop', deploy, cluster);
+    assert.deepEqual(mirrorChanges(m, scaled), { content: true, status: false });
+    const unready = replicaSetMirror({ ...rs, status: { replicas: 2, readyReplicas: 1 } }, 'shop', deploy, cluster);
+    assert.deepEqual(mirrorChanges(m, unready), { content: false, status: true });
+  });
+
+  it('a claim mirror keeps spec and status; its owners are the cluster\'s, resolved, with their flags', () => {
+    const pvc: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data-db-0', namespace: 'kcp-x', uid: 'down-pvc', labels: { app: 'db' }, finalizers: ['kubernetes.io/pvc-protection'] },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeName: 'pvc-down-pvc', storageClassName: 'standard' },
+      status: { phase: 'Bound', capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'] },
+    };
+    const m = claimMirror(pvc, 'shop', [], cluster);
+    assert.equal(m.metadata?.ownerReferences, undefined, 'no owner without a retention policy (kube 1.32)');
+    assert.equal(m.metadata?.finalizers, undefined, 'no finalizers: nothing upstream would remove them');
+    assert.deepEqual(m.status, pvc.status);
+    assert.equal((m.spec as { volumeName?: string }).volumeName, 'pvc-down-pvc');
+    assert.equal(m.metadata?.annotations?.[MIRROR_SOURCE_UID_ANNOTATION], 'down-pvc');
+    const sts = { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db', uid: 'up-db' };
+    const owned = claimMirror(pvc, 'shop', [{ ref: sts, controller: true, blockOwnerDeletion: true }], cluster);
+    assert.deepEqual(owned.metadata?.ownerReferences, [{ ...sts, controller: true, blockOwnerDeletion: true }]);
+    const plain = claimMirror(pvc, 'shop', [{ ref: sts }], cluster);
+    assert.deepEqual(plain.metadata?.ownerReferences, [sts], 'flags only as the cluster set them');
+  });
+
+  it('rewriteNamespace replaces the cluster\'s namespace as a whole name only', () => {
+    assert.equal(rewriteNamespace('Successfully assigned kcp-x1/db-0 to pc1-node-1', 'kcp-x1', 'shop'), 'Successfully assigned shop/db-0 to pc1-node-1');
+    assert.equal(rewriteNamespace('Back-off restarting failed container c in pod db-0_kcp-x1(u-1)', 'kcp-x1', 'shop'), 'Back-off restarting failed container c in pod db-0_shop(u-1)');
+    assert.equal(rewriteNamespace('claim "kcp-x1/data" and kcp-x12/other', 'kcp-x1', 'shop'), 'claim "shop/data" and kcp-x12/other');
+    assert.equal(rewriteNamespace('nothing here', 'kcp-x1', 'shop'), 'nothing here');
+    assert.equal(rewriteNamespace('a.b kcp.x', 'kcp.x', 'shop'), 'a.b shop', 'regex characters are literal');
+  });
+
+  it('a mirrored event names the workspace\'s namespace in its message and fieldPath', () => {
+    const e: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'db-0.17f', namespace: 'kcp-x' },
+      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: 'db-0', namespace: 'kcp-x', uid: 'down', fieldPath: 'spec.containers{c}' },
+      reason: 'Scheduled',
+      message: 'Successfully assigned kcp-x/db-0 to pc1-node-1',
+      source: { component: 'default-scheduler' },
+      count: 1,
+    } as KubeObject;
+    const m = eventMirror(e, 'shop', { apiVersion: 'v1', kind: 'Pod', name: 'db-0', uid: 'up' }, cluster) as KubeObject & { message: string; involvedObject: { fieldPath?: string } };
+    assert.equal(m.message, '[pc1] Successfully assigned shop/db-0 to pc1-node-1');
+    assert.equal(m.involvedObject.fieldPath, 'spec.containers{c}');
+  });
+
+  it('an event expires an hour after it was last seen (series, lastTimestamp, eventTime, firstTimestamp, creation)', () => {
+    const t = (iso: string) => Date.parse(iso);
+    const base = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', creationTimestamp: '2025-01-01T00:00:00Z' } };
+    assert.equal(EVENT_TTL_MS, 3_600_000);
+    assert.equal(eventExpiresAtMs(base), t('2025-01-01T01:00:00Z'));
+    assert.equal(eventExpiresAtMs({ ...base, firstTimestamp: '2025-01-01T00:10:00Z', lastTimestamp: '2025-01-01T00:30:00Z' } as KubeObject), t('2025-01-01T01:30:00Z'), 'a repeat extends its life');
+    assert.equal(eventExpiresAtMs({ ...base, eventTime: '2025-01-01T00:05:00.000000Z', series: { count: 3, lastObservedTime: '2025-01-01T00:40:00.000000Z' } } as KubeObject), t('2025-01-01T01:40:00Z'));
+    assert.equal(eventExpiresAtMs({ ...base, lastTimestamp: '2025-01-01T00:30:00Z' } as KubeObject, 60_000), t('2025-01-01T00:31:00Z'));
+    assert.equal(eventExpiresAtMs({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' } }), undefined);
   });
 });

@@ -86,7 +86,10 @@ describe('builtin catalog integrity', () => {
     }
     assert.deepEqual(embedsOf('PersistentVolumeSpec'), [[2, `${CORE}.PersistentVolumeSource`]]);
     assert.deepEqual(builtinProtobufHints.embeddedMessages?.get('io.k8s.api.networking.v1.IngressRule')?.map((e) => [e.proto, e.type]), [[2, 'io.k8s.api.networking.v1.IngressRuleValue']]);
-    assert.equal(builtinProtobufHints.embeddedMessages?.size, 12);
+    const AR = 'io.k8s.api.admissionregistration.v1';
+    assert.deepEqual(builtinProtobufHints.embeddedMessages?.get(`${AR}.RuleWithOperations`)?.map((e) => [e.proto, e.type]), [[2, `${AR}.Rule`]]);
+    assert.deepEqual(builtinProtobufHints.embeddedMessages?.get(`${AR}.NamedRuleWithOperations`)?.map((e) => [e.proto, e.type]), [[2, `${AR}.RuleWithOperations`]]);
+    assert.equal(builtinProtobufHints.embeddedMessages?.size, 14);
   });
 
   it('keeps the JSON field order of the Go struct around an embed', () => {

@@ -400,3 +400,11 @@ function compileRule(rule: ValidationRule, s: Structural): CompiledRule {
   }
   return out;
 }
+
+/**
+ * A CEL error in cel-go's words (`ERROR: <input>:1:6: ...` with the source line and a caret), for other users of the
+ * Kubernetes CEL environment (admission webhooks' matchConditions).
+ */
+export function celIssues(expr: string, e: { message: string; summary?: string; range?: { start: number } }): string {
+  return issues(expr, e as CelErrorLike);
+}

@@ -13,6 +13,7 @@ export const AUTHORIZATION_V1 = 'io.k8s.api.authorization.v1';
 export const AUTHENTICATION_V1 = 'io.k8s.api.authentication.v1';
 export const AUTOSCALING_V1 = 'io.k8s.api.autoscaling.v1';
 export const APIEXTENSIONS_V1 = 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1';
+export const ADMISSIONREGISTRATION_V1 = 'io.k8s.api.admissionregistration.v1';
 
 export const STRING: FieldType = { scalar: 'string' };
 export const BOOLEAN: FieldType = { scalar: 'boolean' };

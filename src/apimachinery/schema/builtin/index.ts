@@ -7,6 +7,7 @@
  * the protobuf decoder special-cases their wrapper messages by name (src/apimachinery/protobuf/json-schema-unions.ts).
  */
 import type { TypeCatalog, TypeDescriptor } from '../types.js';
+import { admissionregistrationV1Types } from './admissionregistration-v1.js';
 import { apiextensionsV1Types } from './apiextensions-v1.js';
 import { appsV1Types } from './apps-v1.js';
 import { authenticationV1Types } from './authentication-v1.js';
@@ -44,6 +45,7 @@ const compiled = compileBuiltinTypes([
   ...authenticationV1Types,
   ...autoscalingV1Types,
   ...apiextensionsV1Types,
+  ...admissionregistrationV1Types,
   ...coreV1WorkloadTypes,
   ...coreV1StorageTypes,
   ...coreV1QuotaTypes,

@@ -34,7 +34,15 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   /** The tail of each namespace's chain of checks. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly registry: ResourceRegistry) {}
+  /**
+   * `exempt` names requests never checked nor charged: records a feature keeps of objects that exist elsewhere (the
+   * multi-cluster mirrors of pods running on a cluster). A deliberate difference from upstream, which exempts nothing:
+   * refusing such a record would hide what runs, not stop it. The quota controller still counts them in status.used.
+   */
+  constructor(
+    private readonly registry: ResourceRegistry,
+    private readonly exempt: (a: AdmissionAttributes) => boolean = () => false,
+  ) {}
 
   async start(): Promise<void> {
     const store = this.registry.lookup('root', '', 'v1', 'resourcequotas');
@@ -77,6 +85,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
   async admit(a: AdmissionAttributes): Promise<void> {
     if (!a.def.namespaced || !a.namespace || !a.object) return;
     if (a.operation !== 'CREATE' && a.operation !== 'UPDATE') return;
+    if (this.exempt(a)) return;
     const evaluator = evaluatorFor(a.def.group, a.def.resource);
     if (!evaluator.handles(a.operation, a.subresource ?? '')) return;
     const key = `${a.ctx.cluster}/${a.namespace}`;

@@ -4,6 +4,8 @@
  * (RollingUpdate) or all old ones to zero first (Recreate), prunes old ReplicaSets beyond revisionHistoryLimit, and
  * computes status (replicas, updatedReplicas, readyReplicas, availableReplicas, unavailableReplicas,
  * observedGeneration, Available and Progressing conditions) as upstream does, so `kubectl rollout status` works.
+ * Each scaling is recorded as kube 1.32's controller records it (reason ScalingReplicaSet, `Scaled up replica set
+ * <rs> from 0 to 3`, `Scaled down replica set <rs> from 3 to 2`), so `kubectl describe deploy` shows the rollout.
  */
 import { findCondition } from '../../../apimachinery/conditions.js';
 import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339 } from '../../../apimachinery/object.js';
@@ -12,6 +14,7 @@ import { StatusError } from '../../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
 import { Controller, type ReconcileResult } from '../../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../../controllers/runtime/context.js';
+import { EventRecorder } from '../../../controllers/runtime/event-recorder.js';
 import { deploymentsGVR, replicaSetsGVR } from '../gvrs.js';
 import { controllerOf, controllerRef, isControlledBy } from '../owner-references.js';
 import { type DeploymentCondition, reasons, setCondition } from './conditions.js';
@@ -77,13 +80,19 @@ export const deploymentControllerInstaller: ControllerInstaller = {
     const dInformer = ctx.informers.informerFor<Deployment>(deploymentsGVR);
     const rsInformer = ctx.informers.informerFor<ReplicaSet>(replicaSetsGVR);
 
-    /** Scales one ReplicaSet, keeping its replica annotations current. */
+    const recorder = new EventRecorder(client, 'deployment-controller');
+    const scalingEvent = (d: Deployment, message: string) =>
+      void recorder.record(clusterOf(d), { apiVersion: 'apps/v1', kind: 'Deployment', namespace: d.metadata?.namespace, name: d.metadata?.name ?? '', uid: d.metadata?.uid }, 'Normal', 'ScalingReplicaSet', message);
+
+    /** Scales one ReplicaSet, keeping its replica annotations current (kube's scaleReplicaSet, with its event). */
     const scale = async (rs: ReplicaSet, replicas: number, d: Deployment, maxSurge: number): Promise<void> => {
       const next = deepCopy(rs);
+      const from = specReplicas(rs);
       next.spec = { ...(next.spec ?? {}), replicas };
       const desired = d.spec?.replicas ?? 1;
       next.metadata!.annotations = { ...(next.metadata?.annotations ?? {}), [desiredReplicasAnnotation]: String(desired), [maxReplicasAnnotation]: String(desired + maxSurge) };
       await client.update(replicaSetsGVR, next, { namespace: rs.metadata?.namespace });
+      if (from !== replicas) scalingEvent(d, `Scaled ${replicas > from ? 'up' : 'down'} replica set ${rs.metadata?.name} from ${from} to ${replicas}`);
     };
 
     const reconcile = async (key: string): Promise<ReconcileResult | void> => {
@@ -107,6 +116,7 @@ export const deploymentControllerInstaller: ControllerInstaller = {
           const replicas = strategy === 'Recreate' ? desired : newReplicaSetReplicas(desired, surge, sum(old, specReplicas), 0);
           try {
             newRS = await client.create(replicaSetsGVR, newReplicaSetFor(d, hash, replicas, maxOldRevision + 1, surge), { namespace });
+            if (replicas > 0) scalingEvent(d, `Scaled up replica set ${newRS.metadata?.name} from 0 to ${replicas}`);
             conditions = setCondition(conditions, { type: 'Progressing', status: 'True', reason: reasons.newReplicaSetCreated, message: `Created new replica set "${newRS.metadata?.name}"` }, now);
           } catch (err) {
             if (!(err instanceof StatusError && err.code === 409)) throw err;
