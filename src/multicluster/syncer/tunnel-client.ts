@@ -3,8 +3,7 @@
  * cluster: holds a control connection to its SyncTarget's `tunnel` endpoint, reconnecting with backoff while it is
  * down, and per `open` message dials atrium back and forwards the one request atrium writes on that connection to
  * the cluster's API server with the syncer's own credentials (pod streams, reads of the metrics API and of Nodes
- * only), then pipes
- * the bytes both ways.
+ * only), then pipes the bytes both ways. Connections to the cluster are dialled ahead of need (warm-pool.ts).
  */
 import { Agent, request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
