@@ -42,6 +42,13 @@ export async function runLoad(target: LoadTarget, total: number, concurrency: nu
   return { ops: total, seconds, rate: total / seconds, p50ms: q(0.5), p99ms: q(0.99), errors };
 }
 
+/** One request, timed: its latency in ms and its status. */
+export async function timedRequest(target: LoadTarget, r: { method: string; path: string; body?: Buffer; headers?: Record<string, string> }): Promise<{ ms: number; status: number }> {
+  const t0 = process.hrtime.bigint();
+  const status = await send(target, r.method, r.path, r.body, r.headers);
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, status };
+}
+
 function send(target: LoadTarget, method: string, path: string, body?: Buffer, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const h: Record<string, string> = { ...headers };
@@ -73,7 +80,8 @@ export interface Figure {
 
 export function printFigure(f: Figure): void {
   const verdict = f.pass === undefined ? '' : f.pass ? '  PASS' : '  FAIL';
+  const num = (v: number) => (Math.abs(v) < 100 ? v.toFixed(1) : v.toFixed(0));
   console.log(
-    `${f.benchmark}: ${f.metric} ${f.value.toFixed(0)} ${f.unit} | reference (${f.reference}) ${f.referenceValue.toFixed(0)} ${f.unit} | ratio ${f.ratio.toFixed(2)}${f.target ? ` (target ${f.target})` : ''}${verdict}`,
+    `${f.benchmark}: ${f.metric} ${num(f.value)} ${f.unit} | reference (${f.reference}) ${num(f.referenceValue)} ${f.unit} | ratio ${f.ratio.toFixed(2)}${f.target ? ` (target ${f.target})` : ''}${verdict}`,
   );
 }

@@ -5,7 +5,7 @@
  * Who the user is, which cluster a request addresses and what it may do are the `RequestFilters` the composition
  * root hands in; the host knows none of the features that implement them.
  */
-import { createServer, type Server } from 'node:https';
+import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo, Socket } from 'node:net';
@@ -18,15 +18,18 @@ import type { RequestContext, ResourceDefinition } from '../registry/rest.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { Admission } from './admission/admission.js';
 import { healthChecks } from './health.js';
-import { writeObject } from './handlers/render.js';
+import { servesProtobuf, writeObject } from './handlers/render.js';
 import { writeError, writeRaw } from './http/response.js';
-import { negotiateObjectOutput } from './http/negotiation.js';
+import { adaptHttp2, configureSession, http2Limits, http2ServerOptions, isHttp2 } from './http/http2.js';
+import { negotiateObjectOutput, statusInProtobuf } from './http/negotiation.js';
 import type { OpenAPIService } from './openapi/service.js';
 import { answerTimeout, isLongRunning, requestDeadlineMs } from './request-deadline.js';
 import { parseRequestInfo, type RequestInfo } from './request-info.js';
 import { hasInvalidPathEscape, parseRequestUrl } from './request-url.js';
 import { route } from './router.js';
 import type { ConnectHandler, UpgradeConnection } from './connect.js';
+import { matchPublicEndpoint, type PublicEndpoint } from './public-endpoint.js';
+import type { VirtualWorkspaceResolver, VirtualWorkspaceRoute } from './virtual-workspace.js';
 
 /** The paths of APF's `probes` FlowSchema (exempt from flow control), GET only. */
 const probePaths = new Set(['/healthz', '/readyz', '/livez']);
@@ -43,6 +46,11 @@ export interface RequestFilters {
   resolveCluster(info: RequestInfo, user: UserInfo): string;
   /** Authorizes the request in its cluster and returns the user it acts as (impersonation); throws 403. */
   authorize(req: IncomingMessage, info: RequestInfo, user: UserInfo): Promise<UserInfo>;
+  /**
+   * Virtual workspaces (kcp's `/services/...`): a request under one is parsed from the route's own path, authorized
+   * by the route instead of resolveCluster and authorize, and served from the route's view of the resources.
+   */
+  virtualWorkspace?: VirtualWorkspaceResolver;
 }
 
 export interface HostOptions {
@@ -58,6 +66,8 @@ export interface HostOptions {
   storageProblem(): string;
   /** Paths plugins answer themselves (streaming subresources; connect.ts). */
   connect?: readonly ConnectHandler[];
+  /** Paths plugins answer before authentication (public static content: the console; public-endpoint.ts). */
+  publicEndpoints?: readonly PublicEndpoint[];
 }
 
 export interface RunningHost {
@@ -76,6 +86,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   let ready = false;
   let stopping = false;
   const health = healthChecks({ storageProblem: opts.storageProblem, started: () => ready, shuttingDown: () => stopping });
+  const publicEndpoints = opts.publicEndpoints ?? [];
   const deps = { registry, admission: opts.admission, openapi: opts.openapi, health, connect: opts.connect ?? [] };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, upgrade?: UpgradeConnection): Promise<void> => {
@@ -95,7 +106,29 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     }
     try {
       const url = parseRequestUrl(req.url);
-      const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+      // Public content (the console's assets) is answered before authentication: the same for everybody.
+      const pub = !upgrade && publicEndpoints.length > 0 ? matchPublicEndpoint(publicEndpoints, url.pathname) : undefined;
+      if (pub) {
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          writeRaw(res, 405, 'Method Not Allowed\n', 'text/plain; charset=utf-8', { Allow: 'GET, HEAD' });
+        } else if (pub.rest === undefined) {
+          const query = url.searchParams.toString();
+          res.writeHead(301, { Location: `${pub.endpoint.prefix}${query ? `?${query}` : ''}` });
+          res.end();
+        } else {
+          pub.endpoint.serve(req, res, pub.rest);
+        }
+        return;
+      }
+      let vw: VirtualWorkspaceRoute | undefined;
+      if (url.pathname.startsWith('/services/')) {
+        vw = filters.virtualWorkspace?.(url.pathname);
+        if (!vw) {
+          writeRaw(res, 404, '404 page not found\n', 'text/plain; charset=utf-8', { 'X-Content-Type-Options': 'nosniff' });
+          return;
+        }
+      }
+      const info = parseRequestInfo(req.method ?? 'GET', vw ? vw.path : url.pathname, url.searchParams);
       // WithRequestDeadline + WithTimeoutForNonLongRunningRequests: before authentication, as upstream's chain.
       // An upgrade request becomes a stream (the tunnel of multicluster/streams too): no deadline, as upstream's
       // streaming subresources, which are the only upgrades it serves.
@@ -120,9 +153,15 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
           return;
         }
       }
+      if (vw) {
+        ctx = vw.authorize(info, user);
+        info.cluster = ctx.cluster;
+        await route(req, res, info, url.searchParams, ctx, { ...deps, registry: vw.resources }, upgrade);
+        return;
+      }
       const answered = await filters.intercept?.(info, user);
       if (answered) {
-        const output = negotiateObjectOutput(req.headers.accept, url.searchParams.get('includeObject'), true);
+        const output = negotiateObjectOutput(req.headers.accept, url.searchParams.get('includeObject'), true, servesProtobuf(answered.def));
         writeObject(res, 200, answered.object, output, answered.def);
         return;
       }
@@ -132,7 +171,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       await route(req, res, info, url.searchParams, ctx, deps, upgrade);
     } catch (err) {
       if (timedOut) return; // already answered 504; whatever the handler ran into afterwards is moot
-      if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url });
+      if (err instanceof StatusError || !res.headersSent) writeError(res, err, { method: req.method, url: req.url }, statusInProtobuf(req.headers.accept));
       else {
         logger.error('internal error after response started', { url: req.url, error: (err as Error).stack });
         res.end();
@@ -148,18 +187,20 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     }
   };
 
-  const server: Server = createServer(
+  // One TLS listener for both protocols, as Go's server with http2.ConfigureServer: ALPN `h2` gets HTTP/2 (client-go,
+  // kubectl and every Go client multiplex their requests on one connection), `http/1.1` or no ALPN gets HTTP/1.1,
+  // which is also the only protocol of the upgrades below (kubectl's exec, attach, port-forward; the syncer's tunnel).
+  const server: Http2SecureServer = createSecureServer(
     {
       key: opts.tls.keyPem,
       cert: opts.tls.certPem,
       ca: opts.tls.caPem,
       requestCert: true,
       rejectUnauthorized: false,
-      ALPNProtocols: ['http/1.1'],
-      // kube-apiserver's MaxHeaderBytes (secure_serving.go): 1 MiB of request line and headers, not Node's 16 KiB.
-      maxHeaderSize: 1 << 20,
+      ...http2ServerOptions(),
     },
-    (req, res) => {
+    (rawReq: IncomingMessage | Http2ServerRequest, rawRes: ServerResponse | Http2ServerResponse) => {
+      const { req, res } = isHttp2(rawReq) ? adaptHttp2(rawReq, rawRes as Http2ServerResponse) : { req: rawReq, res: rawRes as ServerResponse };
       handle(req, res).catch((err) => {
         logger.error('unhandled request failure', { error: (err as Error).stack });
         try {
@@ -170,6 +211,11 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       });
     },
   );
+  server.on('session', configureSession);
+  // The HTTP/1.1 side reads node:http's settings from the server object: kube-apiserver's MaxHeaderBytes
+  // (secure_serving.go): 1 MiB of request line and headers, not node's 16 KiB.
+  const http1 = server as unknown as { maxHeaderSize: number; keepAliveTimeout: number; headersTimeout: number; requestTimeout: number };
+  http1.maxHeaderSize = http2Limits.maxHeaderBytes;
   // A request asking to switch protocols (kubectl exec/attach/port-forward: WebSocket, or SPDY/3.1 as the fallback)
   // passes the same filter chain; its response is bound to the raw socket, which a connect handler may take over
   // with a 101. Any other answer closes the connection, as Go's server does after a refused upgrade.
@@ -184,10 +230,10 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       socket.destroy();
     });
   });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  http1.keepAliveTimeout = 65_000;
+  http1.headersTimeout = 66_000;
   // Watches are long-lived: the deadline of other requests is handle()'s (request-deadline.ts), as upstream's filters.
-  server.requestTimeout = 0;
+  http1.requestTimeout = 0;
   const sockets = new Set<Socket>();
   server.on('secureConnection', (s) => {
     sockets.add(s);

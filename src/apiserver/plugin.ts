@@ -9,6 +9,7 @@ import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { AdmissionPlugin } from './admission/admission.js';
 import type { Authorizer } from './authorization.js';
 import type { ConnectHandler } from './connect.js';
+import type { PublicEndpoint } from './public-endpoint.js';
 
 /** Something running that stops cleanly. */
 export interface Stoppable {
@@ -57,6 +58,11 @@ export interface InstalledPlugin {
   readonly admission?: readonly AdmissionPlugin[];
   /** Paths the plugin answers itself rather than the generic store (streaming subresources; see connect.ts). */
   readonly connect?: readonly ConnectHandler[];
+  /**
+   * Path prefixes the plugin answers before authentication (public, static content only: the console's assets);
+   * see public-endpoint.ts.
+   */
+  readonly publicEndpoints?: readonly PublicEndpoint[];
   /** Stops what install() started, after the listener has closed. */
   stop?(): void | Promise<void>;
 }

@@ -82,7 +82,9 @@ async function start(opts: { rootDir: string; bindAddress: string; securePort: n
           retryPeriodMs: opts.leaderElectRetryPeriod,
         },
       }),
-    ready: (server) => `atrium is serving at ${server.url}; point kubectl at it with: export KUBECONFIG=${server.kubeconfigPath}`,
+    ready: (server) =>
+      `atrium is serving at ${server.url}; point kubectl at it with: export KUBECONFIG=${server.kubeconfigPath}` +
+      (server.consoleURL ? `\nthe web console is at ${server.consoleURL}; open it signed in with: kubectl atrium console` : ''),
     failure: 'atrium failed to start',
     listen: { bindAddress: opts.bindAddress, port: opts.securePort },
   });

@@ -2,6 +2,7 @@
  * The `kubectl atrium` plugin (executable `kubectl-atrium`):
  *   kubectl atrium workload sync <name> [--resources r.g,...] [--server-url URL] [--syncer-image IMG] [-o FILE|-]
  *   kubectl atrium workload sync <name> --delete
+ *   kubectl atrium console [--url] [--no-browser]   (the web console, signed in as the current context)
  * The workspace is the one the kubeconfig's server URL points into (`/clusters/<name>`), else root. Progress goes
  * to stderr, the manifest for the physical cluster to -o (default stdout). Errors print `Error: <message>`, exit 1.
  */
@@ -11,6 +12,7 @@ import { clusterFromServerURL, readKubeconfig } from '../client/kubeconfig/kubec
 import { RestClient } from '../client/rest-client.js';
 import { workloadSync, workloadSyncDelete } from '../multicluster/cli/workload-sync.js';
 import { addSchedulingCommands } from '../multicluster/scheduling/cli.js';
+import { consoleCommand } from '../console/cli.js';
 
 interface SyncFlags {
   kubeconfig?: string;
@@ -73,6 +75,18 @@ export function main(argv: string[]): void {
       }),
     );
   addSchedulingCommands(program, workload);
+  program
+    .command('console')
+    .description("open the web console signed in with the current context's identity (its bearer token)")
+    .option('--kubeconfig <file>', 'kubeconfig for atrium')
+    .option('--url', 'print the sign-in URL (it carries the token) instead of opening a browser')
+    .option('--no-browser', 'only print where the console is')
+    .action((flags: { kubeconfig?: string; url?: boolean; browser?: boolean }) =>
+      consoleCommand(flags, (l) => process.stdout.write(`${l}\n`), (l) => process.stderr.write(`${l}\n`)).catch((err) => {
+        process.stderr.write(`Error: ${(err as Error).message}\n`);
+        process.exit(1);
+      }),
+    );
   program.parseAsync(['node', 'kubectl-atrium', ...argv]).catch((err) => {
     process.stderr.write(`Error: ${(err as Error).message}\n`);
     process.exit(1);

@@ -272,7 +272,9 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     // The other cluster never gets a copy of the mirror; its own cluster keeps its claim, untouched.
     const other = TARGETS.find((t) => t !== source.syncTargetName)!;
     const otherNs = await downNs(other);
-    assert.equal((await fleet.cluster(other).client.list(G.pvc, { namespace: otherNs })).items.filter((c) => c.metadata?.name?.startsWith('data-db-')).length, 0);
+    const copies = (await fleet.cluster(other).client.list(G.pvc, { namespace: otherNs })).items.filter((c) => c.metadata?.name?.startsWith('data-db-'));
+    const stsThere = (await fleet.cluster(other).client.list(G.sts, { namespace: otherNs })).items.map((o) => o.metadata?.name);
+    assert.equal(copies.length, 0, `claims on ${other} (${otherNs}), StatefulSets there ${JSON.stringify(stsThere)}: ${JSON.stringify(copies.map((c) => ({ name: c.metadata?.name, created: c.metadata?.creationTimestamp })))}`);
     assert.equal((await fleet.cluster(source.syncTargetName).client.get(G.pvc, 'data-db-0', { namespace: source.namespace })).metadata?.uid, claim.metadata?.annotations?.['scheduling.atrium.io/downstream-uid']);
   });
 

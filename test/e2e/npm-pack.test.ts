@@ -112,7 +112,7 @@ describe('npm pack: the package installs and runs in an empty project', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('npm pack ships dist/src (JavaScript and declarations), bin/ and README.md, and nothing of the tests', { timeout: 120_000 }, async () => {
+  it('npm pack ships dist/src (JavaScript and declarations), the console\'s assets, bin/ and README.md, and nothing of the tests', { timeout: 120_000 }, async () => {
     // --ignore-scripts: `prepare` would rebuild dist/ under the feet of the other suites; the build is already there.
     const r = await run(npm, ['pack', '--ignore-scripts', '--pack-destination', work, '--json'], repoRoot, 120_000);
     assert.equal(r.code, 0, r.stderr);
@@ -123,7 +123,9 @@ describe('npm pack: the package installs and runs in an empty project', () => {
     for (const p of ['package.json', 'README.md', 'bin/atrium', 'bin/kubectl-ws', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/atrium.js', 'dist/src/server/server.d.ts']) {
       assert.ok(paths.includes(p), `${p} is not in the package`);
     }
-    assert.deepEqual(paths.filter((p) => !p.startsWith('dist/src/') && !p.startsWith('bin/') && !['package.json', 'README.md'].includes(p)), []);
+    // The web console's built assets ship too (served under /console/ by the installed server).
+    assert.ok(paths.includes('dist/console/index.html'), 'the console is not in the package');
+    assert.deepEqual(paths.filter((p) => !p.startsWith('dist/src/') && !p.startsWith('dist/console/') && !p.startsWith('bin/') && !['package.json', 'README.md'].includes(p)), []);
     assert.deepEqual(paths.filter((p) => p.endsWith('.map') || p.endsWith('.ts') !== p.endsWith('.d.ts')), [], 'no source maps, no TypeScript sources');
     progress(`packed ${packed!.filename}: ${paths.length} files`);
   });

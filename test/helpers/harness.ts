@@ -13,6 +13,8 @@ export interface HttpResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body's bytes (a protobuf answer is not text). */
+  raw: Buffer;
   /** Parsed JSON body, or undefined when the body is not JSON. */
   json: any;
 }
@@ -105,14 +107,15 @@ export function doRequest(agent: Agent, base: string, method: string, path: stri
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const raw = Buffer.concat(chunks);
+        const text = raw.toString('utf8');
         let json: unknown;
         try {
           json = JSON.parse(text);
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, raw, json });
       });
       res.on('error', reject);
     });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { assertStatus, createConfigMap, createNamespace } from './support.js';
+import { decodeKubernetesProtobuf } from '../../src/apimachinery/protobuf/decode.js';
 
 /** `kubectl create ns foo` as kubectl 1.32 sends it (k8s-api.md §8): "k8s\0" + runtime.Unknown{TypeMeta{v1, Namespace}, raw Namespace{metadata{name: foo}}}. */
 const kubectlCreateNamespaceFoo = Buffer.from(
@@ -145,11 +146,12 @@ describe('request bodies', () => {
       headers: { 'Content-Type': protobuf, Accept: `${protobuf}, application/json` },
     });
     assert.equal(r.status, 201, r.text);
-    assert.equal(r.headers['content-type'], 'application/json', 'answers in JSON');
-    assert.equal(r.json.kind, 'Namespace');
-    assert.equal(r.json.metadata.name, 'foo');
-    assert.equal(r.json.status.phase, 'Active');
-    assert.deepEqual(r.json.spec.finalizers, ['kubernetes']);
+    assert.equal(r.headers['content-type'], protobuf, 'answers in protobuf, as kube-apiserver');
+    const created = decodeKubernetesProtobuf(r.raw).object as any;
+    assert.equal(created.kind, 'Namespace');
+    assert.equal(created.metadata.name, 'foo');
+    assert.equal(created.status.phase, 'Active');
+    assert.deepEqual(created.spec.finalizers, ['kubernetes']);
     const again = await ts.request('POST', '/api/v1/namespaces', kubectlCreateNamespaceFoo, { headers: { 'Content-Type': protobuf } });
     assertStatus(again, 409, 'AlreadyExists', 'namespaces "foo" already exists');
   });

@@ -14,6 +14,7 @@ import { harnessFor, type HttpResponse, type TestServer } from '../helpers/harne
 import { startPcluster } from '../../src/pcluster/pcluster.js';
 import { TESTDATA_DIR, dropNulls } from '../unit/protobuf/fixture-support.js';
 import { openWatch } from './support.js';
+import { decodeKubernetesProtobuf } from '../../src/apimachinery/protobuf/decode.js';
 
 let ts: TestServer;
 const NS = 'shop';
@@ -359,7 +360,11 @@ describe('every new kind', () => {
       const body = readFileSync(join(TESTDATA_DIR, `${k.fixture}.pb`));
       const expected = JSON.parse(readFileSync(join(TESTDATA_DIR, `${k.fixture}.json`), 'utf8'));
       const collection = k.collection.replace(`/namespaces/${NS}/`, '/namespaces/team-a/');
-      const created = ok(await ts.request('POST', collection, body, { headers: { 'Content-Type': PROTOBUF, Accept: `${PROTOBUF}, application/json` } }), 201);
+      const answer = await ts.request('POST', collection, body, { headers: { 'Content-Type': PROTOBUF, Accept: `${PROTOBUF}, application/json` } });
+      assert.equal(answer.status, 201, answer.text);
+      // Answered in protobuf, as kube-apiserver answers a client that prefers it: decoded, it is the object as JSON.
+      assert.equal(answer.headers['content-type'], PROTOBUF);
+      const created = decodeKubernetesProtobuf(answer.raw).object as any;
       assert.equal(created.metadata.name, expected.metadata.name);
       assert.equal(created.metadata.namespace, 'team-a');
       // Everything the Go client sent is there (the server adds defaults and resets status).

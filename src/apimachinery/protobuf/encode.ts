@@ -1,14 +1,16 @@
 /**
- * Catalog-driven encoder from a JSON object to a Kubernetes protobuf body (magic + runtime.Unknown).
+ * Catalog-driven encoder from a JSON object to a Kubernetes protobuf body (magic + runtime.Unknown), as
+ * kube-apiserver answers clients that accept `application/vnd.kubernetes.protobuf` (client-go's typed clients): single
+ * objects, lists (`metadata = 1; repeated items = 2`, as every generated *List message), Status, and watch events
+ * (length-prefixed metav1.WatchEvent frames). Custom resources and kinds described only for JSON have no protobuf form.
  *
- * Used by tests to round-trip every catalog type through the decoder; atrium never needs to answer in protobuf
- * (every client also accepts JSON). Unlike gogo-protobuf it writes only the fields present in the JSON object,
- * so zero-valued scalars that JSON omits are simply absent. Map entries are written in key order. Embedded messages
+ * Unlike gogo-protobuf it writes only the fields present in the JSON object, so zero-valued scalars that JSON omits
+ * are simply absent (a decoder reads both as the zero value). Map entries are written in key order. Embedded messages
  * (hints.embeddedMessages) come first, built from the parent object's inlined fields.
  */
 import protobuf from 'protobufjs/minimal.js';
 import { builtinCatalog, builtinProtobufHints, definitionNameFor, fieldHintKey, type ProtobufFieldHints } from '../schema/builtin/index.js';
-import type { FieldType, ScalarType, TypeCatalog } from '../schema/types.js';
+import type { FieldType, ScalarType, TypeCatalog, TypeDescriptor } from '../schema/types.js';
 import {
   JSON_SCHEMA_PROPS,
   JSON_SCHEMA_PROPS_OR_ARRAY,
@@ -181,15 +183,80 @@ export function encodeKubernetesProtobuf(
   if (typeName === undefined) throw new Error(`no catalog type for ${apiVersion}, Kind=${kind}`);
   const raw = protobuf.Writer.create();
   new MessageEncoder(catalog, hints).message(raw, typeName, obj);
-  const envelope = protobuf.Writer.create();
-  envelope.uint32(key(1, WireType.LengthDelimited)).fork();
-  envelope.uint32(key(1, WireType.LengthDelimited)).string(apiVersion);
-  envelope.uint32(key(2, WireType.LengthDelimited)).string(kind);
-  envelope.ldelim();
-  envelope.uint32(key(2, WireType.LengthDelimited)).bytes(raw.finish());
-  const body = envelope.finish();
+  return envelope(apiVersion, kind, raw.finish());
+}
+
+/** magic + runtime.Unknown{typeMeta{apiVersion, kind}, raw} (k8s.io/apimachinery runtime/serializer/protobuf). */
+function envelope(apiVersion: string, kind: string, raw: Uint8Array): Uint8Array {
+  const w = protobuf.Writer.create();
+  w.uint32(key(1, WireType.LengthDelimited)).fork();
+  w.uint32(key(1, WireType.LengthDelimited)).string(apiVersion);
+  w.uint32(key(2, WireType.LengthDelimited)).string(kind);
+  w.ldelim();
+  w.uint32(key(2, WireType.LengthDelimited)).bytes(raw);
+  const body = w.finish();
   const out = new Uint8Array(KUBERNETES_PROTOBUF_MAGIC.length + body.length);
   out.set(KUBERNETES_PROTOBUF_MAGIC, 0);
   out.set(body, KUBERNETES_PROTOBUF_MAGIC.length);
   return out;
+}
+
+function hasProtobufForm(t: TypeDescriptor | undefined): boolean {
+  return !!t && t.fields.some((f) => f.proto !== undefined && f.name !== 'metadata');
+}
+
+/**
+ * The catalog type a kind is encoded with in protobuf, or undefined when it has none: custom resources, and kinds
+ * the catalog describes only for JSON (kcp's tenancy API, served like custom resources).
+ */
+export function protobufTypeFor(group: string, version: string, kind: string, catalog: TypeCatalog = builtinCatalog): string | undefined {
+  const name = definitionNameFor(group, version, kind, catalog);
+  return name !== undefined && hasProtobufForm(catalog.get(name)) ? name : undefined;
+}
+
+/**
+ * Encodes a list (`<Kind>List{ListMeta metadata = 1; repeated <Kind> items = 2}`, the shape of every generated list
+ * message) of `itemKind` objects. Items carry no TypeMeta in protobuf, as upstream's.
+ */
+export function encodeKubernetesProtobufList(
+  apiVersion: string,
+  listKind: string,
+  itemKind: string,
+  listMeta: Record<string, unknown>,
+  items: readonly Record<string, unknown>[],
+  catalog: TypeCatalog = builtinCatalog,
+  hints: ProtobufFieldHints = builtinProtobufHints,
+): Uint8Array {
+  const slash = apiVersion.indexOf('/');
+  const typeName = protobufTypeFor(slash < 0 ? '' : apiVersion.slice(0, slash), slash < 0 ? apiVersion : apiVersion.slice(slash + 1), itemKind, catalog);
+  if (typeName === undefined) throw new Error(`no protobuf type for ${apiVersion}, Kind=${itemKind}`);
+  const encoder = new MessageEncoder(catalog, hints);
+  const raw = protobuf.Writer.create();
+  raw.uint32(key(1, WireType.LengthDelimited)).fork();
+  encoder.message(raw, 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', listMeta);
+  raw.ldelim();
+  for (const item of items) {
+    raw.uint32(key(2, WireType.LengthDelimited)).fork();
+    encoder.message(raw, typeName, item);
+    raw.ldelim();
+  }
+  return envelope(apiVersion, listKind, raw.finish());
+}
+
+/**
+ * One frame of a protobuf watch (`application/vnd.kubernetes.protobuf;stream=watch`): a 4-byte big-endian length,
+ * then metav1.WatchEvent{string type = 1; RawExtension object = 2 {bytes raw = 1}} written by the raw (envelope-less)
+ * serializer, whose object is the event's object as a full protobuf body (magic + runtime.Unknown).
+ */
+export function encodeWatchEventFrame(type: string, object: Uint8Array): Buffer {
+  const w = protobuf.Writer.create();
+  w.uint32(key(1, WireType.LengthDelimited)).string(type);
+  w.uint32(key(2, WireType.LengthDelimited)).fork();
+  w.uint32(key(1, WireType.LengthDelimited)).bytes(object);
+  w.ldelim();
+  const event = w.finish();
+  const frame = Buffer.allocUnsafe(4 + event.length);
+  frame.writeUInt32BE(event.length, 0);
+  frame.set(event, 4);
+  return frame;
 }

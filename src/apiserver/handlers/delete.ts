@@ -4,7 +4,7 @@ import { isPlainObject } from '../../apimachinery/object.js';
 import { errors } from '../../apimachinery/status.js';
 import type { DeleteOptions } from '../../registry/generic/store.js';
 import { decodeBody, readBody } from '../http/body.js';
-import { addWarnings, writeJson } from '../http/response.js';
+import { addWarnings } from '../http/response.js';
 import { optionsObject, validateDelete } from './admission-attributes.js';
 import type { AdmissionAttributes } from '../admission/admission.js';
 import type { ParsedRequest, RequestTarget, SentDeleteOptions } from './parsed-request.js';
@@ -23,7 +23,7 @@ export async function handleDelete(r: ParsedRequest<'delete'>): Promise<void> {
     addWarnings(r.res, attrs.warnings!);
   }
   if (result.deleted && !def.strategy.returnDeletedObject) {
-    writeJson(r.res, 200, r.store.deletedStatus(result.object));
+    writeObject(r.res, 200, r.store.deletedStatus(result.object), r.output, def);
     return;
   }
   // delete.go: an object not removed yet after a cascading request in the deprecated form answers 202.

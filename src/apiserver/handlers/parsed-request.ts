@@ -7,6 +7,7 @@ import { patchTypeFromContentType, type PatchType } from '../../patch/apply-patc
 import { parseApplyOptions } from '../../patch/apply/apply-request.js';
 import type { Admission } from '../admission/admission.js';
 import { negotiateObjectOutput, type ObjectOutput } from '../http/negotiation.js';
+import { servesProtobuf } from './render.js';
 import type { RequestInfo } from '../request-info.js';
 import { type FieldValidation, parseDryRun, parseFieldManager, parseFieldValidation, parseLimit, parseSelection, parseTimeoutSeconds, validateListOptions } from './query-options.js';
 import { parseBoolParam } from '../../apimachinery/query-params.js';
@@ -119,19 +120,20 @@ export function parseRequest(r: ResourceRequest): ParsedRequest {
     contentType: req.headers['content-type'],
   };
   const accept = req.headers.accept;
+  const protobuf = servesProtobuf(def);
   const userAgent = req.headers['user-agent'];
   switch (info.verb) {
     case 'get': {
-      const output = negotiateObjectOutput(accept, query.get('includeObject'), true);
+      const output = negotiateObjectOutput(accept, query.get('includeObject'), true, protobuf);
       return { ...target, output, verb: 'get', options: { resourceVersion: query.get('resourceVersion') ?? undefined } };
     }
     case 'list': {
-      const output = negotiateObjectOutput(accept, query.get('includeObject'), true);
+      const output = negotiateObjectOutput(accept, query.get('includeObject'), true, protobuf);
       validateListOptions(query, false);
       return { ...target, output, verb: 'list', options: listOptions(r) };
     }
     case 'watch': {
-      const output = negotiateObjectOutput(accept, query.get('includeObject'), true);
+      const output = negotiateObjectOutput(accept, query.get('includeObject'), true, protobuf);
       const sendInitialEvents = parseBoolParam(query, 'sendInitialEvents');
       const resourceVersion = query.get('resourceVersion') ?? undefined;
       validateListOptions(query, true);
@@ -141,18 +143,18 @@ export function parseRequest(r: ResourceRequest): ParsedRequest {
       return { ...target, output, verb: 'watch', options: { selection, resourceVersion, sendInitialEvents, allowBookmarks, timeoutSeconds } };
     }
     case 'create': {
-      const output = negotiateObjectOutput(accept, null, false);
+      const output = negotiateObjectOutput(accept, null, false, protobuf);
       // A create answered by code takes none of CreateOptions.
       const compute = def.computedCreates?.[subresource];
       if (compute) return { ...target, output, verb: 'computed-create', options: { compute } };
       return { ...target, output, verb: 'create', options: bodyWriteOptions(query, userAgent, 'CreateOptions') };
     }
     case 'update': {
-      const output = negotiateObjectOutput(accept, null, false);
+      const output = negotiateObjectOutput(accept, null, false, protobuf);
       return { ...target, output, verb: 'update', options: bodyWriteOptions(query, userAgent, 'UpdateOptions') };
     }
     case 'patch': {
-      const output = negotiateObjectOutput(accept, null, false);
+      const output = negotiateObjectOutput(accept, null, false, protobuf);
       const patchType = patchTypeFromContentType(target.contentType ?? '');
       const accepted = ['application/json-patch+json', 'application/merge-patch+json'];
       if (def.strategicMergePatch) accepted.push('application/strategic-merge-patch+json');
@@ -178,11 +180,11 @@ export function parseRequest(r: ResourceRequest): ParsedRequest {
       return { ...target, output, verb: 'patch', options: { patchType, dryRun, fieldManager, fieldValidation } };
     }
     case 'delete': {
-      const output = negotiateObjectOutput(accept, null, false);
+      const output = negotiateObjectOutput(accept, null, false, protobuf);
       return { ...target, output, verb: 'delete', options: sentDeleteOptions(query) };
     }
     case 'deletecollection': {
-      const output = negotiateObjectOutput(accept, query.get('includeObject'), true);
+      const output = negotiateObjectOutput(accept, query.get('includeObject'), true, protobuf);
       return { ...target, output, verb: 'deletecollection', options: { list: listOptions(r), delete: sentDeleteOptions(query) } };
     }
     default:

@@ -3,9 +3,31 @@ import { stringify as yamlStringify } from 'yaml';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { buildTable } from '../../apimachinery/table/table.js';
 import type { ResourceDefinition } from '../../registry/rest.js';
-import type { ObjectOutput } from '../http/negotiation.js';
+import { protobufMediaType, type ObjectOutput } from '../http/negotiation.js';
 import { writeJson, writeRaw } from '../http/response.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
+import { encodeKubernetesProtobuf, encodeKubernetesProtobufList, encodeWatchEventFrame, protobufTypeFor } from '../../apimachinery/protobuf/encode.js';
+
+const protobufForm = new WeakMap<ResourceDefinition, boolean>();
+
+/** Whether the resource's kind has a protobuf form (built-in kinds; not custom resources), cached per definition. */
+export function servesProtobuf(def: ResourceDefinition): boolean {
+  let known = protobufForm.get(def);
+  if (known === undefined) protobufForm.set(def, (known = protobufTypeFor(def.group, def.version, def.kind) !== undefined));
+  return known;
+}
+
+/** Whether this object (by its own apiVersion and kind: a Status, a Scale, a TokenRequest ...) has a protobuf form. */
+function objectHasProtobuf(obj: KubeObject): boolean {
+  const apiVersion = obj.apiVersion ?? '';
+  const slash = apiVersion.indexOf('/');
+  return protobufTypeFor(slash < 0 ? '' : apiVersion.slice(0, slash), slash < 0 ? apiVersion : apiVersion.slice(slash + 1), obj.kind ?? '') !== undefined;
+}
+
+function protobufBody(obj: KubeObject): Buffer {
+  const bytes = encodeKubernetesProtobuf(obj as Record<string, unknown>);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
 
 export interface ListMeta {
   resourceVersion: string;
@@ -29,6 +51,7 @@ export function writeObject(
   switch (output.kind) {
     case 'object':
       if (output.format === 'yaml') writeRaw(res, code, yamlStringify(obj), 'application/yaml', headers);
+      else if (output.format === 'protobuf' && objectHasProtobuf(obj)) writeRaw(res, code, protobufBody(obj), protobufMediaType, headers);
       else writeJson(res, code, obj, 'application/json', headers);
       return;
     case 'partial':
@@ -55,7 +78,10 @@ export function writeList(res: ServerResponse, items: KubeObject[], meta: ListMe
     case 'object': {
       const list = { kind: def.listKind, apiVersion: groupVersionString(def.group, def.version), metadata: listMeta, items };
       if (output.format === 'yaml') writeRaw(res, 200, yamlStringify(list), 'application/yaml');
-      else writeListJson(res, list);
+      else if (output.format === 'protobuf') {
+        const bytes = encodeKubernetesProtobufList(list.apiVersion, list.kind, def.kind, listMeta, items as Record<string, unknown>[]);
+        writeRaw(res, 200, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), protobufMediaType);
+      } else writeListJson(res, list);
       return;
     }
     case 'partial':
@@ -114,3 +140,26 @@ export function watchObjectEncoder(output: ObjectOutput, def: ResourceDefinition
   }
   return (_type, obj) => obj;
 }
+
+/**
+ * The bytes of one watch event on the wire: a JSON line, or a length-prefixed protobuf WatchEvent frame. The event
+ * objects of a resource's watch fan-out are shared by every watcher (the store decodes each storage event once), so
+ * a frame is encoded once per object, event type and serialization and the same bytes go to every watcher.
+ */
+export function watchFrame(format: 'json' | 'protobuf', type: string, object: unknown): string | Buffer {
+  const shareable = typeof object === 'object' && object !== null;
+  const cache = format === 'json' ? jsonFrames : protobufFrames;
+  if (shareable) {
+    const hit = cache.get(object)?.[type];
+    if (hit !== undefined) return hit;
+  }
+  const frame = format === 'json' ? `${JSON.stringify({ type, object })}\n` : encodeWatchEventFrame(type, encodeKubernetesProtobuf(object as Record<string, unknown>));
+  if (shareable) {
+    let byType = cache.get(object);
+    if (!byType) cache.set(object, (byType = {}));
+    byType[type] = frame;
+  }
+  return frame;
+}
+const jsonFrames = new WeakMap<object, Record<string, string | Buffer>>();
+const protobufFrames = new WeakMap<object, Record<string, string | Buffer>>();

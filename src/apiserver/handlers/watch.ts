@@ -1,7 +1,8 @@
 import { errors, StatusError } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import type { ParsedRequest } from './parsed-request.js';
-import { watchObjectEncoder } from './render.js';
+import { watchFrame, watchObjectEncoder } from './render.js';
+import { protobufMediaType } from '../http/negotiation.js';
 
 /** A client whose socket has this much unsent data is too slow; it is dropped with a 410 so it re-lists. */
 let maxBufferedBytes = 16 * 1024 * 1024;
@@ -14,14 +15,18 @@ export function setWatchBufferLimit(bytes: number): void {
 const defaultTimeoutSeconds = () => 1800 + Math.floor(Math.random() * 1800);
 
 /**
- * Serves a watch as newline-delimited JSON events over a chunked 200 response (k8s.io/apiserver handlers/watch.go).
- * Errors found after the response started are sent in-band as an ERROR event carrying a Status.
+ * Serves a watch as newline-delimited JSON events over a chunked 200 response (k8s.io/apiserver handlers/watch.go),
+ * or as length-prefixed protobuf WatchEvent frames (`application/vnd.kubernetes.protobuf;stream=watch`) to clients
+ * that prefer protobuf for a built-in kind. Errors found after the response started are sent in-band as an ERROR
+ * event carrying a Status.
  */
 export async function serveWatch(r: ParsedRequest<'watch'>): Promise<void> {
   const { req, res, store } = r;
   const { selection, resourceVersion, sendInitialEvents, allowBookmarks } = r.options;
   const timeoutSeconds = r.options.timeoutSeconds ?? defaultTimeoutSeconds();
   const encode = watchObjectEncoder(r.output, r.def);
+  const format = r.output.kind === 'object' && r.output.format === 'protobuf' ? 'protobuf' : 'json';
+  const contentType = format === 'protobuf' ? `${protobufMediaType};stream=watch` : 'application/json';
 
   let started = false;
   let closed = false;
@@ -34,7 +39,7 @@ export async function serveWatch(r: ParsedRequest<'watch'>): Promise<void> {
   const start = () => {
     if (started) return;
     started = true;
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    res.writeHead(200, { 'Content-Type': contentType, 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
     res.flushHeaders();
   };
   const finish = () => {
@@ -47,11 +52,11 @@ export async function serveWatch(r: ParsedRequest<'watch'>): Promise<void> {
   const write = (type: string, object: unknown): boolean => {
     if (closed) return false;
     start();
-    res.write(`${JSON.stringify({ type, object })}\n`);
+    res.write(watchFrame(format, type, object));
     if (!replaying && res.writableLength > limit) {
       // Too slow: drop it with an in-band 410 so it re-lists, without holding up other watchers.
       const e = errors.expired('watch consumer too slow: the watch was closed; please re-list');
-      res.write(`${JSON.stringify({ type: 'ERROR', object: e.status })}\n`);
+      res.write(watchFrame(format, 'ERROR', e.status));
       finish();
       return false;
     }

@@ -24,18 +24,21 @@ export function parseMediaRanges(header: string | undefined): MediaRange[] {
 }
 
 export type ObjectOutput =
-  | { kind: 'object'; format: 'json' | 'yaml' }
+  | { kind: 'object'; format: 'json' | 'yaml' | 'protobuf' }
   | { kind: 'table'; version: 'v1' | 'v1beta1'; includeObject: 'None' | 'Metadata' | 'Object' }
   | { kind: 'partial'; version: 'v1' | 'v1beta1' };
 
 const plainJson = new Set(['application/json', 'application/*', '*/*', '*']);
 
+export const protobufMediaType = 'application/vnd.kubernetes.protobuf';
+
 /**
- * Picks how to render an object or list response from Accept. kube-apiserver serves JSON, YAML, Table and
- * PartialObjectMetadata[List]; we never answer in protobuf (every client that asks for protobuf also accepts JSON).
- * Nothing acceptable → 406.
+ * Picks how to render an object or list response from Accept. kube-apiserver serves JSON, YAML, protobuf (built-in
+ * kinds: `protobuf` says whether the resource's kind has a protobuf form; custom resources have none, so a client
+ * accepting only protobuf gets 406 for them, as from apiextensions-apiserver), Table and PartialObjectMetadata[List]
+ * (both in JSON). Nothing acceptable → 406.
  */
-export function negotiateObjectOutput(accept: string | undefined, includeObjectParam: string | null, allowTransform: boolean): ObjectOutput {
+export function negotiateObjectOutput(accept: string | undefined, includeObjectParam: string | null, allowTransform: boolean, protobuf = false): ObjectOutput {
   const ranges = parseMediaRanges(accept);
   if (ranges.length === 0) return { kind: 'object', format: 'json' };
   for (const r of ranges) {
@@ -60,6 +63,7 @@ export function negotiateObjectOutput(accept: string | undefined, includeObjectP
     }
     if (plainJson.has(r.type)) return { kind: 'object', format: 'json' };
     if (r.type === 'application/yaml') return { kind: 'object', format: 'yaml' };
+    if (protobuf && r.type === protobufMediaType) return { kind: 'object', format: 'protobuf' };
   }
   throw errors.notAcceptable(['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
 }
@@ -79,4 +83,17 @@ export function wantsAggregatedDiscovery(accept: string | undefined): 'v2' | 'v2
 /** The bare media type of a Content-Type header (parameters such as charset dropped). */
 export function bareMediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * Whether an error Status goes out in protobuf: the first media range of Accept that names a serialization is
+ * protobuf (responsewriters.ErrorNegotiated with the server's codecs, which can encode a Status in protobuf).
+ */
+export function statusInProtobuf(accept: string | undefined): boolean {
+  for (const r of parseMediaRanges(accept)) {
+    if (r.params.as) continue;
+    if (r.type === protobufMediaType) return true;
+    if (plainJson.has(r.type) || r.type === 'application/yaml') return false;
+  }
+  return false;
 }

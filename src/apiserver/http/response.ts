@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { errorText, logger } from '../../logging/logger.js';
+import { encodeKubernetesProtobuf } from '../../apimachinery/protobuf/encode.js';
 
 /** Writes a JSON body with the exact content type (kube-apiserver always says application/json for JSON). */
 export function writeJson(res: ServerResponse, code: number, body: unknown, contentType = 'application/json', headers: Record<string, string> = {}): void {
@@ -22,9 +23,10 @@ export function writeRaw(res: ServerResponse, code: number, text: string | Buffe
 
 /**
  * Only a Status reaches a client. A StatusError is written as is; anything else is a bug: logged with its stack and
- * answered as 500.
+ * answered as 500. In protobuf when the client prefers it (`protobuf`: negotiation.ts statusInProtobuf), as
+ * responsewriters.ErrorNegotiated; else JSON.
  */
-export function writeError(res: ServerResponse, err: unknown, context: Record<string, unknown> = {}): void {
+export function writeError(res: ServerResponse, err: unknown, context: Record<string, unknown> = {}, protobuf = false): void {
   // The client went away (aborted its body, closed the connection): nobody is left to answer and it is no bug.
   if (!(err instanceof StatusError) && (res.destroyed || res.socket?.destroyed !== false)) {
     logger.debug('client closed the connection', { ...context, error: err instanceof Error ? err.message : String(err) });
@@ -35,6 +37,11 @@ export function writeError(res: ServerResponse, err: unknown, context: Record<st
   else {
     logger.error('internal error', { ...context, error: errorText(err) });
     se = errors.internal(err instanceof Error ? err.message : String(err));
+  }
+  if (protobuf) {
+    const bytes = encodeKubernetesProtobuf(se.status as unknown as Record<string, unknown>);
+    writeRaw(res, se.status.code, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), 'application/vnd.kubernetes.protobuf', se.headers);
+    return;
   }
   writeJson(res, se.status.code, se.status, 'application/json', se.headers);
 }

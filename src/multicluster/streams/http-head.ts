@@ -30,7 +30,9 @@ export function headerPairs(raw: string[]): HeaderList {
  * `authorization` of the new hop.
  */
 export function forwardedHead(method: string, path: string, headers: HeaderList, hop: { host: string; authorization?: string; upgrade: boolean }): RequestHead {
-  const kept = headers.filter(([n]) => !credentialHeaders.test(n) && (hop.upgrade || !hopByHop.test(n)));
+  // A request that came over HTTP/2 (kubectl logs) carries pseudo-headers (:method, :path, :authority, :scheme),
+  // which an HTTP/1.1 head cannot.
+  const kept = headers.filter(([n]) => !n.startsWith(':') && !credentialHeaders.test(n) && (hop.upgrade || !hopByHop.test(n)));
   return {
     method,
     path,

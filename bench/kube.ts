@@ -1,0 +1,215 @@
+/**
+ * Issue 21: kube-apiserver as the reference. One client-go load generator (bench/loadgen-go: a clientset with
+ * client-go's defaults — protobuf for built-in kinds, HTTP/2 when offered — and no client-side rate limit, c=64) runs
+ * against kube-apiserver v1.32.4 on etcd 3.5.16, atrium on etcd (the same etcd build) and atrium on SQLite, in turn,
+ * for ATRIUM_KUBE_BENCH_ROUNDS rounds (default 2; medians reported): creates/s of 1 KB ConfigMaps, GET by name/s,
+ * updates/s, p50 of a LIST of 5,000, and watch delivery p50/p99 with 500 watchers at 100 writes/s. Each figure is
+ * printed with its ratio to kube-apiserver's (throughputs: atrium / kube-apiserver, higher is better; latencies:
+ * atrium / kube-apiserver, lower is better) and the machine's core count.
+ *
+ * The binaries are built from the Go module proxy by bench/kube/build-anchors.sh (the anchors tools' recipe) into
+ * ~/.cache/atrium/anchors/bin (ATRIUM_ANCHORS) once and reused; kube-apiserver is started and stopped by
+ * bench/kube/start-kube-apiserver.sh and stop-kube-apiserver.sh (copies of the anchors tools' scripts).
+ */
+import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, homedir, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/helpers/etcd.js';
+import type { Figure } from './lib.js';
+
+const here = dirname(fileURLToPath(import.meta.url)); // dist/bench
+const source = resolve(here, '..', '..', 'bench'); // the bench/ sources: scripts and the Go load generator
+const anchors = process.env.ATRIUM_ANCHORS ?? join(homedir(), '.cache', 'atrium', 'anchors');
+const bin = join(anchors, 'bin');
+const log = (line: string) => process.stderr.write(`  [kube bench] ${line}\n`);
+
+type Metrics = Record<'createsPerSec' | 'getsPerSec' | 'updatesPerSec' | 'listP50Ms' | 'watchP50Ms' | 'watchP99Ms' | 'watchEvents' | 'watchExpected', number>;
+
+interface Target {
+  name: string;
+  start(): Promise<{ kubeconfig: string; stop(): Promise<void> }>;
+}
+
+function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): void {
+  const r = spawnSync(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`);
+}
+
+function buildTools(withKas: boolean): string {
+  log('kube-apiserver v1.32.4 and etcd v3.5.16: bench/kube/build-anchors.sh (cached builds are reused)');
+  run('bash', [join(source, 'kube', 'build-anchors.sh'), withKas ? 'all' : 'etcd'], { env: { ...process.env, ATRIUM_ANCHORS: anchors } });
+  const loadgen = join(bin, 'atrium-loadgen');
+  log('the client-go load generator: go build bench/loadgen-go');
+  run('go', ['build', '-o', loadgen, '.'], { cwd: join(source, 'loadgen-go'), env: { ...process.env, GOFLAGS: `${process.env.GOFLAGS ?? ''} -mod=mod`.trim() } });
+  return loadgen;
+}
+
+async function waitFor(what: string, probe: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A fresh single-member etcd 3.5.16 (the build kube-apiserver gets) in its own temp dir. */
+async function startEtcd(): Promise<{ endpoint: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'atrium-kube-bench-etcd-'));
+  const client = `http://127.0.0.1:${await freePort()}`;
+  const peer = `http://127.0.0.1:${await freePort()}`;
+  const proc = spawn(join(bin, 'etcd'), ['--name', 'bench', '--data-dir', join(dir, 'data'), '--listen-client-urls', client, '--advertise-client-urls', client, '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer, '--initial-cluster', `bench=${peer}`, '--log-level', 'warn'], { stdio: 'ignore' });
+  await waitFor('etcd', async () => (await fetch(`${client}/health`).then((r) => r.ok).catch(() => false)), 30_000);
+  return {
+    endpoint: client,
+    stop: async () => {
+      await stopChild(proc);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function stopChild(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+    proc.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+/** An atrium server in a child process (bench/server-child.ts, or etcd-server-child.ts on etcd). */
+async function startAtrium(child: string, extraArgs: string[]): Promise<{ kubeconfig: string; proc: ChildProcess; rootDir: string }> {
+  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-kube-bench-'));
+  const proc = fork(join(here, child), [rootDir, ...extraArgs], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    proc.once('message', () => resolve());
+    proc.once('exit', (code) => reject(new Error(`${child} exited with ${code}`)));
+  });
+  return { kubeconfig: join(rootDir, 'admin.kubeconfig'), proc, rootDir };
+}
+
+const targets: Target[] = [
+  {
+    name: 'kube-apiserver',
+    async start() {
+      const dir = mkdtempSync(join(tmpdir(), 'atrium-kube-bench-kas-'));
+      run('bash', [join(source, 'kube', 'start-kube-apiserver.sh'), dir], { env: { ...process.env, KUBE_APISERVER: join(bin, 'kube-apiserver'), ETCD: join(bin, 'etcd') } });
+      return {
+        kubeconfig: join(dir, 'admin.kubeconfig'),
+        stop: async () => {
+          run('bash', [join(source, 'kube', 'stop-kube-apiserver.sh'), dir]);
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'atrium on etcd',
+    async start() {
+      const etcd = await startEtcd();
+      const a = await startAtrium('etcd-server-child.js', [etcd.endpoint]);
+      return {
+        kubeconfig: a.kubeconfig,
+        stop: async () => {
+          await stopChild(a.proc);
+          await etcd.stop();
+          rmSync(a.rootDir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'atrium on SQLite',
+    async start() {
+      const a = await startAtrium('server-child.js', []);
+      return {
+        kubeconfig: a.kubeconfig,
+        stop: async () => {
+          await stopChild(a.proc);
+          rmSync(a.rootDir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+
+function loadgenRun(loadgen: string, kubeconfig: string): Promise<Metrics> {
+  return new Promise((resolve, reject) => {
+    const args = ['-kubeconfig', kubeconfig, '-c', '64', '-duration', process.env.ATRIUM_KUBE_BENCH_DURATION ?? '5s', '-list-size', '5000', '-watchers', '500', '-rate', '100', '-watch-duration', '10s'];
+    const proc = spawn(loadgen, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    proc.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Metrics) : reject(new Error(`loadgen exited with ${code}`))));
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+export async function runKubeBenchmarks(): Promise<Figure[]> {
+  // ATRIUM_KUBE_BENCH_TARGETS=atrium-on-sqlite,... runs a subset (a smoke run; ratios need kube-apiserver).
+  const only = process.env.ATRIUM_KUBE_BENCH_TARGETS?.split(',');
+  const withKas = !only || only.includes('kube-apiserver');
+  const loadgen = buildTools(withKas);
+  if (withKas && !existsSync(join(bin, 'kube-apiserver'))) throw new Error('kube-apiserver was not built');
+  log(`${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} before the run`);
+  const rounds = Number(process.env.ATRIUM_KUBE_BENCH_ROUNDS ?? 2);
+  const cores = availableParallelism();
+  const results = new Map<string, Metrics[]>(targets.map((t) => [t.name, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const target of targets) {
+      if (only && !only.includes(target.name.replaceAll(' ', '-').toLowerCase())) continue;
+      log(`round ${round}/${rounds}: ${target.name} (load average ${loadavg()[0]!.toFixed(1)})`);
+      const t = await target.start();
+      try {
+        const m = await loadgenRun(loadgen, t.kubeconfig);
+        log(`  ${JSON.stringify(m)}`);
+        if (m.watchEvents < m.watchExpected) log(`  ${target.name}: ${m.watchExpected - m.watchEvents} of ${m.watchExpected} watch events never arrived`);
+        results.get(target.name)!.push(m);
+      } finally {
+        await t.stop();
+      }
+    }
+  }
+  const med = (name: string, key: keyof Metrics) => (results.get(name)!.length ? median(results.get(name)!.map((m) => m[key])) : 0);
+  const rows: [keyof Metrics, string, string][] = [
+    ['createsPerSec', '1 KB ConfigMap creates, c=64', 'creates/s'],
+    ['getsPerSec', 'GET by name, c=64', 'GET/s'],
+    ['updatesPerSec', 'ConfigMap updates, c=64', 'updates/s'],
+    ['listP50Ms', 'LIST of 5,000 ConfigMaps p50', 'ms'],
+    ['watchP50Ms', 'watch delivery p50, 500 watchers, 100 writes/s', 'ms'],
+    ['watchP99Ms', 'watch delivery p99, 500 watchers, 100 writes/s', 'ms'],
+  ];
+  const figures: Figure[] = [];
+  for (const name of ['atrium on etcd', 'atrium on SQLite']) {
+    for (const [key, metric, unit] of rows) {
+      const value = med(name, key);
+      const reference = med('kube-apiserver', key);
+      figures.push({
+        benchmark: `kube (${cores} cores, client-go, median of ${rounds}): ${name}`,
+        metric,
+        value,
+        unit,
+        reference: 'kube-apiserver v1.32.4 + etcd 3.5.16',
+        referenceValue: reference,
+        ratio: reference ? value / reference : 0,
+      });
+    }
+  }
+  return figures;
+}
+
+// Usable on its own: node dist/bench/kube.js
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { printFigure } = await import('./lib.js');
+  for (const f of await runKubeBenchmarks()) printFigure(f);
+}
