@@ -10,8 +10,9 @@
  *   registry      the generic store, strategies, the built-in resources (workload types included)
  *   controllers   the reconcile loop, the committer, the built-in controllers (API clients)
  *   apiserver     the host: filters, handlers, admission chain, discovery, OpenAPI, and the plugin contract
- *   features      auth; then tenancy and apiextensions; then admission webhooks (matchConditions use the CEL of CRDs);
- *                 then multicluster (it builds on workspaces and CRDs); then the console (serves the web app's files)
+ *   features      auth; then tenancy and apiextensions; then apis (API sharing: it builds on both); then admission
+ *                 webhooks (matchConditions use the CEL of CRDs); then multicluster (it builds on workspaces and CRDs);
+ *                 then the console (serves the web app's files)
  *   server        the composition root
  *   programs      pcluster (the simulated cluster), demo, cli, and index.ts (the library's front door)
  *
@@ -28,6 +29,7 @@ const layers = [
   { name: 'apiserver', paths: ['apiserver'] },
   { name: 'auth', paths: ['auth'] },
   { name: 'tenancy-apiextensions', paths: ['tenancy', 'apiextensions'] },
+  { name: 'apis', paths: ['apis'] },
   { name: 'admissionwebhooks', paths: ['admissionwebhooks'] },
   { name: 'admissionpolicy', paths: ['admissionpolicy'] },
   { name: 'multicluster', paths: ['multicluster'] },

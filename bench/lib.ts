@@ -42,6 +42,13 @@ export async function runLoad(target: LoadTarget, total: number, concurrency: nu
   return { ops: total, seconds, rate: total / seconds, p50ms: q(0.5), p99ms: q(0.99), errors };
 }
 
+/** One request, timed: its latency in ms and its status. */
+export async function timedRequest(target: LoadTarget, r: { method: string; path: string; body?: Buffer; headers?: Record<string, string> }): Promise<{ ms: number; status: number }> {
+  const t0 = process.hrtime.bigint();
+  const status = await send(target, r.method, r.path, r.body, r.headers);
+  return { ms: Number(process.hrtime.bigint() - t0) / 1e6, status };
+}
+
 function send(target: LoadTarget, method: string, path: string, body?: Buffer, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const h: Record<string, string> = { ...headers };

@@ -53,8 +53,15 @@
  * and why; an app never ready counts as the whole timeout (the figure fails), and the p99 over the apps that did get
  * ready is printed beside it. The applies start ATRIUM_BENCH_WORKLOADS_SETTLE_MS (default 10 s) after every SyncTarget
  * is Ready with every resource Accepted, so the registration aftermath (the syncers' per-resource informers starting)
- * is over. Env: ATRIUM_BENCH_WORKLOADS_APPS (default 50), ATRIUM_E2E_APPS_DIR (the corpus, default test/e2e/apps).
+ * is over. Env: ATRIUM_BENCH_WORKLOADS_APPS (default 50), ATRIUM_E2E_APPS_DIR (the corpus, default test/e2e/apps),
+ * ATRIUM_BENCH_WORKLOADS_LOGS=<dir> (every process's output kept there as <name>.log; with ATRIUM_LOG_LEVEL=debug it
+ * holds every request with its server-side duration). Profiling the fleet: ATRIUM_PROC_NODE_ARGS="--cpu-prof
+ * --cpu-prof-dir=<dir>" (test/helpers/processes.ts) writes a CPU profile per process on exit.
  * Standalone: `node dist/bench/workloads.js`.
+ *
+ * Reading the figures: the fleet shares the machine's cores with whatever else runs there, so on a loaded machine the
+ * times stretch with the load (every process waits for a core); the CPU seconds of atrium and of the clusters are the
+ * figures to compare between runs, and the load average before the run is printed beside them.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';

@@ -29,6 +29,7 @@ import { hasInvalidPathEscape, parseRequestUrl } from './request-url.js';
 import { route } from './router.js';
 import type { ConnectHandler, UpgradeConnection } from './connect.js';
 import { matchPublicEndpoint, type PublicEndpoint } from './public-endpoint.js';
+import type { VirtualWorkspaceResolver, VirtualWorkspaceRoute } from './virtual-workspace.js';
 
 /** The paths of APF's `probes` FlowSchema (exempt from flow control), GET only. */
 const probePaths = new Set(['/healthz', '/readyz', '/livez']);
@@ -45,6 +46,11 @@ export interface RequestFilters {
   resolveCluster(info: RequestInfo, user: UserInfo): string;
   /** Authorizes the request in its cluster and returns the user it acts as (impersonation); throws 403. */
   authorize(req: IncomingMessage, info: RequestInfo, user: UserInfo): Promise<UserInfo>;
+  /**
+   * Virtual workspaces (kcp's `/services/...`): a request under one is parsed from the route's own path, authorized
+   * by the route instead of resolveCluster and authorize, and served from the route's view of the resources.
+   */
+  virtualWorkspace?: VirtualWorkspaceResolver;
 }
 
 export interface HostOptions {
@@ -114,7 +120,15 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
         }
         return;
       }
-      const info = parseRequestInfo(req.method ?? 'GET', url.pathname, url.searchParams);
+      let vw: VirtualWorkspaceRoute | undefined;
+      if (url.pathname.startsWith('/services/')) {
+        vw = filters.virtualWorkspace?.(url.pathname);
+        if (!vw) {
+          writeRaw(res, 404, '404 page not found\n', 'text/plain; charset=utf-8', { 'X-Content-Type-Options': 'nosniff' });
+          return;
+        }
+      }
+      const info = parseRequestInfo(req.method ?? 'GET', vw ? vw.path : url.pathname, url.searchParams);
       // WithRequestDeadline + WithTimeoutForNonLongRunningRequests: before authentication, as upstream's chain.
       // An upgrade request becomes a stream (the tunnel of multicluster/streams too): no deadline, as upstream's
       // streaming subresources, which are the only upgrades it serves.
@@ -138,6 +152,12 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
           writeRaw(res, 429, 'Too many requests, please try again later.\n', 'text/plain; charset=utf-8', { 'Retry-After': String(err.headers?.['Retry-After'] ?? '1'), 'X-Content-Type-Options': 'nosniff' });
           return;
         }
+      }
+      if (vw) {
+        ctx = vw.authorize(info, user);
+        info.cluster = ctx.cluster;
+        await route(req, res, info, url.searchParams, ctx, { ...deps, registry: vw.resources }, upgrade);
+        return;
       }
       const answered = await filters.intercept?.(info, user);
       if (answered) {

@@ -4,6 +4,7 @@
  * 0 or negative) to complete, else 504; an unparseable `timeout` is 400 before authentication. Watches and the
  * streaming subresources are long-running and exempt.
  */
+import { constants } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors } from '../apimachinery/status.js';
 import type { RequestInfo } from './request-info.js';
@@ -52,6 +53,10 @@ export function answerTimeout(req: IncomingMessage, res: ServerResponse): void {
   })}\n`;
   res.writeHead(504, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' });
   res.end(body, () => {
-    if (!req.complete) req.socket.destroy();
+    if (req.complete) return;
+    // HTTP/2: only this request's stream is cancelled (the connection carries others; its socket may not be touched).
+    const stream = (req as { stream?: { close(code?: number): void } }).stream;
+    if (stream) stream.close(constants.NGHTTP2_CANCEL);
+    else req.socket.destroy();
   });
 }

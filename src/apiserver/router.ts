@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errors } from '../apimachinery/status.js';
-import type { ResourceRegistry } from '../registry/resource-registry.js';
+import type { ResourceView } from './virtual-workspace.js';
 import type { RequestContext } from '../registry/rest.js';
 import type { Admission } from './admission/admission.js';
 import { findConnectHandler, type ConnectHandler, type UpgradeConnection } from './connect.js';
@@ -21,7 +21,8 @@ import { versionInfo } from './version.js';
 import type { OpenAPIService } from './openapi/service.js';
 
 export interface RouterDeps {
-  registry: ResourceRegistry;
+  /** What requests reach: the registry, or a virtual workspace's view (virtual-workspace.ts). */
+  registry: ResourceView;
   admission: Admission;
   openapi: OpenAPIService;
   /** The named checks of /healthz, /livez and /readyz. */

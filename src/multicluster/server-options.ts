@@ -11,6 +11,8 @@ import { registerNegotiatedPrinter } from '../apiextensions/serving/negotiated-p
 import { reservedSyncTargetAnnotations } from './api/reserved-synctarget-annotations.js';
 import { ReadOnlyMirrors } from './api/mirror-admission.js';
 import { PlacementLocationWorkspace } from './scheduling/placement-admission.js';
+import { NamespaceClusterPin } from './scheduling/pin-admission.js';
+import { SYSTEM_MASTERS } from '../apimachinery/user.js';
 import { deploymentPrinter, podPrinter, replicaSetPrinter, servicePrinter } from '../registry/builtin/workloads/printers.js';
 import { multiclusterResources } from './api/resources.js';
 import { negotiationControllerInstaller } from './controllers/negotiation.js';
@@ -29,6 +31,9 @@ import { TunnelHub } from './streams/tunnel-hub.js';
 import { DownstreamDialer } from './streams/downstream-dialer.js';
 import { podStreamsHandlers } from './streams/pod-streams.js';
 import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
+
+/** Who the admission plugins read stored objects as (the reads are internal, never authorized). */
+const SYSTEM_USER = { username: 'system:admission', groups: [SYSTEM_MASTERS] };
 
 export type MulticlusterOptions = SyncTargetControllerOptions & {
   /** Options of the scheduling controller (Locations, Placements, namespace assignment, failover). */
@@ -106,6 +111,12 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
           reservedSyncTargetAnnotations(host.registry),
           new ReadOnlyMirrors(host.registry),
           new PlacementLocationWorkspace({ resolvePath: (p) => host.resolveWorkspacePath(p), authorize: (c, a) => host.authorizer.authorize(c, a) }),
+          // NamespaceClusterPin: a namespace's workload.kcp.io/cluster label is honoured or refused, never ignored.
+          new NamespaceClusterPin({
+            placements: async (cluster) => (await stores[1]!.list({ cluster, user: SYSTEM_USER }, '', { selection: {} })).items,
+            syncTargets: async (cluster) => (await stores[0]!.list({ cluster, user: SYSTEM_USER }, '', { selection: {} })).items.filter((t) => !t.metadata?.deletionTimestamp).map((t) => t.metadata!.name!),
+            resolvePath: (p) => host.resolveWorkspacePath(p),
+          }),
         ],
         stop: () => {
           tunnels.stop();

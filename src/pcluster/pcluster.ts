@@ -111,7 +111,8 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
   };
   // A simulated cluster's database only has to survive the process being killed (the resilience suites restart it on
   // the same root dir), not the machine: no fsync per commit, which blocked its event loop ~10% of a 50-app burst.
-  const server = await startServer({ sqliteSynchronous: 'NORMAL', ...serverOptions, plugins: [workloads, ...(serverOptions.plugins ?? [])] });
+  // A physical cluster has no workspaces: its kubeconfig names the bare server, as kind's does.
+  const server = await startServer({ sqliteSynchronous: 'NORMAL', adminKubeconfigWorkspace: false, ...serverOptions, plugins: [workloads, ...(serverOptions.plugins ?? [])] });
   return Object.assign(server, { name: opts.name, nodeNames: nodes.map((n) => n.name), loadBalancerCIDR: pool.cidr, ingressAddress: ingressControllerAddress(pool) });
 }
 

@@ -42,6 +42,7 @@ import { bootstrapRbac } from '../auth/authz/bootstrap-policy.js';
 import { authPlugin } from '../auth/plugin.js';
 import { apiextensionsPlugin } from '../apiextensions/plugin.js';
 import { TenancyPlugin } from '../tenancy/plugin.js';
+import { APIsPlugin } from '../apis/plugin.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import { bootstrapNamespaces } from './bootstrap.js';
 
@@ -54,6 +55,12 @@ export interface ServerOptions {
    * Every replica on one etcd must be given the same value; unset = https://<bind address>:<port> of this process.
    */
   shardBaseURL?: string;
+  /**
+   * The workspace DIR/admin.kubeconfig points at (`<url>/clusters/root` by default, as kcp's admin.kubeconfig does,
+   * so kcp's own `kubectl ws` and `kubectl kcp` plugins work against it); false writes the bare server URL (the
+   * simulated physical cluster, which has no workspaces).
+   */
+  adminKubeconfigWorkspace?: string | false;
   /** Storage to use instead of the embedded SQLite database (tests, etcd). */
   storage?: Storage;
   /**
@@ -105,6 +112,8 @@ export interface RunningServer extends ServerConnection {
   registry: ResourceRegistry;
   /** Workspaces: the path index, the lifecycle controller (tests wait on tenancy.idle()). */
   tenancy: Tenancy;
+  /** API sharing (apis.kcp.io): what is bound where; tests wait on apis.idle(). */
+  apis: APIsPlugin;
   /** Whether this replica runs the controllers now (always on embedded storage; the Lease holder on etcd). */
   isControllerLeader?(): boolean;
   stop(): Promise<void>;
@@ -147,9 +156,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const controllerGate = new ControllerGate(!etcdStore);
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   const tenancyPlugin = new TenancyPlugin(controllerGate);
+  // apis.kcp.io: APIExports, APIBindings, the bound resources and the APIExport virtual workspace.
+  const apisPlugin = new APIsPlugin({ policyAuthorizer: auth.authorizer.rules });
   // Admission policies and webhooks come last: the webhooks' mutating phase runs after every other feature's, and the
   // policies' validating phase just before the webhooks', as upstream orders them. The console only serves files.
-  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin(), ...(opts.console === false ? [] : [consolePlugin()])];
+  const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), apisPlugin, ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin(), ...(opts.console === false ? [] : [consolePlugin()])];
 
   for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(auth.withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(auth.withSubresources(def));
@@ -185,6 +196,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   await bootstrapNamespaces(registry);
   await bootstrapRbac(registry, 'root');
   workspaces.addInitializer((cluster) => bootstrapRbac(registry, cluster));
+  workspaces.addInitializer(apisPlugin.defaultBindingsInitializer(workspaces));
   const homeWorkspaces = registry.lookup('root', 'tenancy.kcp.io', 'v1alpha1', 'workspaces')!.def;
   const listener = await startHost({
     bindAddress: opts.bindAddress,
@@ -214,7 +226,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         return home ? { object: home, def: homeWorkspaces } : undefined;
       },
       resolveCluster: (info, user) => workspaces.resolveRequestCluster(info, user),
-      authorize: (req, info, user) => auth.authorize(req, info, user),
+      authorize: async (req, info, user) => {
+        const actingAs = await auth.authorize(req, info, user);
+        apisPlugin.authorizeBoundResource(info, actingAs);
+        return actingAs;
+      },
+      virtualWorkspace: (path) => apisPlugin.virtualWorkspace.resolve(path),
     },
   });
   listener.setReady();
@@ -222,7 +239,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const url = listener.url;
   await workspaces.start(opts.shardBaseURL ? opts.shardBaseURL.replace(/\/+$/, '') : url);
   const kubeconfigPath = join(opts.rootDir, 'admin.kubeconfig');
-  await writeAdminKubeconfig(kubeconfigPath, { server: url, caPem: certs.ca.certPem, clientCertPem: certs.admin.certPem, clientKeyPem: certs.admin.keyPem, token: adminToken });
+  const kubeconfigWorkspace = opts.adminKubeconfigWorkspace ?? 'root';
+  const kubeconfigServer = kubeconfigWorkspace === false ? url : `${url}/clusters/${kubeconfigWorkspace}`;
+  await writeAdminKubeconfig(kubeconfigPath, { server: kubeconfigServer, caPem: certs.ca.certPem, clientCertPem: certs.admin.certPem, clientKeyPem: certs.admin.keyPem, token: adminToken });
   logger.info('serving', { url, rootDir: opts.rootDir, kubeconfig: kubeconfigPath });
 
   const running: RunningServer = {
@@ -234,6 +253,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     consoleURL: opts.console === false ? undefined : `${url}/console/`,
     registry,
     tenancy: workspaces,
+    apis: apisPlugin,
     async stop() {
       await listener.close();
       await stopInstalled();

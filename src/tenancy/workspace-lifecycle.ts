@@ -42,7 +42,7 @@ export function initializerForType(typeCluster: string, typeName: string): strin
 }
 
 /** Creates a new workspace's bootstrap objects in its logical cluster (e.g. RBAC); runs during Initializing. */
-export type WorkspaceInitializer = (cluster: string) => Promise<void>;
+export type WorkspaceInitializer = (cluster: string, workspace: KubeObject) => Promise<void>;
 
 /** Who the controller acts as: privileged, like kcp's controllers. */
 export function systemContext(cluster: string): RequestContext {
@@ -274,7 +274,7 @@ export class WorkspaceLifecycle {
     await Promise.all([
       createDefaultNamespaces(this.registry, cluster),
       owner ? this.createOwnerBinding(cluster, owner) : undefined,
-      ...this.initializers.map((init) => init(cluster)),
+      ...this.initializers.map((init) => init(cluster, ws)),
     ]);
   }
 

@@ -129,14 +129,17 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     const before = await children();
     assert.ok((before['web--pc1'] ?? 0) > 0, `pc1 holds replicas: ${JSON.stringify(before)}`);
     await fleet.cluster('pc1').proc!.kill();
-    let minReady = Infinity;
+    // A cluster that stops reporting is not counted as ready (status never lies, docs/multicluster.md "Moving an
+    // application"): the root may show the dip while pc1's share is replaced at once elsewhere; it must come back.
+    let seen = '';
     await eventually('pc1 evacuated with web back to 6/6', async () => {
-      minReady = Math.min(minReady, await rootReady());
       const c = await children();
-      return !('web--pc1' in c) && (await rootReady()) === 6 && c['web--pc2']! + c['web--pc3']! === 6;
+      const ready = await rootReady();
+      seen = `children ${JSON.stringify(c)}, root ready ${ready}`;
+      return !('web--pc1' in c) && ready === 6 && c['web--pc2']! + c['web--pc3']! === 6;
+    }, 120_000).catch((e) => {
+      throw new Error(`${(e as Error).message}; last seen: ${seen}\n${logs()}`);
     });
-    // The lost share is kept counted until its replacements are ready: the root never shows the 9/15-style dip.
-    assert.ok(minReady >= 4, `root readyReplicas dipped to ${minReady}`);
     await fleet.cluster('pc1').proc!.start();
     await eventually('pc1 Ready again', () => targetReady('pc1'));
     await eventually('still 6/6', async () => (await readyColumn()).web === '6/6');

@@ -114,7 +114,8 @@ describe('kubectl ws plugin as a plain user', () => {
     const kc = YAML.parse(readFileSync(ts.kubeconfig, 'utf8'));
     const cluster = kc.clusters[0];
     const admin = kc.users[0];
-    const rootServer = cluster.cluster.server;
+    // admin.kubeconfig points at /clusters/root; the server itself is its origin.
+    const rootServer = new URL(cluster.cluster.server).origin;
     writeFileSync(
       multi,
       YAML.stringify({

@@ -35,7 +35,7 @@ function h2Session(ts: TestServer, withCert = true): Promise<ClientHttp2Session>
   });
 }
 
-function h2Request(s: ClientHttp2Session, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<H2Response> {
+function h2Request(s: ClientHttp2Session, method: string, path: string, body?: unknown, headers: Record<string, string | string[]> = {}): Promise<H2Response> {
   return new Promise((resolve, reject) => {
     const req = s.request({ ':method': method, ':path': path, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers });
     let status = 0;
@@ -131,6 +131,25 @@ describe('HTTP/2', () => {
     } finally {
       withCert.close();
       withToken.close();
+    }
+  });
+
+  it('impersonates on h2 as on HTTP/1.1: Impersonate-User, every Impersonate-Group value, Impersonate-Extra-*', async () => {
+    const review = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
+    const s = await h2Session(ts);
+    try {
+      const r = await h2Request(s, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', review, {
+        'impersonate-user': 'alice',
+        'impersonate-group': ['devs', 'qa'],
+        'impersonate-extra-team': 'blue',
+      });
+      assert.equal(r.status, 201, r.text);
+      const user = JSON.parse(r.text).status.userInfo;
+      assert.equal(user.username, 'alice');
+      assert.deepEqual(user.groups, ['devs', 'qa', 'system:authenticated']);
+      assert.deepEqual(user.extra, { team: ['blue'] });
+    } finally {
+      s.close();
     }
   });
 

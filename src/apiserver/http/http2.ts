@@ -88,13 +88,21 @@ export function isHttp2(req: IncomingMessage | Http2ServerRequest): req is Http2
 /**
  * Makes an HTTP/2 exchange usable where node:http's IncomingMessage and ServerResponse are expected: the handlers set
  * `Connection: close` or `Transfer-Encoding: chunked` where HTTP/1.1 needs them (dropped here: every HTTP/2 response
- * is framed and the connection is never the request's to close), read `Host` (HTTP/2's `:authority`), and ask whether
- * the response is `destroyed`. Everything else they use (writeHead, setHeader, write, end, flushHeaders,
+ * is framed and the connection is never the request's to close), read `Host` (HTTP/2's `:authority`) and
+ * `headersDistinct`, and ask whether the response is `destroyed`. Everything else they use (writeHead, setHeader, write, end, flushHeaders,
  * writableLength, 'drain' and 'close', the socket's peer certificate) node's compatibility API already provides.
  */
 export function adaptHttp2(req: Http2ServerRequest, res: Http2ServerResponse): { req: IncomingMessage; res: ServerResponse } {
   const authority = req.headers[':authority'];
   if (req.headers.host === undefined && typeof authority === 'string') req.headers.host = authority;
+  // node:http's `headersDistinct` (every value of a repeated header: Impersonate-Group, Impersonate-Extra-*), which the
+  // compatibility API lacks; without it impersonation would silently not happen over HTTP/2.
+  const distinct: Record<string, string[]> = {};
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase();
+    if (!name.startsWith(':')) (distinct[name] ??= []).push(req.rawHeaders[i + 1]!);
+  }
+  Object.defineProperty(req, 'headersDistinct', { value: distinct, configurable: true });
   const setHeader = res.setHeader.bind(res);
   const writeHead = res.writeHead.bind(res) as (code: number, a?: unknown, b?: unknown) => Http2ServerResponse;
   const patched = res as unknown as Record<string, unknown>;

@@ -77,48 +77,62 @@ export class WebhookClient {
         settled = true;
         reject(new WebhookCallError(`${shown}: ${msg}`));
       };
-      const req = https.request(
-        url,
-        {
-          method: 'POST',
-          agent: this.agent(cc.caBundle),
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': payload.length },
-          ...(target.serverName ? { servername: target.serverName } : {}),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', () => fail('unexpected EOF'));
-          res.on('end', () => {
-            if (settled) return;
-            clearTimeout(timer);
-            const text = Buffer.concat(chunks).toString('utf8');
-            const code = res.statusCode ?? 0;
-            if (code < 200 || code > 299) {
-              // client-go's transformResponse for a body that is not a Status.
-              settled = true;
-              const shownBody = text.length > 0 ? text.trim() : '';
-              reject(new WebhookCallError(code >= 500 ? `an error on the server (${JSON.stringify(shownBody)}) has prevented the request from succeeding` : `the server responded with the status code ${code} but did not return more information`));
-              return;
-            }
-            try {
-              settled = true;
-              resolve(JSON.parse(text));
-            } catch (e) {
-              reject(new WebhookCallError(`couldn't get version/kind; json parse error: ${(e as Error).message}`));
-            }
-          });
-        },
-      );
+      let req: ReturnType<typeof https.request>;
+      // Go's transport sends a request again on a new connection when the kept-alive one it picked was closed by the
+      // server before anything came back (errServerClosedIdle): a webhook server that restarted or closed its idle
+      // connections is dialed afresh, so what is reported is what a new connection meets.
+      const attempt = (retried: boolean): void => {
+        let answered = false;
+        req = https.request(
+          url,
+          {
+            method: 'POST',
+            agent: this.agent(cc.caBundle),
+            headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': payload.length },
+            ...(target.serverName ? { servername: target.serverName } : {}),
+          },
+          (res) => {
+            answered = true;
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('error', () => fail('unexpected EOF'));
+            res.on('end', () => {
+              if (settled) return;
+              clearTimeout(timer);
+              const text = Buffer.concat(chunks).toString('utf8');
+              const code = res.statusCode ?? 0;
+              if (code < 200 || code > 299) {
+                // client-go's transformResponse for a body that is not a Status.
+                settled = true;
+                const shownBody = text.length > 0 ? text.trim() : '';
+                reject(new WebhookCallError(code >= 500 ? `an error on the server (${JSON.stringify(shownBody)}) has prevented the request from succeeding` : `the server responded with the status code ${code} but did not return more information`));
+                return;
+              }
+              try {
+                settled = true;
+                resolve(JSON.parse(text));
+              } catch (e) {
+                reject(new WebhookCallError(`couldn't get version/kind; json parse error: ${(e as Error).message}`));
+              }
+            });
+          },
+        );
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          if (settled) return;
+          if (!retried && !answered && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+            attempt(true);
+            return;
+          }
+          clearTimeout(timer);
+          fail(goTransportError(err, url));
+        });
+        req.end(payload);
+      };
       const timer = setTimeout(() => {
         fail('context deadline exceeded');
         req.destroy();
       }, timeoutMs);
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        fail(goTransportError(err, url));
-      });
-      req.end(payload);
+      attempt(false);
     });
   }
 

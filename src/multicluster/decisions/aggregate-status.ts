@@ -17,6 +17,30 @@ export interface ClusterWorkloadStatus {
   generation?: number;
   /** The downstream object's status; undefined when none has been reported yet. */
   status?: DeploymentStatus;
+  /** The replicas the cluster was given (the child's spec.replicas), for messages. */
+  replicas?: number;
+  /**
+   * False when the cluster does not report now (its SyncTarget is not Ready: heartbeat lost): what it last reported
+   * is not counted (no ready, available or updated replicas; its replicas count as unavailable) and its conditions
+   * are False with reason ClusterUnreachable.
+   */
+  reachable?: boolean;
+}
+
+/** A move in progress (make before break), shown as the Moving condition. */
+export interface MoveProgress {
+  /** Clusters being left. */
+  from: readonly string[];
+  /** Clusters moved to (the workload's assigned clusters). */
+  to: readonly string[];
+  /** Replicas still on the clusters being left. */
+  remaining: number;
+  /** Ready replicas kept at least during the move. */
+  floor: number;
+  /** The Moving condition the object shows now (its lastTransitionTime is kept). */
+  previous?: Condition;
+  /** Clusters being left that are unreachable. */
+  lost?: readonly string[];
 }
 
 export interface AggregateStatusInput {
@@ -30,6 +54,17 @@ export interface AggregateStatusInput {
   mode?: ReplicaMode;
   /** One entry per assigned cluster, including clusters that are unreachable or being evacuated. */
   clusters: readonly ClusterWorkloadStatus[];
+  /**
+   * The replicas that must be available for the workload to be Available (kube: replicas − maxUnavailable). When
+   * given, Available is decided on the sums, as kube decides it on the Deployment's pods: True when the clusters
+   * together have that many available, else False naming the clusters short of their share. Without it, Available is
+   * True only when True on every cluster.
+   */
+  minAvailable?: number;
+  /** A move in progress: adds the Moving condition (True). Without it there is no Moving condition. */
+  move?: MoveProgress;
+  /** Now, for the Moving condition's lastTransitionTime (RFC 3339). */
+  now?: string;
 }
 
 /** Condition types whose True means healthy, and the one whose True means a failure. */
@@ -58,13 +93,63 @@ const NEGATIVE = 'ReplicaFailure';
  * With no cluster: Available=False, reason NoSyncTargets, unless no replica is wanted; nothing else.
  */
 export function aggregateDeploymentStatus(input: AggregateStatusInput): DeploymentStatus {
-  const clusters = [...input.clusters].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  const clusters = [...input.clusters].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0)).map(asReported);
   const out: DeploymentStatus = {};
   const observed = observedGeneration(input, clusters);
   if (observed !== undefined) out.observedGeneration = observed;
   Object.assign(out, counters(clusters, input.mode ?? 'Divided'));
   out.conditions = clusters.length === 0 ? unassignedConditions(input) : consolidatedConditions(clusters);
+  if (clusters.length > 0 && input.minAvailable !== undefined) {
+    const available = availability(clusters, out.availableReplicas ?? 0, input.minAvailable);
+    out.conditions = out.conditions.map((c) => (c.type === 'Available' ? available : c));
+  }
+  if (input.move) out.conditions.push(movingCondition(input.move, out.readyReplicas ?? 0, input.now));
   return out;
+}
+
+/** What counts of a cluster: as reported, or, for an unreachable one, nothing ready and conditions ClusterUnreachable. */
+function asReported(c: ClusterWorkloadStatus): ClusterWorkloadStatus {
+  if (c.reachable !== false) return c;
+  const held = c.replicas ?? c.status?.replicas ?? 0;
+  const message = `the cluster does not report (heartbeat lost or not Ready); its ${held} replicas are not counted`;
+  const conditions: Condition[] = POSITIVE.map((type) => ({ type, status: 'False', reason: 'ClusterUnreachable', message }));
+  return { ...c, status: { ...(c.status ?? {}), replicas: held, readyReplicas: 0, availableReplicas: 0, updatedReplicas: 0, unavailableReplicas: held, conditions } };
+}
+
+/** Available decided on the sums (see AggregateStatusInput.minAvailable). */
+function availability(clusters: readonly ClusterWorkloadStatus[], available: number, minAvailable: number): Condition {
+  const when = latest(clusters.map((c) => conditionOf(c, 'Available')?.lastTransitionTime));
+  const base: Condition = { type: 'Available', status: 'True' };
+  if (available >= minAvailable) {
+    Object.assign(base, { reason: 'MinimumReplicasAvailable', message: `Deployment has minimum availability: ${available} available, ${minAvailable} required` });
+  } else {
+    const short = clusters.filter((c) => conditionOf(c, 'Available')?.status !== 'True' || (c.replicas !== undefined && (c.status?.availableReplicas ?? 0) < c.replicas));
+    const named = (short.length > 0 ? short : clusters)
+      .map((c) => `SyncTarget "${c.target}": ${c.status?.availableReplicas ?? 0}${c.replicas !== undefined ? `/${c.replicas}` : ''} available${conditionOf(c, 'Available')?.reason === 'ClusterUnreachable' ? ' (unreachable)' : ''}`)
+      .join('; ');
+    const first = short[0] ?? clusters[0]!;
+    const reason = conditionOf(first, 'Available')?.reason === 'ClusterUnreachable' ? 'ClusterUnreachable' : 'MinimumReplicasUnavailable';
+    Object.assign(base, { status: 'False', reason, message: `Deployment does not have minimum availability: ${available} available, ${minAvailable} required; ${named}` });
+  }
+  if (when) base.lastTransitionTime = when;
+  return base;
+}
+
+/** The Moving condition of a move in progress. */
+function movingCondition(move: MoveProgress, ready: number, now: string | undefined): Condition {
+  const list = (xs: readonly string[]) => xs.map((x) => `"${x}"`).join(', ') || 'nowhere';
+  const lost = move.lost ?? [];
+  const reason = lost.length > 0 ? 'FailingOver' : 'MakeBeforeBreak';
+  const message =
+    lost.length > 0
+      ? `moving off ${list(move.from)} to ${list(move.to)}: ${list(lost)} unreachable, its replicas are replaced without waiting and are not counted; ${ready} ready`
+      : move.remaining > 0
+        ? `moving off ${list(move.from)} to ${list(move.to)}: ${move.remaining} replicas left to move, ${ready} ready (at least ${move.floor} kept ready)`
+        : `moved to ${list(move.to)}: removing the copies on ${list(move.from)}`;
+  const c: Condition = { type: 'Moving', status: 'True', reason, message };
+  const since = move.previous?.status === 'True' ? move.previous.lastTransitionTime : now;
+  if (since) c.lastTransitionTime = since;
+  return c;
 }
 
 function observedGeneration(input: AggregateStatusInput, clusters: readonly ClusterWorkloadStatus[]): number | undefined {

@@ -38,6 +38,12 @@ export interface PlaceNamespaceInput {
   objects: readonly PlacedObject[];
   /** The namespace's SyncTargets (its state labels, resolved). */
   targets: readonly NamespaceTarget[];
+  /**
+   * SyncTargets the namespace is leaving (no longer in its state labels) where split children of it still run while
+   * the splitter moves their replicas off, make before break. Followers (Services, ConfigMaps, Secrets, PDBs...) stay
+   * there as long as a workload using them does; nothing new (One, Every kinds) is placed there.
+   */
+  leaving?: readonly NamespaceTarget[];
   /** Whether `target` serves `group`/`resource` (see ClusterCandidate). */
   acceptance(target: string, group: string, resource: string): { acceptance: Acceptance; message?: string };
   /** How many more pods like `obj`'s (of kind `kind`) fit on `target`; undefined when unknown. Asked only when choosing. */
@@ -72,8 +78,9 @@ const OBSERVE_ONLY = { minReplicas: 1, behavior: { scaleUp: { selectPolicy: 'Dis
 /** Decides the namespace (see the file comment). */
 export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
   const names = input.targets.map((t) => t.name).sort();
-  const candidatesFor = (k: KindPlacement, obj?: KubeObject): ClusterCandidate[] =>
-    input.targets.map((t) => {
+  const leaving = (input.leaving ?? []).filter((t) => !names.includes(t.name));
+  const candidatesFor = (k: KindPlacement, obj?: KubeObject, withLeaving = false): ClusterCandidate[] =>
+    [...input.targets, ...(withLeaving ? leaving : [])].map((t) => {
       const a = input.acceptance(t.name, k.group, k.resource);
       const c: ClusterCandidate = { name: t.name, acceptance: a.acceptance, ready: t.ready };
       if (a.message) c.message = a.message;
@@ -165,7 +172,7 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
   for (const o of managed) {
     if (o.kind.mode !== 'Follow') continue;
     const wanted = followClusters(o.kind.resource, o.obj, ctx);
-    const candidates = candidatesFor(o.kind);
+    const candidates = candidatesFor(o.kind, undefined, true);
     const accepting = new Set(acceptingClusters(candidates));
     const clusters = wanted.filter((c) => accepting.has(c));
     const placement: ObjectPlacement = { kind: o.kind, obj: o.obj, clusters, condition: { status: 'False', reason: 'NotUsed', message: '' } };

@@ -11,18 +11,21 @@ export interface Party {
   readonly votes: number;
   seats: number;
   readonly cap: number;
+  /** Tie-break before the name (lower first) when both parties of a tie have one. */
+  readonly rank?: number;
 }
 
 /**
  * Total order of the next pick: higher priority first; on equal priority fewer seats first (spreads small totals, as
- * Karmada does for availability), then the smaller name (plain code-unit order) so results never depend on input
- * order.
+ * Karmada does for availability), then the lower rank when the parties have ranks, then the smaller name (plain
+ * code-unit order) so results never depend on input order.
  */
 function before(a: Party, b: Party): boolean {
   const pa = a.votes / (2 * a.seats + 1);
   const pb = b.votes / (2 * b.seats + 1);
   if (pa !== pb) return pa > pb;
   if (a.seats !== b.seats) return a.seats < b.seats;
+  if (a.rank !== undefined && b.rank !== undefined && a.rank !== b.rank) return a.rank < b.rank;
   return a.name < b.name;
 }
 

@@ -31,7 +31,7 @@ import { Controller } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { EventRecorder } from '../../controllers/runtime/event-recorder.js';
 import { logger } from '../../logging/logger.js';
-import { stateLabel } from '../api/keys.js';
+import { stateLabel, syncTargetKey } from '../api/keys.js';
 import {
   CLUSTER_SPEC_ANNOTATION,
   kindPlacements,
@@ -41,7 +41,7 @@ import {
   statusAnnotation,
   type KindPlacement,
 } from '../api/kind-placement.js';
-import { CLUSTER_LABEL, namespacesGVR, resourcesOf, STATE_LABEL_PREFIX, syncTargetsGVR, type SyncTarget } from '../api/types.js';
+import { CLUSTER_LABEL, namespacesGVR, resourcesOf, STATE_LABEL_PREFIX, SYNCER_FINALIZER_PREFIX, syncTargetsGVR, type SyncTarget } from '../api/types.js';
 import { aggregateKindStatus } from '../decisions/aggregate-kind-status.js';
 import { estimateAvailableReplicas, podRequestsOf, type AssignedWorkload } from '../decisions/capacity-estimate.js';
 import type { Acceptance } from '../decisions/choose-cluster.js';
@@ -189,11 +189,25 @@ async function reconcileNamespace(d: Deps, key: string): Promise<{ requeueAfterM
     const r = lookup(k);
     if (r && !resolved.some((x) => x.name === r.name)) resolved.push(r);
   }
-  const byName = new Map(resolved.map((r) => [r.name, r]));
+  // Targets the namespace is leaving where its split children still run (the splitter moves their replicas off, make
+  // before break): the followers those children use stay there until they are gone.
+  const leaving: ResolvedTarget[] = [];
+  const split = d.kinds.find((k) => k.kind.mode === 'Split');
+  for (const child of split ? split.informer.lister.byIndex(BY_NAMESPACE, key) : []) {
+    const name = child.metadata?.labels?.[CLUSTER_LABEL];
+    if (!name || child.metadata?.labels?.[SPLIT_FROM_LABEL] === undefined || child.metadata.deletionTimestamp) continue;
+    if (resolved.some((r) => r.name === name) || leaving.some((r) => r.name === name)) continue;
+    const viaFinalizer = (child.metadata.finalizers ?? []).filter((f) => f.startsWith(SYNCER_FINALIZER_PREFIX)).map((f) => lookup(f.slice(SYNCER_FINALIZER_PREFIX.length)));
+    const homes = [...new Set([...resolved.map((r) => r.cluster), cluster])];
+    const r = viaFinalizer.find((x) => x?.name === name) ?? homes.map((c) => lookup(syncTargetKey(c, name))).find((x) => x !== undefined);
+    if (r) leaving.push(r);
+  }
+  const byName = new Map([...resolved, ...leaving].map((r) => [r.name, r]));
   const occupancy = new Map<string, AssignedWorkload[]>();
   const plan = placeNamespace({
     objects,
     targets: resolved,
+    leaving,
     acceptance: (name, group, resource) => acceptanceOf(byName.get(name)!.target, group, resource),
     room: (name, kind, obj) => {
       const r = byName.get(name)!;

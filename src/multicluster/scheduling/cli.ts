@@ -3,6 +3,8 @@
  *   kubectl atrium bind compute <location-workspace> [--spread All|One|<n>]   (then waits until the workspace serves
  *     the workload types, one progress line on stderr)
  *   kubectl atrium workload cordon|uncordon|drain <synctarget>
+ *   kubectl atrium move namespace <namespace> --to <synctarget> [--timeout 5m]   (sets the namespace's
+ *     workload.kcp.io/cluster label, then prints the move's progress until it is done, like `kubectl rollout status`)
  * The workspace acted on is the one the kubeconfig's server URL points into (`/clusters/<name or path>`), else root. Errors
  * print `Error: <message>` and exit 1.
  */
@@ -13,6 +15,7 @@ import type { ClusterSpread } from '../decisions/types.js';
 import { clusterFromServerURL, readKubeconfig } from '../../client/kubeconfig/kubeconfig.js';
 import { bindCompute } from './bind-compute.js';
 import { cordonSyncTarget, type CordonAction } from './cordon.js';
+import { followMove, setNamespaceCluster } from './move.js';
 import { isClusterName, splitPath } from '../../tenancy/paths.js';
 import { waitForWorkloadTypes } from '../cli/wait-for-workload-types.js';
 
@@ -58,6 +61,14 @@ async function withClient(
   }
 }
 
+/** `90s`, `5m`, `1h`, `500ms` or plain seconds → milliseconds. */
+export function parseDuration(text: string): number {
+  const m = /^([0-9]+)(ms|s|m|h)?$/.exec(text.trim());
+  if (!m) throw new Error(`invalid duration "${text}" (e.g. 90s, 5m)`);
+  const n = Number(m[1]);
+  return n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h']);
+}
+
 function fail(err: unknown): never {
   process.stderr.write(`Error: ${(err as Error).message}\n`);
   process.exit(1);
@@ -77,6 +88,23 @@ export function addSchedulingCommands(program: Command, workload: Command): void
         (client, cluster) => bindCompute(client, { cluster, locationWorkspace, spread: parseSpread(flags.spread) }),
         // The workspace serves Deployments, Pods, ... once it has a Placement: a script may apply one right after.
         (client, cluster) => waitForWorkloadTypes(client, cluster, { progress: (t) => process.stderr.write(t) }),
+      ).catch(fail),
+    );
+  const move = program.command('move').description('move an application to another physical cluster, make before break');
+  move
+    .command('namespace <namespace>')
+    .description('run everything of <namespace> on SyncTarget --to (sets its workload.kcp.io/cluster label) and follow the move')
+    .requiredOption('--to <synctarget>', 'the SyncTarget to move to')
+    .option('--kubeconfig <file>', 'kubeconfig for atrium')
+    .option('--timeout <duration>', 'how long to follow the move (e.g. 90s, 5m; 0 returns at once)', '5m')
+    .action((namespace: string, flags: { to: string; kubeconfig?: string; timeout: string }) =>
+      withClient(
+        flags.kubeconfig,
+        (client, cluster) => setNamespaceCluster(client, cluster, namespace, flags.to),
+        async (client, cluster) => {
+          const ms = parseDuration(flags.timeout);
+          if (ms > 0) await followMove(client, cluster, namespace, flags.to, (l) => process.stdout.write(l + '\n'), ms);
+        },
       ).catch(fail),
     );
   const verbs: [CordonAction, string][] = [

@@ -31,7 +31,7 @@ import { commit } from '../../controllers/runtime/committer.js';
 import { Controller } from '../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { syncTargetKey } from '../api/keys.js';
-import { CONSUMER_CLUSTERS_ANNOTATION, namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
+import { CLUSTER_LABEL, CONSUMER_CLUSTERS_ANNOTATION, namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
 import { estimateAvailableReplicas } from '../decisions/capacity-estimate.js';
 import { decideEvacuations } from '../decisions/failover.js';
 import { locationStatus } from '../decisions/location-status.js';
@@ -197,6 +197,8 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
 
   /** Per Placement: the chosen SyncTargets as keys of its location workspace. */
   const chosenFor = new Map<string, string[]>();
+  /** Per Placement: its location workspace's view, for namespaces pinned to one of its SyncTargets. */
+  const viewFor = new Map<string, LocationWorkspaceView>();
   const usedWorkspaces = new Set<string>();
   for (const placement of placements) {
     const name = placement.metadata!.name!;
@@ -222,6 +224,7 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
         now,
       });
       chosenFor.set(name, selection.targets.map((t) => syncTargetKey(view.cluster, t)));
+      viewFor.set(name, view);
       if (view.health.nextCheckAt && (!nextCheckAt || view.health.nextCheckAt < nextCheckAt)) nextCheckAt = view.health.nextCheckAt;
     }
     const next = deepCopy(placement);
@@ -236,7 +239,7 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
     const placement = placementForNamespace(ns, placements)?.metadata!.name!;
     // Only namespaces this controller placed are ever released; state labels written by hand stay untouched.
     if (placement === undefined && ns.metadata?.annotations?.[PLACEMENT_ANNOTATION] === undefined) continue;
-    const keys = placement === undefined ? [] : (chosenFor.get(placement) ?? []);
+    const keys = placement === undefined ? [] : (pinnedKeys(ns, viewFor.get(placement)) ?? chosenFor.get(placement) ?? []);
     const meta = scheduledNamespaceMetadata(ns, placement, keys);
     if (jsonEqual(meta.labels, ns.metadata?.labels ?? {}) && jsonEqual(meta.annotations, ns.metadata?.annotations ?? {})) continue;
     const next = deepCopy(ns);
@@ -258,6 +261,21 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
   if (leaving.length) await releaseCleanedUp(ctx, opts, inf, cluster, leaving, placements.length > 0);
   if (nextCheckAt) resync.requeueAfterMs = Math.min(resync.requeueAfterMs, Math.max(50, Date.parse(nextCheckAt) - Date.now() + 50));
   return resync;
+}
+
+/**
+ * The keys of a namespace pinned to one SyncTarget by its own `workload.kcp.io/cluster: <name>` label (the
+ * break-glass label, and what `kubectl atrium move namespace` sets): the one SyncTarget of that name in the
+ * Placement's location workspace, unless it is being evacuated (gone, or drained: then the Placement's own choice
+ * holds until the label is changed). Undefined when the namespace is not pinned or the pin cannot be honoured.
+ * Admission (pin-admission.ts) refuses a pin naming no SyncTarget of the location workspace, so this never ignores a
+ * label silently that it accepted.
+ */
+function pinnedKeys(ns: KubeObject, view: LocationWorkspaceView | undefined): string[] | undefined {
+  const pin = ns.metadata?.labels?.[CLUSTER_LABEL];
+  if (!pin || !view) return undefined;
+  if (!view.targets.some((t) => t.metadata?.name === pin) || view.health.evacuate.includes(pin)) return undefined;
+  return [syncTargetKey(view.cluster, pin)];
 }
 
 /**

@@ -81,8 +81,9 @@ function syncerOwned(map: Record<string, string> | undefined): Record<string, st
  * The per-cluster statuses of `root` from its children, one per child whose target is in `targets` (the clusters
  * the root is assigned to now). syncedGeneration is the root generation the child was derived from; generation is
  * the child's own, which its status's observedGeneration reaches once its cluster has observed the current spec.
+ * Children on `unreachable` targets are marked so (their last status is not counted).
  */
-export function clusterStatuses(children: readonly KubeObject[], targets: readonly string[]): ClusterWorkloadStatus[] {
+export function clusterStatuses(children: readonly KubeObject[], targets: readonly string[], unreachable: readonly string[] = []): ClusterWorkloadStatus[] {
   const out: ClusterWorkloadStatus[] = [];
   for (const child of children) {
     const target = child.metadata?.labels?.[CLUSTER_LABEL];
@@ -92,7 +93,9 @@ export function clusterStatuses(children: readonly KubeObject[], targets: readon
     // upstreamStatus), so it compares directly with the child's generation.
     const generation = child.metadata?.generation;
     const synced = Number(child.metadata?.annotations?.[ROOT_GENERATION_ANNOTATION]);
-    out.push({ target, syncedGeneration: Number.isFinite(synced) ? synced : undefined, generation, status });
+    const entry: ClusterWorkloadStatus = { target, syncedGeneration: Number.isFinite(synced) ? synced : undefined, generation, status, replicas: replicasOf(child) };
+    if (unreachable.includes(target)) entry.reachable = false;
+    out.push(entry);
   }
   return out;
 }

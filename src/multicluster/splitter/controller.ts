@@ -7,11 +7,13 @@
  * children's statuses, synced up by the syncer, are folded onto the root's status (aggregateDeploymentStatus), so
  * `kubectl rollout status` and `kubectl wait --for=condition=Available` on the root tell the truth.
  *
- * Failover: when the scheduler takes a SyncTarget off a namespace (evacuation, drain, a smaller spread), its share is
- * re-divided over the remaining targets, gradually (planMoves): the replacements are requested first, at most
- * `maxSurge` not-yet-ready replacements at a time, and the leaving child is scaled down only as replacements become
- * ready; it is deleted once it holds 0. While it still holds replicas its (possibly stale, if the cluster is gone)
- * status counts towards the root's, clipped to what it still holds. If its target is not Ready its syncer cannot
+ * Moves: when the scheduler takes a SyncTarget off a namespace (a placement change or `kubectl atrium move`, a drain,
+ * failover, a smaller spread), its share is re-divided over the remaining targets make before break (stepMove,
+ * decisions/step-move.ts): within the root's own maxSurge (replicas + maxSurge at most over all clusters) and keeping
+ * at least max(replicas − maxUnavailable, what its PodDisruptionBudgets require) ready, the leaving child is scaled
+ * down only as replacements report ready, and deleted once it holds 0. While it still holds replicas its status counts
+ * towards the root's, clipped to what it still holds; the root shows the Moving condition. A target that is not Ready
+ * (heartbeat lost) counts for nothing (status: ClusterUnreachable) and its share is replaced at once. Its syncer cannot
  * release the child's syncer finalizer, so the splitter removes it: the copy on the unreachable cluster is left alone
  * (never deleted on a guess) and is cleaned up by that cluster's syncer if it comes back.
  *
@@ -36,7 +38,7 @@
  * target's capacity estimate counts the split children on it in every workspace that uses it (its own, and those its
  * CONSUMER_CLUSTERS_ANNOTATION lists) whose Deployments this controller watches.
  */
-import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import type { Informer } from '../../client/informer.js';
 import { clusterOf, formatObjectKey } from '../../client/store.js';
 import { Controller } from '../../controllers/runtime/controller.js';
@@ -45,7 +47,10 @@ import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { CLUSTER_LABEL, namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
 import { aggregateDeploymentStatus } from '../decisions/aggregate-status.js';
 import { estimateAvailableReplicas, podRequestsOf } from '../decisions/capacity-estimate.js';
-import { planMoves } from '../decisions/failover.js';
+import { rolloutBudget, pdbMinAvailable, stepMove } from '../decisions/step-move.js';
+import { findCondition } from '../../apimachinery/conditions.js';
+import { fromLabelSelector } from '../../apimachinery/labels/selector.js';
+import type { Condition } from '../decisions/types.js';
 import { isReady } from '../decisions/select-targets.js';
 import { splitReplicas, staticWeightOf, type SplitTarget } from '../decisions/split-replicas.js';
 import type { SyncTargetLike } from '../decisions/types.js';
@@ -342,15 +347,23 @@ async function reconcileRoot(
     replicas: total,
     targets: assigned.map((name) => splitTarget(name, root, kids, occupants(name), targets.get(name)!.target, current[name] ?? 0, tracker)),
     current: kids.length > 0 ? current : undefined,
+    // Ties by the root's uid: 1-replica Deployments spread over the clusters instead of all going to the first.
+    tieBreak: root.metadata?.uid,
   });
   const evacuating = Object.keys(current).filter((t) => !assigned.includes(t));
-  const plan = planMoves({
+  const unreachable = Object.keys(current).filter((t) => !targets.has(t) || !isReady(targets.get(t)!.target));
+  // Make before break (decisions/step-move.ts): stepped by the root's own maxSurge/maxUnavailable and its PDBs.
+  const budget = rolloutBudget((root.spec as { strategy?: unknown } | undefined)?.strategy, total);
+  const pdbFloor = evacuating.length > 0 ? await disruptionFloor(ctx, scope, root, total) : 0;
+  const plan = stepMove({
     current,
     desired: split.assignment,
     ready,
-    evacuating,
-    unreachable: evacuating.filter((t) => !targets.has(t) || !isReady(targets.get(t)!.target)),
-    maxInFlight: opts.maxSurge ?? Math.max(1, Math.ceil(total * 0.25)),
+    leaving: evacuating,
+    unreachable,
+    maxSurge: opts.maxSurge ?? budget.maxSurge,
+    maxUnavailable: budget.maxUnavailable,
+    pdbMinAvailable: pdbFloor,
   });
   const live: KubeObject[] = [];
   // A target with no share gets no child (or loses it) while some target holds replicas: a 0-replica child cost a sync,
@@ -378,13 +391,45 @@ async function reconcileRoot(
     generation: root.metadata?.generation ?? 1,
     replicas: total,
     previousObservedGeneration: (root.status as { observedGeneration?: number } | undefined)?.observedGeneration,
-    clusters: clusterStatuses(live.map((kid) => clippedToSpec(kid)), Object.keys(plan.replicas)),
+    clusters: clusterStatuses(live.map((kid) => clippedToSpec(kid)), Object.keys(plan.replicas), unreachable),
+    minAvailable: Math.max(0, total - budget.maxUnavailable),
+    move: evacuating.length > 0 ? { from: evacuating, to: assigned, remaining: plan.remaining, floor: plan.floor, previous: findCondition((root.status as { conditions?: Condition[] } | undefined)?.conditions, 'Moving'), lost: evacuating.filter((t) => unreachable.includes(t)) } : undefined,
+    now: nowRFC3339(),
   });
   if (jsonEqual(status, root.status)) return;
   // Only this controller writes a root's status, one root key at a time, so it is replaced without a resourceVersion:
   // an update carrying the cached one failed (409) whenever the root's metadata had moved on meanwhile (the
   // revision-history controller's annotation), and waited for a retry.
   await ctx.client.patch(deploymentsGVR, root.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' });
+}
+
+const pdbsGVR = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
+
+/**
+ * The most replicas of `root` the PodDisruptionBudgets of its namespace that select its pods require available
+ * (pdbMinAvailable over `total`), read only while a move is under way (moves are rare; no informer kept for them).
+ * PDBs that cannot be read (the type not served) count for nothing.
+ */
+async function disruptionFloor(ctx: ControllerContext, scope: { cluster: string; namespace?: string }, root: KubeObject, total: number): Promise<number> {
+  const labels = ((root.spec as { template?: { metadata?: { labels?: Record<string, string> } } } | undefined)?.template?.metadata?.labels ?? {}) as Record<string, string>;
+  let items: KubeObject[];
+  try {
+    items = (await ctx.client.list(pdbsGVR, scope)).items;
+  } catch {
+    return 0;
+  }
+  let floor = 0;
+  for (const pdb of items) {
+    const selector = (pdb.spec as { selector?: unknown } | undefined)?.selector;
+    if (!selector) continue;
+    try {
+      if (!fromLabelSelector(selector as never).matches(labels)) continue;
+    } catch {
+      continue;
+    }
+    floor = Math.max(floor, pdbMinAvailable(pdb.spec, total));
+  }
+  return floor;
 }
 
 /**

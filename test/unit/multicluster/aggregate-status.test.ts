@@ -156,3 +156,62 @@ describe('aggregateDeploymentStatus: conditions (pessimistic)', () => {
     assert.deepEqual(aggregateDeploymentStatus({ generation: 2, clusters }), aggregateDeploymentStatus({ generation: 2, clusters: [...clusters].reverse() }));
   });
 });
+
+describe('aggregateDeploymentStatus: truth during moves and losses', () => {
+  const cond = (type: string, status: 'True' | 'False', reason: string): Condition => ({ type, status, reason, message: reason });
+  const healthy = (target: string, n: number): ClusterWorkloadStatus => ({
+    target,
+    replicas: n,
+    syncedGeneration: 1,
+    generation: 1,
+    status: { observedGeneration: 1, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n, conditions: [cond('Available', 'True', 'MinimumReplicasAvailable'), cond('Progressing', 'True', 'NewReplicaSetAvailable')] },
+  });
+  const starting = (target: string, n: number, ready: number): ClusterWorkloadStatus => ({
+    target,
+    replicas: n,
+    syncedGeneration: 1,
+    generation: 1,
+    status: { observedGeneration: 1, replicas: n, updatedReplicas: n, readyReplicas: ready, availableReplicas: ready, unavailableReplicas: n - ready, conditions: [cond('Available', 'False', 'MinimumReplicasUnavailable'), cond('Progressing', 'True', 'ReplicaSetUpdated')] },
+  });
+
+  it('Available on the sums: a new cluster still starting does not make a move look unavailable', () => {
+    const out = aggregateDeploymentStatus({ generation: 1, replicas: 30, minAvailable: 27, clusters: [healthy('a', 27), starting('b', 9, 3)] });
+    assert.equal(out.readyReplicas, 30);
+    const available = out.conditions!.find((c) => c.type === 'Available')!;
+    assert.equal(available.status, 'True');
+  });
+
+  it('Available False names the clusters short of their share', () => {
+    const out = aggregateDeploymentStatus({ generation: 1, replicas: 30, minAvailable: 27, clusters: [healthy('a', 15), starting('b', 15, 5)] });
+    const available = out.conditions!.find((c) => c.type === 'Available')!;
+    assert.equal(available.status, 'False');
+    assert.equal(available.reason, 'MinimumReplicasUnavailable');
+    assert.match(available.message!, /20 available, 27 required; SyncTarget "b": 5\/15 available/);
+  });
+
+  it('an unreachable cluster counts for nothing, and says so', () => {
+    const out = aggregateDeploymentStatus({ generation: 1, replicas: 30, minAvailable: 27, clusters: [{ ...healthy('a', 15), reachable: false }, healthy('b', 15)] });
+    assert.equal(out.readyReplicas, 15);
+    assert.equal(out.availableReplicas, 15);
+    assert.equal(out.unavailableReplicas, 15);
+    const available = out.conditions!.find((c) => c.type === 'Available')!;
+    assert.equal(available.status, 'False');
+    assert.equal(available.reason, 'ClusterUnreachable');
+    assert.match(available.message!, /SyncTarget "a": 0\/15 available \(unreachable\)/);
+    assert.equal(out.conditions!.find((c) => c.type === 'Progressing')!.status, 'False');
+  });
+
+  it('a move in progress is the Moving condition; none without a move', () => {
+    const moving = aggregateDeploymentStatus({ generation: 1, replicas: 30, minAvailable: 27, clusters: [healthy('a', 18), starting('b', 18, 9)], move: { from: ['a'], to: ['b'], remaining: 18, floor: 27 }, now: '2026-01-01T00:00:00Z' });
+    const c = moving.conditions!.find((x) => x.type === 'Moving')!;
+    assert.equal(c.status, 'True');
+    assert.equal(c.reason, 'MakeBeforeBreak');
+    assert.equal(c.message, 'moving off "a" to "b": 18 replicas left to move, 27 ready (at least 27 kept ready)');
+    assert.equal(c.lastTransitionTime, '2026-01-01T00:00:00Z');
+    const kept = aggregateDeploymentStatus({ generation: 1, replicas: 30, clusters: [healthy('b', 30)], move: { from: ['a'], to: ['b'], remaining: 0, floor: 27, previous: c }, now: '2026-01-01T00:01:00Z' });
+    assert.equal(kept.conditions!.find((x) => x.type === 'Moving')!.lastTransitionTime, '2026-01-01T00:00:00Z');
+    const lost = aggregateDeploymentStatus({ generation: 1, replicas: 30, clusters: [healthy('b', 30)], move: { from: ['a'], to: ['b'], remaining: 0, floor: 27, lost: ['a'] } });
+    assert.equal(lost.conditions!.find((x) => x.type === 'Moving')!.reason, 'FailingOver');
+    assert.equal(aggregateDeploymentStatus({ generation: 1, replicas: 30, clusters: [healthy('b', 30)] }).conditions!.find((x) => x.type === 'Moving'), undefined);
+  });
+});

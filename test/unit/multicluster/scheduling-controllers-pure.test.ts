@@ -100,9 +100,10 @@ describe('splitter children', () => {
       metadata: { labels: { 'workload.kcp.io/cluster': t }, generation: gen, annotations: { 'scheduling.atrium.io/root-generation': '4' } },
       status: observed === undefined ? undefined : { observedGeneration: observed },
     });
-    assert.deepEqual(clusterStatuses([kid('a', 3, 2), kid('b', 2), kid('gone', 1, 1)], ['a', 'b']), [
-      { target: 'a', syncedGeneration: 4, generation: 3, status: { observedGeneration: 2 } },
-      { target: 'b', syncedGeneration: 4, generation: 2, status: undefined },
+    // A child without spec.replicas holds Kubernetes' default 1; a child on an unreachable target is marked so.
+    assert.deepEqual(clusterStatuses([kid('a', 3, 2), kid('b', 2), kid('gone', 1, 1)], ['a', 'b'], ['b']), [
+      { target: 'a', syncedGeneration: 4, generation: 3, status: { observedGeneration: 2 }, replicas: 1 },
+      { target: 'b', syncedGeneration: 4, generation: 2, status: undefined, replicas: 1, reachable: false },
     ]);
   });
 

@@ -118,6 +118,32 @@ describe('splitReplicas properties (seeded random inputs)', () => {
     }
   });
 
+  it('with a tieBreak, fresh division stays house-monotone and depends only on it, not on input order', () => {
+    const rand = prng(424242);
+    for (let c = 0; c < 300; c++) {
+      const targets = randomTargets(rand);
+      const tieBreak = `uid-${c}`;
+      let previous = splitReplicas({ replicas: 0, targets, tieBreak }).assignment;
+      for (let n = 1; n <= 40; n++) {
+        const next = splitReplicas({ replicas: n, targets, tieBreak }).assignment;
+        assertNoneShrinks(previous, next, `case ${c} ${JSON.stringify(targets)} n=${n}`);
+        assert.deepEqual(splitReplicas({ replicas: n, targets: [...targets].reverse(), tieBreak }).assignment, next);
+        previous = next;
+      }
+    }
+  });
+
+  it('a tieBreak spreads 1-replica workloads over equal clusters (by name alone, all go to the first)', () => {
+    const targets = [t('cluster-1'), t('cluster-2'), t('cluster-3')];
+    const count: Record<string, number> = { 'cluster-1': 0, 'cluster-2': 0, 'cluster-3': 0 };
+    for (let i = 0; i < 300; i++) {
+      const got = splitReplicas({ replicas: 1, targets, tieBreak: `0c9e1a4e-uid-${i}` }).assignment;
+      for (const [name, n] of Object.entries(got)) count[name]! += n;
+    }
+    for (const [name, n] of Object.entries(count)) assert.ok(n >= 70 && n <= 130, `${name} got ${n} of 300: ${JSON.stringify(count)}`);
+    assert.deepEqual(splitReplicas({ replicas: 1, targets }).assignment, { 'cluster-1': 1, 'cluster-2': 0, 'cluster-3': 0 });
+  });
+
   it('steady division is house-monotone for a fixed current assignment, across scale-down and scale-up', () => {
     const rand = prng(7);
     for (let c = 0; c < 300; c++) {
