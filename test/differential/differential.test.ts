@@ -170,6 +170,10 @@ describe('differential conformance against kube-apiserver v1.32.4', { timeout: 3
       t.skip('only with the default seed and every case');
       return;
     }
+    for (const k of KNOWN_DIFFERENCES) {
+      const n = outcomes.filter((o) => (['sqlite', 'etcd'] as const).some((b) => o.diffs[b].length > 0 && matches(k, o, b))).length;
+      console.log(`known difference${k.open ? ' (open)' : ''}: ${k.case}${k.evidence ? ` ~ ${k.evidence.source.slice(0, 40)}` : ''}: ${n} cases`);
+    }
     const stale = KNOWN_DIFFERENCES.filter((k) => !used.has(k)).map((k) => `${k.case}${k.backends ? ` (${k.backends.join(', ')})` : ''}`);
     assert.deepEqual(stale, [], 'known differences that no longer occur');
   });
