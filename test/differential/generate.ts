@@ -439,6 +439,51 @@ export function generateCases(seed: number): Case[] {
       ],
     });
   }
+  // list options and resourceVersion semantics, each case in a namespace of its own holding three ConfigMaps
+  const listQueries: [string, string][] = [
+    ['all', ''],
+    ['label-equals', '?labelSelector=x%3D1'],
+    ['label-set', '?labelSelector=x+in+(1,2)'],
+    ['label-exists-not', '?labelSelector=!y'],
+    ['label-invalid', '?labelSelector=x%3D(%3D'],
+    ['label-bad-value', '?labelSelector=x%3D-bad-'],
+    ['field-name', '?fieldSelector=metadata.name%3Da'],
+    ['field-namespace', '?fieldSelector=metadata.namespace!%3Dother'],
+    ['field-unsupported', '?fieldSelector=data.a%3D1'],
+    ['field-invalid', '?fieldSelector=%3D%3D'],
+    ['limit-2', '?limit=2'],
+    ['limit-negative', '?limit=-1'],
+    ['limit-text', '?limit=abc'],
+    ['continue-garbage', '?limit=1&continue=bm90LWEtdG9rZW4'],
+    ['rv-0', '?resourceVersion=0'],
+    ['rv-text', '?resourceVersion=abc'],
+    ['rv-future', '?resourceVersion=99999999'],
+    ['rvmatch-exact-without-rv', '?resourceVersionMatch=Exact'],
+    ['rvmatch-notolderthan-without-rv', '?resourceVersionMatch=NotOlderThan'],
+    ['rvmatch-bogus', '?resourceVersionMatch=Bogus&resourceVersion=1'],
+    ['rvmatch-exact-limit', '?resourceVersionMatch=Exact&resourceVersion=1&limit=1'],
+    ['timeout-negative', '?timeoutSeconds=-1'],
+    ['send-initial-events-no-watch', '?sendInitialEvents=true'],
+    ['watch-bookmarks-no-watch', '?allowWatchBookmarks=true'],
+  ];
+  for (const [label, query] of listQueries) {
+    const ns = `l${fresh()}`;
+    const cmPath = `/api/v1/namespaces/${ns}/configmaps`;
+    const cmBody = (name: string, x: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { x } }, data: { a: x } });
+    cases.push({
+      id: `list/ConfigMap/${label}`,
+      family: 'list',
+      steps: [
+        { method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } },
+        { method: 'POST', path: cmPath, body: cmBody('a', '1') },
+        { method: 'POST', path: cmPath, body: cmBody('b', '2') },
+        { method: 'POST', path: cmPath, body: cmBody('c', '3') },
+        { method: 'GET', path: cmPath + query },
+        // the next page, from this server's own continue token
+        ...(label === 'limit-2' ? [{ method: 'GET', path: (earlier: HttpResponse[]) => `${cmPath}?limit=2&continue=${encodeURIComponent(earlier[4]?.json?.metadata?.continue ?? '')}` }] : []),
+      ],
+    });
+  }
   void NS;
   return cases;
 }

@@ -36,7 +36,8 @@ function normaliseString(s: string, generated: Map<string, string>): string {
   let out = s
     .replace(UUID, '<uid>')
     .replace(/\(0x[0-9a-f]+\)/g, '(<pointer>)')
-    .replace(/ResourceVersion in record \(\d+\)/g, 'ResourceVersion in record (<rv>)');
+    .replace(/ResourceVersion in record \(\d+\)/g, 'ResourceVersion in record (<rv>)')
+    .replace(/current: \d+/g, 'current: <rv>');
   for (const [name, placeholder] of generated) out = out.split(name).join(placeholder);
   return out;
 }

@@ -105,7 +105,8 @@ export function parseSelection(query: URLSearchParams, support?: FieldLabelSuppo
 export function parseLimit(query: URLSearchParams): number | undefined {
   const v = query.get('limit');
   if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`limit: invalid value ${JSON.stringify(v)}: must be an integer`);
+  // The query parameter converter's strconv.ParseInt error, as it is.
+  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   const n = Number(v);
   return n > 0 ? n : undefined;
 }
