@@ -41,7 +41,9 @@ interface Endpoint {
 }
 
 export async function runDebugStreamBenchmarks(): Promise<Figure[]> {
-  const fleet: ProcessFleet = await startFleet({ name: 'bench-debug-streams', clusters: ['bench-push', 'bench-none'], processes: {}, register: false });
+  // The none-mode syncer polls its cluster's APIs every 2 s, not 30: its first imports sometimes fail ("socket hang
+  // up", seen on main on 2026-11-27) and a 30 s retry left pods not Accepted within the minute the set-up waits.
+  const fleet: ProcessFleet = await startFleet({ name: 'bench-debug-streams', clusters: ['bench-push', 'bench-none'], processes: {}, register: false, syncer: { importPollInterval: '2s' } });
   const dir = mkdtempSync(join(tmpdir(), 'atrium-bench-streams-'));
   const figures: Figure[] = [];
   try {

@@ -233,14 +233,21 @@ export class RestClient {
       headers['Content-Type'] = contentType;
       headers['Content-Length'] = String(payload.length);
     }
-    return new Promise((resolve, reject) => {
-      const req = httpsRequest(new URL(path, this.config.url), { method, agent: this.agent, headers }, (res) => {
-        readBody(res).then(({ text, body: parsed }) => resolve({ status: res.statusCode ?? 0, body: parsed, text }), reject);
+    const attempt = (retried: boolean): Promise<RawResponse> =>
+      new Promise((resolve, reject) => {
+        const req = httpsRequest(new URL(path, this.config.url), { method, agent: this.agent, headers }, (res) => {
+          readBody(res).then(({ text, body: parsed }) => resolve({ status: res.statusCode ?? 0, body: parsed, text }), reject);
+        });
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          // A kept-alive connection the server closed while idle fails as ECONNRESET ("socket hang up") before the
+          // request reached it: sent again once on a new connection, as Go's transport does for a closed idle one.
+          if (!retried && req.reusedSocket && err.code === 'ECONNRESET') attempt(true).then(resolve, reject);
+          else reject(err);
+        });
+        if (payload) req.write(payload);
+        req.end();
       });
-      req.on('error', reject);
-      if (payload) req.write(payload);
-      req.end();
-    });
+    return attempt(false);
   }
 
   private headers(): Record<string, string> {

@@ -31,6 +31,7 @@ import { TunnelHub } from './streams/tunnel-hub.js';
 import { DownstreamDialer } from './streams/downstream-dialer.js';
 import { podStreamsHandlers } from './streams/pod-streams.js';
 import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
+import { workspaceViewHandlers, workspaceViewResources } from './metrics/workspace-views.js';
 
 /** Who the admission plugins read stored objects as (the reads are internal, never authorized). */
 const SYSTEM_USER = { username: 'system:admission', groups: [SYSTEM_MASTERS] };
@@ -97,13 +98,14 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
       const stores = [['workload.kcp.io', 'synctargets'], ['scheduling.kcp.io', 'placements']].map(([g, r]) => host.registry.lookup('root', g!, 'v1alpha1', r!)!);
       const compute = new ComputeIndex(stores);
       await compute.start();
-      host.registry.addSource(new WorkspaceWorkloadSource(compute, workspaceWorkloadResources, host.registry), { first: true });
+      // With them, the clusters' metrics and a read-only view of their nodes (metrics/), for `kubectl top`.
+      host.registry.addSource(new WorkspaceWorkloadSource(compute, [...workspaceWorkloadResources, ...workspaceViewResources], host.registry), { first: true });
       // Pod streams (logs, exec, attach, port-forward) reach the pod on its cluster: directly in push mode, through
       // the syncer's tunnel otherwise (streams/).
       const tunnels = new TunnelHub();
       const dialer = new DownstreamDialer(tunnels);
       return {
-        connect: [...podStreamsHandlers(host.registry, dialer), tunnelEndpoint(tunnels)],
+        connect: [...podStreamsHandlers(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
         // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
         // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
         // ReadOnlyMirrors: the mirrors of what the clusters run (pods, events, ...) are written by syncers only.
@@ -120,6 +122,7 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
         ],
         stop: () => {
           tunnels.stop();
+          dialer.stop();
           compute.stop();
         },
       };

@@ -32,7 +32,8 @@ import { type WorkloadControllerOptions, workloadControllerInstallers } from './
 import { ContainerRuntime } from './runtime/container-runtime.js';
 import { containerRuntimeInstaller } from './runtime/runtime-installer.js';
 import { debuggingHandlers } from './debug/handlers.js';
-import { metricsHandlers, nodeMetricsResource, podMetricsResource } from './debug/metrics-api.js';
+import { metricsHandlers } from './debug/metrics-api.js';
+import { nodeMetricsResource, podMetricsResource } from '../registry/builtin/metrics.js';
 
 export interface PclusterOptions extends ServerOptions, WorkloadControllerOptions {
   /** Cluster name; nodes are called `<name>-node-<i>`. */

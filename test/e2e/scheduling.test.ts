@@ -62,10 +62,12 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     (((await up.get(syncTargetsGVR, name)).status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
   before(async () => {
-    // pc3 has two small nodes (see the file comment); all three are push-mode SyncTargets of root.
+    // pc3 has two small nodes (see the file comment); all three are push-mode SyncTargets of root. A heartbeat
+    // threshold of 8 s: short enough that a killed cluster fails over within the waits, long enough that a loaded CI
+    // machine's stalls do not mark live clusters NotReady (3 s did: all replicas then landed on one cluster).
     fleet = await startFleet({
       name: 'e2e-sched',
-      processes: { atriumArgs: ['--sync-target-heartbeat-threshold', '3s', '--sync-target-eviction-toleration', '1s', '--unschedulable-grace', '3s'] },
+      processes: { atriumArgs: ['--sync-target-heartbeat-threshold', '8s', '--sync-target-eviction-toleration', '2s', '--unschedulable-grace', '3s'] },
       clusters: [
         { name: 'pc1', nodes: 2 },
         { name: 'pc2', nodes: 2 },

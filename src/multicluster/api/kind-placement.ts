@@ -146,9 +146,15 @@ export function clusterSpecOf(obj: KubeObject, key: string): Record<string, unkn
   }
 }
 
+/**
+ * The Moving condition of a One kind whose cluster left its namespace (decisions/move-policy.ts): JSON `{type: Moving,
+ * status, reason, message, lastTransitionTime}`, written by the placement controller.
+ */
+export const MOVING_ANNOTATION = 'scheduling.atrium.io/moving';
+
 /** Annotations that are upstream bookkeeping of placement and never reach a downstream copy. */
 export function isPlacementBookkeeping(annotation: string): boolean {
-  return annotation === SCHEDULED_ANNOTATION || annotation === CLUSTER_SPEC_ANNOTATION || annotation.startsWith(STATUS_ANNOTATION_PREFIX);
+  return annotation === SCHEDULED_ANNOTATION || annotation === MOVING_ANNOTATION || annotation === CLUSTER_SPEC_ANNOTATION || annotation.startsWith(STATUS_ANNOTATION_PREFIX);
 }
 
 /** Marks an upstream ControllerRevision mirrored from a cluster (syncer/revision-mirror.ts): never synced or placed. */

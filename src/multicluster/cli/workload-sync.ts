@@ -52,7 +52,7 @@ export function syncerRules(name: string, resources: string[]): KubeObject[] {
   return [
     { apiGroups: ['workload.kcp.io'], resources: ['synctargets'], resourceNames: [name], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
     { apiGroups: ['workload.kcp.io'], resources: ['synctargets/status'], resourceNames: [name], verbs: ['get', 'patch', 'update'] },
-    // The tunnel pod streams and metrics come through (api/tunnel.ts): its own SyncTarget's only.
+    // The tunnel pod streams and reads of metrics and nodes come through (api/tunnel.ts): its own SyncTarget's only.
     { apiGroups: ['workload.kcp.io'], resources: ['synctargets/tunnel'], resourceNames: [name], verbs: ['get'] },
     { apiGroups: ['workload.kcp.io'], resources: ['synctargets'], verbs: ['list', 'watch'] },
     { apiGroups: ['apiresource.kcp.io'], resources: ['apiresourceimports'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },

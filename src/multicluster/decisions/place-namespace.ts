@@ -19,6 +19,7 @@ import { apportionBudget, type DisruptionBudget } from './apportion-budget.js';
 import { acceptingClusters, chooseCluster, refusal, type Acceptance, type ClusterCandidate, type UnschedulableReason } from './choose-cluster.js';
 import { followClusters, hpaTargets, podsPerCluster, selectedBy, type FollowContext, type PlacedWorkload } from './follow-graph.js';
 import { podReferences, podsOf, podTemplateOf } from './workload-references.js';
+import { decideMove, MOVING_ANNOTATION, STANDING_REASONS, type MoveInput, type MovingCondition } from './move-policy.js';
 
 export interface NamespaceTarget {
   /** The SyncTarget name (what CLUSTER_LABEL and split children name). */
@@ -50,6 +51,11 @@ export interface PlaceNamespaceInput {
   room?(target: string, kind: string, obj: KubeObject): number | undefined;
   /** The name of the SyncTarget of `key` among any workspace's (for sticky choices); undefined when unknown. */
   nameOfKey(key: string): string | undefined;
+  /**
+   * The SyncTarget of `key` among any workspace's, with its readiness: where a One object ran before when that is no
+   * longer one of the namespace's clusters (decisions/move-policy.ts decides whether it may leave). Undefined: deleted.
+   */
+  target?(key: string): NamespaceTarget | undefined;
 }
 
 /** What is decided for one object the controller manages. */
@@ -64,6 +70,8 @@ export interface ObjectPlacement {
   clusterSpec?: Record<string, Record<string, unknown>>;
   /** An HPA whose target is split: it scales `root` (a Deployment) upstream. */
   upstreamHpa?: { root: string };
+  /** A One kind's Moving condition (MOVING_ANNOTATION): set it; null: remove it; undefined: leave it as it is. */
+  moving?: MovingCondition | null;
 }
 
 export interface NamespacePlacement {
@@ -71,6 +79,11 @@ export interface NamespacePlacement {
   placements: ObjectPlacement[];
   /** Every workload and where it runs (what followers were decided by). */
   workloads: PlacedWorkload[];
+  /**
+   * Clusters no longer the namespace's where One workloads stay (move-policy.ts: their data, a running or finished
+   * Job); the objects they use follow them there.
+   */
+  kept: NamespaceTarget[];
 }
 
 const OBSERVE_ONLY = { minReplicas: 1, behavior: { scaleUp: { selectPolicy: 'Disabled' }, scaleDown: { selectPolicy: 'Disabled' } } };
@@ -79,6 +92,7 @@ const OBSERVE_ONLY = { minReplicas: 1, behavior: { scaleUp: { selectPolicy: 'Dis
 export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
   const names = input.targets.map((t) => t.name).sort();
   const leaving = (input.leaving ?? []).filter((t) => !names.includes(t.name));
+  const kept: NamespaceTarget[] = [];
   const candidatesFor = (k: KindPlacement, obj?: KubeObject, withLeaving = false): ClusterCandidate[] =>
     [...input.targets, ...(withLeaving ? leaving : [])].map((t) => {
       const a = input.acceptance(t.name, k.group, k.resource);
@@ -141,16 +155,34 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
         const local = near.size > 0 ? chooseCluster({ ...request, current: undefined, candidates: all.filter((c) => near.has(c.name)) }) : undefined;
         choice = local && 'cluster' in local ? local : chooseCluster({ ...request, current: undefined, candidates: all });
       }
+      // Its cluster left the namespace: whether it may follow (its data, a running or finished Job).
+      const before = current === undefined ? previousCluster(o.obj, names, input) : undefined;
+      let moving: MovingCondition | null | undefined = standing(o.obj) ? null : undefined;
+      if (before) {
+        const verdict = decideMove({ kind: o.kind.kind, obj: o.obj, from: before.from, ...('cluster' in choice ? { to: choice.cluster } : {}) });
+        if (verdict.condition) moving = verdict.condition;
+        if (verdict.place === 'from') {
+          if (before.target && !kept.some((t) => t.name === before.target!.name)) kept.push(before.target);
+          placements.push({ kind: o.kind, obj: o.obj, clusters: [before.from.name], condition: scheduled([before.from.name]), ...(moving !== undefined ? { moving } : {}) });
+          workloads.push(workloadOf(o, [before.from.name]));
+          continue;
+        }
+        if (verdict.place === 'none') {
+          placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled('ClusterLost', verdict.condition?.message ?? 'its cluster is gone'), ...(moving !== undefined ? { moving } : {}) });
+          continue;
+        }
+      }
+      const withMoving = moving !== undefined ? { moving } : {};
       if ('cluster' in choice) {
         for (const claim of claimsOf(o)) {
           const set = claimClusters.get(claim) ?? new Set<string>();
           set.add(choice.cluster);
           claimClusters.set(claim, set);
         }
-        placements.push({ kind: o.kind, obj: o.obj, clusters: [choice.cluster], condition: scheduled([choice.cluster]) });
+        placements.push({ kind: o.kind, obj: o.obj, clusters: [choice.cluster], condition: scheduled([choice.cluster]), ...withMoving });
         workloads.push(workloadOf(o, [choice.cluster]));
       } else {
-        placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled(choice.reason, choice.message) });
+        placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled(choice.reason, choice.message), ...withMoving });
       }
     } else if (o.kind.mode === 'Every') {
       const candidates = candidatesFor(o.kind);
@@ -172,7 +204,7 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
   for (const o of managed) {
     if (o.kind.mode !== 'Follow') continue;
     const wanted = followClusters(o.kind.resource, o.obj, ctx);
-    const candidates = candidatesFor(o.kind, undefined, true);
+    const candidates = [...candidatesFor(o.kind, undefined, true), ...kept.filter((t) => !leaving.some((l) => l.name === t.name)).map((t) => ({ name: t.name, ...input.acceptance(t.name, o.kind.group, o.kind.resource), ready: t.ready }) as ClusterCandidate)];
     const accepting = new Set(acceptingClusters(candidates));
     const clusters = wanted.filter((c) => accepting.has(c));
     const placement: ObjectPlacement = { kind: o.kind, obj: o.obj, clusters, condition: { status: 'False', reason: 'NotUsed', message: '' } };
@@ -201,7 +233,7 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
     }
     placements.push(placement);
   }
-  return { placements, workloads };
+  return { placements, workloads, kept };
 }
 
 /** Creation order (RFC 3339 timestamps compare as strings), then name. */
@@ -228,6 +260,34 @@ function currentCluster(obj: KubeObject, names: readonly string[], nameOfKey: (k
   return undefined;
 }
 
+/**
+ * Where a One object ran before when that is no longer one of the namespace's clusters: its own state label (else a
+ * syncer finalizer) naming a SyncTarget outside `names`, with that target's state. Undefined when it ran nowhere.
+ */
+function previousCluster(obj: KubeObject, names: readonly string[], input: PlaceNamespaceInput): { from: MoveInput['from']; target?: NamespaceTarget } | undefined {
+  const finalizerKeys = (obj.metadata?.finalizers ?? []).filter((f) => f.startsWith(SYNCER_FINALIZER_PREFIX)).map((f) => f.slice(SYNCER_FINALIZER_PREFIX.length)).sort();
+  for (const key of [...ownStateKeys(obj), ...finalizerKeys]) {
+    const name = input.nameOfKey(key);
+    if (name !== undefined && names.includes(name)) continue;
+    if (!input.target) return undefined;
+    const t = input.target(key);
+    if (t) return { from: { name: t.name, state: t.ready ? 'Alive' : 'NotReady' }, target: t };
+    return { from: { name: name ?? key, state: 'Deleted' } };
+  }
+  return undefined;
+}
+
+/** Whether `obj` carries a Moving condition that describes a standing state (cleared once that state is over). */
+function standing(obj: KubeObject): boolean {
+  const text = obj.metadata?.annotations?.[MOVING_ANNOTATION];
+  if (!text) return false;
+  try {
+    return (STANDING_REASONS as readonly string[]).includes((JSON.parse(text) as { reason?: string }).reason ?? '');
+  } catch {
+    return true;
+  }
+}
+
 function budgetOf(pdb: KubeObject): DisruptionBudget {
   const spec = (pdb.spec ?? {}) as DisruptionBudget;
   const out: DisruptionBudget = {};
@@ -241,6 +301,6 @@ function scheduled(clusters: readonly string[], refused: readonly string[] = [],
   return { status: 'True', reason: 'Scheduled', message: `synced to ${clusters.join(', ')}${also}` };
 }
 
-function unscheduled(reason: UnschedulableReason, message: string): { status: 'False'; reason: string; message: string } {
+function unscheduled(reason: UnschedulableReason | 'ClusterLost', message: string): { status: 'False'; reason: string; message: string } {
   return { status: 'False', reason, message };
 }

@@ -46,6 +46,7 @@ import { aggregateKindStatus } from '../decisions/aggregate-kind-status.js';
 import { estimateAvailableReplicas, podRequestsOf, type AssignedWorkload } from '../decisions/capacity-estimate.js';
 import type { Acceptance } from '../decisions/choose-cluster.js';
 import { placeNamespace, type NamespaceTarget, type ObjectPlacement, type PlacedObject } from '../decisions/place-namespace.js';
+import { MOVING_ANNOTATION, WARNING_REASONS, type MovingCondition } from '../decisions/move-policy.js';
 import { isReady } from '../decisions/select-targets.js';
 import type { SyncTargetLike } from '../decisions/types.js';
 import { podsOf, podTemplateOf } from '../decisions/workload-references.js';
@@ -216,6 +217,11 @@ async function reconcileNamespace(d: Deps, key: string): Promise<{ requeueAfterM
       return estimateAvailableReplicas(r.target.status?.allocatable, podRequestsOf(podTemplateOf(kind, obj)), others);
     },
     nameOfKey: (k) => lookup(k)?.name,
+    target: (k) => {
+      const r = lookup(k);
+      if (r && !byName.has(r.name)) byName.set(r.name, r);
+      return r;
+    },
   });
   const decided = new Set(plan.placements.map((p) => p.obj));
   let failed = 0;
@@ -312,6 +318,15 @@ async function apply(d: Deps, p: ObjectPlacement, byName: ReadonlyMap<string, Re
     const warns = p.condition.status === 'False' && p.condition.reason !== 'Pending' && p.condition.reason !== 'NotUsed';
     if (warns && (before?.reason !== p.condition.reason || before?.message !== p.condition.message)) warn = p.condition;
   }
+  let moved: { type: 'Normal' | 'Warning'; reason: string; message: string } | undefined;
+  if (p.moving === null && annotations[MOVING_ANNOTATION] !== undefined) annotationPatch[MOVING_ANNOTATION] = null;
+  else if (p.moving) {
+    const text = nextMovingCondition(annotations[MOVING_ANNOTATION], p.moving);
+    if (text !== undefined) {
+      annotationPatch[MOVING_ANNOTATION] = text;
+      moved = { type: (WARNING_REASONS as readonly string[]).includes(p.moving.reason) ? 'Warning' : 'Normal', reason: p.moving.reason, message: p.moving.message };
+    }
+  }
   const clusterSpec = p.clusterSpec ? JSON.stringify(Object.fromEntries(Object.entries(p.clusterSpec).map(([c, v]) => [byName.get(c)!.key, v]).sort(([a], [b]) => (a < b ? -1 : 1)))) : undefined;
   if (annotations[CLUSTER_SPEC_ANNOTATION] !== clusterSpec) annotationPatch[CLUSTER_SPEC_ANNOTATION] = clusterSpec ?? null;
   for (const k of Object.keys(annotations)) if (k.startsWith(STATUS_ANNOTATION_PREFIX) && !keys.has(k.slice(STATUS_ANNOTATION_PREFIX.length))) annotationPatch[k] = null;
@@ -323,6 +338,9 @@ async function apply(d: Deps, p: ObjectPlacement, byName: ReadonlyMap<string, Re
   if (warn) {
     await d.events.record(scope.cluster, { apiVersion: p.kind.group ? `${p.kind.group}/${p.kind.version}` : p.kind.version, kind: p.kind.kind, namespace: scope.namespace, name: meta.name!, uid: meta.uid }, 'Warning', warn.reason, warn.message);
   }
+  if (moved) {
+    await d.events.record(scope.cluster, { apiVersion: p.kind.group ? `${p.kind.group}/${p.kind.version}` : p.kind.version, kind: p.kind.kind, namespace: scope.namespace, name: meta.name!, uid: meta.uid }, moved.type, moved.reason, moved.message);
+  }
 }
 
 /** Removes what this controller wrote on an object it no longer places (only objects carrying its Scheduled mark). */
@@ -332,7 +350,7 @@ async function release(d: Deps, o: PlacedObject, scope: { cluster: string; names
   if (meta.deletionTimestamp || (annotations[SCHEDULED_ANNOTATION] === undefined && annotations[CLUSTER_SPEC_ANNOTATION] === undefined)) return;
   const labels: Record<string, null> = {};
   for (const k of Object.keys(meta.labels ?? {})) if (k.startsWith(STATE_LABEL_PREFIX)) labels[k] = null;
-  const drop: Record<string, null> = { [SCHEDULED_ANNOTATION]: null, [CLUSTER_SPEC_ANNOTATION]: null };
+  const drop: Record<string, null> = { [SCHEDULED_ANNOTATION]: null, [CLUSTER_SPEC_ANNOTATION]: null, [MOVING_ANNOTATION]: null };
   for (const k of Object.keys(annotations)) if (k.startsWith(STATUS_ANNOTATION_PREFIX)) drop[k] = null;
   await d.ctx.client.patch(gvrOf(o.kind), meta.name!, 'merge', { metadata: { labels, annotations: drop } }, { ...scope, fieldManager: EVENT_COMPONENT }).catch((err: unknown) => {
     if ((err as { code?: number }).code !== 404) throw err;
@@ -378,6 +396,19 @@ function parseCondition(text: string | undefined): ScheduledCondition | undefine
   } catch {
     return undefined;
   }
+}
+
+/** The Moving annotation's value for `next`, or undefined when the recorded condition already says the same. */
+function nextMovingCondition(text: string | undefined, next: MovingCondition): string | undefined {
+  let cur: (MovingCondition & { type: string; lastTransitionTime: string }) | undefined;
+  try {
+    cur = text ? JSON.parse(text) : undefined;
+  } catch {
+    cur = undefined;
+  }
+  if (cur && cur.status === next.status && cur.reason === next.reason && cur.message === next.message) return undefined;
+  const lastTransitionTime = cur && cur.status === next.status && cur.lastTransitionTime ? cur.lastTransitionTime : nowRFC3339();
+  return JSON.stringify({ type: 'Moving', ...next, lastTransitionTime });
 }
 
 /** The annotation value for `next`, or undefined when the recorded condition already says the same. */

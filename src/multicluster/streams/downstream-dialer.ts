@@ -6,11 +6,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { dialApiServer } from '../../client/dial.js';
+import { dialApiServer, type ApiServerConnection } from '../../client/dial.js';
 import { parseKubeconfig } from '../../client/kubeconfig/kubeconfig.js';
 import type { RestClientConfig } from '../../client/rest-client.js';
 import type { SyncTarget } from '../api/types.js';
 import { dialFailure, type TunnelHub } from './tunnel-hub.js';
+import { WarmPool } from './warm-pool.js';
 
 export interface DownstreamConnection {
   socket: Duplex;
@@ -25,6 +26,11 @@ export interface DownstreamConnection {
 export class DownstreamDialer {
   /** Parsed push kubeconfigs by content hash (parsing reads certificates: once per kubeconfig, not per stream). */
   private readonly configs = new Map<string, Promise<RestClientConfig>>();
+  /**
+   * Push clusters' connections dialled ahead, by kubeconfig hash: a stream takes a connection whose TLS handshake is
+   * done (measured: the handshake was most of what a forwarded exec or `logs -f` added, bench/debug-streams.ts).
+   */
+  private readonly pools = new Map<string, WarmPool<ApiServerConnection>>();
 
   constructor(private readonly hub: TunnelHub) {}
 
@@ -33,22 +39,38 @@ export class DownstreamDialer {
     const ref = { cluster, name: target.metadata!.name! };
     const kubeconfig = target.spec?.kubeconfig;
     if (!kubeconfig) return { socket: await this.hub.dial(ref), host: 'kubernetes.default.svc', tunnelled: true };
+    const hash = createHash('sha256').update(kubeconfig).digest('hex');
     let config: RestClientConfig;
     try {
-      config = await this.pushConfig(kubeconfig);
+      config = await this.pushConfig(hash, kubeconfig);
     } catch (err) {
       throw new Error(dialFailure(ref, `invalid spec.kubeconfig: ${(err as Error).message}`));
     }
     try {
-      const c = await dialApiServer(config);
+      const c = await this.pool(hash, config).take();
       return { socket: c.socket, host: c.host, ...(c.authorization ? { authorization: c.authorization } : {}), tunnelled: false };
     } catch (err) {
       throw new Error(dialFailure(ref, (err as Error).message));
     }
   }
 
-  private pushConfig(kubeconfig: string): Promise<RestClientConfig> {
-    const hash = createHash('sha256').update(kubeconfig).digest('hex');
+  /** Closes the connections dialled ahead. */
+  stop(): void {
+    for (const p of this.pools.values()) p.stop();
+    this.pools.clear();
+  }
+
+  private pool(hash: string, config: RestClientConfig): WarmPool<ApiServerConnection> {
+    let pool = this.pools.get(hash);
+    if (!pool) {
+      if (this.pools.size > 1000) this.stop();
+      pool = new WarmPool(() => dialApiServer(config));
+      this.pools.set(hash, pool);
+    }
+    return pool;
+  }
+
+  private pushConfig(hash: string, kubeconfig: string): Promise<RestClientConfig> {
     let config = this.configs.get(hash);
     if (!config) {
       if (this.configs.size > 1000) this.configs.clear();

@@ -17,6 +17,7 @@ import { TunnelClosedError } from './tunnel-hub.js';
 export function takeOver(r: ConnectRequest): Duplex {
   const socket = r.upgrade!.socket;
   if (r.res.socket === socket) r.res.detachSocket(socket as Socket);
+  (socket as Partial<Socket>).setNoDelay?.(true);
   return socket;
 }
 

@@ -56,9 +56,12 @@ export function readRequestHead(stream: Duplex): Promise<{ head: RequestHead; re
       stream.off('data', onData);
       stream.off('end', onEnd);
       stream.off('error', onEnd);
+      stream.off('close', onClose);
       if (err) reject(err);
     };
     const onEnd = (err?: Error) => done(err ?? new Error('connection closed before a request head'));
+    // A connection destroyed before its head (an unused stream let go) may close without 'end'.
+    const onClose = () => onEnd();
     const onData = (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       const end = buffered.indexOf('\r\n\r\n');
@@ -80,6 +83,7 @@ export function readRequestHead(stream: Duplex): Promise<{ head: RequestHead; re
     stream.on('data', onData);
     stream.once('end', onEnd);
     stream.once('error', onEnd);
+    stream.once('close', onClose);
   });
 }
 

@@ -24,23 +24,29 @@ export interface PodLocation {
 const systemContext = (cluster: string): RequestContext => ({ cluster, user: { username: 'system:atrium:pod-streams', groups: ['system:masters'] } });
 
 export class PodLocator {
+  /** Where each SyncTarget key was last found (targetByKey). */
+  private readonly keyPlaces = new Map<string, { cluster: string; name: string }>();
+
   constructor(private readonly registry: ResourceRegistry) {}
 
   private syncTargets() {
     return this.registry.lookup('root', 'workload.kcp.io', 'v1alpha1', 'synctargets')!;
   }
 
-  /** The pod's original; a 400 "does not have a host assigned" (as kube-apiserver's streamLocation) when none. */
-  async locate(cluster: string, pod: KubeObject): Promise<PodLocation> {
+  /**
+   * The pod's original; a 400 "does not have a host assigned" (as kube-apiserver's streamLocation) when none. Callers
+   * locating many pods at once pass one `lookups` map, so each SyncTarget is read once for all of them.
+   */
+  async locate(cluster: string, pod: KubeObject, lookups: Map<string, Promise<unknown>> = new Map()): Promise<PodLocation> {
     const name = pod.metadata?.name ?? '';
     const mirror = mirrorSourceOf(pod);
     if (mirror && mirror.namespace) {
       const targetCluster = mirror.syncTargetCluster ?? cluster;
-      const target = await this.syncTargets().get(systemContext(targetCluster), '', mirror.syncTargetName).catch(() => undefined);
+      const target = await once(lookups, `name\n${targetCluster}\n${mirror.syncTargetName}`, () => this.syncTargets().get(systemContext(targetCluster), '', mirror.syncTargetName).catch(() => undefined));
       if (target) return { target, targetCluster, namespace: mirror.namespace, name: mirror.name };
     }
     for (const key of syncedKeys(pod)) {
-      const found = await this.targetByKey(key);
+      const found = await once(lookups, `key\n${key}`, () => this.targetByKey(key));
       if (!found) continue;
       const mapping = found.target.spec?.namespaceMapping ?? 'Hashed';
       const locator = { syncTarget: { cluster: found.cluster, name: found.target.metadata!.name!, uid: found.target.metadata!.uid! }, cluster, namespace: pod.metadata!.namespace! };
@@ -49,14 +55,39 @@ export class PodLocator {
     throw errors.badRequest(`pod ${name} does not have a host assigned`);
   }
 
-  /** The SyncTarget carrying `key` (in any workspace), with its logical cluster. */
+  /**
+   * The SyncTarget carrying `key` (in any workspace), with its logical cluster. A key stands for one workspace and
+   * name for good (api/keys.ts hashes them), so where a key was found is remembered: later streams read that one
+   * SyncTarget by name instead of listing every workspace's, and list again only if it is gone or carries another key.
+   */
   private async targetByKey(key: string): Promise<{ target: SyncTarget; cluster: string } | undefined> {
+    const known = this.keyPlaces.get(key);
+    if (known) {
+      const target = (await this.syncTargets().get(systemContext(known.cluster), '', known.name).catch(() => undefined)) as SyncTarget | undefined;
+      if (target?.metadata?.labels?.[SYNC_TARGET_KEY_LABEL] === key) return { target, cluster: known.cluster };
+      this.keyPlaces.delete(key);
+    }
+    const found = await this.listByKey(key);
+    if (found) {
+      if (this.keyPlaces.size >= 10_000) this.keyPlaces.clear();
+      this.keyPlaces.set(key, { cluster: found.cluster, name: found.target.metadata!.name! });
+    }
+    return found;
+  }
+
+  private async listByKey(key: string): Promise<{ target: SyncTarget; cluster: string } | undefined> {
     const labels = { empty: () => false, matches: (l: Record<string, string>) => l[SYNC_TARGET_KEY_LABEL] === key };
     const list = await this.syncTargets().list(systemContext('root'), '', { selection: { labels } }, true);
     const target = list.items[0] as SyncTarget | undefined;
     const targetCluster = target?.metadata?.annotations?.[CLUSTER_ANNOTATION];
     return target && targetCluster ? { target, cluster: targetCluster } : undefined;
   }
+}
+
+function once<T>(lookups: Map<string, Promise<unknown>>, key: string, read: () => Promise<T>): Promise<T> {
+  let p = lookups.get(key) as Promise<T> | undefined;
+  if (!p) lookups.set(key, (p = read()));
+  return p;
 }
 
 /**

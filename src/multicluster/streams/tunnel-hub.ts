@@ -1,14 +1,16 @@
 /**
  * atrium's side of the syncer tunnels (the protocol: api/tunnel.ts): the control connection of each pull- or
  * none-mode SyncTarget's syncer, and the streams dialled back through it. A stream is asked for with an `open`
- * message and handed to the caller when the syncer's reverse dial arrives. When a control connection drops, every
- * stream opened through it ends with TunnelClosedError (the caller tells its client), and new streams fail at once
- * until the syncer reconnects.
+ * message and handed to the caller when the syncer's reverse dial arrives; a couple of streams are opened ahead of
+ * need (warm-pool.ts), so a stream usually starts on a connection the syncer has already dialled back. When a control
+ * connection drops, every stream opened through it (those opened ahead too) ends with TunnelClosedError (the caller
+ * tells its client), and new streams fail at once until the syncer reconnects.
  */
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { logger } from '../../logging/logger.js';
 import { encodeMessage, readMessages, TUNNEL_PING_INTERVAL_MS, TUNNEL_PING_TIMEOUT_MS } from '../api/tunnel.js';
+import { defaultWarmPoolOptions, WarmPool } from './warm-pool.js';
 
 /** A SyncTarget: its logical cluster and name. */
 export interface TargetRef {
@@ -40,8 +42,14 @@ class ControlConnection {
   readonly streams = new Set<Duplex>();
   lastHeard = Date.now();
   private readonly pinger: NodeJS.Timeout;
+  /**
+   * Streams the syncer has dialled back ahead of need. Both ends are ours (no server header timeout), so they may
+   * idle for a minute.
+   */
+  readonly spares: WarmPool<{ socket: Duplex }>;
 
-  constructor(readonly target: TargetRef, readonly socket: Duplex, onClose: (c: ControlConnection) => void) {
+  constructor(readonly target: TargetRef, readonly socket: Duplex, onClose: (c: ControlConnection) => void, open: (c: ControlConnection) => Promise<Duplex>) {
+    this.spares = new WarmPool(async () => ({ socket: await open(this) }), { ...defaultWarmPoolOptions, maxIdleMs: 60_000 });
     readMessages(socket, (m) => {
       this.lastHeard = Date.now();
       if (m.type === 'ping') socket.write(encodeMessage({ type: 'pong' }));
@@ -60,6 +68,7 @@ class ControlConnection {
 
   /** Ends everything that went through this connection. */
   fail(why: string): void {
+    this.spares.stop();
     const err = new TunnelClosedError(why);
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
@@ -84,7 +93,7 @@ export class TunnelHub {
       if (this.controls.get(id) === c) this.controls.delete(id);
       c.fail(dialFailure(target, 'the tunnel to the syncer closed'));
       logger.info('syncer tunnel closed', { syncTarget: target.name, cluster: target.cluster });
-    });
+    }, (c) => this.open(c));
     this.controls.set(id, control);
     previous?.socket.destroy();
     logger.info('syncer tunnel connected', { syncTarget: target.name, cluster: target.cluster });
@@ -99,9 +108,15 @@ export class TunnelHub {
    * A new stream to `target`'s cluster: rejects with a dialFailure message when no tunnel is connected or the syncer
    * does not dial back in time. The stream is destroyed with TunnelClosedError if the tunnel drops.
    */
-  dial(target: TargetRef): Promise<Duplex> {
+  async dial(target: TargetRef): Promise<Duplex> {
     const control = this.controls.get(keyOf(target));
-    if (!control) return Promise.reject(new Error(dialFailure(target, 'no tunnel from the syncer is connected')));
+    if (!control) throw new Error(dialFailure(target, 'no tunnel from the syncer is connected'));
+    return (await control.spares.take()).socket;
+  }
+
+  /** Asks the syncer of `control` for a new stream: an `open` message, answered by its reverse dial. */
+  private open(control: ControlConnection): Promise<Duplex> {
+    const target = control.target;
     const id = randomUUID();
     return new Promise<Duplex>((resolve, reject) => {
       const timeoutMs = this.opts.dialTimeoutMs ?? 10_000;

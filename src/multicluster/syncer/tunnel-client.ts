@@ -2,16 +2,17 @@
  * The syncer's side of the tunnel (protocol: api/tunnel.ts), for pull and none modes where atrium cannot reach the
  * cluster: holds a control connection to its SyncTarget's `tunnel` endpoint, reconnecting with backoff while it is
  * down, and per `open` message dials atrium back and forwards the one request atrium writes on that connection to
- * the cluster's API server with the syncer's own credentials (pod streams and the metrics API only), then pipes
- * the bytes both ways.
+ * the cluster's API server with the syncer's own credentials (pod streams, reads of the metrics API and of Nodes
+ * only), then pipes the bytes both ways. Connections to the cluster are dialled ahead of need (warm-pool.ts).
  */
 import { Agent, request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
-import { dialApiServer } from '../../client/dial.js';
+import { dialApiServer, type ApiServerConnection } from '../../client/dial.js';
 import type { RestClientConfig } from '../../client/rest-client.js';
 import { logger } from '../../logging/logger.js';
-import { encodeMessage, isTunnelledPath, readMessages, TUNNEL_CONTROL_PROTOCOL, TUNNEL_PING_INTERVAL_MS, TUNNEL_PING_TIMEOUT_MS, TUNNEL_STREAM_PROTOCOL, TUNNEL_SUBRESOURCE } from '../api/tunnel.js';
+import { encodeMessage, isTunnelledRequest, readMessages, TUNNEL_CONTROL_PROTOCOL, TUNNEL_PING_INTERVAL_MS, TUNNEL_PING_TIMEOUT_MS, TUNNEL_STREAM_PROTOCOL, TUNNEL_SUBRESOURCE } from '../api/tunnel.js';
 import { formatHead, forwardedHead, readRequestHead, splice } from '../streams/http-head.js';
+import { WarmPool } from '../streams/warm-pool.js';
 
 export interface TunnelClientOptions {
   /** atrium, with the syncer's credentials. */
@@ -32,9 +33,12 @@ export class TunnelClient {
   private retry?: NodeJS.Timeout;
   /** Connections are never reused (each becomes a stream), but the agent resumes TLS sessions for every dial back. */
   private readonly agent: Agent;
+  /** Connections to the cluster dialled ahead, so a stream's request goes out at once (warm-pool.ts). */
+  private readonly downstream: WarmPool<ApiServerConnection>;
 
   constructor(private readonly opts: TunnelClientOptions) {
     this.agent = new Agent({ ca: opts.upstream.ca, cert: opts.upstream.cert, key: opts.upstream.key, keepAlive: false, maxCachedSessions: 16 });
+    this.downstream = new WarmPool(() => dialApiServer(opts.downstream));
   }
 
   start(): void {
@@ -44,6 +48,7 @@ export class TunnelClient {
   stop(): void {
     this.stopped = true;
     this.agent.destroy();
+    this.downstream.stop();
     clearTimeout(this.retry);
     this.control?.destroy();
   }
@@ -72,6 +77,8 @@ export class TunnelClient {
       });
       req.once('upgrade', (_res, socket, head) => {
         socket.setTimeout(0);
+        // Stream bytes go out as written (an exec's small frames would otherwise wait on Nagle and delayed ACKs).
+        socket.setNoDelay(true);
         if (head.length) socket.unshift(head);
         resolve(socket);
       });
@@ -139,15 +146,24 @@ export class TunnelClient {
       logger.warn('syncer tunnel: cannot dial back', { syncTarget: this.opts.syncTargetName, error: (err as Error).message });
       return;
     }
+    let request;
     try {
-      const { head, rest } = await readRequestHead(back);
-      if (!isTunnelledPath(head.path)) {
-        back.end(httpError(403, `the syncer forwards pod streams and metrics only, not ${head.path}`));
+      request = await readRequestHead(back);
+    } catch (err) {
+      // atrium opens streams ahead of need and closes those it did not use: nothing was asked on this one.
+      logger.debug('syncer tunnel: a stream closed before its request', { syncTarget: this.opts.syncTargetName, error: (err as Error).message });
+      back.destroy();
+      return;
+    }
+    try {
+      const { head, rest } = request;
+      if (!isTunnelledRequest(head.method, head.path)) {
+        back.end(httpError(403, `the syncer forwards pod streams and reads of metrics and nodes only, not ${head.method} ${head.path}`));
         return;
       }
       let down;
       try {
-        down = await dialApiServer(this.opts.downstream);
+        down = await this.downstream.take();
       } catch (err) {
         back.end(httpError(500, `error dialing backend: ${(err as Error).message}`));
         return;

@@ -14,40 +14,14 @@ import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js'
 import { writeList, writeObject } from '../../apiserver/handlers/render.js';
 import { negotiateObjectOutput } from '../../apiserver/http/negotiation.js';
 import type { PluginHost } from '../../apiserver/plugin.js';
-import { defineBuiltin } from '../../registry/builtin/define.js';
+import { METRICS_GROUP as group, METRICS_VERSION as version, nodeMetricsResource, podMetricsResource } from '../../registry/builtin/metrics.js';
 import type { ResourceDefinition } from '../../registry/rest.js';
 import { podUsage } from '../controllers/hpa/metrics.js';
 
-const group = 'metrics.k8s.io';
-const version = 'v1beta1';
 /** metrics-server's default resolution, reported as each sample's window. */
 const window = '15s';
 /** What a node uses besides its pods (kubelet, runtime, system daemons), in millicores and bytes. */
 const nodeOverhead = { cpuMilli: 50, memoryBytes: 256 * 1024 * 1024 };
-
-export const podMetricsResource: ResourceDefinition = defineBuiltin({
-  group,
-  version,
-  resource: 'pods',
-  kind: 'PodMetrics',
-  singular: 'podmetrics',
-  namespaced: true,
-  verbs: ['get', 'list'],
-  definitionName: 'io.k8s.metrics.pkg.apis.metrics.v1beta1.PodMetrics',
-  schema: { description: 'PodMetrics sets resource usage metrics of a pod.' },
-});
-
-export const nodeMetricsResource: ResourceDefinition = defineBuiltin({
-  group,
-  version,
-  resource: 'nodes',
-  kind: 'NodeMetrics',
-  singular: 'nodemetrics',
-  namespaced: false,
-  verbs: ['get', 'list'],
-  definitionName: 'io.k8s.metrics.pkg.apis.metrics.v1beta1.NodeMetrics',
-  schema: { description: 'NodeMetrics sets resource usage metrics of a node.' },
-});
 
 const cpu = (milli: number): string => `${Math.max(0, Math.round(milli))}m`;
 const memory = (bytes: number): string => `${Math.max(0, Math.round(bytes / 1024))}Ki`;

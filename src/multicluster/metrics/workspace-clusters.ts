@@ -1,0 +1,60 @@
+/**
+ * The clusters a workspace runs on, and how their nodes are named there. A workspace's clusters are its own
+ * SyncTargets and those of a location workspace whose scheduler lists it as a consumer (CONSUMER_CLUSTERS_ANNOTATION).
+ *
+ * A node is shown as `<SyncTarget>--<node>`: object names cannot contain `/` (the `<cluster>/<node>` a mirrored pod
+ * shows in spec.nodeName cannot be a path segment, and client-go refuses such a name), and `--` is atrium's separator
+ * for per-cluster names already (a split Deployment's `<name>--<cluster>`).
+ */
+import { CLUSTER_ANNOTATION } from '../../client/resource.js';
+import type { ResourceRegistry } from '../../registry/resource-registry.js';
+import type { RequestContext } from '../../registry/rest.js';
+import { CONSUMER_CLUSTERS_ANNOTATION, type SyncTarget } from '../api/types.js';
+
+export interface WorkspaceCluster {
+  target: SyncTarget;
+  /** The logical cluster holding the SyncTarget. */
+  targetCluster: string;
+  name: string;
+}
+
+export const NODE_NAME_SEPARATOR = '--';
+
+export const systemContext = (cluster: string): RequestContext => ({ cluster, user: { username: 'system:atrium:workspace-views', groups: ['system:masters'] } });
+
+/** The SyncTargets whose clusters run `cluster`'s workloads, by name. */
+export async function workspaceClusters(registry: ResourceRegistry, cluster: string): Promise<WorkspaceCluster[]> {
+  const store = registry.lookup('root', 'workload.kcp.io', 'v1alpha1', 'synctargets')!;
+  const all = (await store.list(systemContext('root'), '', { selection: {} }, true)).items as SyncTarget[];
+  const out: WorkspaceCluster[] = [];
+  for (const target of all) {
+    const targetCluster = target.metadata?.annotations?.[CLUSTER_ANNOTATION];
+    if (!targetCluster) continue;
+    if (targetCluster === cluster || consumers(target).includes(cluster)) out.push({ target, targetCluster, name: target.metadata!.name! });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function consumers(target: SyncTarget): string[] {
+  try {
+    const v = JSON.parse(target.metadata?.annotations?.[CONSUMER_CLUSTERS_ANNOTATION] ?? '[]') as unknown;
+    return Array.isArray(v) ? v.filter((c): c is string => typeof c === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The workspace's name of node `node` of `cluster`. */
+export function workspaceNodeName(cluster: WorkspaceCluster, node: string): string {
+  return `${cluster.name}${NODE_NAME_SEPARATOR}${node}`;
+}
+
+/** The cluster and node a workspace node name stands for, or undefined when no cluster of the workspace matches. */
+export function parseWorkspaceNodeName(clusters: WorkspaceCluster[], name: string): { cluster: WorkspaceCluster; node: string } | undefined {
+  // Longest SyncTarget name first: a SyncTarget named `a--b` wins over `a` for `a--b--node`.
+  for (const cluster of [...clusters].sort((a, b) => b.name.length - a.name.length)) {
+    const prefix = `${cluster.name}${NODE_NAME_SEPARATOR}`;
+    if (name.startsWith(prefix) && name.length > prefix.length) return { cluster, node: name.slice(prefix.length) };
+  }
+  return undefined;
+}
