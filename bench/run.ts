@@ -5,6 +5,7 @@
 import { runAdmissionPolicyBenchmarks } from './admission-policy.js';
 import { runAdmissionWebhookBenchmarks } from './admission-webhooks.js';
 import { runAPIExportVWBenchmarks } from './apiexport-vw.js';
+import { runAPIExportWatchBenchmarks } from './apiexport-watch.js';
 import { runCoreApiBenchmarks } from './core-api.js';
 import { runDebugStreamBenchmarks } from './debug-streams.js';
 import { runEtcdBenchmarks } from './etcd.js';
@@ -20,7 +21,7 @@ import { runSyncerBenchmarks } from './syncer.js';
 import { runWorkspaceBenchmarks } from './workspaces.js';
 import { runWorkloadBenchmarks } from './workloads.js';
 
-const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['moves', runMoveBenchmarks], ['syncer', runSyncerBenchmarks], ['workloads', runWorkloadBenchmarks], ['debug-streams', runDebugStreamBenchmarks], ['admission-policy', runAdmissionPolicyBenchmarks], ['admission-webhooks', runAdmissionWebhookBenchmarks], ['kube', runKubeBenchmarks], ['apiexport-vw', runAPIExportVWBenchmarks]];
+const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['moves', runMoveBenchmarks], ['syncer', runSyncerBenchmarks], ['workloads', runWorkloadBenchmarks], ['debug-streams', runDebugStreamBenchmarks], ['admission-policy', runAdmissionPolicyBenchmarks], ['admission-webhooks', runAdmissionWebhookBenchmarks], ['kube', runKubeBenchmarks], ['apiexport-vw', runAPIExportVWBenchmarks], ['apiexport-watch', runAPIExportWatchBenchmarks]];
 // `npm run bench -- core-api crd` runs only the named suites.
 const only = process.argv.slice(2);
 let failed = false;

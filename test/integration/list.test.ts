@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { assertStatus, createConfigMap, createNamespace } from './support.js';
+import { encodeKubernetesProtobufList } from '../../src/apimachinery/protobuf/encode.js';
 
 const q = encodeURIComponent;
 
@@ -268,6 +269,34 @@ describe('list', () => {
   it('a non-numeric resourceVersion is 400', async () => {
     const r = await ts.request('GET', `/api/v1/namespaces/${labelled}/configmaps?resourceVersion=abc`);
     assert.equal(r.status, 400, r.text);
+  });
+
+  it('a list after a write shows the new object, in JSON and protobuf (the shared read cache keys by revision)', async () => {
+    const ns = await createNamespace(ts, 'cached');
+    for (const name of ['p', 'q', 'r']) await createConfigMap(ts, ns, name, { data: { v: '1' } });
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const pb = { headers: { Accept: 'application/vnd.kubernetes.protobuf' } };
+    const first = await ts.request('GET', path);
+    const firstPb = await ts.request('GET', path, undefined, pb);
+    // Read again from the cache: the same bytes.
+    assert.equal((await ts.request('GET', path)).text, first.text);
+    assert.ok((await ts.request('GET', path, undefined, pb)).raw.equals(firstPb.raw));
+    const q = first.json.items.find((i: any) => i.metadata.name === 'q');
+    const put = await ts.request('PUT', `${path}/q`, { ...q, data: { v: '2' } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal((await ts.request('DELETE', `${path}/r`)).status, 200);
+    const after = await ts.request('GET', path);
+    assert.deepEqual(
+      after.json.items.map((i: any) => [i.metadata.name, i.data.v, i.metadata.resourceVersion]),
+      [['p', '1', first.json.items[0].metadata.resourceVersion], ['q', '2', put.json.metadata.resourceVersion]],
+    );
+    // The protobuf answer is exactly the JSON answer's list encoded afresh.
+    const afterPb = (await ts.request('GET', path, undefined, pb)).raw;
+    const want = encodeKubernetesProtobufList('v1', 'ConfigMapList', 'ConfigMap', after.json.metadata, after.json.items);
+    assert.ok(afterPb.equals(Buffer.from(want)));
+    // An Exact read of the old revision still lists the old objects.
+    const old = await ts.request('GET', `${path}?resourceVersion=${first.json.metadata.resourceVersion}&resourceVersionMatch=Exact`);
+    assert.deepEqual(old.json.items.map((i: any) => [i.metadata.name, i.data.v]), [['p', '1'], ['q', '1'], ['r', '1']]);
   });
 
   it('YAML output when asked for', async () => {

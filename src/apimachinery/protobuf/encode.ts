@@ -260,3 +260,86 @@ export function encodeWatchEventFrame(type: string, object: Uint8Array): Buffer 
   frame.set(event, 4);
   return frame;
 }
+
+/**
+ * One item of a list as its list message carries it: the `<Kind>` message alone (no envelope, no TypeMeta), for
+ * encodeKubernetesProtobufListOfEncoded. Undefined when the kind has no protobuf form.
+ */
+export function encodeKubernetesProtobufListItem(
+  apiVersion: string,
+  itemKind: string,
+  item: Record<string, unknown>,
+  catalog: TypeCatalog = builtinCatalog,
+  hints: ProtobufFieldHints = builtinProtobufHints,
+): Uint8Array {
+  const slash = apiVersion.indexOf('/');
+  const typeName = protobufTypeFor(slash < 0 ? '' : apiVersion.slice(0, slash), slash < 0 ? apiVersion : apiVersion.slice(slash + 1), itemKind, catalog);
+  if (typeName === undefined) throw new Error(`no protobuf type for ${apiVersion}, Kind=${itemKind}`);
+  const raw = protobuf.Writer.create();
+  new MessageEncoder(catalog, hints).message(raw, typeName, item);
+  return raw.finish();
+}
+
+function varintLength(n: number): number {
+  let len = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    len++;
+  }
+  return len;
+}
+
+function writeVarint(out: Buffer, at: number, n: number): number {
+  while (n >= 0x80) {
+    out[at++] = (n % 128) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[at++] = n;
+  return at;
+}
+
+/**
+ * The same bytes as encodeKubernetesProtobufList, from items already encoded by encodeKubernetesProtobufListItem:
+ * written straight into one buffer, each item copied once.
+ */
+export function encodeKubernetesProtobufListOfEncoded(
+  apiVersion: string,
+  listKind: string,
+  listMeta: Record<string, unknown>,
+  items: readonly Uint8Array[],
+  catalog: TypeCatalog = builtinCatalog,
+  hints: ProtobufFieldHints = builtinProtobufHints,
+): Buffer {
+  const metaWriter = protobuf.Writer.create();
+  metaWriter.uint32(key(1, WireType.LengthDelimited)).fork();
+  new MessageEncoder(catalog, hints).message(metaWriter, 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta', listMeta);
+  metaWriter.ldelim();
+  const meta = metaWriter.finish();
+  let rawLength = meta.length;
+  for (const item of items) rawLength += 1 + varintLength(item.length) + item.length;
+  const typeMetaWriter = protobuf.Writer.create();
+  typeMetaWriter.uint32(key(1, WireType.LengthDelimited)).fork();
+  typeMetaWriter.uint32(key(1, WireType.LengthDelimited)).string(apiVersion);
+  typeMetaWriter.uint32(key(2, WireType.LengthDelimited)).string(listKind);
+  typeMetaWriter.ldelim();
+  const typeMeta = typeMetaWriter.finish();
+  const total = KUBERNETES_PROTOBUF_MAGIC.length + typeMeta.length + 1 + varintLength(rawLength) + rawLength;
+  const out = Buffer.allocUnsafe(total);
+  out.set(KUBERNETES_PROTOBUF_MAGIC, 0);
+  let at = KUBERNETES_PROTOBUF_MAGIC.length;
+  out.set(typeMeta, at);
+  at += typeMeta.length;
+  out[at++] = key(2, WireType.LengthDelimited);
+  at = writeVarint(out, at, rawLength);
+  out.set(meta, at);
+  at += meta.length;
+  const itemKey = key(2, WireType.LengthDelimited);
+  for (const item of items) {
+    out[at++] = itemKey;
+    at = writeVarint(out, at, item.length);
+    out.set(item, at);
+    at += item.length;
+  }
+  if (at !== total) throw new Error(`protobuf list length ${at} != ${total}`);
+  return out;
+}

@@ -9,6 +9,7 @@ export async function handleGet(r: ParsedRequest<'get'>): Promise<void> {
 
 /** GET of a collection (get.go ListResource), across every logical cluster for a wildcard request. */
 export async function handleList(r: ParsedRequest<'list'>): Promise<void> {
-  const result = await r.store.list(r.ctx, r.namespace, r.options, r.info.wildcardCluster);
-  writeList(r.res, result.items, result, r.output, r.def);
+  // The handler only serialises the items, so unchanged objects (and their encodings) come from the shared read cache.
+  const result = await r.store.list(r.ctx, r.namespace, { ...r.options, sharedItems: true }, r.info.wildcardCluster);
+  writeList(r.res, result.items, result, r.output, r.def, result.shared === true);
 }

@@ -6,7 +6,14 @@ import type { ResourceDefinition } from '../../registry/rest.js';
 import { protobufMediaType, type ObjectOutput } from '../http/negotiation.js';
 import { writeJson, writeRaw } from '../http/response.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
-import { encodeKubernetesProtobuf, encodeKubernetesProtobufList, encodeWatchEventFrame, protobufTypeFor } from '../../apimachinery/protobuf/encode.js';
+import {
+  encodeKubernetesProtobuf,
+  encodeKubernetesProtobufList,
+  encodeKubernetesProtobufListItem,
+  encodeKubernetesProtobufListOfEncoded,
+  encodeWatchEventFrame,
+  protobufTypeFor,
+} from '../../apimachinery/protobuf/encode.js';
 
 const protobufForm = new WeakMap<ResourceDefinition, boolean>();
 
@@ -69,15 +76,22 @@ export function writeObject(
   }
 }
 
-/** Renders a list response in the negotiated form. */
-export function writeList(res: ServerResponse, items: KubeObject[], meta: ListMeta, output: ObjectOutput, def: ResourceDefinition): void {
+/**
+ * Renders a list response in the negotiated form. `shared`: the items are shared, unmutated objects (the store's read
+ * cache, ListResult.shared), so their JSON and protobuf encodings are kept beside them and reused by the next list.
+ */
+export function writeList(res: ServerResponse, items: KubeObject[], meta: ListMeta, output: ObjectOutput, def: ResourceDefinition, shared = false): void {
   const listMeta: Record<string, unknown> = { resourceVersion: meta.resourceVersion };
   if (meta.continue) listMeta.continue = meta.continue;
   if (meta.remainingItemCount !== undefined) listMeta.remainingItemCount = meta.remainingItemCount;
   switch (output.kind) {
     case 'object': {
       const list = { kind: def.listKind, apiVersion: groupVersionString(def.group, def.version), metadata: listMeta, items };
-      if (output.format === 'yaml') writeRaw(res, 200, yamlStringify(list), 'application/yaml');
+      if (shared && output.format === 'protobuf') {
+        const encoded = items.map((item) => cachedProtobufItem(item, list.apiVersion, def.kind));
+        writeRaw(res, 200, encodeKubernetesProtobufListOfEncoded(list.apiVersion, list.kind, listMeta, encoded), protobufMediaType);
+      } else if (shared && output.format === 'json') writeSharedListJson(res, list);
+      else if (output.format === 'yaml') writeRaw(res, 200, yamlStringify(list), 'application/yaml');
       else if (output.format === 'protobuf') {
         const bytes = encodeKubernetesProtobufList(list.apiVersion, list.kind, def.kind, listMeta, items as Record<string, unknown>[]);
         writeRaw(res, 200, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), protobufMediaType);
@@ -116,6 +130,35 @@ function writeListJson(res: ServerResponse, list: { kind: string; apiVersion: st
   parts.push(']}');
   writeRaw(res, 200, parts.join(''), 'application/json');
 }
+
+const jsonItems = new WeakMap<object, Buffer>();
+const protobufItems = new WeakMap<object, Uint8Array>();
+
+/** A shared list item's protobuf list-item message, encoded once per object. */
+function cachedProtobufItem(item: KubeObject, apiVersion: string, kind: string): Uint8Array {
+  let bytes = protobufItems.get(item);
+  if (bytes === undefined) protobufItems.set(item, (bytes = encodeKubernetesProtobufListItem(apiVersion, kind, item as Record<string, unknown>)));
+  return bytes;
+}
+
+/** writeListJson for shared items: each item's JSON encoded once per object, the body concatenated from those bytes. */
+function writeSharedListJson(res: ServerResponse, list: { kind: string; apiVersion: string; metadata: unknown; items: KubeObject[] }): void {
+  const head = Buffer.from(`{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`);
+  const parts: Buffer[] = new Array(list.items.length * 2 + 1);
+  parts[0] = head;
+  let n = 1;
+  for (const item of list.items) {
+    let bytes = jsonItems.get(item);
+    if (bytes === undefined) jsonItems.set(item, (bytes = Buffer.from(JSON.stringify(item))));
+    if (n > 1) parts[n++] = comma;
+    parts[n++] = bytes;
+  }
+  parts[n++] = listTail;
+  parts.length = n;
+  writeRaw(res, 200, Buffer.concat(parts), 'application/json');
+}
+const comma = Buffer.from(',');
+const listTail = Buffer.from(']}');
 
 /** Encodes one watch event object in the negotiated form (Table rows carry column definitions only once). */
 export function watchObjectEncoder(output: ObjectOutput, def: ResourceDefinition): (type: string, obj: KubeObject) => unknown {

@@ -13,6 +13,7 @@ import { ConversionError, type ObjectConverter, type RequestContext, type Resour
 import { clusterOfKey, collectionPrefix, objectKey } from './keys.js';
 import { continueExpiredMessage, decodeContinue, encodeContinue, listExpiredMessage } from './continue-token.js';
 import { rawLabelPrefilter } from './raw-label-prefilter.js';
+import { sharedReadCache } from './read-cache.js';
 import { type Selection, objectFields, selectionEmpty, selectionMatches } from './selection.js';
 import { translateStorageError } from './storage-errors.js';
 import { fieldManagerFor } from './field-manager-for.js';
@@ -24,6 +25,11 @@ export interface ListOptions {
   continue?: string;
   resourceVersion?: string;
   resourceVersionMatch?: string;
+  /**
+   * The caller only serialises the items (the list handler): unchanged objects may come from the shared read cache
+   * (read-cache.ts) and must not be mutated. The result says whether they did (ListResult.shared).
+   */
+  sharedItems?: boolean;
 }
 
 export interface ListResult {
@@ -31,6 +37,8 @@ export interface ListResult {
   resourceVersion: string;
   continue?: string;
   remainingItemCount?: number;
+  /** The items may be shared with other requests (ListOptions.sharedItems): read them, never mutate them. */
+  shared?: boolean;
 }
 
 /**
@@ -151,6 +159,7 @@ function displayName(obj: KubeObject): string {
 const maxGenerateNameAttempts = 8;
 /** Concurrent deletes within one deletecollection. */
 const deleteCollectionWorkers = 16;
+let nextStoreId = 1;
 const bookmarkIntervalMs = 5_000;
 
 /**
@@ -181,6 +190,8 @@ export class GenericStore {
   /** Watch events converted once for every watcher that receives them (see lastWatchDecode), and their previous objects. */
   private readonly convertedEvents = new WeakMap<StorageWatchEvent, Promise<KubeObject>>();
   private readonly convertedPrevious = new WeakMap<StorageWatchEvent, Promise<KubeObject>>();
+  /** This store's entries in the shared read cache are keyed `<id>:<wildcard>:<storage key>` (a new definition, a new id). */
+  private readonly readCacheId = `${nextStoreId++}:`;
 
   constructor(
     readonly def: ResourceDefinition,
@@ -341,6 +352,10 @@ export class GenericStore {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
     const filtering = !selectionEmpty(opts.selection);
     const prefilter = filtering ? rawLabelPrefilter(opts.selection) : undefined;
+    // Unchanged objects are decoded once and shared by every list that returns them (never for converting resources,
+    // whose conversion is a webhook's to answer each time).
+    const shared = opts.sharedItems === true && !this.converter;
+    const cachePrefix = wildcard ? `${this.readCacheId}*:` : this.readCacheId;
     const items: KubeObject[] = [];
     let more = false;
     let remaining: number | undefined;
@@ -361,7 +376,7 @@ export class GenericStore {
             lastKey = kv.key;
             continue;
           }
-          const obj = converted ? converted[i]! : this.decode(kv, wildcard);
+          const obj = converted ? converted[i]! : shared ? this.decodeShared(cachePrefix, kv, wildcard) : this.decode(kv, wildcard);
           if (filtering && !selectionMatches(opts.selection, obj, this.def.strategy.selectableFields)) {
             lastKey = kv.key;
             continue;
@@ -391,11 +406,22 @@ export class GenericStore {
       throw this.translate(err, '');
     }
     const result: ListResult = { items, resourceVersion: String(readRevision) };
+    if (shared) result.shared = true;
     if (more && lastKey !== undefined) {
       result.continue = encodeContinue({ revision: readRevision, afterKey: lastKey });
       if (remaining !== undefined) result.remainingItemCount = remaining;
     }
     return result;
+  }
+
+  /** decode() through the shared read cache: the object decoded before for this key at this revision, else a new one. */
+  private decodeShared(cachePrefix: string, kv: KeyValue, wildcard: boolean): KubeObject {
+    const id = cachePrefix + kv.key;
+    const hit = sharedReadCache.get(id, kv.modRevision);
+    if (hit !== undefined) return hit;
+    const obj = this.decode(kv, wildcard);
+    sharedReadCache.set(id, kv.modRevision, obj, kv.value.length + id.length);
+    return obj;
   }
 
   /** The items of a list page that pass the prefilter, converted in one call (by index; the others undefined). */
