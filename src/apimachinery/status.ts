@@ -169,8 +169,9 @@ export const errors = {
     const e = failure(429, 'TooManyRequests', message, { retryAfterSeconds });
     return new StatusError(e.status, { 'Retry-After': String(retryAfterSeconds) });
   },
+  /** NewTimeoutError: the message is prefixed with `Timeout: `. */
   timeout(message: string, retryAfterSeconds?: number): StatusError {
-    return failure(504, 'Timeout', message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+    return failure(504, 'Timeout', `Timeout: ${message}`, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
   },
   serviceUnavailable(message: string): StatusError {
     return failure(503, 'ServiceUnavailable', message);

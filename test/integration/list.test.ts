@@ -262,7 +262,7 @@ describe('list', () => {
 
   it('a resourceVersion from the future times out with 504 ResourceVersionTooLarge', async () => {
     const r = await ts.request('GET', `/api/v1/namespaces/${labelled}/configmaps?resourceVersion=999999999`);
-    assertStatus(r, 504, 'Timeout', /^Too large resource version: 999999999, current: \d+$/);
+    assertStatus(r, 504, 'Timeout', /^Timeout: Too large resource version: 999999999, current: \d+$/);
     assert.equal(r.json.details.causes[0].reason, 'ResourceVersionTooLarge');
   });
 

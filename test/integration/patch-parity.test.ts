@@ -353,7 +353,7 @@ describe('patch parity with kube-apiserver', () => {
         cannot(`parsing time "2024-01-01T00:00:00Z" as "${micro}": cannot parse "Z" as ".000000"`),
       );
       assertStatus(await ts.request('POST', leases(), lease('t3', { renewTime: '2024-13-01T00:00:00.000000Z' })), 400, 'BadRequest', cannot('parsing time "2024-13-01T00:00:00.000000Z": month out of range'));
-      assertStatus(await ts.request('POST', leases(), lease('t4', { renewTime: 5 })), 400, 'BadRequest', cannot('json: cannot unmarshal number into Go value of type string'));
+      assertStatus(await ts.request('POST', leases(), lease('t4', { renewTime: 5 })), 400, 'BadRequest', cannot('json: cannot unmarshal number into Go struct field LeaseSpec.spec.renewTime of type string'));
       const ok = await ts.request('POST', leases(), lease('t5', { renewTime: '2024-01-01T00:00:00.123456Z', acquireTime: null }));
       assert.equal(ok.status, 201, ok.text);
     });

@@ -34,6 +34,8 @@ export const customResourceDefinitions: ResourceDefinition = defineBuiltin({
   shortNames: ['crd', 'crds'],
   categories: ['api-extensions'],
   definitionName: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition',
+  // apiextensions v1 SetDefaults, as the body is decoded (the writer owns spec.conversion it adds).
+  defaults: (obj) => defaultCRD(asCRD(obj)),
   strategy: {
     tracksGeneration: true,
     prepareForCreate(obj) {

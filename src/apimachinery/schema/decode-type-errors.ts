@@ -31,6 +31,36 @@ interface Saved {
   first?: string;
 }
 
+/**
+ * Fields whose Go type is a named type rather than the scalar, slice or struct the catalog records, by Go struct and
+ * JSON name: Go's message names that type (`of type v1.SecretType`, `of type types.UID`).
+ */
+const GO_NAMED_TYPES = new Map<string, string>([
+  ['ObjectMeta.uid', 'types.UID'],
+  ['OwnerReference.uid', 'types.UID'],
+  ['ObjectReference.uid', 'types.UID'],
+  ['Secret.type', 'v1.SecretType'],
+  ['LeaseSpec.strategy', 'v1.CoordinatedLeaseStrategy'],
+  ['LeaseSpec.preferredHolder', 'string'],
+  ['NamespaceSpec.finalizers', '[]v1.FinalizerName'],
+  ['NamespaceStatus.phase', 'v1.NamespacePhase'],
+  ['NamespaceCondition.type', 'v1.NamespaceConditionType'],
+  ['NamespaceCondition.status', 'v1.ConditionStatus'],
+  ['ManagedFieldsEntry.operation', 'v1.ManagedFieldsOperationType'],
+  ['CustomResourceDefinitionSpec.scope', 'v1.ResourceScope'],
+  ['CustomResourceConversion.strategy', 'v1.ConversionStrategyType'],
+  ['CustomResourceDefinitionCondition.type', 'v1.CustomResourceDefinitionConditionType'],
+  ['CustomResourceDefinitionCondition.status', 'v1.ConditionStatus'],
+  ['JSONSchemaProps.definitions', 'v1.JSONSchemaDefinitions'],
+  ['JSONSchemaProps.x-kubernetes-validations', 'v1.ValidationRules'],
+  ['JSONSchemaProps.dependencies', 'v1.JSONSchemaDependencies'],
+  ['JSONSchemaProps.$schema', 'v1.JSONSchemaURL'],
+  ['JSONSchemaProps.enum', '[]v1.JSON'],
+  ['LabelSelectorRequirement.operator', 'v1.LabelSelectorOperator'],
+  ['ValidationRule.reason', 'v1.FieldValueErrorReason'],
+  ['SelectableField.jsonPath', 'string'],
+]);
+
 const goScalar: Partial<Record<ScalarType, string>> = { string: 'string', boolean: 'bool', int32: 'int32', int64: 'int64', double: 'float64', bytes: '[]uint8' };
 
 /** Go's name of a catalog type: the package's last segment and the type (`v1.ObjectMeta`). */
@@ -77,14 +107,15 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
   if (value === null || value === undefined) return undefined;
   // A mismatch is saved (the first one wins) and decoding skips the value: undefined tells the caller to go on.
   const mismatch = (what = jsonTypeOf(value)): undefined => {
-    const goType = goTypeOf(type);
+    const goType = GO_NAMED_TYPES.get(`${struct}.${path.slice(path.lastIndexOf('.') + 1)}`) ?? goTypeOf(type);
     if (goType !== undefined) saved.first ??= `json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goType}`;
     return undefined;
   };
   if ('scalar' in type) {
     if (type.scalar === 'time' || type.scalar === 'microTime') {
       // metav1.Time and MicroTime decode themselves: json.Unmarshal into a string, then time.Parse.
-      if (typeof value !== 'string') return `json: cannot unmarshal ${jsonTypeOf(value)} into Go value of type string`;
+      // encoding/json adds the field's context to the *UnmarshalTypeError the custom decoder returns.
+      if (typeof value !== 'string') return `json: cannot unmarshal ${jsonTypeOf(value)} into Go struct field ${struct}.${path} of type string`;
       return goTimeParseError(type.scalar === 'time' ? RFC3339 : RFC3339_MICRO, value);
     }
     switch (type.scalar) {
@@ -102,7 +133,10 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
       case 'int32':
       case 'int64':
         if (typeof value !== 'number') return mismatch();
-        return Number.isInteger(value) ? undefined : mismatch(`number ${value}`);
+        if (!Number.isInteger(value)) return mismatch(`number ${value}`);
+        // strconv.ParseInt(text, 10, 32) fails for an int32 out of range. (An int64 out of range cannot be told from
+        // the edge once JSON.parse made it a double.)
+        return type.scalar === 'int32' && (value > 2147483647 || value < -2147483648) ? mismatch(`number ${value}`) : undefined;
       case 'double':
         return typeof value === 'number' ? undefined : mismatch();
       default:
@@ -110,7 +144,11 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
     }
   }
   if ('ref' in type) {
-    if (resolveJSONSchemaUnion(type.ref) !== type.ref) return undefined;
+    if (resolveJSONSchemaUnion(type.ref) !== type.ref) {
+      // JSONSchemaPropsOrBool.UnmarshalJSON takes an object or a boolean and ends decoding on anything else.
+      if (type.ref.endsWith('.JSONSchemaPropsOrBool') && typeof value !== 'boolean' && !isPlainObject(value)) return 'boolean or JSON schema expected';
+      return undefined;
+    }
     if (!isPlainObject(value)) return catalog.has(type.ref) && !isCustomJson(catalog, type.ref) ? mismatch() : undefined;
     return checkStruct(value, catalog, type.ref, path, false, 'json', saved);
   }
@@ -132,6 +170,8 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
 
 /** Catalog types without fields are decoded by custom code (e.g. a JSON wrapper): not checked as structs. */
 function isCustomJson(catalog: TypeCatalog, typeName: string): boolean {
+  // An empty struct of its own (the status subresource's marker) still only decodes from an object.
+  if (typeName.endsWith('.CustomResourceSubresourceStatus')) return false;
   return (catalog.get(typeName)?.fields.length ?? 0) === 0;
 }
 

@@ -231,6 +231,20 @@ function goStringSlice(values: string[]): string {
 }
 
 /**
+ * validateKubeFinalizerName (pkg/apis/core/validation): a finalizer name without a '/' must be a standard one
+ * (kubernetes, orphan, foregroundDeletion).
+ */
+export function validateKubeFinalizerNames(finalizers: string[] | undefined, path: FieldPath = metadataPath().child('finalizers')): FieldError[] {
+  const errs: FieldError[] = [];
+  (finalizers ?? []).forEach((f, i) => {
+    if (typeof f === 'string' && !f.includes('/') && !['kubernetes', FINALIZER_ORPHAN_DEPENDENTS, FINALIZER_DELETE_DEPENDENTS].includes(f)) {
+      errs.push(invalid(path.index(i).toString(), f, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  });
+  return errs;
+}
+
+/**
  * Once an object is being deleted, finalizers may be removed but not added:
  * `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"x"}`.
  */

@@ -32,7 +32,7 @@ export async function handleCreate(r: ParsedRequest<'create'>): Promise<void> {
     await r.admission.admit(attrs);
     warnings.push(...dedupOwnerReferences(attrs.object!, true));
     // The decoded body is this request's own: the store may write into it.
-    created = await r.store.create(r.ctx, r.namespace, attrs.object!, { dryRun, fieldManager, inputHandedOver: true, validateAdmission: validateWrite(r, attrs) });
+    created = await r.store.create(r.ctx, r.namespace, attrs.object!, { dryRun, fieldManager, inputHandedOver: true, rejectResourceVersion: true, validateAdmission: validateWrite(r, attrs) });
   } catch (err) {
     // Warnings recorded before a failure (a webhook's, say) go out with the error, as upstream's recorder sends them.
     addWarnings(r.res, warnings);

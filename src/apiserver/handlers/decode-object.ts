@@ -33,6 +33,13 @@ export async function decodeObject(r: RequestTarget, options: BodyWriteOptions):
 
 /** A body's apiVersion and kind, when it names them, must be the ones expected. */
 export function checkTypeMeta(obj: KubeObject, kind: string, gv: string): void {
+  if (typeof obj.apiVersion === 'string' && obj.apiVersion !== gv && (obj.kind === undefined || obj.kind === kind)) {
+    // The serializer looks the pair up in its scheme before anything else (runtime.notRegisteredErr).
+    const version = obj.apiVersion.slice(obj.apiVersion.lastIndexOf('/') + 1);
+    throw errors.badRequest(
+      `${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(obj.apiVersion)} in scheme "pkg/runtime/scheme.go:100"`,
+    );
+  }
   if (obj.apiVersion !== undefined && obj.apiVersion !== gv) {
     throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
   }

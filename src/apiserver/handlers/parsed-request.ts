@@ -1,3 +1,4 @@
+import { isValidPathSegmentName } from '../../apimachinery/validation/names.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { errors, type StatusError } from '../../apimachinery/status.js';
@@ -105,6 +106,11 @@ export function parseRequest(r: ResourceRequest): ParsedRequest {
   const { req, info, query, store } = r;
   const def = store.def;
   const subresource = info.subresource;
+  // The scope namer refuses a name that is no valid path segment (handlers/namer.go), before anything else.
+  if (info.name) {
+    const msgs = isValidPathSegmentName(info.name);
+    if (msgs.length) throw errors.badRequest(`Name parameter invalid: ${JSON.stringify(info.name)}: ${msgs.join(';')}`);
+  }
   const target = {
     req,
     res: r.res,

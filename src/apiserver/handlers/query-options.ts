@@ -50,7 +50,7 @@ export function parseFieldValidation(query: URLSearchParams, optionsKind = 'Crea
 /**
  * fieldManager: at most 128 printable characters (ValidateFieldManager on the parameter as sent); when empty or
  * absent, managerOrUserAgent takes the User-Agent up to its first "/", without unprintable characters and cut to 128
- * bytes, which is "" without a User-Agent.
+ * bytes; when that is empty too (no User-Agent), the manager is "unknown", as fieldmanager's buildManagerInfo names it.
  */
 export function parseFieldManager(query: URLSearchParams, userAgent: string | undefined, kind: string): string {
   const v = query.get('fieldManager');
@@ -63,7 +63,7 @@ export function parseFieldManager(query: URLSearchParams, userAgent: string | un
     }
     if (v !== '') return v;
   }
-  return prefixFromUserAgent(userAgent ?? '');
+  return prefixFromUserAgent(userAgent ?? '') || 'unknown';
 }
 
 /** fieldmanager's prefixFromUserAgent, over the header's bytes read as UTF-8 (Node hands them over as latin1). */
@@ -105,7 +105,8 @@ export function parseSelection(query: URLSearchParams, support?: FieldLabelSuppo
 export function parseLimit(query: URLSearchParams): number | undefined {
   const v = query.get('limit');
   if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`limit: invalid value ${JSON.stringify(v)}: must be an integer`);
+  // The query parameter converter's strconv.ParseInt error, as it is.
+  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   const n = Number(v);
   return n > 0 ? n : undefined;
 }

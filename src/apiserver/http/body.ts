@@ -128,6 +128,16 @@ export function decodeBody(buf: Buffer, contentType: string | undefined, what: {
     );
   }
   if (!isPlainObject(value)) throw errors.badRequest(`${prefix}: json: cannot unmarshal ${jsonTypeName(value)} into Go value of type struct`);
+  // The serializer first reads apiVersion and kind into an anonymous struct of two strings (json.SimpleMetaFactory):
+  // either of another JSON type (null aside) is its first saved type error, and the kind is not known yet.
+  for (const key of Object.keys(value)) {
+    if ((key === 'apiVersion' || key === 'kind') && value[key] !== null && typeof value[key] !== 'string') {
+      throw errors.badRequest(
+        `the object provided is unrecognized (must be of type ${what.kind}): couldn't get version/kind; json parse error: ` +
+          `json: cannot unmarshal ${jsonTypeName(value[key])} into Go struct field .${key} of type string (${summarizeBody(buf)})`,
+      );
+    }
+  }
   // JSON.parse keeps one value per repeated key, so a body without duplicates has exactly as many keys in its text as
   // in the parsed value: counting both is a few µs, the path-tracking scan an order more, so it runs only on a mismatch.
   return { object: value, format, duplicateFields: countTextKeys(text) === countParsedKeys(value) ? [] : findDuplicateKeys(text) };
@@ -191,7 +201,7 @@ function countParsedKeys(value: unknown): number {
 function jsonTypeName(v: unknown): string {
   if (Array.isArray(v)) return 'array';
   if (v === null) return 'null';
-  return typeof v === 'string' ? 'string' : typeof v === 'number' ? 'number' : typeof v;
+  return typeof v === 'string' ? 'string' : typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'bool' : typeof v;
 }
 
 /** summarizeData: the first 30 bytes, as text when the body looks like a JSON object and in hex otherwise. */

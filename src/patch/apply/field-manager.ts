@@ -44,6 +44,11 @@ export interface FieldManagerOptions {
   subresource: string;
   /** Top-level fields this endpoint resets (status on the main resource, spec on /status); nobody gains them here. */
   resetFields?: readonly string[];
+  /**
+   * Paths of the struct fields the Go zero value of the type holds (value structs: `spec`, ...), outermost first.
+   * A create is recorded as an Update from that zero value, so they are not members of the creator's entry.
+   */
+  zeroStructs?: readonly string[][];
   /** Clock for entry times (tests). */
   now?: () => string;
 }
@@ -52,6 +57,7 @@ export class FieldManager {
   private readonly ignored = new FieldSet();
   private readonly revisions = new Map<string, DecodedRevision>();
   private readonly now: () => string;
+  private readonly createStripped: FieldSet;
 
   /** The type of the whole object, which configurations are checked against. */
   get rootType(): SsaType {
@@ -61,6 +67,12 @@ export class FieldManager {
   constructor(private readonly opts: FieldManagerOptions) {
     for (const f of opts.resetFields ?? []) this.ignored.insert([`f:${f}`]);
     this.now = opts.now ?? nowRFC3339;
+    this.createStripped = STRIPPED;
+    if (opts.zeroStructs?.length) {
+      const s = new FieldSet();
+      for (const p of opts.zeroStructs) s.insert(p.map((f) => `f:${f}`));
+      this.createStripped = STRIPPED.union(s);
+    }
   }
 
   /**
@@ -94,7 +106,7 @@ export class FieldManager {
    * object holds but what the server controls or this endpoint resets.
    */
   private createdEntry(next: KubeObject, manager: string): Record<string, unknown>[] | undefined {
-    const fieldsV1 = createdFieldsV1(withoutManagedFields(next), this.opts.root, STRIPPED, this.ignored);
+    const fieldsV1 = createdFieldsV1(withoutManagedFields(next), this.opts.root, this.createStripped, this.ignored);
     if (Object.keys(fieldsV1).length === 0) return undefined;
     // manager is omitempty, as in encodeManagedFields.
     const entry: Record<string, unknown> = { ...(manager === '' ? {} : { manager }), operation: 'Update', apiVersion: this.opts.apiVersion, time: this.now(), fieldsType: 'FieldsV1', fieldsV1 };

@@ -16,7 +16,11 @@ import type { ResourceCodec, SubresourceStrategy } from '../rest.js';
  * `definitionName` is the kind's OpenAPI definition name; a subresource with a view (Scale) is patched as the view's
  * kind. Subresource bodies are not checked for type errors or unknown fields.
  */
-export function builtinCodec(definitionName: string, subresourceStrategies: Record<string, SubresourceStrategy>): ResourceCodec {
+export function builtinCodec(
+  definitionName: string,
+  subresourceStrategies: Record<string, SubresourceStrategy>,
+  defaults?: (obj: KubeObject) => void,
+): ResourceCodec {
   const catalogued = (typeName: string | undefined): typeName is string => typeName !== undefined && builtinCatalog.has(typeName);
   /** The type a patch applies to: a subresource with its own kind (Scale) is patched in that form. */
   const patchedTypeOf = (subresource: string): string => {
@@ -38,9 +42,14 @@ export function builtinCodec(definitionName: string, subresourceStrategies: Reco
       // decodedAs has obj's fields in another order: without unknown fields there, there are none to drop.
       const unknown = unknownFieldsOf(opts?.decodedAs ?? obj, builtinCatalog, typeName);
       if (unknown.length) dropUnknownFields(obj, builtinCatalog, typeName);
+      if (opts?.withDefaults ?? true) defaults?.(obj);
       return unknown;
     },
-    applyDefaults() {},
+    // The kind's SetDefaults functions run as the body is decoded, before managedFields are recorded: the writer owns
+    // what defaulting added, as upstream's decoder defaults.
+    applyDefaults(obj, subresource) {
+      if (catalogued(bodyTypeOf(subresource))) defaults?.(obj);
+    },
     // The result is decoded into the Go type before anything else looks at it: a value of the wrong type, or an
     // apiVersion or kind that does not name the type, fails (JSON and merge patches through the JSON serializer, a
     // strategic merge patch through the unstructured converter, hence their own wordings).

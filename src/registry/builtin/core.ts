@@ -22,9 +22,13 @@ function validateDataKeys(obj: KubeObject, fields: string[]): FieldError[] {
       continue;
     }
     for (const k of Object.keys(data)) {
-      if (k.length > 253 || !configMapKey.test(k)) {
+      // IsConfigMapKey: each problem is its own error.
+      if (k.length > 253) errs.push(fe.invalid(`${field}[${k}]`, k, 'must be no more than 253 characters'));
+      if (!configMapKey.test(k)) {
         errs.push(fe.invalid(`${field}[${k}]`, k, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
       }
+      const chdir = k === '.' ? "must not be '.'" : k === '..' ? "must not be '..'" : k.startsWith('..') ? "must not start with '..'" : undefined;
+      if (chdir) errs.push(fe.invalid(`${field}[${k}]`, k, chdir));
       const other = seen.get(k);
       if (other) errs.push(fe.invalid(`${field}[${k}]`, k, `duplicate of key present in ${other}`));
       seen.set(k, field);
@@ -77,6 +81,11 @@ const namespaces = defineBuiltin({
   // CollectionDeleter, so discovery omits the verb and DELETE on the collection has no route (405).
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   definitionName: 'io.k8s.api.core.v1.Namespace',
+  // SetDefaults_Namespace: the name label, for a namespace that has a name (not yet for a generateName).
+  defaults(obj) {
+    const meta = metaOf(obj);
+    if (meta.name) meta.labels = { ...(meta.labels ?? {}), 'kubernetes.io/metadata.name': meta.name };
+  },
   strategy: {
     nameValidation: 'label',
     returnDeletedObject: true,
@@ -217,6 +226,11 @@ const secrets = defineBuiltin({
   kind: 'Secret',
   namespaced: true,
   definitionName: 'io.k8s.api.core.v1.Secret',
+  // The v1 → internal conversion folds stringData into data, and SetDefaults_Secret sets the type.
+  defaults(obj) {
+    foldStringData(obj);
+    if (!obj.type) obj.type = 'Opaque';
+  },
   strategy: {
     prepareForCreate(obj) {
       foldStringData(obj);
@@ -227,10 +241,11 @@ const secrets = defineBuiltin({
       if (!obj.type) obj.type = 'Opaque';
     },
     validate: validateSecret,
+    // ValidateSecretUpdate: the type, then immutability, then the new secret.
     validateUpdate(obj, old) {
-      const errs = validateSecret(obj);
+      const errs: FieldError[] = [];
       if ((obj.type ?? 'Opaque') !== (old.type ?? 'Opaque')) errs.push(fe.invalid('type', obj.type, 'field is immutable'));
-      return [...errs, ...immutableDataErrors(obj, old, ['data'])];
+      return [...errs, ...immutableDataErrors(obj, old, ['data']), ...validateSecret(obj)];
     },
     selectableFields: (obj) => ({ type: String(obj.type ?? '') }),
   },

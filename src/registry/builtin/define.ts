@@ -1,6 +1,6 @@
 import type { APISubresourceDescriptor } from '../../apimachinery/api-resource.js';
 import type { OpenAPISchemas, ResourceDefinition, Strategy, SubresourceStrategy } from '../rest.js';
-import { metaOf, type JsonObject } from '../../apimachinery/object.js';
+import { metaOf, type JsonObject, type KubeObject } from '../../apimachinery/object.js';
 import type { TablePrinter } from '../../apimachinery/table/builtin-printers.js';
 import { validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import { printerFor } from '../../apimachinery/table/builtin-printers.js';
@@ -35,6 +35,11 @@ export interface BuiltinSpec {
    * which is patched as a custom resource is (JSON patch, merge patch, server-side apply).
    */
   strategicMergePatch?: boolean;
+  /**
+   * The kind's defaulting as upstream's decoder applies it (SetDefaults_*, conversion): run on create and update
+   * bodies and patch results as they are decoded, so the writer's managedFields entry owns what it adds.
+   */
+  defaults?: (obj: KubeObject) => void;
 }
 
 /**
@@ -66,7 +71,7 @@ export function defineBuiltin(spec: BuiltinSpec): ResourceDefinition {
       ...spec.strategy,
     },
     subresourceStrategies,
-    codec: builtinCodec(spec.definitionName, subresourceStrategies),
+    codec: builtinCodec(spec.definitionName, subresourceStrategies, spec.defaults),
     tableConvertor: spec.printer ?? printerFor(spec.group, spec.resource),
     ...(spec.schema ? { openAPISchemas: objectSchemas(spec, spec.schema) } : {}),
   };

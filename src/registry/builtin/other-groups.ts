@@ -41,7 +41,8 @@ const leases = defineBuiltin({
   kind: 'Lease',
   namespaced: true,
   definitionName: 'io.k8s.api.coordination.v1.Lease',
-  strategy: { validate: validateLeaseSpec, validateUpdate: (obj) => validateLeaseSpec(obj) },
+  // AllowCreateOnUpdate is true for Leases upstream: a PUT of a missing one creates it.
+  strategy: { allowCreateOnUpdate: true, validate: validateLeaseSpec, validateUpdate: (obj) => validateLeaseSpec(obj) },
 });
 
 /** ValidateLeaseSpec (pkg/apis/coordination/validation): the counters it bounds are only checked when set. */

@@ -42,8 +42,8 @@ function validateRules(obj: KubeObject, namespaced: boolean): FieldError[] {
 }
 
 function validateRoleRef(obj: KubeObject, allowedKinds: string[]): FieldError[] {
-  const ref = obj.roleRef;
-  if (!isPlainObject(ref)) return [fe.required('roleRef', '')];
+  // RoleRef is a value struct: a missing one decodes as empty, and SetDefaults sets its apiGroup.
+  const ref = isPlainObject(obj.roleRef) ? obj.roleRef : { apiGroup: RBAC_GROUP };
   const errs: FieldError[] = [];
   if (ref.apiGroup !== RBAC_GROUP) errs.push(fe.notSupported('roleRef.apiGroup', ref.apiGroup ?? '', [RBAC_GROUP]));
   if (!allowedKinds.includes(String(ref.kind ?? ''))) errs.push(fe.notSupported('roleRef.kind', ref.kind ?? '', allowedKinds));
@@ -107,6 +107,14 @@ function roleRefImmutable(obj: KubeObject, old: KubeObject): FieldError[] {
   return [{ ...fe.invalid('roleRef', obj.roleRef, 'cannot change roleRef'), renderedValue }];
 }
 
+/**
+ * RBAC's update strategies validate the new object, then call Validate*Update, which validates it again: each error
+ * of the object itself is listed twice among the causes (the message names it once).
+ */
+function twice(errs: FieldError[]): FieldError[] {
+  return [...errs, ...errs];
+}
+
 const roles = defineBuiltin({
   group: RBAC_GROUP,
   version: 'v1',
@@ -114,7 +122,7 @@ const roles = defineBuiltin({
   kind: 'Role',
   namespaced: true,
   definitionName: 'io.k8s.api.rbac.v1.Role',
-  strategy: { nameValidation: 'path', validate: (o) => validateRules(o, true), validateUpdate: (o) => validateRules(o, true) },
+  strategy: { nameValidation: 'path', allowCreateOnUpdate: true, validate: (o) => validateRules(o, true), validateUpdate: (o) => twice(validateRules(o, true)) },
 });
 
 function validateAggregation(obj: KubeObject): FieldError[] {
@@ -135,9 +143,11 @@ const clusterroles = defineBuiltin({
   namespaced: false,
   definitionName: 'io.k8s.api.rbac.v1.ClusterRole',
   strategy: {
+    // As upstream's RBAC strategies: a PUT of a missing object creates it.
+    allowCreateOnUpdate: true,
     nameValidation: 'path',
     validate: (o) => [...validateRules(o, false), ...validateAggregation(o)],
-    validateUpdate: (o) => [...validateRules(o, false), ...validateAggregation(o)],
+    validateUpdate: (o) => twice([...validateRules(o, false), ...validateAggregation(o)]),
   },
 });
 
@@ -149,11 +159,13 @@ const rolebindings = defineBuiltin({
   namespaced: true,
   definitionName: 'io.k8s.api.rbac.v1.RoleBinding',
   strategy: {
+    // As upstream's RBAC strategies: a PUT of a missing object creates it.
+    allowCreateOnUpdate: true,
     nameValidation: 'path',
     prepareForCreate: defaultBinding,
     prepareForUpdate: (o) => defaultBinding(o),
     validate: (o) => [...validateRoleRef(o, ['Role', 'ClusterRole']), ...validateSubjects(o, false)],
-    validateUpdate: (o, old) => [...validateRoleRef(o, ['Role', 'ClusterRole']), ...validateSubjects(o, false), ...roleRefImmutable(o, old)],
+    validateUpdate: (o, old) => [...twice([...validateRoleRef(o, ['Role', 'ClusterRole']), ...validateSubjects(o, false)]), ...roleRefImmutable(o, old)],
   },
 });
 
@@ -165,11 +177,13 @@ const clusterrolebindings = defineBuiltin({
   namespaced: false,
   definitionName: 'io.k8s.api.rbac.v1.ClusterRoleBinding',
   strategy: {
+    // As upstream's RBAC strategies: a PUT of a missing object creates it.
+    allowCreateOnUpdate: true,
     nameValidation: 'path',
     prepareForCreate: defaultBinding,
     prepareForUpdate: (o) => defaultBinding(o),
     validate: (o) => [...validateRoleRef(o, ['ClusterRole']), ...validateSubjects(o, true)],
-    validateUpdate: (o, old) => [...validateRoleRef(o, ['ClusterRole']), ...validateSubjects(o, true), ...roleRefImmutable(o, old)],
+    validateUpdate: (o, old) => [...twice([...validateRoleRef(o, ['ClusterRole']), ...validateSubjects(o, true)]), ...roleRefImmutable(o, old)],
   },
 });
 

@@ -1,3 +1,4 @@
+import { goJSONSyntaxError } from '../../apimachinery/go-json-syntax.js';
 import { errors } from '../../apimachinery/status.js';
 
 /**
@@ -15,11 +16,17 @@ export function encodeContinue(token: ContinueToken): string {
 }
 
 export function decodeContinue(raw: string): ContinueToken {
+  // storage.DecodeContinue's errors: base64.RawURLEncoding's, then encoding/json's.
+  const bad = raw.search(/[^A-Za-z0-9_-]/);
+  if (bad >= 0 || raw.length % 4 === 1) {
+    throw errors.badRequest(`invalid continue token: continue key is not valid: illegal base64 data at input byte ${bad >= 0 ? bad : raw.length - 1}`);
+  }
+  const text = Buffer.from(raw, 'base64url').toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
-    throw errors.badRequest(`invalid continue token: the token is not valid base64-encoded JSON`);
+    throw errors.badRequest(`invalid continue token: continue key is not valid: ${goJSONSyntaxError(text) ?? 'unexpected end of JSON input'}`);
   }
   const p = parsed as { v?: unknown; rv?: unknown; start?: unknown };
   // rv -1 (any negative, as upstream) is valid: "continue from the latest revision", handed out with a compacted 410.

@@ -5,6 +5,7 @@
  */
 import { groupVersionString } from '../../apimachinery/api-resource.js';
 import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
+import { zeroValueStructPaths } from '../../apimachinery/schema/builtin/value-structs.js';
 import type { ResourceDefinition } from '../rest.js';
 import { BuiltinSsaTypes } from '../../patch/apply/builtin-schema.js';
 import { FieldManager } from '../../patch/apply/field-manager.js';
@@ -36,6 +37,8 @@ export function fieldManagerFor(def: ResourceDefinition, subresource = ''): Fiel
       apiVersion: groupVersionString(def.group, def.version),
       subresource,
       resetFields: resetFieldsOf(def, subresource),
+      // A custom resource's zero value is an empty object; a built-in kind's holds its value structs.
+      zeroStructs: def.ssaSchema ? [] : zeroValueStructPaths(builtinCatalog, def.definitionName),
     });
     byEndpoint.set(subresource, fm);
   }

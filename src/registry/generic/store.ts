@@ -4,7 +4,7 @@ import * as fe from '../../apimachinery/field-errors.js';
 import { generateName } from '../../apimachinery/names/generate-name.js';
 import { type KubeObject, deepCopy, isPlainObject, jsonEqual, metaOf, nowRFC3339 } from '../../apimachinery/object.js';
 import { errors, type GroupResource, StatusError, successStatus, type Status } from '../../apimachinery/status.js';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
+import { validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
 import type { KeyValue, Storage, StorageWatchEvent, WatchHandle } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
@@ -41,8 +41,21 @@ export interface ListResult {
   shared?: boolean;
 }
 
+/**
+ * The API groups whose kinds upstream validates with pkg/apis/core/validation.ValidateObjectMeta, which adds to the
+ * generic rules that a finalizer without a domain must be a standard one (coordination, admissionregistration and
+ * apiextensions use the generic validation only, as custom resources do).
+ */
+const KUBE_FINALIZER_GROUPS = new Set(['', 'apps', 'autoscaling', 'batch', 'certificates.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io', 'networking.k8s.io', 'node.k8s.io', 'rbac.authorization.k8s.io', 'resource.k8s.io', 'scheduling.k8s.io', 'storage.k8s.io', 'events.k8s.io']);
+
 export interface WriteOptions {
   dryRun: boolean;
+  /**
+   * A create request (POST) whose body carries a resourceVersion fails as upstream's storage refuses it, once
+   * validation and admission passed: a 500 `resourceVersion should not be set on objects to be created`. Dry runs
+   * never reach storage and pass.
+   */
+  rejectResourceVersion?: boolean;
   /**
    * Records the write in metadata.managedFields as an Update by this field manager (server-side apply bookkeeping).
    * Unset for writes that did their own bookkeeping (apply) and for internal writes, which keep managedFields as they are.
@@ -473,6 +486,7 @@ export class GenericStore {
   async create(ctx: RequestContext, namespace: string, input: KubeObject, opts: WriteOptions): Promise<KubeObject> {
     // A deep copy of a 2 KB object costs ~20 µs, a tenth of a create: skipped when the caller hands the input over.
     const owned = opts.inputHandedOver === true;
+    const sentResourceVersion = opts.rejectResourceVersion === true && !!input.metadata?.resourceVersion;
     const obj = opts.fieldManager !== undefined ? fieldManagerFor(this.def).update(null, input, opts.fieldManager, owned) : owned ? input : deepCopy(input);
     const meta = metaOf(obj);
     this.prepareCreateMeta(obj, namespace);
@@ -485,6 +499,10 @@ export class GenericStore {
     const errs = this.validateCreate(obj);
     if (errs.length) throw errors.invalid(this.def.group, this.def.kind, displayName(obj), errs);
     if (opts.validateAdmission) await opts.validateAdmission(obj, null);
+    if (sentResourceVersion && !opts.dryRun) {
+      // etcd3 store.Create's plain error: a 500 Status without a reason.
+      throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'resourceVersion should not be set on objects to be created', code: 500 });
+    }
     if (generated) {
       // Retry collisions with fresh suffixes (the suffix alphabet cannot make a valid name invalid).
       for (let attempt = 0; ; attempt++) {
@@ -544,8 +562,8 @@ export class GenericStore {
     delete (meta as Record<string, unknown>).selfLink;
     if (this.def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
+    // A kind that does not track generation keeps whatever the client sent (BeforeCreate leaves it alone).
     if (this.def.strategy.tracksGeneration) meta.generation = 1;
-    else delete meta.generation;
     obj.apiVersion = this.apiVersion;
     obj.kind = this.def.kind;
   }
@@ -553,13 +571,32 @@ export class GenericStore {
   private validateCreate(obj: KubeObject): FieldError[] {
     const meta = metaOf(obj);
     const errs = validateObjectMeta(meta, { namespaced: this.def.namespaced, nameValidator: this.def.strategy.nameValidation });
+    if (this.kubeFinalizerNames) errs.push(...validateKubeFinalizerNames(meta.finalizers));
     errs.push(...(this.def.strategy.validate?.(obj) ?? []));
     return errs;
   }
 
+  /** Whether upstream validates this kind's metadata with pkg/apis/core/validation, which also checks finalizer names. */
+  private get kubeFinalizerNames(): boolean {
+    return !this.def.ssaSchema && KUBE_FINALIZER_GROUPS.has(this.def.group);
+  }
+
   private validateUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-    const errs = validateObjectMeta(metaOf(obj), { namespaced: this.def.namespaced, nameValidator: this.def.strategy.nameValidation });
-    errs.push(...validateObjectMetaUpdate(metaOf(obj), metaOf(old)));
+    // rest.BeforeUpdate validates the metadata (ValidateObjectMetaAccessor and ...Update), and then every strategy's
+    // ValidateUpdate does again (ValidateObjectMetaUpdate, then the kind's ValidateObjectMeta): each metadata error is
+    // listed that many times among the causes, while the message names it once.
+    // Which metadata checks the strategy repeats depends on the kind's validation package: core's (ValidateObjectMetaUpdate,
+    // which checks the finalizer names too, then the kind's ValidateObjectMeta), RBAC's (ValidateRole, then
+    // ValidateRoleUpdate = ValidateRole + ValidateObjectMetaUpdate) or the generic one (ValidateObjectMetaUpdate only).
+    const meta = validateObjectMeta(metaOf(obj), { namespaced: this.def.namespaced, nameValidator: this.def.strategy.nameValidation });
+    const metaUpdate = validateObjectMetaUpdate(metaOf(obj), metaOf(old));
+    const errs = [...meta, ...metaUpdate];
+    if (!this.kubeFinalizerNames) errs.push(...metaUpdate);
+    else {
+      const fin = validateKubeFinalizerNames(metaOf(obj).finalizers);
+      if (this.def.group === 'rbac.authorization.k8s.io') errs.push(...meta, ...fin, ...meta, ...fin, ...metaUpdate, ...fin);
+      else errs.push(...metaUpdate, ...fin, ...meta, ...fin);
+    }
     errs.push(...(this.def.strategy.validateUpdate?.(obj, old) ?? this.def.strategy.validate?.(obj) ?? []));
     return errs;
   }
