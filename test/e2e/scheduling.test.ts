@@ -19,6 +19,7 @@ import { eventuallyWith } from '../helpers/eventually.js';
 import { startFleet, type ProcessFleet } from '../helpers/fleet.js';
 import { kubectlAtrium } from '../helpers/processes.js';
 import { kubectlOk, tableRows } from './support/kubectl-run.js';
+import { syncTargetKey } from '../../src/multicluster/api/keys.js';
 
 const deploymentsGVR = { group: 'apps', version: 'v1', resource: 'deployments' };
 const syncTargetsGVR = { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' };
@@ -84,6 +85,12 @@ describe('scheduling: placement, splitting and failover over three simulated clu
   it('binds compute and splits a Deployment over the three clusters; kubectl shows the built-in table', async () => {
     assert.equal(await plugin(['bind', 'compute', 'root']), 'placement.scheduling.kcp.io/default created (location workspace root)\n');
     await eventually('three Ready SyncTargets and the Deployment API', async () => (await targetReady('pc1')) && (await targetReady('pc2')) && (await targetReady('pc3')) && (await up.list(deploymentsGVR, { namespace: 'default' })));
+    // The split is Steady (a cluster that joins later gets replicas on the next scale, not by moving running ones), so
+    // the Deployment is created once the scheduler has put the namespace on all three clusters.
+    await eventually('default placed on all three clusters', async () => {
+      const labels = (await up.get({ group: '', version: 'v1', resource: 'namespaces' }, 'default')).metadata?.labels ?? {};
+      return ['pc1', 'pc2', 'pc3'].every((t) => labels[`state.workload.kcp.io/${syncTargetKey('root', t)}`] === 'Sync');
+    });
     await up.create(deploymentsGVR, web(9), { namespace: 'default' });
     await eventually('web 9/9 over three clusters', async () => (await rootReady()) === 9 && Object.keys(await children()).length === 3, 90_000).catch((e) => {
       throw new Error(`${(e as Error).message}\n${logs()}`);
