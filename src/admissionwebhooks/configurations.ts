@@ -3,10 +3,8 @@
  * (upstream's configuration informers), so matching costs no storage read and a workspace without webhooks costs a
  * map lookup. Each cluster's webhooks are in upstream's order: configurations by name, then webhooks in order.
  */
-import type { KubeObject } from '../apimachinery/object.js';
 import type { GenericStore } from '../registry/generic/store.js';
-import type { WatchHandle } from '../storage/interface.js';
-import { logger } from '../logging/logger.js';
+import { ClusterObjects } from '../apiserver/admission/cluster-objects.js';
 
 /** One webhook with the configuration it came from. */
 export interface WebhookEntry {
@@ -16,69 +14,28 @@ export interface WebhookEntry {
   hook: Record<string, unknown>;
 }
 
-const systemContext = { cluster: 'root', user: { username: 'system:apiserver', groups: ['system:masters'] } };
-
 export class WebhookConfigurations {
-  /** cluster → configuration name → object. */
-  private readonly byCluster = new Map<string, Map<string, KubeObject>>();
+  private readonly configurations: ClusterObjects;
   /** cluster → the ordered webhooks, rebuilt lazily after a change. */
   private readonly ordered = new Map<string, WebhookEntry[]>();
-  private watch?: WatchHandle;
-  private stopped = false;
 
-  constructor(
-    private readonly store: () => GenericStore | undefined,
-    private readonly what: string,
-  ) {}
+  constructor(store: () => GenericStore | undefined, what: string) {
+    this.configurations = new ClusterObjects(store, what, (cluster) => this.ordered.delete(cluster));
+  }
 
-  async start(): Promise<void> {
-    const store = this.store();
-    if (!store) return;
-    this.watch = await store.watch(
-      systemContext,
-      '',
-      { selection: {}, allowBookmarks: false },
-      {
-        event: (type, obj) => {
-          this.observe(type, obj);
-          return true;
-        },
-        error: (err) => {
-          logger.warn(`${this.what} watch ended; restarting`, { error: err.message });
-          this.byCluster.clear();
-          this.ordered.clear();
-          if (!this.stopped) setTimeout(() => void this.start().catch(() => undefined), 1000).unref();
-        },
-      },
-      true,
-    );
+  start(): Promise<void> {
+    return this.configurations.start();
   }
 
   stop(): void {
-    this.stopped = true;
-    this.watch?.stop();
-  }
-
-  private observe(type: string, obj: KubeObject): void {
-    const cluster = obj.metadata?.annotations?.['kcp.io/cluster'];
-    const name = obj.metadata?.name;
-    if (!cluster || !name) return;
-    let configs = this.byCluster.get(cluster);
-    if (type === 'DELETED') {
-      configs?.delete(name);
-      if (configs?.size === 0) this.byCluster.delete(cluster);
-    } else if (type === 'ADDED' || type === 'MODIFIED') {
-      if (!configs) this.byCluster.set(cluster, (configs = new Map()));
-      configs.set(name, obj);
-    } else return;
-    this.ordered.delete(cluster);
+    this.configurations.stop();
   }
 
   /** The cluster's webhooks in calling order (empty when it has none). */
   webhooks(cluster: string): WebhookEntry[] {
     const cached = this.ordered.get(cluster);
     if (cached) return cached;
-    const configs = this.byCluster.get(cluster);
+    const configs = this.configurations.byCluster.get(cluster);
     if (!configs) return [];
     const out: WebhookEntry[] = [];
     for (const name of [...configs.keys()].sort()) {
