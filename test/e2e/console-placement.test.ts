@@ -81,7 +81,8 @@ describe('web console: clusters and placement', { timeout: 300_000 }, () => {
     await page.goto(`${fleet.atrium.url}/console/#/ws/root/placement`);
     await waitCell('pc-a', { state: 'ready', replicas: 2, ready: 2 });
     await waitCell('pc-b', { state: 'ready', replicas: 2, ready: 2 });
-    assert.match(await page.getByTestId('total-default/web').innerText(), /4\/4/);
+    // The total is the root's aggregated status, which follows the clusters' cells by a sync: waited for, not read once.
+    await page.getByTestId('total-default/web').getByText(/4\/4/).waitFor({ timeout: 30_000 });
     await screenshot(page, 'placement');
     // The pods the clusters run show as allocation on the Clusters view.
     await page.goto(`${fleet.atrium.url}/console/#/ws/root/clusters`);
@@ -115,7 +116,8 @@ describe('web console: clusters and placement', { timeout: 300_000 }, () => {
     assert.ok(seen.includes('pc-b:failed/2') || seen.includes('pc-b:empty'), `pc-b shown failing or emptied: ${seen.join(', ')}`);
     assert.ok(seen.some((s) => /^pc-a:progressing\/[34]$/.test(s)), `the move into pc-a shown in progress: ${seen.join(', ')}`);
     assert.deepEqual(await cell('pc-a'), { state: 'ready', replicas: 4, ready: 4 });
-    assert.match(await page.getByTestId('total-default/web').innerText(), /4\/4/);
+    // The total is the root's aggregated status, which follows the clusters' cells by a sync: waited for, not read once.
+    await page.getByTestId('total-default/web').getByText(/4\/4/).waitFor({ timeout: 30_000 });
     await screenshot(page, 'placement-moved');
   });
 });
