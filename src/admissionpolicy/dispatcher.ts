@@ -17,9 +17,13 @@
  * No audit backend is served: audit annotations are added to the request's attributes and logged (info,
  * `admission policy audit annotations`).
  *
+ * Which policies apply is kcp's rule (pkg/admission/validatingadmissionpolicy): for a resource bound from an
+ * APIExport, the policies and bindings of the export's workspace, whose params are read there too; for any other
+ * resource, the request's workspace's. `namespaceObject` and namespace selectors read the request's workspace.
+ * CONNECT requests are evaluated with the connect options as `object` (see the webhooks' dispatcher).
+ *
  * Deliberate differences: params and the namespace are read from storage when a policy that needs them matches
- * (upstream reads informers); matchPolicy Equivalent matches other served versions of the same custom resource only
- * (as the webhooks do).
+ * (upstream reads informers).
  */
 import { groupVersionString } from '../apimachinery/api-resource.js';
 import { type KubeObject, isPlainObject } from '../apimachinery/object.js';
@@ -30,7 +34,8 @@ import { toCelValue } from '../apiextensions/schema/cel/values.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { ResourceDefinition } from '../registry/rest.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../apiserver/admission/admission.js';
-import { exempt, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, strings } from '../admissionwebhooks/matching.js';
+import { configurationCluster, exempt, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, strings } from '../admissionwebhooks/matching.js';
+import { convertBetween, convertible, equivalentMatch } from '../admissionwebhooks/equivalents.js';
 import type { Authorizer } from '../apiserver/authorization.js';
 import { CelAuthorizer, type CompiledExpression, ResourceCheck, celTypeName, evaluationMessage } from './cel.js';
 import type { CompiledPolicy, PolicyCache } from './policies.js';
@@ -72,12 +77,12 @@ export class PolicyDispatcher {
   ) {}
 
   plugin(): AdmissionPlugin {
-    return { name: 'ValidatingAdmissionPolicy', validate: (a) => this.validate(a) };
+    return { name: 'ValidatingAdmissionPolicy', handlesConnect: true, validate: (a) => this.validate(a) };
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {
-    if (a.operation === 'CONNECT' || exempt(a.def)) return;
-    const hooks = this.cache.hooks(a.ctx.cluster);
+    if (exempt(a.def)) return;
+    const hooks = this.cache.hooks(configurationCluster(a));
     if (hooks.length === 0) return;
     const denied: Decision[] = [];
     const configError = (policy: CompiledPolicy, binding: KubeObject | undefined, err: unknown) => {
@@ -176,15 +181,7 @@ export class PolicyDispatcher {
     const rules = Array.isArray(m.resourceRules) ? m.resourceRules : [];
     if (rules.length === 0) def = a.def;
     else if (named(rules, a.def)) def = a.def;
-    else if ((m.matchPolicy ?? 'Equivalent') === 'Equivalent' && 'crdUID' in a.def) {
-      for (const rule of rules as Json[]) {
-        for (const version of strings(rule.apiVersions)) {
-          if (version === '*' || version === a.def.version || def) continue;
-          const store = this.registry.lookup(a.ctx.cluster, a.def.group, version, a.def.resource);
-          if (store && 'crdUID' in store.def && named([rule], store.def)) def = store.def;
-        }
-      }
-    }
+    else if ((m.matchPolicy ?? 'Equivalent') === 'Equivalent') def = equivalentMatch(this.registry, rules as Json[], a, (r, d) => named([r], d));
     if (!def) return undefined;
     if (!objectSelectorMatches(m.objectSelector, a)) return undefined;
     if (!(await namespaceSelectorMatches(this.registry, m.namespaceSelector, a))) return undefined;
@@ -196,15 +193,17 @@ export class PolicyDispatcher {
     const pk = policy.paramKind;
     const ref = isPlainObject(spec.paramRef) ? spec.paramRef : undefined;
     if (!pk || !ref) return [null];
-    const def = this.registry.resources(a.ctx.cluster).find((d) => d.group === pk.group && d.version === pk.version && d.kind === pk.kind);
-    const store = def && this.registry.lookup(a.ctx.cluster, def.group, def.version, def.resource);
+    // Params live with the policy: in the export's workspace for a bound resource (kcp's policy cluster).
+    const cluster = configurationCluster(a);
+    const def = this.registry.resources(cluster).find((d) => d.group === pk.group && d.version === pk.version && d.kind === pk.kind);
+    const store = def && this.registry.lookup(cluster, def.group, def.version, def.resource);
     if (!def || !store) throw new ConfigError(`failed to find resource referenced by paramKind: '${pk.group ? `${pk.group}/` : ''}${pk.version}, Kind=${pk.kind}'`);
     let namespace = '';
     if (def.namespaced) {
       namespace = typeof ref.namespace === 'string' && ref.namespace ? ref.namespace : a.namespace;
       if (!namespace) throw new ConfigError('cannot use namespaced paramRef in policy binding that matches cluster-scoped resources');
     } else if (typeof ref.namespace === 'string' && ref.namespace) throw new ConfigError('paramRef.namespace must not be provided for a cluster-scoped `paramKind`');
-    const ctx = { cluster: a.ctx.cluster, user: systemUser };
+    const ctx = { cluster, user: systemUser };
     let params: KubeObject[] = [];
     if (typeof ref.name === 'string' && ref.name) {
       try {
@@ -244,7 +243,12 @@ export class PolicyDispatcher {
   private activation(a: AdmissionAttributes, def: ResourceDefinition, ns: KubeObject | null, cache: Map<ResourceDefinition, Record<string, unknown>>): Record<string, unknown> {
     let base = cache.get(def);
     if (base) return base;
-    const asVersion = (o: KubeObject | undefined) => (o && def !== a.def ? { ...o, apiVersion: groupVersionString(def.group, def.version) } : o);
+    // The object as the matched kind: converted through the shared storage (Events, HPAs, custom resource versions);
+    // through a CRD's conversion webhook only apiVersion is rewritten (a policy evaluates synchronously).
+    const asVersion = (o: KubeObject | undefined) => {
+      if (!o || def === a.def || !convertible(a)) return o;
+      return def.storage?.converter ? { ...o, apiVersion: groupVersionString(def.group, def.version) } : convertBetween(o, a.def, def);
+    };
     base = {
       object: toCelValue(asVersion(a.operation === 'DELETE' ? undefined : a.object) ?? null, undefined),
       oldObject: toCelValue(asVersion(a.oldObject) ?? null, undefined),
@@ -266,11 +270,14 @@ export class PolicyDispatcher {
   /** CreateAdmissionRequest: the request as `request` sees it, in the matched version. */
   private request(a: AdmissionAttributes, def: ResourceDefinition): Json {
     const user = a.ctx.user;
+    // A subresource's own kind (Scale) or a CONNECT's options kind, else the matched resource's.
+    const sub = a.subresource ? a.def.subresources.find((s) => s.name === a.subresource) : undefined;
+    const kindOf = (d: ResourceDefinition) => a.kind ?? (sub?.kind && sub.kind !== a.def.kind ? { group: sub.group ?? d.group, version: sub.version ?? d.version, kind: sub.kind } : { group: d.group, version: d.version, kind: d.kind });
     return {
-      kind: { group: def.group, version: def.version, kind: def.kind },
+      kind: kindOf(def),
       resource: { group: def.group, version: def.version, resource: def.resource },
       ...(a.subresource ? { subResource: a.subresource } : {}),
-      requestKind: { group: a.def.group, version: a.def.version, kind: a.def.kind },
+      requestKind: kindOf(a.def),
       requestResource: { group: a.def.group, version: a.def.version, resource: a.def.resource },
       ...(a.subresource ? { requestSubResource: a.subresource } : {}),
       name: a.name,

@@ -4,13 +4,18 @@
  * errors/statuserror.go), with upstream's matching, AdmissionReview v1 (v1beta1 for webhooks accepting only that),
  * response checks and error texts.
  *
- * The workspace is named as kcp names it: the reviewed object and old object carry the annotation
- * `kcp.io/cluster: <logical cluster>` (removed again from whatever a mutating webhook hands back).
+ * Which webhooks apply is kcp's rule (pkg/admission/mutatingwebhook, validatingwebhook): a resource bound from an
+ * APIExport is reviewed by the webhooks of the export's workspace only, any other resource by those of the request's
+ * workspace; namespace selectors read the request's workspace either way. The workspace is named as kcp names it: the
+ * reviewed object and old object carry the annotation `kcp.io/cluster: <the request's logical cluster>` (removed
+ * again from whatever a mutating webhook hands back).
  *
- * Deliberate differences: matchPolicy Equivalent matches the other served versions of the same group and resource
- * (custom resources' versions, reviewed with only apiVersion rewritten), not resources of other groups that share a
- * storage (core and events.k8s.io Events); validating webhooks run in parallel and, when several refuse, the first
- * in calling order is reported (upstream reports whichever answers first); CONNECT requests are not sent to webhooks.
+ * CONNECT requests (connect subresources: pods/exec, attach, portforward) are reviewed with the options object as
+ * `object` (kind PodExecOptions, ...), as ConnectResource hands them to admission; a mutating webhook may change it.
+ *
+ * Deliberate differences: validating webhooks run in parallel and, when several refuse, the first in calling order
+ * is reported (upstream reports whichever answers first); a bound resource's webhook named by `service` is resolved
+ * in the export's workspace, where its configuration lives (kcp leaves service resolution to cluster DNS).
  */
 import { randomUUID } from 'node:crypto';
 import { groupVersionString } from '../apimachinery/api-resource.js';
@@ -24,7 +29,8 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../apiserver/admissio
 import { WebhookCallError, type WebhookClient, type WebhookClientConfig } from '../apiserver/webhook/client.js';
 import type { WebhookConfigurations, WebhookEntry } from './configurations.js';
 import { evaluateMatchConditions } from './match-conditions.js';
-import { exempt, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, strings } from './matching.js';
+import { configurationCluster, exempt, namespaceSelectorMatches, objectSelectorMatches, ruleMatches, strings } from './matching.js';
+import { convertBetween, convertible, equivalentMatch } from './equivalents.js';
 
 const CLUSTER_ANNOTATION = 'kcp.io/cluster';
 type Hook = Record<string, unknown>;
@@ -55,9 +61,10 @@ export class WebhookDispatcher {
   mutating(configs: WebhookConfigurations): AdmissionPlugin {
     return {
       name: 'MutatingAdmissionWebhook',
+      handlesConnect: true,
       admit: async (a) => {
-        if (a.operation === 'CONNECT' || exempt(a.def)) return;
-        const hooks = configs.webhooks(a.ctx.cluster);
+        if (exempt(a.def)) return;
+        const hooks = configs.webhooks(configurationCluster(a));
         if (hooks.length === 0) return;
         const previouslyInvoked = new Set<string>();
         const reinvoke = new Set<string>();
@@ -85,9 +92,10 @@ export class WebhookDispatcher {
   validating(configs: WebhookConfigurations): AdmissionPlugin {
     return {
       name: 'ValidatingAdmissionWebhook',
+      handlesConnect: true,
       validate: async (a) => {
-        if (a.operation === 'CONNECT' || exempt(a.def)) return;
-        const hooks = configs.webhooks(a.ctx.cluster);
+        if (exempt(a.def)) return;
+        const hooks = configs.webhooks(configurationCluster(a));
         if (hooks.length === 0) return;
         const results = await Promise.allSettled(
           hooks.map(async (entry) => {
@@ -105,7 +113,7 @@ export class WebhookDispatcher {
     const hook = entry.hook;
     const rules = Array.isArray(hook.rules) ? (hook.rules as Hook[]) : [];
     let def: ResourceDefinition | undefined = rules.some((r) => ruleMatches(r, a, a.def)) ? a.def : undefined;
-    if (!def && (hook.matchPolicy ?? 'Equivalent') === 'Equivalent') def = this.equivalentMatch(rules, a);
+    if (!def && (hook.matchPolicy ?? 'Equivalent') === 'Equivalent') def = equivalentMatch(this.registry, rules, a, (r, d) => ruleMatches(r, a, d));
     if (!def) return undefined;
     if (!this.objectSelectorMatches(hook, a)) return undefined;
     if (!(await this.namespaceSelectorMatches(hook, a))) return undefined;
@@ -126,21 +134,6 @@ export class WebhookDispatcher {
     return { entry, def };
   }
 
-  /** Another served version of the same group and resource that a rule names. */
-  private equivalentMatch(rules: Hook[], a: AdmissionAttributes): ResourceDefinition | undefined {
-    // Only custom resources' versions are equivalent here: they differ in apiVersion alone (conversion None), or the
-    // CRD's conversion webhook converts the objects sent (see asInvoked).
-    if (!('crdUID' in a.def)) return undefined;
-    for (const rule of rules) {
-      for (const version of strings(rule.apiVersions)) {
-        if (version === '*' || version === a.def.version) continue;
-        const store = this.registry.lookup(a.ctx.cluster, a.def.group, version, a.def.resource);
-        if (store && 'crdUID' in store.def && ruleMatches(rule, a, store.def)) return store.def;
-      }
-    }
-    return undefined;
-  }
-
   private objectSelectorMatches(hook: Hook, a: AdmissionAttributes): boolean {
     return objectSelectorMatches(hook.objectSelector, a);
   }
@@ -150,12 +143,17 @@ export class WebhookDispatcher {
   }
 
   /**
-   * The attributes with the objects in the invoked version when a CRD's conversion webhook converts between versions
-   * (upstream's versionedAttributes); a conversion failure is an InternalError, as upstream's.
+   * The attributes with the objects in the invoked version or group (upstream's versionedAttributes): through a
+   * CRD's conversion webhook, whose failure is an InternalError as upstream's, or the shared storage's conversions.
    */
   private async asInvoked(a: AdmissionAttributes, def: ResourceDefinition): Promise<AdmissionAttributes> {
+    if (def === a.def || !convertible(a)) return a;
     const converter = def.storage?.converter;
-    if (def === a.def || !converter || a.subresource) return a;
+    if (!converter) {
+      const convert = (o: KubeObject | undefined) => (o ? convertBetween(o, a.def, def) : undefined);
+      return { ...a, object: convert(a.object), oldObject: convert(a.oldObject) } as AdmissionAttributes;
+    }
+    if (a.subresource) return a;
     const apiVersion = groupVersionString(def.group, def.version);
     const convert = async (o: KubeObject | undefined) => (o ? (await converter.convert(a.ctx.cluster, [o], apiVersion))[0] : undefined);
     try {
@@ -165,10 +163,11 @@ export class WebhookDispatcher {
     }
   }
 
-  /** The object as a webhook sees it: in the invoked version, naming the workspace. */
+  /** The object as a webhook sees it: in the invoked version, naming the workspace (not a CONNECT's options). */
   private reviewed(obj: KubeObject | undefined, a: AdmissionAttributes, def: ResourceDefinition): KubeObject | null {
     if (!obj) return null;
     const out = deepCopy(obj);
+    if (a.kind) return out;
     if (def !== a.def && out.apiVersion) out.apiVersion = groupVersionString(def.group, def.version);
     const meta = (out.metadata ??= {});
     meta.annotations = { ...(meta.annotations ?? {}), [CLUSTER_ANNOTATION]: a.ctx.cluster };
@@ -178,7 +177,7 @@ export class WebhookDispatcher {
   private request(a: AdmissionAttributes, inv: Invocation, uid: string): { request: Record<string, unknown>; objectSent: KubeObject | null } {
     const def = inv.def;
     const sub = a.subresource ? a.def.subresources.find((s) => s.name === a.subresource) : undefined;
-    const kindOf = (d: ResourceDefinition) => (sub?.kind && sub.kind !== a.def.kind ? { group: sub.group ?? d.group, version: sub.version ?? d.version, kind: sub.kind } : { group: d.group, version: d.version, kind: d.kind });
+    const kindOf = (d: ResourceDefinition) => a.kind ?? (sub?.kind && sub.kind !== a.def.kind ? { group: sub.group ?? d.group, version: sub.version ?? d.version, kind: sub.kind } : { group: d.group, version: d.version, kind: d.kind });
     const object = this.reviewed(a.object, a, def);
     const user = a.ctx.user;
     const request: Record<string, unknown> = {
@@ -232,7 +231,7 @@ export class WebhookDispatcher {
     const timeoutMs = (typeof hook.timeoutSeconds === 'number' ? hook.timeoutSeconds : 10) * 1000;
     let answer: unknown;
     try {
-      answer = await this.client.post(a.ctx.cluster, (hook.clientConfig ?? {}) as WebhookClientConfig, review, timeoutMs);
+      answer = await this.client.post(configurationCluster(a), (hook.clientConfig ?? {}) as WebhookClientConfig, review, timeoutMs);
     } catch (err) {
       if (err instanceof WebhookCallError) throw new CallingWebhookError(name, `failed to call webhook: ${err.message}`);
       throw err;
@@ -290,6 +289,14 @@ export class WebhookDispatcher {
       throw errors.internal(e instanceof StatusError ? e.message : (e as Error).message);
     }
     if (!isPlainObject(patched)) throw errors.internal('the patched object is not an object');
+    if (a.kind) {
+      // A CONNECT's options: what the handler connects with (connect-admission.ts encodes it into the query).
+      patched.apiVersion = a.object.apiVersion;
+      patched.kind = a.object.kind;
+      const changed = !jsonEqual(patched, a.object);
+      if (changed) a.object = patched;
+      return changed;
+    }
     // The workspace annotation was ours to add; what the object carried itself stays.
     const annotations = patched.metadata?.annotations;
     if (annotations) {
@@ -299,7 +306,10 @@ export class WebhookDispatcher {
       if (Object.keys(annotations).length === 0 && a.object.metadata?.annotations === undefined) delete patched.metadata!.annotations;
     }
     const converter = inv.def !== a.def && !a.subresource ? inv.def.storage?.converter : undefined;
-    if (converter && a.object.apiVersion) {
+    if (inv.def !== a.def && convertible(a) && !inv.def.storage?.converter) {
+      // Back to the request's group and version through the shared storage form.
+      patched = convertBetween(patched, inv.def, a.def);
+    } else if (converter && a.object.apiVersion) {
       // Back to the request's version through the CRD's conversion webhook.
       try {
         patched = (await converter.convert(a.ctx.cluster, [patched], String(a.object.apiVersion)))[0]!;

@@ -44,11 +44,22 @@ export function ruleMatches(rule: Hook, a: AdmissionAttributes, def: ResourceDef
   });
 }
 
-/** An object selector (empty or unset matches everything) against the new or the old object's labels. */
+/**
+ * The logical cluster whose webhook configurations and admission policies review a request, as kcp decides it
+ * (getSourceClusterForGroupResource): the APIExport's for a resource bound from one, else the request's own.
+ */
+export function configurationCluster(a: AdmissionAttributes): string {
+  return a.def.apiExportCluster ?? a.ctx.cluster;
+}
+
+/**
+ * An object selector (empty or unset matches everything) against the new or the old object's labels. A CONNECT's
+ * options have no object metadata, so a selector never matches them (upstream: meta.Accessor fails, no match).
+ */
 export function objectSelectorMatches(sel: unknown, a: AdmissionAttributes): boolean {
   if (!isPlainObject(sel) || Object.keys(sel).length === 0) return true;
   const selector = fromLabelSelector(sel as never);
-  const matches = (o?: KubeObject) => !!o && selector.matches(o.metadata?.labels ?? {});
+  const matches = (o?: KubeObject) => !!o && a.kind === undefined && selector.matches(o.metadata?.labels ?? {});
   return matches(a.object) || matches(a.oldObject);
 }
 

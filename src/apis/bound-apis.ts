@@ -67,13 +67,17 @@ export class BoundAPIs implements DynamicResourceSource {
     const out: CustomResourceServing[] = [];
     for (const br of b.status.boundResources ?? []) {
       const schema = this.schemas.get(exportCluster)?.get(br.schema.name);
-      if (schema) out.push(...this.definitionsOfSchema(schema, br.schema.identityHash));
+      if (schema) out.push(...this.definitionsOfSchema(schema, br.schema.identityHash, exportCluster));
     }
     return out;
   }
 
-  /** The definitions of an APIResourceSchema stored under an identity (cached: schemas are immutable). */
-  definitionsOfSchema(schema: APIResourceSchema, identityHash: string): CustomResourceServing[] {
+  /**
+   * The definitions of an APIResourceSchema of the export workspace `exportCluster` stored under an identity (cached:
+   * schemas are immutable). They name that workspace (apiExportCluster): its admission webhooks and policies review
+   * the resource wherever it is bound, as kcp's admission plugins do.
+   */
+  definitionsOfSchema(schema: APIResourceSchema, identityHash: string, exportCluster: string): CustomResourceServing[] {
     const key = `${schema.metadata?.uid ?? ''}/${identityHash}`;
     let defs = this.defsBySchema.get(key);
     if (defs) return defs;
@@ -87,6 +91,7 @@ export class BoundAPIs implements DynamicResourceSource {
       defs = customResourceDefinitions(crd, this.compiled).map((d) => ({
         ...d,
         storage: { ...d.storage!, resource: boundStorageResource(d.resource, identityHash) },
+        apiExportCluster: exportCluster,
       }));
     } catch {
       // A schema validated on create that the engine still cannot compile is not served rather than fatal.

@@ -130,7 +130,7 @@ class ExportView implements ResourceView {
     let complete = true;
     for (const r of this.export.spec?.resources ?? []) {
       const schema = this.bound.schemas.get(this.exportCluster)?.get(r.schema);
-      if (schema) out.push(...this.bound.definitionsOfSchema(schema, hash));
+      if (schema) out.push(...this.bound.definitionsOfSchema(schema, hash, this.exportCluster));
       else complete = false;
     }
     // A schema still missing may arrive: only a complete set is kept.

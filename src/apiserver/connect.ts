@@ -14,6 +14,7 @@ import type { Duplex } from 'node:stream';
 import type { GenericStore } from '../registry/generic/store.js';
 import type { RequestContext } from '../registry/rest.js';
 import type { RequestInfo } from './request-info.js';
+import type { ConnectOptionsCodec } from './connect-options.js';
 
 /** The raw connection of a request that asked to switch protocols, and the bytes already read past its headers. */
 export interface UpgradeConnection {
@@ -26,6 +27,7 @@ export interface ConnectRequest {
   res: ServerResponse;
   upgrade?: UpgradeConnection;
   info: RequestInfo;
+  /** The request's query; for a connect subresource, re-encoded from the options admission allowed (connect-admission.ts). */
   query: URLSearchParams;
   /** The cluster and the (possibly impersonated) user the request acts as. */
   ctx: RequestContext;
@@ -38,6 +40,11 @@ export interface ConnectHandler {
   resource: string;
   /** The subresource answered ('' for the resource itself, e.g. a resource computed on read). */
   subresource: string;
+  /**
+   * Set for upstream's rest.Connecter subresources (pods/exec, attach, portforward; not pods/log, a streamed GET): the
+   * request is then reviewed by admission as a CONNECT of this options object before serve() is called.
+   */
+  connectOptions?: ConnectOptionsCodec;
   serve(r: ConnectRequest): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import type { ResourceView } from './virtual-workspace.js';
 import type { RequestContext } from '../registry/rest.js';
 import type { Admission } from './admission/admission.js';
 import { findConnectHandler, type ConnectHandler, type UpgradeConnection } from './connect.js';
+import { admitConnect } from './connect-admission.js';
 import {
   aggregatedDiscovery,
   apiGroup,
@@ -48,7 +49,11 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
   const store = info.wildcardCluster ? deps.registry.lookupWildcard(info.apiGroup, info.apiVersion, info.resource) : deps.registry.lookup(ctx.cluster, info.apiGroup, info.apiVersion, info.resource);
   if (!store) return notFound(res, path, info, deps);
   const connect = info.wildcardCluster ? undefined : findConnectHandler(deps.connect, info);
-  if (connect) return connect.serve({ req, res, upgrade, info, query, ctx, store });
+  if (connect) {
+    const r = { req, res, upgrade, info, query, ctx, store };
+    await admitConnect(connect, r, deps.admission);
+    return connect.serve(r);
+  }
   await handleResource({ req, res, info, query, ctx, store, admission: deps.admission });
 }
 

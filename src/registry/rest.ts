@@ -109,6 +109,11 @@ export interface ResourceDefinition extends APIResourceDescriptor {
    */
   storage?: StorageMapping;
   /**
+   * Set for a resource bound from an APIExport (apis.kcp.io): the logical cluster of the export. As in kcp, requests
+   * on it are reviewed by that workspace's admission webhooks and policies rather than the binding workspace's.
+   */
+  apiExportCluster?: string;
+  /**
    * OpenAPI schemas the resource brings itself, by definition name, per document version (custom resources, kinds
    * outside the built-in type catalog); built-in kinds get theirs from the catalog by `definitionName`.
    */

@@ -10,6 +10,11 @@ export interface AdmissionAttributes {
   object?: KubeObject;
   oldObject?: KubeObject;
   subresource?: string;
+  /**
+   * The kind of `object` when it is not the resource's (or its subresource's) own: a connect subresource's options
+   * (pods/exec is reviewed as v1 PodExecOptions, upstream's scope.Kind for a rest.Connecter).
+   */
+  kind?: { group: string; version: string; kind: string };
   /** A dry run: plugins must not persist side effects (the quota plugin does not charge usage). */
   dryRun?: boolean;
   /**
@@ -33,6 +38,11 @@ export interface AdmissionAttributes {
  */
 export interface AdmissionPlugin {
   readonly name: string;
+  /**
+   * Whether the plugin reviews CONNECT requests (upstream's Handles(admission.Connect)): the webhooks and the
+   * admission policies do; the others see only CREATE, UPDATE and DELETE.
+   */
+  readonly handlesConnect?: boolean;
   admit?(attrs: AdmissionAttributes): Promise<void> | void;
   validate?(attrs: AdmissionAttributes): Promise<void> | void;
 }
@@ -54,6 +64,15 @@ export class Admission {
   /** Whether any plugin has a validating phase (the handlers skip building the hook otherwise). */
   get validates(): boolean {
     return this.validating.length > 0;
+  }
+
+  /**
+   * Admission of a CONNECT request (handlers/rest.go ConnectResource): the mutating then the validating phase of the
+   * plugins that handle CONNECT, on the options object, before the connection is made.
+   */
+  async connect(attrs: AdmissionAttributes): Promise<void> {
+    for (const p of this.mutating) if (p.handlesConnect) await p.admit!(attrs);
+    for (const p of this.validating) if (p.handlesConnect) await p.validate!(attrs);
   }
 
   /** The validating phase, on the object as it will be stored (and the stored one for updates and deletes). */

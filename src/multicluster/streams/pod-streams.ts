@@ -11,6 +11,10 @@ import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import type { DownstreamDialer } from './downstream-dialer.js';
 import { forwardRequest } from './forward.js';
 import { PodLocator } from './pod-location.js';
+import { podAttachOptions, podExecOptions, podPortForwardOptions } from '../../apiserver/connect-options.js';
+
+/** The connect subresources (rest.Connecter upstream), reviewed by admission as CONNECT here, in the workspace. */
+const connectOptions = { exec: podExecOptions, attach: podAttachOptions, portforward: podPortForwardOptions } as const;
 
 export const podStreamSubresources = ['log', 'exec', 'attach', 'portforward'] as const;
 
@@ -21,6 +25,7 @@ export function podStreamsHandlers(registry: ResourceRegistry, dialer: Downstrea
     group: '',
     resource: 'pods',
     subresource,
+    ...(subresource !== 'log' ? { connectOptions: connectOptions[subresource] } : {}),
     async serve(r) {
       const pod = await r.store.get(r.ctx, r.info.namespace, r.info.name);
       const where = await locator.locate(r.ctx.cluster, pod);
@@ -31,7 +36,8 @@ export function podStreamsHandlers(registry: ResourceRegistry, dialer: Downstrea
         // kube-apiserver's UpgradeAwareHandler answers a failed dial with the bare error as a 500 Status.
         throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: (err as Error).message, code: 500 });
       }
-      const query = new URL(r.req.url ?? '/', 'http://x').search;
+      // The query as admission allowed it (a mutating webhook may have changed a CONNECT's options).
+      const query = r.query.size > 0 ? `?${r.query.toString()}` : '';
       const path = `/api/v1/namespaces/${encodeURIComponent(where.namespace)}/pods/${encodeURIComponent(where.name)}/${r.info.subresource}${query}`;
       await forwardRequest(r, path, conn);
     },

@@ -13,6 +13,7 @@
 import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import { StatusError, errors } from '../../apimachinery/status.js';
 import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js';
+import { podAttachOptions, podExecOptions, podPortForwardOptions } from '../../apiserver/connect-options.js';
 import { servePortForward, portForwardProtocol } from '../../apiserver/streaming/port-forward.js';
 import { RemoteCommandSession, remoteCommandProtocols } from '../../apiserver/streaming/remote-command.js';
 import { SpdySession } from '../../apiserver/streaming/spdy-session.js';
@@ -61,6 +62,7 @@ export function podExecHandler(runtime: ContainerRuntime, lookup: ObjectLookup):
     group: '',
     resource: 'pods',
     subresource: 'exec',
+    connectOptions: podExecOptions,
     async serve(r) {
       const { pod, container, session } = await openRemoteCommand(r, 'exec');
       const uid = pod.metadata?.uid ?? '';
@@ -78,6 +80,7 @@ export function podAttachHandler(runtime: ContainerRuntime): ConnectHandler {
     group: '',
     resource: 'pods',
     subresource: 'attach',
+    connectOptions: podAttachOptions,
     async serve(r) {
       const { pod, container, session } = await openRemoteCommand(r, 'attach');
       const uid = pod.metadata?.uid ?? '';
@@ -108,6 +111,7 @@ export function podPortForwardHandler(runtime: ContainerRuntime): ConnectHandler
     group: '',
     resource: 'pods',
     subresource: 'portforward',
+    connectOptions: podPortForwardOptions,
     async serve({ req, upgrade, info, ctx, store }) {
       const pod = await store.get(ctx, info.namespace, info.name);
       requireStreamable(pod);
