@@ -1,7 +1,8 @@
 /**
  * ValidatingAdmissionPolicies as a feature: admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies and
  * ValidatingAdmissionPolicyBindings served in every logical cluster, the ValidatingAdmissionPolicy admission plugin
- * evaluating a workspace's policies for requests in that workspace, and the status writer recording each policy's
+ * evaluating a workspace's policies for requests in that workspace (and, as kcp, an APIExport workspace's for the
+ * resources bound from it wherever they are bound), and the status writer recording each policy's
  * type checking. The server installs it just before the admission webhooks, so its validating phase runs just
  * before ValidatingAdmissionWebhook's, as upstream orders them.
  *

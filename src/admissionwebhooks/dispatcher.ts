@@ -119,9 +119,11 @@ export class WebhookDispatcher {
     if (!(await this.namespaceSelectorMatches(hook, a))) return undefined;
     const conditions = Array.isArray(hook.matchConditions) ? (hook.matchConditions as { name: string; expression: string }[]) : [];
     if (conditions.length > 0) {
+      // Converted as the review will be, except through a CRD's conversion webhook (not called just to match).
+      const asMatched = (o: KubeObject | undefined) => (o && def !== a.def && convertible(a) && !def.storage?.converter ? convertBetween(o, a.def, def) : o);
       const result = evaluateMatchConditions(conditions, {
-        object: this.reviewed(a.object, a, def),
-        oldObject: this.reviewed(a.oldObject, a, def),
+        object: this.reviewed(asMatched(a.object), a, def),
+        oldObject: this.reviewed(asMatched(a.oldObject), a, def),
         request: this.request(a, { entry, def }, '').request,
       });
       if (result.error !== undefined) {

@@ -2,7 +2,7 @@
  * Admission webhooks as a feature: admissionregistration.k8s.io/v1 ValidatingWebhookConfigurations and
  * MutatingWebhookConfigurations served in every logical cluster, and the MutatingAdmissionWebhook and
  * ValidatingAdmissionWebhook plugins that call the webhooks a workspace configures for requests in that workspace
- * (kcp's admission plugins; a resource bound from an APIExport is not yet reviewed by the export's workspace).
+ * (kcp's admission plugins: a resource bound from an APIExport is reviewed by the export workspace's webhooks).
  * The server installs it after every other feature, so its mutating phase runs after theirs and before
  * ResourceQuota, as upstream orders them.
  */

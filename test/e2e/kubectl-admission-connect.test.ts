@@ -160,3 +160,17 @@ describe('CONNECT admission in the simulated cluster', () => {
     assert.match(byPolicy.stderr, /ValidatingAdmissionPolicy 'no-rm' with binding 'no-rm' denied request: rm is not allowed in exec/);
   });
 });
+
+describe('connect options decoded before admission, as ConnectResource', () => {
+  it('answers dryRun and undecodable options with 400s', async () => {
+    const ws = `/clusters/${fleet.workspace.path}`;
+    for (const [client, prefix, pod] of [[fleet.cluster(CLUSTER).client, '', 'local'], [fleet.up, ws, 'web']] as const) {
+      const dry = await client.raw('POST', `${prefix}/api/v1/namespaces/default/pods/${pod}/exec?command=ls&stdout=true&dryRun=All`);
+      assert.equal(dry.status, 400, dry.text);
+      assert.equal((dry.body as any).message, 'dryRun is not supported');
+      const ports = await client.raw('POST', `${prefix}/api/v1/namespaces/default/pods/${pod}/portforward?ports=80,http`);
+      assert.equal(ports.status, 400, ports.text);
+      assert.equal((ports.body as any).message, 'cannot convert to []int32: strconv.ParseUint: parsing "http": invalid syntax');
+    }
+  });
+});
