@@ -6,9 +6,10 @@ import { type KubeObject, deepCopy, isPlainObject, jsonEqual, metaOf, nowRFC3339
 import { errors, type GroupResource, StatusError, successStatus, type Status } from '../../apimachinery/status.js';
 import { validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
-import type { KeyValue, Storage, StorageWatchEvent, WatchHandle } from '../../storage/interface.js';
+import type { KeyValue, ListResult as StorageListResult, Storage, StorageWatchEvent, WatchHandle } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
-import type { WatchCache } from '../../storage/cacher/watch-cache.js';
+import type { CachedList, WatchCache } from '../../storage/cacher/watch-cache.js';
+import { compareUtf8 } from '../../storage/cacher/key-index.js';
 import { ConversionError, type ObjectConverter, type RequestContext, type ResourceDefinition } from '../rest.js';
 import { clusterOfKey, collectionPrefix, objectKey } from './keys.js';
 import { continueExpiredMessage, decodeContinue, encodeContinue, listExpiredMessage } from './continue-token.js';
@@ -337,6 +338,8 @@ export class GenericStore {
     const prefix = this.prefix(cluster, namespace);
     let revision = 0;
     let afterKey: string | undefined;
+    let cached: CachedList | undefined;
+    let ignoreLimit = false;
     if (opts.continue) {
       // As upstream's storage: the token is decoded first (a bad one wins), then a resourceVersion beside it is a 400.
       const token = decodeContinue(opts.continue);
@@ -347,9 +350,18 @@ export class GenericStore {
       revision = token.revision > 0 ? token.revision : 0;
       afterKey = token.afterKey;
     } else {
-      revision = await this.resolveListRevision(opts.resourceVersion, opts.resourceVersionMatch, opts.limit);
+      const plan = this.planList(opts.resourceVersion, opts.resourceVersionMatch, opts.limit);
+      if (plan.fromCache) {
+        cached = await this.listFromCache(prefix, plan);
+        // As upstream's cacher (computeListLimit): a list at resourceVersion 0 served from the cache is never paged.
+        ignoreLimit = cached !== undefined && !plan.consistent && plan.minRevision === 0;
+      }
+      if (!cached) {
+        if (plan.fromCache && plan.minRevision > 0 && !plan.consistent) await this.waitForRevision(plan.minRevision);
+        revision = plan.fromCache ? 0 : plan.revision;
+      }
     }
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const limit = !ignoreLimit && opts.limit && opts.limit > 0 ? opts.limit : 0;
     const filtering = !selectionEmpty(opts.selection);
     const prefilter = filtering ? rawLabelPrefilter(opts.selection) : undefined;
     // Unchanged objects are decoded once and shared by every list that returns them (never for converting resources,
@@ -364,7 +376,9 @@ export class GenericStore {
     try {
       for (;;) {
         const chunk = limit ? Math.max(limit - items.length, filtering ? 256 : 0) : 0;
-        const page = await this.storage.list(prefix, { revision: revision || undefined, limit: chunk || undefined, afterKey: lastKey });
+        const page = cached
+          ? cachedPage(cached, chunk, lastKey)
+          : await this.storage.list(prefix, { revision: revision || undefined, limit: chunk || undefined, afterKey: lastKey });
         readRevision = page.revision;
         if (!revision) revision = page.revision;
         // A converting resource converts the page's candidates in one call (one ConversionReview per page).
@@ -438,11 +452,47 @@ export class GenericStore {
   }
 
   /**
+   * Where a first page comes from, from resourceVersion + resourceVersionMatch, as upstream's cacher decides
+   * (shouldDelegateList): Exact N, and N with a limit and no resourceVersionMatch (the legacy rule for paged lists),
+   * read storage at exactly N; everything else is served by the watch cache: unset (a consistent read) once the cache
+   * has reached the store's current revision, "0" as the cache is, N (NotOlderThan) once it has reached N.
+   */
+  private planList(rv: string | undefined, match: string | undefined, limit?: number): ListPlan {
+    const revision = this.resolveListRevision(rv, match, limit);
+    if (revision > 0) return { fromCache: false, revision };
+    if (!rv) return { fromCache: true, consistent: true, minRevision: 0 };
+    return { fromCache: true, consistent: false, minRevision: rv === '0' ? 0 : parseResourceVersion(rv, 'resourceVersion') };
+  }
+
+  /**
+   * A list's keys from the watch cache (undefined: read storage). A consistent read first takes the store's current
+   * revision (as upstream's GetCurrentResourceVersionFromStorage) and falls back to storage when the cache does not
+   * reach it in time, as upstream does; a NotOlderThan read that times out is upstream's 504.
+   */
+  private async listFromCache(prefix: string, plan: Extract<ListPlan, { fromCache: true }>): Promise<CachedList | undefined> {
+    let min = plan.minRevision;
+    if (plan.consistent) {
+      try {
+        min = await this.storage.currentRevision();
+      } catch (err) {
+        throw this.translate(err, '');
+      }
+    }
+    try {
+      return await this.watchCache.list(prefix, min);
+    } catch (err) {
+      if (isStorageError(err, 'FutureRevision') && !plan.consistent) throw tooLargeResourceVersion(min, err.revision ?? 0);
+      // A consistent read the cache could not serve in time, or a cache whose storage watch failed: storage answers.
+      return undefined;
+    }
+  }
+
+  /**
    * The revision a list reads at, from resourceVersion + resourceVersionMatch (0 = current).
-   * Semantics: unset/"0" → current; N (NotOlderThan) → current, after waiting for N; Exact → N; N with a limit and
+   * Semantics: unset/"0" → current; N (NotOlderThan) → current, once N is reached; Exact → N; N with a limit and
    * no resourceVersionMatch → N, kube-apiserver's legacy rule for paged lists (read from etcd at exactly N).
    */
-  private async resolveListRevision(rv: string | undefined, match: string | undefined, limit?: number): Promise<number> {
+  private resolveListRevision(rv: string | undefined, match: string | undefined, limit?: number): number {
     if (match && !rv) {
       throw listOptionsInvalid([fe.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided')]);
     }
@@ -458,7 +508,6 @@ export class GenericStore {
     const n = parseResourceVersion(rv, 'resourceVersion');
     if (match === 'Exact') return n;
     if (!match && limit !== undefined && limit > 0) return n;
-    await this.waitForRevision(n);
     return 0;
   }
 
@@ -473,11 +522,7 @@ export class GenericStore {
         throw this.translate(err, '');
       }
       if (current >= n) return;
-      if (Date.now() >= deadline) {
-        const e = errors.timeout(`Too large resource version: ${n}, current: ${current}`, 1);
-        e.status.details!.causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];
-        throw e;
-      }
+      if (Date.now() >= deadline) throw tooLargeResourceVersion(n, current);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -1273,6 +1318,33 @@ export function parseResourceVersion(rv: string, field: string): number {
   const n = Number(rv);
   if (!Number.isSafeInteger(n)) throw errors.badRequest(`invalid ${field}: ${JSON.stringify(rv)}`);
   return n;
+}
+
+/** Where a list's first page comes from (GenericStore.planList). */
+type ListPlan = { fromCache: false; revision: number } | { fromCache: true; consistent: boolean; minRevision: number };
+
+/** upstream's 504 for a read "not older than" a revision the server has not reached within its 3 s. */
+function tooLargeResourceVersion(n: number, current: number): StatusError {
+  const e = errors.timeout(`Too large resource version: ${n}, current: ${current}`, 1);
+  e.status.details!.causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];
+  return e;
+}
+
+/** A page of a cached list with storage.list's contract: up to `limit` keys after `afterKey` (0: all of them). */
+function cachedPage(cached: CachedList, limit: number, afterKey: string | undefined): StorageListResult {
+  const all = cached.items;
+  let start = 0;
+  if (afterKey !== undefined) {
+    let hi = all.length;
+    while (start < hi) {
+      const mid = (start + hi) >>> 1;
+      if (compareUtf8(all[mid]!.key, afterKey) <= 0) start = mid + 1;
+      else hi = mid;
+    }
+  }
+  const end = limit > 0 ? Math.min(all.length, start + limit) : all.length;
+  const more = end < all.length;
+  return { items: all.slice(start, end), revision: cached.revision, more, ...(more ? { remaining: all.length - end } : {}) };
 }
 
 function listOptionsInvalid(errs: FieldError[]): StatusError {

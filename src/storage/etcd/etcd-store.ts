@@ -230,6 +230,7 @@ export class EtcdStore implements Storage {
         this.watches.delete(watch);
         watch.stop();
       },
+      requestProgress: () => watch.requestProgress(),
     };
   }
 
