@@ -705,12 +705,24 @@ export class GenericStore {
     allowCreate = false,
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(ctx, namespace, name);
+    // As upstream's cacher hands GuaranteedUpdate the watch cache's object, the first attempt starts from the cached
+    // value, saving a storage read per update. What it concludes from possibly stale data, an error or "nothing to
+    // write", is checked against a fresh read (upstream's origStateIsCurrent); a stale revision fails the write's
+    // compare-and-swap and the next attempt reads storage. Not for converting resources, whose reads call out anyway.
+    let cached = this.converter ? undefined : this.watchCache.cachedValue(key);
+    /** The current value, read to check an attempt that started from the cache, for the next attempt. */
+    let fresh: KeyValue | null | undefined;
     for (let attempt = 0; attempt < 64; attempt++) {
       let kv: KeyValue | null;
-      try {
-        kv = await this.storage.get(key);
-      } catch (err) {
-        throw this.translate(err, name);
+      const stale = cached !== undefined;
+      if (cached !== undefined) {
+        kv = cached;
+        cached = undefined;
+      } else if (fresh !== undefined) {
+        kv = fresh;
+        fresh = undefined;
+      } else {
+        kv = await this.readCurrent(key, name);
       }
       if (!kv) {
         if (!allowCreate) throw errors.notFound(this.gr, name);
@@ -724,69 +736,110 @@ export class GenericStore {
           throw err;
         }
       }
-      // A converting resource converts the stored object once; its copies stand for the decodes below.
-      const pristine = this.converter ? (await this.decodeConverted([kv]))[0]! : undefined;
-      const given = pristine ? deepCopy(pristine) : this.decode(kv);
-      const proposed = await tryUpdate(given);
-      // The caller vouches that the current object stands as is (and that it left its copy untouched): the stored
-      // revision was validated when it was written, so there is nothing to validate or write, unless it is only
-      // waiting to be removed.
-      if (proposed === NO_CHANGE && !this.readyToRemove(given)) return { object: given, created: false };
-      // A second decode is the pristine current object: cheaper than a deep copy made before tryUpdate.
-      const current = pristine ? deepCopy(pristine) : this.decode(kv);
-      let desired = proposed === NO_CHANGE ? (pristine ? deepCopy(pristine) : this.decode(kv)) : proposed;
-      this.checkIdentity(desired, namespace, name);
-      if (!subresource) desired = this.trackMainUpdate(current, desired, opts);
-      let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
-      if (subresource) next = this.trackSubresourceUpdate(subresource, current, desired, next, opts);
-      const errs = subresource
-        ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
-        : this.validateUpdate(next, current);
-      if (errs.length) throw errors.invalid(this.def.group, this.def.kind, name, errs);
-      if (opts.validateAdmission) await opts.validateAdmission(next, current);
-
-      // An update that clears the last finalizer of an object being deleted removes it.
-      if (this.readyToRemove(next)) {
-        if (opts.dryRun) return { object: next, created: false };
-        try {
-          const deleted = await this.storage.delete(key, kv.modRevision);
-          if (this.converter) return { object: this.finish(next, deleted, false), created: false };
-          return { object: this.decode({ ...deleted, value: this.encode(next) }), created: false };
-        } catch (err) {
-          if (isStorageError(err, 'Conflict')) continue;
-          throw this.translate(err, name);
-        }
-      }
-      // An unchanged object is not written, unless it is stored in an older storage version of a converting resource:
-      // as upstream compares the encoded bytes, such a write migrates it to the current storage version.
-      if (jsonEqual(stripRV(next), stripRV(current)) && (!this.converter || storedAPIVersion(kv.value) === this.converter.storageAPIVersion)) {
-        return { object: current, created: false };
-      }
-      if (this.converter) {
-        const stored = await this.encodeConverted(ctx.cluster, next);
-        if (opts.dryRun) return { object: await this.writtenConverted(ctx.cluster, stored, kv.modRevision), created: false };
-        let updated: KeyValue;
-        try {
-          updated = await this.storage.update(key, JSON.stringify(stored), kv.modRevision);
-        } catch (err) {
-          if (isStorageError(err, 'Conflict')) continue;
-          throw this.translate(err, name);
-        }
-        return { object: await this.writtenConverted(ctx.cluster, stored, updated.modRevision), created: false };
-      }
-      if (opts.dryRun) return { object: next, created: false };
+      let outcome: UpdateAttempt;
       try {
-        const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
-        return { object: this.written(next, updated.modRevision), created: false };
+        outcome = await this.attemptUpdate(ctx, namespace, name, key, kv, tryUpdate, opts, subresource);
       } catch (err) {
-        if (isStorageError(err, 'Conflict')) {
-          // The caller's own precondition (resourceVersion in the body) decides whether a conflict is final.
-          continue;
-        }
+        if (!stale) throw err;
+        fresh = await this.readCurrent(key, name);
+        if (fresh?.modRevision === kv.modRevision) throw err;
+        continue;
+      }
+      if (outcome === RETRY) continue;
+      if (outcome.notWritten && stale) {
+        fresh = await this.readCurrent(key, name);
+        if (fresh?.modRevision !== kv.modRevision) continue;
+        fresh = undefined;
+      }
+      return { object: outcome.object, created: false };
+    }
+    throw errors.conflictModified(this.gr, name);
+  }
+
+  /** The stored value of key now (null when absent), storage errors as the Status they stand for. */
+  private async readCurrent(key: string, name: string): Promise<KeyValue | null> {
+    try {
+      return await this.storage.get(key);
+    } catch (err) {
+      throw this.translate(err, name);
+    }
+  }
+
+  /**
+   * One attempt of guaranteedUpdate from the stored value kv: the object written, or not written (nothing to write,
+   * or a dry run), or RETRY when the write lost a compare-and-swap.
+   */
+  private async attemptUpdate(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    key: string,
+    kv: KeyValue,
+    tryUpdate: (current: KubeObject | null) => KubeObject | typeof NO_CHANGE | Promise<KubeObject | typeof NO_CHANGE>,
+    opts: WriteOptions,
+    subresource: string,
+  ): Promise<UpdateAttempt> {
+    // A converting resource converts the stored object once; its copies stand for the decodes below.
+    const pristine = this.converter ? (await this.decodeConverted([kv]))[0]! : undefined;
+    const given = pristine ? deepCopy(pristine) : this.decode(kv);
+    const proposed = await tryUpdate(given);
+    // The caller vouches that the current object stands as is (and that it left its copy untouched): the stored
+    // revision was validated when it was written, so there is nothing to validate or write, unless it is only
+    // waiting to be removed.
+    if (proposed === NO_CHANGE && !this.readyToRemove(given)) return { notWritten: true, object: given };
+    // A second decode is the pristine current object: cheaper than a deep copy made before tryUpdate.
+    const current = pristine ? deepCopy(pristine) : this.decode(kv);
+    let desired = proposed === NO_CHANGE ? (pristine ? deepCopy(pristine) : this.decode(kv)) : proposed;
+    this.checkIdentity(desired, namespace, name);
+    if (!subresource) desired = this.trackMainUpdate(current, desired, opts);
+    let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
+    if (subresource) next = this.trackSubresourceUpdate(subresource, current, desired, next, opts);
+    const errs = subresource
+      ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
+      : this.validateUpdate(next, current);
+    if (errs.length) throw errors.invalid(this.def.group, this.def.kind, name, errs);
+    if (opts.validateAdmission) await opts.validateAdmission(next, current);
+
+    // An update that clears the last finalizer of an object being deleted removes it.
+    if (this.readyToRemove(next)) {
+      if (opts.dryRun) return { notWritten: true, object: next };
+      try {
+        const deleted = await this.storage.delete(key, kv.modRevision);
+        if (this.converter) return { notWritten: false, object: this.finish(next, deleted, false) };
+        return { notWritten: false, object: this.decode({ ...deleted, value: this.encode(next) }) };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict')) return RETRY;
         throw this.translate(err, name);
       }
     }
-    throw errors.conflictModified(this.gr, name);
+    // An unchanged object is not written, unless it is stored in an older storage version of a converting resource:
+    // as upstream compares the encoded bytes, such a write migrates it to the current storage version.
+    if (jsonEqual(stripRV(next), stripRV(current)) && (!this.converter || storedAPIVersion(kv.value) === this.converter.storageAPIVersion)) {
+      return { notWritten: true, object: current };
+    }
+    if (this.converter) {
+      const stored = await this.encodeConverted(ctx.cluster, next);
+      if (opts.dryRun) return { notWritten: true, object: await this.writtenConverted(ctx.cluster, stored, kv.modRevision) };
+      let updated: KeyValue;
+      try {
+        updated = await this.storage.update(key, JSON.stringify(stored), kv.modRevision);
+      } catch (err) {
+        if (isStorageError(err, 'Conflict')) return RETRY;
+        throw this.translate(err, name);
+      }
+      return { notWritten: false, object: await this.writtenConverted(ctx.cluster, stored, updated.modRevision) };
+    }
+    if (opts.dryRun) return { notWritten: true, object: next };
+    try {
+      const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
+      return { notWritten: false, object: this.written(next, updated.modRevision) };
+    } catch (err) {
+      if (isStorageError(err, 'Conflict')) {
+        // The caller's own precondition (resourceVersion in the body) decides whether a conflict is final.
+        return RETRY;
+      }
+      throw this.translate(err, name);
+    }
   }
 
   /**
@@ -1319,6 +1372,10 @@ export function parseResourceVersion(rv: string, field: string): number {
   if (!Number.isSafeInteger(n)) throw errors.badRequest(`invalid ${field}: ${JSON.stringify(rv)}`);
   return n;
 }
+
+/** What one guaranteedUpdate attempt came to: retry after a lost compare-and-swap, or the object and whether it was written. */
+const RETRY: unique symbol = Symbol('retry');
+type UpdateAttempt = typeof RETRY | { notWritten: boolean; object: KubeObject };
 
 /** Where a list's first page comes from (GenericStore.planList). */
 type ListPlan = { fromCache: false; revision: number } | { fromCache: true; consistent: boolean; minRevision: number };

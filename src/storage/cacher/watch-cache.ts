@@ -249,6 +249,18 @@ export class WatchCache {
     return { items: root.contents!.prefix(prefix), revision: root.contentsRevision };
   }
 
+  /**
+   * The value of key as the cache holds it, possibly behind storage (a suggestion, as upstream's GuaranteedUpdate
+   * takes the watch cache's object); undefined when its resource is not loaded or the key is not there.
+   */
+  cachedValue(key: string): KeyValue | undefined {
+    const rootKey = resourceRootOf(key);
+    if (rootKey === null) return undefined;
+    const root = this.roots.get(rootKey);
+    if (!root?.contents || root.pending || root.state !== 'running') return undefined;
+    return root.contents.get(key);
+  }
+
   /** Stored bytes the cache holds for lists, over every root. */
   listBytes(): number {
     let total = 0;
