@@ -11,6 +11,7 @@
  */
 import { StorageError } from '../errors.js';
 import type { KeyValue, Storage, StorageWatchEvent, WatchCallbacks, WatchHandle } from '../interface.js';
+import { logger } from '../../logging/logger.js';
 import { callWatchConsumer } from '../watch-consumer.js';
 import { EventRing } from './event-ring.js';
 import { KeyIndex } from './key-index.js';
@@ -315,6 +316,7 @@ export class WatchCache {
           reject(err);
         },
         timer: setTimeout(() => {
+          logger.warn('watch cache: a list waited in vain for the cache to reach its revision', { root: root.root, wanted: min, cached: root.contentsRevision });
           waiter.reject(
             new StorageError('FutureRevision', root.root, `Too large resource version: ${min}, current: ${root.contentsRevision}`, undefined, root.contentsRevision),
           );
