@@ -51,6 +51,12 @@ export interface ListResult {
 export interface WatchHandle {
   /** Stops delivering events. Idempotent. */
   stop(): void;
+  /**
+   * Asks for an onProgress call with a revision through which every event under the prefix has been delivered
+   * (etcd's WatchProgressRequest). Best effort: the answer may never come (etcd answers only a watch that has caught
+   * up), so a caller that needs it asks again.
+   */
+  requestProgress?(): void;
 }
 
 export interface WatchCallbacks {

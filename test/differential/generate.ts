@@ -456,6 +456,11 @@ export function generateCases(seed: number): Case[] {
     ['limit-text', '?limit=abc'],
     ['continue-garbage', '?limit=1&continue=bm90LWEtdG9rZW4'],
     ['rv-0', '?resourceVersion=0'],
+    // served by the watch cache upstream, which ignores the limit at resourceVersion 0
+    ['rv-0-limit', '?resourceVersion=0&limit=1'],
+    ['rv-0-notolderthan-limit', '?resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=2'],
+    ['rv-notolderthan-limit', '?resourceVersion=1&resourceVersionMatch=NotOlderThan&limit=2'],
+    ['limit-label', '?limit=1&labelSelector=x+in+(2,3)'],
     ['rv-text', '?resourceVersion=abc'],
     ['rv-future', '?resourceVersion=99999999'],
     ['rvmatch-exact-without-rv', '?resourceVersionMatch=Exact'],

@@ -125,6 +125,64 @@ for (const [name, open] of backends) {
       assert.deepEqual(names(notOlderLimited), ['a', 'b', 'c']);
     });
 
+    test('lists from the watch cache: consistent reads see every write to the store, even another client’s', async () => {
+      const n = await namespace();
+      for (const name of ['a', 'b']) await createConfigMap(n, name);
+      const base = `/api/v1/namespaces/${n}/configmaps`;
+      assert.deepEqual(names(await b.ts.request('GET', base)), ['a', 'b']);
+      const stored = (await b.storage.list('/registry/core/configmaps/')).items.find((kv) => kv.key.endsWith(`/${n}/a`))!;
+      const keyOf = (name: string) => stored.key.replace(/\/a$/, `/${name}`);
+      // Writes that bypass this server (on etcd: another client, as another replica would) show in the very next
+      // list without a resourceVersion, at a resourceVersion not older than the write.
+      for (let i = 0; i < 10; i++) {
+        const name = `x${i}`;
+        const obj = JSON.parse(stored.value);
+        obj.metadata = { ...obj.metadata, name, uid: `uid-${i}` };
+        const kv = await b.storage.create(keyOf(name), JSON.stringify(obj));
+        const listed = await b.ts.request('GET', base);
+        assert.equal(listed.status, 200, listed.text);
+        assert.ok(names(listed).includes(name), `${name} listed right after its write: ${names(listed).join(',')}`);
+        assert.ok(Number(listed.json.metadata.resourceVersion) >= kv.modRevision);
+        const item = listed.json.items.find((o: { metadata: { name: string } }) => o.metadata.name === name);
+        assert.equal(item.metadata.resourceVersion, String(kv.modRevision));
+      }
+      // A write to another resource moves the store's revision; a consistent list answers at least that revision.
+      const other = await b.storage.create(keyOf('unrelated').replace('/configmaps/', '/secrets/'), JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unrelated', namespace: n, uid: 'u' } }));
+      const after = await b.ts.request('GET', base);
+      assert.ok(Number(after.json.metadata.resourceVersion) >= other.modRevision, `${after.json.metadata.resourceVersion} ≥ ${other.modRevision}`);
+      // A deletion by the other client is gone at once, too.
+      await b.storage.delete(keyOf('x0'));
+      assert.ok(!names(await b.ts.request('GET', base)).includes('x0'));
+    });
+
+    test('resourceVersion=0 lists from the cache unpaged (a limit is ignored); NotOlderThan a future revision is 504', async () => {
+      const n = await namespace();
+      for (const name of ['a', 'b', 'c']) await createConfigMap(n, name);
+      const base = `/api/v1/namespaces/${n}/configmaps`;
+      for (const query of ['resourceVersion=0&limit=1', 'resourceVersion=0&resourceVersionMatch=NotOlderThan&limit=1']) {
+        const r = await b.ts.request('GET', `${base}?${query}`);
+        assert.equal(r.status, 200, r.text);
+        assert.deepEqual(names(r), ['a', 'b', 'c'], query);
+        assert.equal(r.json.metadata.continue, undefined);
+        assert.equal(r.json.metadata.remainingItemCount, undefined);
+      }
+      // Without resourceVersion=0 the limit pages, from the cache too.
+      const paged = await b.ts.request('GET', `${base}?limit=1`);
+      assert.deepEqual(names(paged), ['a']);
+      assert.equal(paged.json.metadata.remainingItemCount, 2);
+      const current = await b.storage.currentRevision();
+      const future = current + 1000;
+      const started = Date.now();
+      const r = await b.ts.request('GET', `${base}?resourceVersion=${future}&resourceVersionMatch=NotOlderThan`);
+      assert.equal(r.status, 504, r.text);
+      assert.equal(r.json.reason, 'Timeout');
+      assert.match(r.json.message, new RegExp(`^Timeout: Too large resource version: ${future}, current: \\d+$`));
+      assert.ok(Number(/current: (\d+)/.exec(r.json.message)![1]) >= current);
+      assert.deepEqual(r.json.details.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+      assert.equal(r.json.details.retryAfterSeconds, 1);
+      assert.ok(Date.now() - started >= 2900, 'it waited upstream’s 3 s');
+    });
+
     test('limit + a compacted resourceVersion is 410 Expired with the list message', async () => {
       const n = await namespace();
       const rvA = await createConfigMap(n, 'a');

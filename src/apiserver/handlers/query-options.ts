@@ -63,8 +63,18 @@ export function parseFieldManager(query: URLSearchParams, userAgent: string | un
     }
     if (v !== '') return v;
   }
-  return prefixFromUserAgent(userAgent ?? '') || 'unknown';
+  const ua = userAgent ?? '';
+  let manager = managerByUserAgent.get(ua);
+  if (manager === undefined) {
+    // A server sees a handful of user agents, each on every write: the prefix is worked out once per agent.
+    if (managerByUserAgent.size >= 1024) managerByUserAgent.clear();
+    manager = prefixFromUserAgent(ua) || 'unknown';
+    managerByUserAgent.set(ua, manager);
+  }
+  return manager;
 }
+
+const managerByUserAgent = new Map<string, string>();
 
 /** fieldmanager's prefixFromUserAgent, over the header's bytes read as UTF-8 (Node hands them over as latin1). */
 function prefixFromUserAgent(ua: string): string {

@@ -66,7 +66,7 @@ export function serviceAccountUser(cluster: string, namespace: string, name: str
 
 /** What a connection's client certificate says: a user, no opinion (none, or no CN), or a failed verification. */
 type CertificateResult = { user: UserInfo } | { error: true } | null;
-const certificateResults = new WeakMap<TLSSocket, CertificateResult>();
+const certificateResults = new WeakMap<object, CertificateResult>();
 
 /**
  * The bearer token of an Authorization header as bearertoken.Authenticator reads it: the trimmed value split on
@@ -111,8 +111,10 @@ export class Authenticator {
     const socket = req.socket as TLSSocket;
     if (typeof socket.getPeerCertificate !== 'function') return null;
     // A connection's peer certificate never changes and reading it is costly (it showed at ~8% of a create's CPU):
-    // work the user out once per TLS connection.
-    const cached = certificateResults.get(socket);
+    // work the user out once per TLS connection. Over HTTP/2, req.socket is a proxy made for each stream; the
+    // session's socket proxy is made once per connection, so that is the key.
+    const connection = (req as { stream?: { session?: { socket?: object } } }).stream?.session?.socket ?? socket;
+    const cached = certificateResults.get(connection);
     if (cached !== undefined) return cached;
     let result: CertificateResult = null;
     if (socket.authorized) {
@@ -124,7 +126,7 @@ export class Authenticator {
       const cert = socket.getPeerCertificate();
       if (cert && Object.keys(cert).length > 0) result = { error: true };
     }
-    certificateResults.set(socket, result);
+    certificateResults.set(connection, result);
     return result;
   }
 

@@ -6,9 +6,10 @@ import { type KubeObject, deepCopy, isPlainObject, jsonEqual, metaOf, nowRFC3339
 import { errors, type GroupResource, StatusError, successStatus, type Status } from '../../apimachinery/status.js';
 import { validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
-import type { KeyValue, Storage, StorageWatchEvent, WatchHandle } from '../../storage/interface.js';
+import type { KeyValue, ListResult as StorageListResult, Storage, StorageWatchEvent, WatchHandle } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
-import type { WatchCache } from '../../storage/cacher/watch-cache.js';
+import type { CachedList, WatchCache } from '../../storage/cacher/watch-cache.js';
+import { compareUtf8 } from '../../storage/cacher/key-index.js';
 import { ConversionError, type ObjectConverter, type RequestContext, type ResourceDefinition } from '../rest.js';
 import { clusterOfKey, collectionPrefix, objectKey } from './keys.js';
 import { continueExpiredMessage, decodeContinue, encodeContinue, listExpiredMessage } from './continue-token.js';
@@ -337,6 +338,8 @@ export class GenericStore {
     const prefix = this.prefix(cluster, namespace);
     let revision = 0;
     let afterKey: string | undefined;
+    let cached: CachedList | undefined;
+    let ignoreLimit = false;
     if (opts.continue) {
       // As upstream's storage: the token is decoded first (a bad one wins), then a resourceVersion beside it is a 400.
       const token = decodeContinue(opts.continue);
@@ -347,9 +350,18 @@ export class GenericStore {
       revision = token.revision > 0 ? token.revision : 0;
       afterKey = token.afterKey;
     } else {
-      revision = await this.resolveListRevision(opts.resourceVersion, opts.resourceVersionMatch, opts.limit);
+      const plan = this.planList(opts.resourceVersion, opts.resourceVersionMatch, opts.limit);
+      if (plan.fromCache) {
+        cached = await this.listFromCache(prefix, plan);
+        // As upstream's cacher (computeListLimit): a list at resourceVersion 0 served from the cache is never paged.
+        ignoreLimit = cached !== undefined && !plan.consistent && plan.minRevision === 0;
+      }
+      if (!cached) {
+        if (plan.fromCache && plan.minRevision > 0 && !plan.consistent) await this.waitForRevision(plan.minRevision);
+        revision = plan.fromCache ? 0 : plan.revision;
+      }
     }
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+    const limit = !ignoreLimit && opts.limit && opts.limit > 0 ? opts.limit : 0;
     const filtering = !selectionEmpty(opts.selection);
     const prefilter = filtering ? rawLabelPrefilter(opts.selection) : undefined;
     // Unchanged objects are decoded once and shared by every list that returns them (never for converting resources,
@@ -364,7 +376,9 @@ export class GenericStore {
     try {
       for (;;) {
         const chunk = limit ? Math.max(limit - items.length, filtering ? 256 : 0) : 0;
-        const page = await this.storage.list(prefix, { revision: revision || undefined, limit: chunk || undefined, afterKey: lastKey });
+        const page = cached
+          ? cachedPage(cached, chunk, lastKey)
+          : await this.storage.list(prefix, { revision: revision || undefined, limit: chunk || undefined, afterKey: lastKey });
         readRevision = page.revision;
         if (!revision) revision = page.revision;
         // A converting resource converts the page's candidates in one call (one ConversionReview per page).
@@ -438,11 +452,47 @@ export class GenericStore {
   }
 
   /**
+   * Where a first page comes from, from resourceVersion + resourceVersionMatch, as upstream's cacher decides
+   * (shouldDelegateList): Exact N, and N with a limit and no resourceVersionMatch (the legacy rule for paged lists),
+   * read storage at exactly N; everything else is served by the watch cache: unset (a consistent read) once the cache
+   * has reached the store's current revision, "0" as the cache is, N (NotOlderThan) once it has reached N.
+   */
+  private planList(rv: string | undefined, match: string | undefined, limit?: number): ListPlan {
+    const revision = this.resolveListRevision(rv, match, limit);
+    if (revision > 0) return { fromCache: false, revision };
+    if (!rv) return { fromCache: true, consistent: true, minRevision: 0 };
+    return { fromCache: true, consistent: false, minRevision: rv === '0' ? 0 : parseResourceVersion(rv, 'resourceVersion') };
+  }
+
+  /**
+   * A list's keys from the watch cache (undefined: read storage). A consistent read first takes the store's current
+   * revision (as upstream's GetCurrentResourceVersionFromStorage) and falls back to storage when the cache does not
+   * reach it in time, as upstream does; a NotOlderThan read that times out is upstream's 504.
+   */
+  private async listFromCache(prefix: string, plan: Extract<ListPlan, { fromCache: true }>): Promise<CachedList | undefined> {
+    let min = plan.minRevision;
+    if (plan.consistent) {
+      try {
+        min = await this.storage.currentRevision();
+      } catch (err) {
+        throw this.translate(err, '');
+      }
+    }
+    try {
+      return await this.watchCache.list(prefix, min);
+    } catch (err) {
+      if (isStorageError(err, 'FutureRevision') && !plan.consistent) throw tooLargeResourceVersion(min, err.revision ?? 0);
+      // A consistent read the cache could not serve in time, or a cache whose storage watch failed: storage answers.
+      return undefined;
+    }
+  }
+
+  /**
    * The revision a list reads at, from resourceVersion + resourceVersionMatch (0 = current).
-   * Semantics: unset/"0" → current; N (NotOlderThan) → current, after waiting for N; Exact → N; N with a limit and
+   * Semantics: unset/"0" → current; N (NotOlderThan) → current, once N is reached; Exact → N; N with a limit and
    * no resourceVersionMatch → N, kube-apiserver's legacy rule for paged lists (read from etcd at exactly N).
    */
-  private async resolveListRevision(rv: string | undefined, match: string | undefined, limit?: number): Promise<number> {
+  private resolveListRevision(rv: string | undefined, match: string | undefined, limit?: number): number {
     if (match && !rv) {
       throw listOptionsInvalid([fe.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided')]);
     }
@@ -458,7 +508,6 @@ export class GenericStore {
     const n = parseResourceVersion(rv, 'resourceVersion');
     if (match === 'Exact') return n;
     if (!match && limit !== undefined && limit > 0) return n;
-    await this.waitForRevision(n);
     return 0;
   }
 
@@ -473,11 +522,7 @@ export class GenericStore {
         throw this.translate(err, '');
       }
       if (current >= n) return;
-      if (Date.now() >= deadline) {
-        const e = errors.timeout(`Too large resource version: ${n}, current: ${current}`, 1);
-        e.status.details!.causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];
-        throw e;
-      }
+      if (Date.now() >= deadline) throw tooLargeResourceVersion(n, current);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -660,12 +705,24 @@ export class GenericStore {
     allowCreate = false,
   ): Promise<{ object: KubeObject; created: boolean }> {
     const key = this.key(ctx, namespace, name);
+    // As upstream's cacher hands GuaranteedUpdate the watch cache's object, the first attempt starts from the cached
+    // value, saving a storage read per update. What it concludes from possibly stale data, an error or "nothing to
+    // write", is checked against a fresh read (upstream's origStateIsCurrent); a stale revision fails the write's
+    // compare-and-swap and the next attempt reads storage. Not for converting resources, whose reads call out anyway.
+    let cached = this.converter ? undefined : this.watchCache.cachedValue(key);
+    /** The current value, read to check an attempt that started from the cache, for the next attempt. */
+    let fresh: KeyValue | null | undefined;
     for (let attempt = 0; attempt < 64; attempt++) {
       let kv: KeyValue | null;
-      try {
-        kv = await this.storage.get(key);
-      } catch (err) {
-        throw this.translate(err, name);
+      const stale = cached !== undefined;
+      if (cached !== undefined) {
+        kv = cached;
+        cached = undefined;
+      } else if (fresh !== undefined) {
+        kv = fresh;
+        fresh = undefined;
+      } else {
+        kv = await this.readCurrent(key, name);
       }
       if (!kv) {
         if (!allowCreate) throw errors.notFound(this.gr, name);
@@ -679,69 +736,110 @@ export class GenericStore {
           throw err;
         }
       }
-      // A converting resource converts the stored object once; its copies stand for the decodes below.
-      const pristine = this.converter ? (await this.decodeConverted([kv]))[0]! : undefined;
-      const given = pristine ? deepCopy(pristine) : this.decode(kv);
-      const proposed = await tryUpdate(given);
-      // The caller vouches that the current object stands as is (and that it left its copy untouched): the stored
-      // revision was validated when it was written, so there is nothing to validate or write, unless it is only
-      // waiting to be removed.
-      if (proposed === NO_CHANGE && !this.readyToRemove(given)) return { object: given, created: false };
-      // A second decode is the pristine current object: cheaper than a deep copy made before tryUpdate.
-      const current = pristine ? deepCopy(pristine) : this.decode(kv);
-      let desired = proposed === NO_CHANGE ? (pristine ? deepCopy(pristine) : this.decode(kv)) : proposed;
-      this.checkIdentity(desired, namespace, name);
-      if (!subresource) desired = this.trackMainUpdate(current, desired, opts);
-      let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
-      if (subresource) next = this.trackSubresourceUpdate(subresource, current, desired, next, opts);
-      const errs = subresource
-        ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
-        : this.validateUpdate(next, current);
-      if (errs.length) throw errors.invalid(this.def.group, this.def.kind, name, errs);
-      if (opts.validateAdmission) await opts.validateAdmission(next, current);
-
-      // An update that clears the last finalizer of an object being deleted removes it.
-      if (this.readyToRemove(next)) {
-        if (opts.dryRun) return { object: next, created: false };
-        try {
-          const deleted = await this.storage.delete(key, kv.modRevision);
-          if (this.converter) return { object: this.finish(next, deleted, false), created: false };
-          return { object: this.decode({ ...deleted, value: this.encode(next) }), created: false };
-        } catch (err) {
-          if (isStorageError(err, 'Conflict')) continue;
-          throw this.translate(err, name);
-        }
-      }
-      // An unchanged object is not written, unless it is stored in an older storage version of a converting resource:
-      // as upstream compares the encoded bytes, such a write migrates it to the current storage version.
-      if (jsonEqual(stripRV(next), stripRV(current)) && (!this.converter || storedAPIVersion(kv.value) === this.converter.storageAPIVersion)) {
-        return { object: current, created: false };
-      }
-      if (this.converter) {
-        const stored = await this.encodeConverted(ctx.cluster, next);
-        if (opts.dryRun) return { object: await this.writtenConverted(ctx.cluster, stored, kv.modRevision), created: false };
-        let updated: KeyValue;
-        try {
-          updated = await this.storage.update(key, JSON.stringify(stored), kv.modRevision);
-        } catch (err) {
-          if (isStorageError(err, 'Conflict')) continue;
-          throw this.translate(err, name);
-        }
-        return { object: await this.writtenConverted(ctx.cluster, stored, updated.modRevision), created: false };
-      }
-      if (opts.dryRun) return { object: next, created: false };
+      let outcome: UpdateAttempt;
       try {
-        const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
-        return { object: this.written(next, updated.modRevision), created: false };
+        outcome = await this.attemptUpdate(ctx, namespace, name, key, kv, tryUpdate, opts, subresource);
       } catch (err) {
-        if (isStorageError(err, 'Conflict')) {
-          // The caller's own precondition (resourceVersion in the body) decides whether a conflict is final.
-          continue;
-        }
+        if (!stale) throw err;
+        fresh = await this.readCurrent(key, name);
+        if (fresh?.modRevision === kv.modRevision) throw err;
+        continue;
+      }
+      if (outcome === RETRY) continue;
+      if (outcome.notWritten && stale) {
+        fresh = await this.readCurrent(key, name);
+        if (fresh?.modRevision !== kv.modRevision) continue;
+        fresh = undefined;
+      }
+      return { object: outcome.object, created: false };
+    }
+    throw errors.conflictModified(this.gr, name);
+  }
+
+  /** The stored value of key now (null when absent), storage errors as the Status they stand for. */
+  private async readCurrent(key: string, name: string): Promise<KeyValue | null> {
+    try {
+      return await this.storage.get(key);
+    } catch (err) {
+      throw this.translate(err, name);
+    }
+  }
+
+  /**
+   * One attempt of guaranteedUpdate from the stored value kv: the object written, or not written (nothing to write,
+   * or a dry run), or RETRY when the write lost a compare-and-swap.
+   */
+  private async attemptUpdate(
+    ctx: RequestContext,
+    namespace: string,
+    name: string,
+    key: string,
+    kv: KeyValue,
+    tryUpdate: (current: KubeObject | null) => KubeObject | typeof NO_CHANGE | Promise<KubeObject | typeof NO_CHANGE>,
+    opts: WriteOptions,
+    subresource: string,
+  ): Promise<UpdateAttempt> {
+    // A converting resource converts the stored object once; its copies stand for the decodes below.
+    const pristine = this.converter ? (await this.decodeConverted([kv]))[0]! : undefined;
+    const given = pristine ? deepCopy(pristine) : this.decode(kv);
+    const proposed = await tryUpdate(given);
+    // The caller vouches that the current object stands as is (and that it left its copy untouched): the stored
+    // revision was validated when it was written, so there is nothing to validate or write, unless it is only
+    // waiting to be removed.
+    if (proposed === NO_CHANGE && !this.readyToRemove(given)) return { notWritten: true, object: given };
+    // A second decode is the pristine current object: cheaper than a deep copy made before tryUpdate.
+    const current = pristine ? deepCopy(pristine) : this.decode(kv);
+    let desired = proposed === NO_CHANGE ? (pristine ? deepCopy(pristine) : this.decode(kv)) : proposed;
+    this.checkIdentity(desired, namespace, name);
+    if (!subresource) desired = this.trackMainUpdate(current, desired, opts);
+    let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
+    if (subresource) next = this.trackSubresourceUpdate(subresource, current, desired, next, opts);
+    const errs = subresource
+      ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
+      : this.validateUpdate(next, current);
+    if (errs.length) throw errors.invalid(this.def.group, this.def.kind, name, errs);
+    if (opts.validateAdmission) await opts.validateAdmission(next, current);
+
+    // An update that clears the last finalizer of an object being deleted removes it.
+    if (this.readyToRemove(next)) {
+      if (opts.dryRun) return { notWritten: true, object: next };
+      try {
+        const deleted = await this.storage.delete(key, kv.modRevision);
+        if (this.converter) return { notWritten: false, object: this.finish(next, deleted, false) };
+        return { notWritten: false, object: this.decode({ ...deleted, value: this.encode(next) }) };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict')) return RETRY;
         throw this.translate(err, name);
       }
     }
-    throw errors.conflictModified(this.gr, name);
+    // An unchanged object is not written, unless it is stored in an older storage version of a converting resource:
+    // as upstream compares the encoded bytes, such a write migrates it to the current storage version.
+    if (jsonEqual(stripRV(next), stripRV(current)) && (!this.converter || storedAPIVersion(kv.value) === this.converter.storageAPIVersion)) {
+      return { notWritten: true, object: current };
+    }
+    if (this.converter) {
+      const stored = await this.encodeConverted(ctx.cluster, next);
+      if (opts.dryRun) return { notWritten: true, object: await this.writtenConverted(ctx.cluster, stored, kv.modRevision) };
+      let updated: KeyValue;
+      try {
+        updated = await this.storage.update(key, JSON.stringify(stored), kv.modRevision);
+      } catch (err) {
+        if (isStorageError(err, 'Conflict')) return RETRY;
+        throw this.translate(err, name);
+      }
+      return { notWritten: false, object: await this.writtenConverted(ctx.cluster, stored, updated.modRevision) };
+    }
+    if (opts.dryRun) return { notWritten: true, object: next };
+    try {
+      const updated = await this.storage.update(key, this.encode(next), kv.modRevision);
+      return { notWritten: false, object: this.written(next, updated.modRevision) };
+    } catch (err) {
+      if (isStorageError(err, 'Conflict')) {
+        // The caller's own precondition (resourceVersion in the body) decides whether a conflict is final.
+        return RETRY;
+      }
+      throw this.translate(err, name);
+    }
   }
 
   /**
@@ -1273,6 +1371,37 @@ export function parseResourceVersion(rv: string, field: string): number {
   const n = Number(rv);
   if (!Number.isSafeInteger(n)) throw errors.badRequest(`invalid ${field}: ${JSON.stringify(rv)}`);
   return n;
+}
+
+/** What one guaranteedUpdate attempt came to: retry after a lost compare-and-swap, or the object and whether it was written. */
+const RETRY: unique symbol = Symbol('retry');
+type UpdateAttempt = typeof RETRY | { notWritten: boolean; object: KubeObject };
+
+/** Where a list's first page comes from (GenericStore.planList). */
+type ListPlan = { fromCache: false; revision: number } | { fromCache: true; consistent: boolean; minRevision: number };
+
+/** upstream's 504 for a read "not older than" a revision the server has not reached within its 3 s. */
+function tooLargeResourceVersion(n: number, current: number): StatusError {
+  const e = errors.timeout(`Too large resource version: ${n}, current: ${current}`, 1);
+  e.status.details!.causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];
+  return e;
+}
+
+/** A page of a cached list with storage.list's contract: up to `limit` keys after `afterKey` (0: all of them). */
+function cachedPage(cached: CachedList, limit: number, afterKey: string | undefined): StorageListResult {
+  const all = cached.items;
+  let start = 0;
+  if (afterKey !== undefined) {
+    let hi = all.length;
+    while (start < hi) {
+      const mid = (start + hi) >>> 1;
+      if (compareUtf8(all[mid]!.key, afterKey) <= 0) start = mid + 1;
+      else hi = mid;
+    }
+  }
+  const end = limit > 0 ? Math.min(all.length, start + limit) : all.length;
+  const more = end < all.length;
+  return { items: all.slice(start, end), revision: cached.revision, more, ...(more ? { remaining: all.length - end } : {}) };
 }
 
 function listOptionsInvalid(errs: FieldError[]): StatusError {

@@ -24,7 +24,7 @@ export const MAX_RECEIVE_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** Largest message atrium sends; etcd itself refuses requests above --max-request-bytes (1.5 MiB default). */
 export const MAX_SEND_MESSAGE_BYTES = 4 * 1024 * 1024;
 
-const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 5000;
 
 /** Handed to policy callbacks, which never abort: one shared signal instead of an AbortController per call. */
 const NEVER_ABORTED = new AbortController().signal;

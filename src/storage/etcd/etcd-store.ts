@@ -15,10 +15,20 @@
  * KeyExists/Conflict. Health (for /readyz) follows the outcome of the
  * latest calls plus a periodic linearizable probe, so it recovers on its own when etcd returns.
  */
-import type { Etcd3, ICallable, IKeyValue, IRangeRequest, IRangeResponse, ITxnResponse } from 'etcd3';
+import type { Etcd3, ICallable } from 'etcd3';
 import { StorageError, keyNotFound, modRevisionConflict } from '../errors.js';
 import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, WatchHandle } from '../interface.js';
-import { createEtcdClient, type EtcdConnectionOptions } from './etcd-client.js';
+import { createEtcdClient, DEFAULT_REQUEST_TIMEOUT_MS, type EtcdConnectionOptions } from './etcd-client.js';
+import {
+  decodeRangeResponse,
+  decodeTxnResponse,
+  encodeRangeRequest,
+  encodeTxnRequest,
+  type RangeRequest,
+  type RangeResponse,
+  type TxnRequest,
+  type TxnResponse,
+} from './etcd-kv-codec.js';
 import { isRequestTooLarge, isRetryable, toStorageError } from './etcd-errors.js';
 import { keyAfter, prefixRangeEnd } from './etcd-keys.js';
 import { EtcdWatch } from './etcd-watch.js';
@@ -45,6 +55,7 @@ export class EtcdStore implements Storage {
   private knownCompacted = 0;
   private readonly pool: ICallable<unknown>;
   private readonly listPageSize: number;
+  private readonly requestTimeoutMs: number;
 
   private constructor(
     private readonly client: Etcd3,
@@ -54,6 +65,7 @@ export class EtcdStore implements Storage {
     // etcd3 keeps the connection pool protected; the raw Watch stream needs it (see etcd-watch.ts).
     this.pool = (client as unknown as { pool: ICallable<unknown> }).pool;
     this.listPageSize = options.listPageSize ?? 1000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     const interval = options.healthProbeIntervalMs ?? 1000;
     if (interval > 0) {
       this.probeTimer = setInterval(() => void this.probe(), interval);
@@ -97,12 +109,12 @@ export class EtcdStore implements Storage {
     const v = Buffer.from(value, 'utf8');
     return this.run(key, async (attempt) => {
       const res = await this.txn({
-        compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [{ request_put: { key: k, value: v } }],
-        failure: [{ request_range: { key: k } }],
+        compare: [{ key: k, target: 'create', result: 'equal', revision: 0 }],
+        success: [{ put: { key: k, value: v } }],
+        failure: [{ range: { key: k } }],
       });
       if (res.succeeded) {
-        const revision = Number(res.header.revision);
+        const revision = res.revision;
         return { key, value, createRevision: revision, modRevision: revision };
       }
       const current = firstKv(res);
@@ -113,9 +125,9 @@ export class EtcdStore implements Storage {
   }
 
   async get(key: string, revision?: number): Promise<KeyValue | null> {
-    const request: IRangeRequest = { key: Buffer.from(key, 'utf8'), ...(revision ? { revision } : {}) };
+    const request: RangeRequest = { key: Buffer.from(key, 'utf8'), ...(revision ? { revision } : {}) };
     const res = await this.run(key, () => this.range(request, key, revision), 'read');
-    return res.kvs.length > 0 ? toKeyValue(res.kvs[0]!) : null;
+    return res.kvs[0] ?? null;
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
@@ -123,16 +135,16 @@ export class EtcdStore implements Storage {
     return this.run(key, async (attempt) => {
       const res = await this.txn({
         compare: [
-          { key: k, target: 'Create', result: 'Greater', create_revision: 0 },
-          { key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision },
+          { key: k, target: 'create', result: 'greater', revision: 0 },
+          { key: k, target: 'mod', result: 'equal', revision: expectedModRevision },
         ],
-        success: [{ request_put: { key: k, value: Buffer.from(value, 'utf8'), prev_kv: true } }],
-        failure: [{ request_range: { key: k } }],
+        success: [{ put: { key: k, value: Buffer.from(value, 'utf8'), prevKv: true } }],
+        failure: [{ range: { key: k } }],
       });
       if (res.succeeded) {
-        const prev = res.responses[0]?.response_put?.prev_kv;
-        const revision = Number(res.header.revision);
-        return { key, value, createRevision: prev ? Number(prev.create_revision) : revision, modRevision: revision };
+        const prev = res.responses[0]?.put?.prevKv;
+        const revision = res.revision;
+        return { key, value, createRevision: prev ? prev.createRevision : revision, modRevision: revision };
       }
       const current = firstKv(res);
       if (!current) throw keyNotFound(key);
@@ -144,22 +156,22 @@ export class EtcdStore implements Storage {
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     const k = Buffer.from(key, 'utf8');
     return this.run(key, async () => {
-      const compare =
+      const compare: TxnRequest['compare'] =
         expectedModRevision === undefined
-          ? [{ key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 }]
+          ? [{ key: k, target: 'create', result: 'greater', revision: 0 }]
           : [
-              { key: k, target: 'Create' as const, result: 'Greater' as const, create_revision: 0 },
-              { key: k, target: 'Mod' as const, result: 'Equal' as const, mod_revision: expectedModRevision },
+              { key: k, target: 'create', result: 'greater', revision: 0 },
+              { key: k, target: 'mod', result: 'equal', revision: expectedModRevision },
             ];
       const res = await this.txn({
         compare,
-        success: [{ request_delete_range: { key: k, prev_kv: true } }],
-        failure: [{ request_range: { key: k } }],
+        success: [{ deleteRange: { key: k, prevKv: true } }],
+        failure: [{ range: { key: k } }],
       });
       if (res.succeeded) {
-        const prev = res.responses[0]?.response_delete_range?.prev_kvs?.[0];
+        const prev = res.responses[0]?.deleteRange?.prevKvs[0];
         if (!prev) throw keyNotFound(key);
-        return { ...toKeyValue(prev), modRevision: Number(res.header.revision) };
+        return { ...prev, modRevision: res.revision };
       }
       const current = firstKv(res);
       if (!current) throw keyNotFound(key);
@@ -179,15 +191,15 @@ export class EtcdStore implements Storage {
     const items: KeyValue[] = [];
     for (;;) {
       const pageLimit = wanted > 0 ? wanted - items.length : this.listPageSize;
-      const request: IRangeRequest = { key: start, range_end: rangeEnd, limit: pageLimit, ...(revision ? { revision } : {}) };
+      const request: RangeRequest = { key: start, rangeEnd, limit: pageLimit, ...(revision ? { revision } : {}) };
       const res = await this.run(prefix, () => this.range(request, prefix, revision || undefined), 'read');
-      if (!revision) revision = Number(res.header.revision);
-      for (const kv of res.kvs) items.push(toKeyValue(kv));
+      if (!revision) revision = res.revision;
+      for (const kv of res.kvs) items.push(kv);
       const done = !res.more || (wanted > 0 && items.length >= wanted);
       if (done) {
         const more = res.more;
         return more
-          ? { items, revision, more, remaining: Number(res.count) - res.kvs.length }
+          ? { items, revision, more, remaining: res.count - res.kvs.length }
           : { items, revision, more: false };
       }
       start = keyAfter(items[items.length - 1]!.key);
@@ -196,8 +208,8 @@ export class EtcdStore implements Storage {
 
   async count(prefix: string): Promise<number> {
     const k = Buffer.from(prefix, 'utf8');
-    const res = await this.run(prefix, () => this.range({ key: k, range_end: prefixRangeEnd(k), count_only: true }, prefix), 'read');
-    return Number(res.count);
+    const res = await this.run(prefix, () => this.range({ key: k, rangeEnd: prefixRangeEnd(k), countOnly: true }, prefix), 'read');
+    return res.count;
   }
 
   /** Events under prefix after fromRevision on a dedicated etcd watch stream that survives reconnects. */
@@ -230,13 +242,14 @@ export class EtcdStore implements Storage {
         this.watches.delete(watch);
         watch.stop();
       },
+      requestProgress: () => watch.requestProgress(),
     };
   }
 
   /** etcd's current revision, read linearizably (needs a quorum). */
   async currentRevision(): Promise<number> {
-    const res = await this.run('', () => this.range({ key: PROBE_KEY, count_only: true }, ''), 'read');
-    return Number(res.header.revision);
+    const res = await this.run('', () => this.range({ key: PROBE_KEY, countOnly: true }, ''), 'read');
+    return res.revision;
   }
 
   /**
@@ -346,8 +359,8 @@ export class EtcdStore implements Storage {
     }
   }
 
-  private range(request: IRangeRequest, key: string, revision?: number): Promise<IRangeResponse> {
-    return this.client.kv.range(request).catch((err: unknown) => {
+  private range(request: RangeRequest, key: string, revision?: number): Promise<RangeResponse> {
+    return this.unary('Range', encodeRangeRequest(request), decodeRangeResponse).catch((err: unknown) => {
       const mapped = toStorageError(err, key, revision);
       if (mapped.code === 'Compacted' || mapped.code === 'FutureRevision') {
         throw new StorageError(mapped.code, key, mapped.message, undefined, revision);
@@ -356,8 +369,23 @@ export class EtcdStore implements Storage {
     });
   }
 
-  private txn(request: Parameters<Etcd3['kv']['txn']>[0]): Promise<ITxnResponse> {
-    return this.client.kv.txn(request);
+  private txn(request: TxnRequest): Promise<TxnResponse> {
+    return this.unary('Txn', encodeTxnRequest(request), decodeTxnResponse);
+  }
+
+  /**
+   * One unary KV call through etcd3's connection pool (member choice, auth metadata, its error classes) with atrium's
+   * own message codec (etcd-kv-codec.ts) instead of etcd3's object conversion, under the same deadline.
+   */
+  private unary<T>(method: 'Range' | 'Txn', body: Buffer, decode: (bytes: Buffer) => T): Promise<T> {
+    return this.pool.withConnection('KV', ({ client, metadata }) => {
+      const grpcClient = client as unknown as UnaryClient;
+      return new Promise<T>((resolve, reject) => {
+        grpcClient.makeUnaryRequest(`/etcdserverpb.KV/${method}`, identity, decode, body, metadata, { deadline: Date.now() + this.requestTimeoutMs }, (err, res) =>
+          err ? reject(err) : resolve(res as T),
+        );
+      });
+    });
   }
 
   private async probe(): Promise<void> {
@@ -384,20 +412,25 @@ export class EtcdStore implements Storage {
   }
 }
 
-function toKeyValue(kv: IKeyValue): KeyValue {
-  return {
-    key: kv.key.toString('utf8'),
-    value: kv.value.toString('utf8'),
-    createRevision: Number(kv.create_revision),
-    modRevision: Number(kv.mod_revision),
-  };
+/** The key read by a transaction's else-branch, or null when it does not exist. */
+function firstKv(res: TxnResponse): KeyValue | null {
+  return res.responses[0]?.range?.kvs[0] ?? null;
 }
 
-/** The key read by a transaction's else-branch, or null when it does not exist. */
-function firstKv(res: ITxnResponse): KeyValue | null {
-  const kv = res.responses[0]?.response_range?.kvs?.[0];
-  return kv ? toKeyValue(kv) : null;
+/** The part of a grpc-js Client this store calls: a unary call with its own (de)serialisers. */
+interface UnaryClient {
+  makeUnaryRequest(
+    method: string,
+    serialize: (value: Buffer) => Buffer,
+    deserialize: (bytes: Buffer) => unknown,
+    argument: Buffer,
+    metadata: unknown,
+    options: { deadline: number },
+    callback: (err: Error | null, value?: unknown) => void,
+  ): unknown;
 }
+
+const identity = (b: Buffer): Buffer => b;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -85,6 +85,15 @@ export class EtcdWatch implements WatchHandle {
     this.closeCall();
   }
 
+  /**
+   * Asks etcd for a progress notification on this watch's stream (WatchProgressRequest); etcd answers with the
+   * current revision once the watch has caught up, and not at all before, so callers ask again.
+   */
+  requestProgress(): void {
+    if (this.stopped || !this.call) return;
+    safely(() => this.call!.write({ progress_request: {} }));
+  }
+
   /** Ends the watch with err as its terminal error (the store uses this on close). */
   fail(err: Error): void {
     if (this.stopped) return;

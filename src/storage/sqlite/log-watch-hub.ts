@@ -40,6 +40,7 @@ class LogWatcher implements WatchHandle {
     readonly replayThrough: number,
     readonly callbacks: WatchCallbacks,
     private readonly detach: (w: LogWatcher) => void,
+    private readonly head: () => number,
   ) {
     this.cursor = fromRevision;
   }
@@ -62,6 +63,17 @@ class LogWatcher implements WatchHandle {
     if (this.stopped) return;
     this.stop();
     callWatchConsumer('storage watch', this.prefix, this.callbacks, 'onError', err);
+  }
+
+  /**
+   * A live watcher has been handed every committed event under its prefix: the store publishes each commit's events
+   * in the same synchronous step that moves the head. A watcher still replaying answers nothing (asked again).
+   */
+  requestProgress(): void {
+    setImmediate(() => {
+      if (this.stopped || this.buffer !== null || !this.callbacks.onProgress) return;
+      if (!callWatchConsumer('storage watch', this.prefix, this.callbacks, 'onProgress', this.head())) this.stop();
+    });
   }
 }
 
@@ -86,8 +98,13 @@ export class LogWatchHub {
    * synchronously; a fromRevision + 1 below the compacted revision ends in onError(Compacted).
    */
   watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle {
-    const watcher = new LogWatcher(prefix, fromRevision, this.source.headRevision(), callbacks, (w) =>
-      this.watchers.delete(w),
+    const watcher = new LogWatcher(
+      prefix,
+      fromRevision,
+      this.source.headRevision(),
+      callbacks,
+      (w) => this.watchers.delete(w),
+      () => this.source.headRevision(),
     );
     this.watchers.add(watcher);
     setImmediate(() => this.replayStep(watcher));

@@ -275,6 +275,36 @@ export function runStorageConformance(name: string, open: () => Promise<Storage>
       handle.stop();
     });
 
+    storeTest('requestProgress answers with a revision through which every event under the prefix was delivered', async (s, p) => {
+      const start = await s.currentRevision();
+      const events: StorageWatchEvent[] = [];
+      /** Each notification's revision, and how many events had arrived before it. */
+      const progress: { revision: number; seen: number }[] = [];
+      const handle = s.watch(`${p}mine/`, start, {
+        onEvent: (e) => void events.push(e),
+        onError: (err) => assert.fail(err),
+        onProgress: (revision) => void progress.push({ revision, seen: events.length }),
+      });
+      assert.ok(handle.requestProgress, 'the backend supports progress requests');
+      const mine = await s.create(`${p}mine/a`, 'v');
+      // Writes elsewhere move the store's revision without an event for this watch; progress reports them.
+      await s.create(`${p}other/b`, 'v');
+      const head = await s.currentRevision();
+      // Asked again until answered: a backend answers only once the watch has caught up.
+      await waitUntil(() => {
+        if (progress.some((n) => n.revision >= head)) return true;
+        handle.requestProgress!();
+        return false;
+      });
+      // The event at or below the reported revision came before the notification, and no other.
+      assert.equal(progress.find((n) => n.revision >= head)!.seen, 1);
+      assert.deepEqual(
+        events.map((e) => e.revision),
+        [mine.modRevision],
+      );
+      handle.stop();
+    });
+
     if (!opts.skipCompaction) {
       storeTest('watch and reads below the compacted revision fail with Compacted', async (s, p) => {
         const v0 = await s.create(`${p}a`, 'v0');

@@ -20,6 +20,9 @@ import { eventually } from '../../helpers/eventually.js';
 class WatchCountingStorage implements Storage {
   readonly watchCalls: Array<{ prefix: string; fromRevision: number }> = [];
   open = 0;
+  listCalls = 0;
+  /** When false, watches do not pass progress requests on (a backend without them). */
+  progress = true;
 
   constructor(private readonly inner: Storage) {}
 
@@ -39,12 +42,14 @@ class WatchCountingStorage implements Storage {
         end();
         callbacks.onError(err);
       },
+      ...(callbacks.onProgress ? { onProgress: (r: number) => callbacks.onProgress!(r) } : {}),
     });
     return {
       stop: () => {
         end();
         handle.stop();
       },
+      ...(this.progress ? { requestProgress: () => handle.requestProgress?.() } : {}),
     };
   }
 
@@ -61,6 +66,7 @@ class WatchCountingStorage implements Storage {
     return this.inner.delete(key, expectedModRevision);
   }
   list(prefix: string, options?: ListOptions): Promise<ListResult> {
+    this.listCalls++;
     return this.inner.list(prefix, options);
   }
   count(prefix: string): Promise<number> {
@@ -350,6 +356,125 @@ describe('WatchCache over a real SqliteStore', () => {
     assert.equal(w.errors.length, 1);
     assert.ok(isStorageError(w.errors[0], 'Unavailable'));
     assert.deepEqual(cache.stats(), { roots: 0, watchers: 0 });
+    storage = new WatchCountingStorage(SqliteStore.open(':memory:'));
+  });
+});
+
+describe('WatchCache.list (lists served from the cache)', () => {
+  let storage: WatchCountingStorage;
+  let cache: WatchCache;
+  const cms = '/registry/core/configmaps/';
+
+  beforeEach(() => {
+    storage = new WatchCountingStorage(SqliteStore.open(':memory:'));
+    cache = new WatchCache(storage, { historySize: 50, freshTimeoutMs: 300 });
+  });
+  afterEach(async () => {
+    cache.stop();
+    await storage.close();
+  });
+
+  const keys = (l: { items: KeyValue[] } | undefined) => l!.items.map((i) => i.key);
+
+  test('the first list loads the resource from storage; later ones follow its watch without reading storage', async () => {
+    await storage.create(pod('ns', 'a'), 'a1');
+    await storage.create(pod('ns', 'b'), 'b1');
+    const first = await cache.list(pods, await storage.currentRevision());
+    assert.deepEqual(keys(first), [pod('ns', 'a'), pod('ns', 'b')]);
+    assert.equal(storage.listCalls, 1);
+    const b = await storage.get(pod('ns', 'b'));
+    const updated = await storage.update(pod('ns', 'b'), 'b2', b!.modRevision);
+    await storage.delete(pod('ns', 'a'));
+    const created = await storage.create(pod('ns', 'c'), 'c1');
+    const second = await cache.list(pods, await storage.currentRevision());
+    assert.deepEqual(
+      second!.items.map((i) => [i.key, i.value, i.modRevision]),
+      [
+        [pod('ns', 'b'), 'b2', updated.modRevision],
+        [pod('ns', 'c'), 'c1', created.modRevision],
+      ],
+    );
+    assert.equal(second!.items[1]!.createRevision, created.modRevision);
+    assert.equal(second!.revision, created.modRevision);
+    assert.equal(storage.listCalls, 1, 'no second storage read');
+    // A list is a snapshot: later writes do not change the items it returned.
+    await storage.create(pod('ns', 'd'), 'd1');
+    assert.deepEqual(keys(second), [pod('ns', 'b'), pod('ns', 'c')]);
+  });
+
+  test('a consistent list after writes to other resources waits for a progress notification, not for an event', async () => {
+    await cache.list(pods, 0);
+    const other = await storage.create(`${cms}c1/ns/x`, 'cm');
+    const listed = await cache.list(pods, await storage.currentRevision());
+    assert.ok(listed!.revision >= other.modRevision, `the cache caught up (${listed!.revision} ≥ ${other.modRevision})`);
+  });
+
+  test('without progress notifications, a revision the resource never reaches is FutureRevision after the timeout', async () => {
+    storage.progress = false;
+    await cache.list(pods, 0);
+    const other = await storage.create(`${cms}c1/ns/x`, 'cm');
+    const started = Date.now();
+    const err = await cache.list(pods, other.modRevision).then(
+      () => assert.fail('expected FutureRevision'),
+      (e: unknown) => e,
+    );
+    assert.ok(isStorageError(err, 'FutureRevision'), String(err));
+    assert.equal(err.revision, other.modRevision - 1, "the cache's own revision");
+    assert.match(err.message, new RegExp(`^Too large resource version: ${other.modRevision}, current: ${other.modRevision - 1}$`));
+    assert.ok(Date.now() - started >= 250, 'it waited');
+    // An event of the resource releases a waiting list at once.
+    const waiting = cache.list(pods, other.modRevision + 1);
+    const kv = await storage.create(pod('ns', 'late'), 'v');
+    assert.deepEqual(keys(await waiting), [pod('ns', 'late')]);
+    assert.equal(kv.modRevision, other.modRevision + 1);
+  });
+
+  test('a revision beyond the store is FutureRevision even with progress notifications', async () => {
+    const head = await storage.currentRevision();
+    await assert.rejects(cache.list(pods, head + 10), (e: unknown) => isStorageError(e, 'FutureRevision'));
+  });
+
+  test('prefixes select their namespace or cluster in byte order, as storage lists them', async () => {
+    const names = [pod('ns', 'a'), pod('ns', 'b\u00e9'), pod('ns', 'b\uffef'), pod('ns', 'b\u{1f600}'), pod('ns10', 'a'), `${pods}c2/ns/a`];
+    for (const k of [...names].reverse()) await storage.create(k, 'v');
+    await cache.list(pods, 0);
+    for (const prefix of [pods, `${pods}c1/ns/`, `${pods}c1/ns10/`, `${pods}c2/`, `${pods}c3/`]) {
+      const fromStorage = (await storage.list(prefix)).items.map((i) => i.key);
+      assert.deepEqual(keys(await cache.list(prefix, await storage.currentRevision())), fromStorage, prefix);
+    }
+  });
+
+  test('writes racing with the first load are all in the cache, once', async () => {
+    const writes: Promise<KeyValue>[] = [];
+    for (let i = 0; i < 200; i++) writes.push(storage.create(pod('ns', `p${String(i).padStart(3, '0')}`), `v${i}`));
+    const listing = cache.list(pods, 0);
+    for (let i = 200; i < 400; i++) writes.push(storage.create(pod('ns', `p${String(i).padStart(3, '0')}`), `v${i}`));
+    await Promise.all(writes);
+    await listing;
+    const all = await cache.list(pods, await storage.currentRevision());
+    assert.equal(all!.items.length, 400);
+    assert.deepEqual(all!.items, (await storage.list(pods)).items);
+  });
+
+  test('prefixes wider than one resource, and a cache over its budget, leave the list to storage', async () => {
+    assert.equal(await cache.list('/registry/core/', 0), undefined);
+    const small = new WatchCache(storage, { listBudgetBytes: 1 });
+    try {
+      await storage.create(pod('ns', 'a'), 'v');
+      assert.deepEqual(keys(await small.list(pods, 0)), [pod('ns', 'a')], 'the first root still loads (the budget is not yet used)');
+      assert.equal(await small.list(`${cms}c1/`, 0), undefined, 'the next root does not');
+    } finally {
+      small.stop();
+    }
+  });
+
+  test('losing the store fails a waiting list, and the next list starts over', async () => {
+    storage.progress = false;
+    await cache.list(pods, 0);
+    const other = await storage.create(`${cms}c1/ns/x`, 'cm');
+    const waiting = cache.list(pods, other.modRevision);
+    await storage.close();
+    await assert.rejects(waiting, (e: unknown) => isStorageError(e, 'Unavailable'));
     storage = new WatchCountingStorage(SqliteStore.open(':memory:'));
   });
 });
