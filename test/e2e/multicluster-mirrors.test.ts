@@ -3,7 +3,7 @@
  * (push mode), an app of a split Deployment, a StatefulSet, a Job, a DaemonSet and a CronJob. The syncers mirror the
  * pods the clusters' controllers make (src/multicluster/syncer/workspace-mirrors.ts), the Jobs of the CronJob, and
  * the clusters' Events about synced objects and mirrored pods; real kubectl reads them: `get pods -o wide` with
- * `<cluster>/<node>`, label selectors, `describe` and `events` with the cluster named, `delete pod` restarting a pod,
+ * `<cluster>--<node>`, label selectors, `describe` and `events` with the cluster named, `delete pod` restarting a pod,
  * mirrors following scale-down and deletion, rollout history and undo, and users refused when writing a mirror.
  */
 import { after, before, describe, it } from 'node:test';
@@ -101,7 +101,7 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     await fleet?.stop();
   });
 
-  it('kubectl get pods -o wide lists every pod the clusters run, named apart, with <cluster>/<node> and the cluster label', async () => {
+  it('kubectl get pods -o wide lists every pod the clusters run, named apart, with <cluster>--<node> and the cluster label', async () => {
     const all = await eventually('web ×4, db ×2, once, agent on both clusters mirrored and Running', async () => {
       const r = await podRows();
       const of = (re: RegExp) => r.filter((p) => re.test(p.name) && p.status === 'Running');
@@ -109,8 +109,8 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     }, 120_000);
     assert.equal(new Set(all.map((p) => p.name)).size, all.length, 'no two rows share a name');
     for (const p of all) {
-      assert.match(p.node, /^st-[ab]\/\S+$/, `${p.name}: NODE is <cluster>/<node>`);
-      assert.equal(p.cluster, p.node.split('/')[0], `${p.name}: the cluster label names the node's cluster`);
+      assert.match(p.node, /^st-[ab]--\S+$/, `${p.name}: NODE is <cluster>--<node>`);
+      assert.equal(p.cluster, p.node.split('--')[0], `${p.name}: the cluster label names the node's cluster`);
     }
     // Each web pod is mirrored from the cluster its name says; the split is 2 + 2.
     for (const t of TARGETS) assert.equal(all.filter((p) => p.name.startsWith(`web--${t}-`) && p.cluster === t).length, 2, `two web pods on ${t}`);

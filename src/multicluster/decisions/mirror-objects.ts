@@ -14,13 +14,15 @@
  * - an Event is `<downstream name>.<cluster>` (event names are `<object>.<hex time>`, equal names on two clusters are
  *   possible).
  *
- * Where we deliberately differ from upstream: a mirror pod's spec.nodeName is `<cluster>/<node>` (not a Node of this
- * control plane, which serves none) because kubectl's NODE column prints spec.nodeName, and a mirrored Event's
+ * Where we deliberately differ from upstream: a mirror pod's spec.nodeName is `<cluster>--<node>` (api/node-names.ts:
+ * the name of the read-only Node the workspace serves for it, not a Node stored here) because kubectl's NODE column
+ * prints spec.nodeName and `kubectl describe node` must find it, and a mirrored Event's
  * message starts with `[<cluster>] ` because `kubectl describe` and `kubectl events` print the message but not the
  * source host.
  */
 import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
 import { MIRROR_CLUSTER_LABEL, MIRROR_HASH_ANNOTATION, MIRROR_LABEL, MIRROR_SOURCE_ANNOTATION, MIRROR_SOURCE_UID_ANNOTATION, MIRROR_SYNC_TARGET_CLUSTER_ANNOTATION, MIRROR_SYNC_TARGET_KEY_ANNOTATION } from '../api/mirrors.js';
+import { workspaceNodeName } from '../api/node-names.js';
 import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX } from '../api/types.js';
 import { contentHash } from '../syncer/transform.js';
 
@@ -121,13 +123,13 @@ function ownerReference(owner: UpstreamRef): Record<string, unknown> {
 
 /**
  * The mirror of a downstream pod in upstream namespace `namespace`, owned by `owner`: spec and status as downstream,
- * spec.nodeName `<cluster>/<node>` (kubectl's NODE column), labels and annotations as mirrorLabelsOf/Of.
+ * spec.nodeName and status.nominatedNodeName `<cluster>--<node>` (kubectl's NODE column), labels and annotations as mirrorLabelsOf/Of.
  */
 export function podMirror(pod: KubeObject, namespace: string, owner: UpstreamRef, cluster: MirrorCluster): KubeObject {
   const spec = deepCopy((pod.spec ?? {}) as Record<string, unknown>);
-  if (typeof spec.nodeName === 'string' && spec.nodeName) spec.nodeName = `${cluster.name}/${spec.nodeName}`;
+  if (typeof spec.nodeName === 'string' && spec.nodeName) spec.nodeName = workspaceNodeName(cluster.name, spec.nodeName);
   const status = deepCopy((pod.status ?? {}) as Record<string, unknown>);
-  if (typeof status.nominatedNodeName === 'string' && status.nominatedNodeName) status.nominatedNodeName = `${cluster.name}/${status.nominatedNodeName}`;
+  if (typeof status.nominatedNodeName === 'string' && status.nominatedNodeName) status.nominatedNodeName = workspaceNodeName(cluster.name, status.nominatedNodeName);
   return withHash({
     apiVersion: 'v1',
     kind: 'Pod',

@@ -46,10 +46,10 @@ describe('mirror names', () => {
 });
 
 describe('pod mirrors', () => {
-  it('carry spec and status as downstream, the node as <cluster>/<node>, the mirror labels and annotations, the upstream owner', () => {
+  it('carry spec and status as downstream, the node as <cluster>--<node>, the mirror labels and annotations, the upstream owner', () => {
     const m = podMirror(pod('web--pc1-abc-x1', { kind: 'ReplicaSet', name: 'web--pc1-abc' }), 'shop', owner, cluster);
     assert.equal(m.metadata?.namespace, 'shop');
-    assert.equal((m.spec as { nodeName: string }).nodeName, 'pc1/node-1');
+    assert.equal((m.spec as { nodeName: string }).nodeName, 'pc1--node-1');
     assert.deepEqual(m.status, { phase: 'Running', podIP: '10.0.0.1' });
     assert.deepEqual(m.metadata?.labels, { app: 'web', [MIRROR_LABEL]: 'true', [MIRROR_CLUSTER_LABEL]: 'pc1' });
     assert.deepEqual(m.metadata?.ownerReferences, [{ ...owner, controller: true, blockOwnerDeletion: true }]);
