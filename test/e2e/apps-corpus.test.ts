@@ -9,7 +9,7 @@
  * For every app, concurrently: `kubectl apply -f <dir>` exits 0 and names every object; every workload becomes ready
  * upstream as kubectl judges it (`rollout status` for Deployments, StatefulSets and DaemonSets — a DaemonSet on every
  * node of the fleet —, `wait --for=condition=complete` for Jobs and for a Job created from each CronJob, Bound for
- * PVCs and StatefulSet claims, ready replicas for ReplicationControllers, Ready for bare Pods, an address for
+ * PVCs and StatefulSet claims, ready replicas for ReplicationControllers, Ready for bare Pods (Succeeded for one that runs to completion), an address for
  * LoadBalancer Services, the disruption verdict for PDBs, current replicas for HPAs); every namespaced object of a
  * placed kind reaches a cluster; a second `kubectl apply -f` reports each object "unchanged" as kube-apiserver would
  * (but for the few kubectl always patches, alwaysPatchedByApply) and bumps no generation. Then, as on one cluster:

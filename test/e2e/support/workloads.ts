@@ -271,6 +271,11 @@ export function readinessChecks(o: Manifest, all: Manifest[], nodes: number): Re
       return [{ title: `replicationcontroller ${ns}/${name}: ${want} ready replicas`, object: o, ready: (rc) => rcReady(rc, want), kubectl: ['wait', `--for=jsonpath={.status.readyReplicas}=${want}`, `replicationcontroller/${name}`, ...n] }];
     }
     case 'Pod':
+      // A pod that runs to completion (restartPolicy Never or OnFailure, e.g. a one-shot client) ends Succeeded, not
+      // Ready: on any cluster `kubectl wait --for=condition=Ready` times out on it once it finished.
+      if (o.spec?.restartPolicy === 'Never' || o.spec?.restartPolicy === 'OnFailure') {
+        return [{ title: `pod ${ns}/${name}: Succeeded`, object: o, ready: (p) => (p.status?.phase === 'Succeeded' ? true : `phase ${p.status?.phase ?? '<none>'}`), kubectl: ['wait', '--for=jsonpath={.status.phase}=Succeeded', `pod/${name}`, ...n] }];
+      }
       return [{ title: `pod ${ns}/${name}: Ready`, object: o, ready: (p) => (condition(p, 'Ready')?.status === 'True' ? true : `phase ${p.status?.phase ?? '<none>'}, Ready ${condition(p, 'Ready')?.status ?? '<none>'}`), kubectl: ['wait', '--for=condition=Ready', `pod/${name}`, ...n] }];
     case 'Service':
       if (o.spec?.type !== 'LoadBalancer') return [];
