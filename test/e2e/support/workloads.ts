@@ -187,6 +187,21 @@ export function expectedPodsRange(objects: Manifest[], namespace: string, select
   return [lo, hi];
 }
 
+/**
+ * The replicas a Deployment, StatefulSet, ReplicaSet or ReplicationController of `objects` runs once settled, as
+ * [least, most]: its spec.replicas (default 1), or, when an HorizontalPodAutoscaler of the same manifests targets it,
+ * anything the HPA may choose (it rescales the workload on any cluster: podinfo's HPA has minReplicas 2 over a
+ * Deployment of 1).
+ */
+export function replicaRange(objects: Manifest[], o: Manifest): [number, number] {
+  const replicas = o.spec?.replicas ?? 1;
+  const hpa = objects.find((h) => h.kind === 'HorizontalPodAutoscaler' && namespaceOf(h) === namespaceOf(o) && h.spec?.scaleTargetRef?.kind === o.kind && h.spec?.scaleTargetRef?.name === o.metadata.name);
+  return hpa ? [Math.min(replicas, hpa.spec?.minReplicas ?? 1), Math.max(replicas, hpa.spec?.maxReplicas ?? replicas)] : [replicas, replicas];
+}
+
+/** Whether `n` is within `range`. */
+export const inRange = (n: number, [lo, hi]: [number, number]): boolean => n >= lo && n <= hi;
+
 // ---- readiness, as kubectl's status viewers judge it ----
 
 const condition = (o: any, type: string) => ((o?.status?.conditions ?? []) as { type: string; status: string; reason?: string; message?: string }[]).find((c) => c.type === type);
