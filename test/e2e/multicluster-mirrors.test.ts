@@ -335,6 +335,18 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     await ok(['delete', 'daemonset', 'agent', '-n', NS]);
     await eventually('the agent mirrors are gone', async () => (await podRows('app=agent')).length === 0 || undefined, 60_000);
   });
+  it('kubectl logs and exec of a workload (job/, deployment/, statefulset/) find its pods among the mirrors', async () => {
+    // kubectl picks a pod by the workload's selector: for a Job the one upstream generated from the upstream uid.
+    for (const ref of ['job/once', 'deployment/web', 'statefulset/db']) {
+      const logs = await k(['logs', ref, '-n', NS]);
+      assert.equal(logs.code, 0, `kubectl logs ${ref}: ${logs.stderr}`);
+      assert.match(logs.stdout, /starting container c /, `kubectl logs ${ref}`);
+    }
+    const exec = await k(['exec', 'deployment/web', '-n', NS, '--', 'echo', 'hi']);
+    assert.equal(exec.code, 0, exec.stderr);
+    assert.equal(exec.stdout.trim(), 'hi');
+  });
+
   it('a pod with an init container and a sidecar: READY counts the sidecar, logs -c and describe reach both through the workspace', async () => {
     const shipped = {
       apiVersion: 'apps/v1',

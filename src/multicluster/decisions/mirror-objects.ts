@@ -42,6 +42,12 @@ export interface UpstreamRef {
   kind: string;
   name: string;
   uid: string;
+  /**
+   * Labels the owner's selector requires of its pods where the cluster's pods carry another value: a synced Job's
+   * `batch.kubernetes.io/controller-uid` and `controller-uid` are generated from its upstream uid, its cluster copy's
+   * pods carry the copy's. Never part of an ownerReference.
+   */
+  podSelectorLabels?: Record<string, string>;
 }
 
 interface OwnerReference {
@@ -117,6 +123,16 @@ function withHash(mirror: KubeObject): KubeObject {
   return mirror;
 }
 
+/**
+ * A mirror pod's labels with the values its upstream owner's selector requires (UpstreamRef.podSelectorLabels) where
+ * the pod has the label: so `kubectl logs job/x`, which picks a pod by the Job's selector, finds the mirrors of a
+ * synced Job's pods, as it finds a Job's pods on one cluster.
+ */
+function selectedBy(owner: UpstreamRef, labels: Record<string, string>): Record<string, string> {
+  for (const [k, v] of Object.entries(owner.podSelectorLabels ?? {})) if (k in labels) labels[k] = v;
+  return labels;
+}
+
 function ownerReference(owner: UpstreamRef): Record<string, unknown> {
   return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true };
 }
@@ -133,7 +149,7 @@ export function podMirror(pod: KubeObject, namespace: string, owner: UpstreamRef
   return withHash({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: mirrorPodName(pod, cluster.name), namespace, labels: mirrorLabelsOf(pod, cluster), annotations: mirrorAnnotationsOf(pod, cluster), ownerReferences: [ownerReference(owner)] },
+    metadata: { name: mirrorPodName(pod, cluster.name), namespace, labels: selectedBy(owner, mirrorLabelsOf(pod, cluster)), annotations: mirrorAnnotationsOf(pod, cluster), ownerReferences: [ownerReference(owner)] },
     spec,
     status,
   });

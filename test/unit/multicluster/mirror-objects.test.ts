@@ -65,6 +65,15 @@ describe('pod mirrors', () => {
     assert.equal(mirrorSourceOf(m)?.syncTargetCluster, 'infra');
   });
 
+  it('of a synced Job\'s pods carry the controller-uid its upstream selector requires, and only the labels the pod has', () => {
+    const p = pod('once-q2w3e', { kind: 'Job', name: 'once' });
+    p.metadata!.labels = { ...p.metadata!.labels, 'batch.kubernetes.io/controller-uid': 'down-job', 'controller-uid': 'down-job', 'batch.kubernetes.io/job-name': 'once', 'job-name': 'once' };
+    const job = { apiVersion: 'batch/v1', kind: 'Job', name: 'once', uid: 'up-job', podSelectorLabels: { 'batch.kubernetes.io/controller-uid': 'up-job', 'controller-uid': 'up-job', absent: 'x' } };
+    const m = podMirror(p, 'shop', job, cluster);
+    assert.deepEqual(m.metadata?.labels, { app: 'web', 'batch.kubernetes.io/controller-uid': 'up-job', 'controller-uid': 'up-job', 'batch.kubernetes.io/job-name': 'once', 'job-name': 'once', [MIRROR_LABEL]: 'true', [MIRROR_CLUSTER_LABEL]: 'pc1' });
+    assert.deepEqual(m.metadata?.ownerReferences, [{ apiVersion: 'batch/v1', kind: 'Job', name: 'once', uid: 'up-job', controller: true, blockOwnerDeletion: true }], 'no selector labels in the ownerReference');
+  });
+
   it('leave an unscheduled pod\'s node empty', () => {
     const p = pod('db-0', { kind: 'StatefulSet', name: 'db' });
     delete (p.spec as { nodeName?: string }).nodeName;
