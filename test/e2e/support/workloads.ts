@@ -16,6 +16,8 @@ import type { KubeObject } from '../../../src/apimachinery/object.js';
 import type { RestClient } from '../../../src/client/rest-client.js';
 import type { GroupVersionResource } from '../../../src/client/resource.js';
 import { locatorOf } from '../../../src/multicluster/api/keys.js';
+import { builtinCatalog } from '../../../src/apimachinery/schema/builtin/index.js';
+import { canonicalizeQuantities } from '../../../src/apimachinery/schema/quantities.js';
 
 /** An object of a manifest, with the fields every check reads. */
 export type Manifest = KubeObject & { metadata: { name: string; namespace?: string; labels?: Record<string, string> }; spec?: any; status?: any };
@@ -504,11 +506,28 @@ export function tables(stdout: string): { headers: string[]; rows: Record<string
  * - a Secret with stringData: stringData is write-only, the live Secret never has it, so the patch always adds it;
  * - a PodDisruptionBudget's spec.selector has patchStrategy "replace": the patch always carries it;
  * - a StatefulSet's volumeClaimTemplates is a list without merge strategy that the server defaults (volumeMode,
- *   status.phase), so the live list never equals the manifest's and the patch always replaces it.
+ *   status.phase), so the live list never equals the manifest's and the patch always replaces it;
+ * - a downwardAPI volume whose items name a fieldRef without apiVersion: the items list is atomic and the server
+ *   defaults `apiVersion: v1` into it (checked against kube-apiserver 1.32 with the website's dapi-volume.yaml);
+ * - a quantity not in its canonical text (`cpu: .5`, `2000m`): the live object has `500m`, `2`.
  */
+/** Whether every quantity of the manifest is in the canonical text the server stores (true for kinds not catalogued). */
+function quantitiesCanonical(o: Manifest): boolean {
+  const [group, version] = (o.apiVersion ?? 'v1').includes('/') ? (o.apiVersion as string).split('/') : ['', o.apiVersion ?? 'v1'];
+  const type = [...builtinCatalog.values()].find((t) => t.gvk?.some((g) => g.group === group && g.version === version && g.kind === o.kind));
+  if (!type) return true;
+  const copy = JSON.parse(JSON.stringify(o));
+  canonicalizeQuantities(copy, builtinCatalog, type.name);
+  return JSON.stringify(copy) === JSON.stringify(o);
+}
+
 export function alwaysPatchedByApply(o: Manifest): string | undefined {
   if (o.kind === 'Secret' && o.stringData) return 'a Secret with stringData';
   if (o.kind === 'PodDisruptionBudget' && o.spec?.selector) return 'a PDB selector (patchStrategy replace)';
   if (o.kind === 'StatefulSet' && o.spec?.volumeClaimTemplates?.length) return 'StatefulSet volumeClaimTemplates (defaulted by the server)';
+  const podSpec = o.kind === 'Pod' ? o.spec : o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec?.template?.spec : o.spec?.template?.spec;
+  const volumes: any[] = Array.isArray(podSpec?.volumes) ? podSpec.volumes : [];
+  if (volumes.some((v) => (v?.downwardAPI?.items ?? []).some((i: any) => i?.fieldRef && !i.fieldRef.apiVersion))) return 'downwardAPI volume items (fieldRef.apiVersion defaulted by the server)';
+  if (!quantitiesCanonical(o)) return 'a quantity not in its canonical text';
   return undefined;
 }
