@@ -9,7 +9,7 @@
  * For every app, concurrently: `kubectl apply -f <dir>` exits 0 and names every object; every workload becomes ready
  * upstream as kubectl judges it (`rollout status` for Deployments, StatefulSets and DaemonSets — a DaemonSet on every
  * node of the fleet —, `wait --for=condition=complete` for Jobs and for a Job created from each CronJob, Bound for
- * PVCs and StatefulSet claims, ready replicas for ReplicationControllers, Ready for bare Pods, an address for
+ * PVCs and StatefulSet claims, ready replicas for ReplicationControllers, Ready for bare Pods (Succeeded for one that runs to completion), an address for
  * LoadBalancer Services, the disruption verdict for PDBs, current replicas for HPAs); every namespaced object of a
  * placed kind reaches a cluster; a second `kubectl apply -f` reports each object "unchanged" as kube-apiserver would
  * (but for the few kubectl always patches, alwaysPatchedByApply) and bumps no generation. Then, as on one cluster:
@@ -45,6 +45,8 @@ import {
   placedKinds,
   readApps,
   readinessChecks,
+  replicaRange,
+  inRange,
   selectorString,
   tables,
   upstream,
@@ -237,7 +239,10 @@ describe('every workload kind just works: the app corpus on a workspace with com
           for (const o of objects) {
             const row = rows.get(kubectlName(o));
             if (!row) continue;
-            const replicas = o.spec?.replicas ?? 1;
+            // What the workload runs now when an HPA may have rescaled it (within the HPA's range), else its manifest's replicas.
+            const range = replicaRange(app.objects, o);
+            const shown = Number((o.kind === 'ReplicationController' ? row.DESIRED : row.READY?.split('/')[1]) ?? NaN);
+            const replicas = range[0] !== range[1] && inRange(shown, range) ? shown : range[0];
             const want: Record<string, string> | undefined =
               o.kind === 'Deployment' || o.kind === 'StatefulSet' ? { READY: `${replicas}/${replicas}` }
               : o.kind === 'DaemonSet' ? { DESIRED: `${NODES}`, CURRENT: `${NODES}`, READY: `${NODES}`, AVAILABLE: `${NODES}` }
@@ -269,8 +274,10 @@ describe('every workload kind just works: the app corpus on a workspace with com
       const problems: string[] = [];
       for (const app of apps) {
         for (const d of app.objects.filter((o) => o.kind === 'Deployment')) {
-          const n = d.spec?.replicas ?? 1;
           const row = rows.find((r) => r.NAMESPACE === namespaceOf(d) && r.NAME === d.metadata.name);
+          const range = replicaRange(app.objects, d);
+          const shown = Number(row?.READY?.split('/')[1] ?? NaN);
+          const n = range[0] !== range[1] && inRange(shown, range) ? shown : range[0];
           if (!row) problems.push(`${app.name}: ${describeRef(d)} not listed`);
           else if (row.READY !== `${n}/${n}` || row['UP-TO-DATE'] !== `${n}` || row.AVAILABLE !== `${n}`) problems.push(`${app.name}: ${describeRef(d)} READY ${row.READY} UP-TO-DATE ${row['UP-TO-DATE']} AVAILABLE ${row.AVAILABLE}, want ${n}/${n} ${n} ${n}`);
         }

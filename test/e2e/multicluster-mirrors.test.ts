@@ -3,7 +3,7 @@
  * (push mode), an app of a split Deployment, a StatefulSet, a Job, a DaemonSet and a CronJob. The syncers mirror the
  * pods the clusters' controllers make (src/multicluster/syncer/workspace-mirrors.ts), the Jobs of the CronJob, and
  * the clusters' Events about synced objects and mirrored pods; real kubectl reads them: `get pods -o wide` with
- * `<cluster>/<node>`, label selectors, `describe` and `events` with the cluster named, `delete pod` restarting a pod,
+ * `<cluster>--<node>`, label selectors, `describe` and `events` with the cluster named, `delete pod` restarting a pod,
  * mirrors following scale-down and deletion, rollout history and undo, and users refused when writing a mirror.
  */
 import { after, before, describe, it } from 'node:test';
@@ -61,7 +61,8 @@ function rows(stdout: string): { name: string; status: string; node: string; clu
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => {
-      const f = l.trim().split(/\s+/);
+      // RESTARTS may read `3 (25s ago)` (kubectl names the last restart's age): one cell, three words.
+      const f = l.trim().replace(/^(\S+\s+\S+\s+\S+\s+\d+) \([^)]*\)/, '$1').split(/\s+/);
       // NAME READY STATUS RESTARTS AGE IP NODE NOMINATED-NODE READINESS-GATES [CLUSTER]
       return { name: f[0]!, status: f[2]!, node: f[6]!, cluster: f[9] };
     });
@@ -101,16 +102,17 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     await fleet?.stop();
   });
 
-  it('kubectl get pods -o wide lists every pod the clusters run, named apart, with <cluster>/<node> and the cluster label', async () => {
+  it('kubectl get pods -o wide lists every pod the clusters run, named apart, with <cluster>--<node> and the cluster label', async () => {
     const all = await eventually('web ×4, db ×2, once, agent on both clusters mirrored and Running', async () => {
       const r = await podRows();
       const of = (re: RegExp) => r.filter((p) => re.test(p.name) && p.status === 'Running');
       return of(/^web--st-[ab]-/).length === 4 && of(/^db-[01]$/).length === 2 && of(/^once-/).length === 1 && of(/^agent--st-[ab]-/).length === 2 && r;
     }, 120_000);
     assert.equal(new Set(all.map((p) => p.name)).size, all.length, 'no two rows share a name');
-    for (const p of all) {
-      assert.match(p.node, /^st-[ab]\/\S+$/, `${p.name}: NODE is <cluster>/<node>`);
-      assert.equal(p.cluster, p.node.split('/')[0], `${p.name}: the cluster label names the node's cluster`);
+    // Every running pod shows its node (a CronJob's pod just made may still be unbound: `<none>`, as on any cluster).
+    for (const p of all.filter((r) => r.status === 'Running')) {
+      assert.match(p.node, /^st-[ab]--\S+$/, `${p.name}: NODE is <cluster>--<node>`);
+      assert.equal(p.cluster, p.node.split('--')[0], `${p.name}: the cluster label names the node's cluster`);
     }
     // Each web pod is mirrored from the cluster its name says; the split is 2 + 2.
     for (const t of TARGETS) assert.equal(all.filter((p) => p.name.startsWith(`web--${t}-`) && p.cluster === t).length, 2, `two web pods on ${t}`);
@@ -333,6 +335,49 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
     await ok(['delete', 'daemonset', 'agent', '-n', NS]);
     await eventually('the agent mirrors are gone', async () => (await podRows('app=agent')).length === 0 || undefined, 60_000);
   });
+  it('kubectl logs and exec of a workload (job/, deployment/, statefulset/) find its pods among the mirrors', async () => {
+    // kubectl picks a pod by the workload's selector: for a Job the one upstream generated from the upstream uid.
+    for (const ref of ['job/once', 'deployment/web', 'statefulset/db']) {
+      const logs = await k(['logs', ref, '-n', NS]);
+      assert.equal(logs.code, 0, `kubectl logs ${ref}: ${logs.stderr}`);
+      assert.match(logs.stdout, /starting container c /, `kubectl logs ${ref}`);
+    }
+    const exec = await k(['exec', 'deployment/web', '-n', NS, '--', 'echo', 'hi']);
+    assert.equal(exec.code, 0, exec.stderr);
+    assert.equal(exec.stdout.trim(), 'hi');
+  });
+
+  it('a pod with an init container and a sidecar: READY counts the sidecar, logs -c and describe reach both through the workspace', async () => {
+    const shipped = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'shipped', labels: { 'workload.kcp.io/cluster': 'st-b' } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'shipped' } },
+        template: {
+          metadata: { labels: { app: 'shipped' } },
+          spec: {
+            initContainers: [{ name: 'setup', image: 'busybox:1.37' }, { name: 'shipper', image: 'alpine:3.20', restartPolicy: 'Always' }],
+            containers: [container('nginx:1.27')],
+          },
+        },
+      },
+    };
+    await ok(['apply', '-n', NS, '-f', '-'], JSON.stringify(shipped));
+    await ok(['rollout', 'status', 'deployment/shipped', '-n', NS, '--timeout=90s']);
+    const row = await eventually('shipped\'s pod mirrored, 2/2 Running', async () => {
+      const line = (await ok(['get', 'pods', '-n', NS, '-l', 'app=shipped', '--no-headers'])).trim().split('\n').find((l) => /\s2\/2\s+Running\s/.test(l));
+      return line?.split(/\s+/);
+    }, 60_000);
+    const name = row[0]!;
+    const logs = await ok(['logs', name, '-n', NS, '-c', 'shipper']);
+    assert.match(logs, /starting container shipper/);
+    const described = await ok(['describe', 'pod', name, '-n', NS]);
+    assert.match(described, /^Init Containers:\n\s+setup:[^]*State:\s+Terminated\n\s+Reason:\s+Completed[^]*\n\s+shipper:[^]*State:\s+Running/m, described);
+    await ok(['delete', 'deployment', 'shipped', '-n', NS]);
+  });
+
   it('a pods quota counts the mirrors but never refuses them (they record what runs); a user\'s pod is refused', async () => {
     await ok(['create', 'quota', 'pods', '--hard=pods=1', '-n', NS]);
     await ok(['scale', 'deployment/web', '--replicas=6', '-n', NS]);

@@ -227,9 +227,9 @@ describe('the workload types served natively in a workspace with compute', { tim
     assert.deepEqual(rows[0], ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
     assert.ok(['Pending', 'ContainerCreating', 'Running'].includes(rows.find((r) => r[0] === 'solo')?.[2] ?? ''), JSON.stringify(rows));
     const pod = JSON.parse(await ok(fleetConfig, ['get', 'pod', 'solo', '-o', 'json']));
-    // The cluster binds its copy; once it did, the workspace's Pod shows where, as `<cluster>/<node>` (as the mirrors of
+    // The cluster binds its copy; once it did, the workspace's Pod shows where, as `<cluster>--<node>` (as the mirrors of
     // controllers' pods do, docs/multicluster.md "What runs, visible in the workspace").
-    assert.ok(pod.spec.nodeName === undefined || /^pc[12]\/pc[12]-node-\d+$/.test(pod.spec.nodeName), `nodeName ${pod.spec.nodeName}`);
+    assert.ok(pod.spec.nodeName === undefined || /^pc[12]--pc[12]-node-\d+$/.test(pod.spec.nodeName), `nodeName ${pod.spec.nodeName}`);
     // A bare Pod runs whole on one cluster of the Placement, and its status comes from there.
     const running = await eventually('solo Running, from its cluster', async () => {
       const row = tableRows(await ok(fleetConfig, ['get', 'po', 'solo'])).find((r) => r[0] === 'solo');

@@ -3,7 +3,7 @@
  * metrics.k8s.io (discovered as metrics-server's APIService is) and a read-only view of its clusters' Nodes, both
  * gathered from the simulated clusters' own metrics API — in push mode (atrium dials the cluster) and none mode (an
  * `atrium syncer` process; the reads go through its tunnel). Pods show with their workspace names, nodes as
- * `<SyncTarget>--<node>`; RBAC is the workspace's; a cluster that cannot be reached is left out with a warning.
+ * `<SyncTarget>--<node>` (the spec.nodeName of the pods running there); RBAC is the workspace's; a cluster that cannot be reached is left out with a warning.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -135,6 +135,30 @@ describe('kubectl top in a workspace reads its clusters\' metrics', () => {
     assert.notEqual(del.code, 0, 'the Nodes view is read-only');
     const missing = await kubectl(['top', 'node', `${clusters.push}--no-such-node`]);
     assert.match(missing.stderr, /nodemetrics.metrics.k8s.io "top-push--no-such-node" not found/);
+  });
+
+  it('a pod\'s spec.nodeName is the name of its node here: get pods -o wide, describe node and top node agree', async () => {
+    // A bare Pod (bound upstream by the syncer) and a mirrored one (a Deployment's pod, made by its cluster).
+    const mirrored = (await fleet.up.list(podsGVR, { namespace: 'default' }, { labelSelector: 'app=dep' })).items[0]!.metadata!.name!;
+    const wide = await kubectl(['get', 'pods', '-o', 'wide']);
+    assert.equal(wide.code, 0, wide.stderr);
+    const header = wide.stdout.split('\n')[0]!.trim().split(/\s+/);
+    const nodeColumn = new Map(rows(wide.stdout).map((r) => [r[0]!, r[header.indexOf('NODE')]!]));
+    for (const [pod, cluster] of [['web-push', clusters.push], ['web-none', clusters.none], [mirrored, clusters.none]] as const) {
+      const nodeName = (await kubectl(['get', 'pod', pod, '-o', 'jsonpath={.spec.nodeName}'])).stdout;
+      assert.match(nodeName, new RegExp(`^${cluster}--\\S+$`), `${pod}: spec.nodeName is <SyncTarget>--<node>`);
+      assert.equal(nodeColumn.get(pod), nodeName, `${pod}: the NODE column of -o wide`);
+      const describe = await kubectl(['describe', 'node', nodeName]);
+      assert.equal(describe.code, 0, `describe node ${nodeName}: ${describe.stderr}`);
+      assert.match(describe.stdout, new RegExp(`^Name:\\s+${nodeName}$`, 'm'));
+      // describe lists the node's pods by the field selector spec.nodeName=<node>: the pod is among them.
+      assert.match(describe.stdout, new RegExp(`^Non-terminated Pods:[^]*\\s${pod}\\s`, 'm'), describe.stdout);
+      const top = await eventually(`top node ${nodeName}`, async () => {
+        const r = await kubectl(['top', 'node', nodeName]);
+        return r.code === 0 && r;
+      }, 30_000, 1000);
+      assert.equal(rows(top.stdout)[0]![0], nodeName);
+    }
   });
 
   it('checks RBAC in the workspace: get/list on pods.metrics.k8s.io, nodes.metrics.k8s.io', async () => {

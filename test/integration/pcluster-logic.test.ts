@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { integerValue, isQuantity, milliValue } from '../../src/apimachinery/quantity.js';
 import { defaultImagePullPolicy } from '../../src/registry/builtin/workloads/defaults.js';
 import { podQOSClass } from '../../src/registry/builtin/workloads/qos.js';
-import { podStatusReason } from '../../src/registry/builtin/workloads/printers.js';
+import { podStatusReason, podSummary } from '../../src/registry/builtin/workloads/printers.js';
 import { parseFlagDuration as parseDuration } from '../../src/apimachinery/go-duration.js';
 import { parseNodeCapacity } from '../../src/pcluster/options.js';
 import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from '../../src/pcluster/controllers/deployment/rollout-math.js';
@@ -116,4 +116,23 @@ describe('pod STATUS column', () => {
     ['terminating', { metadata: { deletionTimestamp: '2024-01-01T00:00:00Z' }, status: { phase: 'Running' } }, 'Terminating'],
   ];
   for (const [name, pod, want] of cases) it(name, () => assert.equal(podStatusReason(pod), want));
+});
+
+describe('pod READY, STATUS and RESTARTS with init containers and sidecars (printPod)', () => {
+  const running = { ready: true, started: true, state: { running: { startedAt: '2024-01-01T00:00:00Z' } } };
+  const done = { ready: true, started: false, state: { terminated: { exitCode: 0, reason: 'Completed' } } };
+  const spec = { initContainers: [{ name: 'setup' }, { name: 'shipper', restartPolicy: 'Always' }], containers: [{ name: 'app' }] };
+  const initialized = [{ type: 'Initialized', status: 'True' }, { type: 'Ready', status: 'True' }];
+  const at = Date.parse('2024-01-01T00:10:00Z');
+  const cases: [string, Record<string, unknown>, { ready: number; total: number; reason: string; restarts: string }][] = [
+    ['a ready sidecar counts among the containers', { spec, status: { phase: 'Running', conditions: initialized, initContainerStatuses: [{ name: 'setup', ...done }, { name: 'shipper', ...running }], containerStatuses: [{ name: 'app', ...running }] } }, { ready: 2, total: 2, reason: 'Running', restarts: '0' }],
+    ['init containers still to run', { spec, status: { phase: 'Pending', initContainerStatuses: [{ name: 'setup', state: { waiting: { reason: 'PodInitializing' } } }, { name: 'shipper', state: { waiting: { reason: 'PodInitializing' } } }], containerStatuses: [{ name: 'app', state: { waiting: { reason: 'PodInitializing' } } }] } }, { ready: 0, total: 2, reason: 'Init:0/2', restarts: '0' }],
+    ['the second of two init containers running', { spec, status: { phase: 'Pending', initContainerStatuses: [{ name: 'setup', ...done }, { name: 'shipper', started: false, state: { waiting: { reason: 'PodInitializing' } } }] } }, { ready: 0, total: 2, reason: 'Init:1/2', restarts: '0' }],
+    ['a failing init container', { spec, status: { phase: 'Pending', initContainerStatuses: [{ name: 'setup', restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, finishedAt: '2024-01-01T00:08:00Z' } } }] } }, { ready: 0, total: 2, reason: 'Init:CrashLoopBackOff', restarts: '3 (2m ago)' }],
+    ['an init container that exited non-zero without a reason', { spec, status: { phase: 'Failed', initContainerStatuses: [{ name: 'setup', state: { terminated: { exitCode: 7 } } }] } }, { ready: 0, total: 2, reason: 'Init:ExitCode:7', restarts: '0' }],
+    ['once initialized, only the sidecars\' restarts count of the init containers', { spec, status: { phase: 'Running', conditions: initialized, initContainerStatuses: [{ name: 'setup', ...done, restartCount: 4 }, { name: 'shipper', ...running, restartCount: 1 }], containerStatuses: [{ name: 'app', ...running, restartCount: 2, lastState: { terminated: { exitCode: 1, finishedAt: '2024-01-01T00:09:00Z' } } }] } }, { ready: 2, total: 2, reason: 'Running', restarts: '3 (60s ago)' }],
+    ['a finished pod being deleted keeps its reason', { metadata: { deletionTimestamp: '2024-01-01T00:00:00Z' }, spec: { containers: [{ name: 'app' }] }, status: { phase: 'Succeeded', containerStatuses: [{ name: 'app', state: { terminated: { exitCode: 0, reason: 'Completed' } } }] } }, { ready: 0, total: 1, reason: 'Completed', restarts: '0' }],
+    ['scheduling gated', { spec: { containers: [{ name: 'app' }] }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] } }, { ready: 0, total: 1, reason: 'SchedulingGated', restarts: '0' }],
+  ];
+  for (const [name, pod, want] of cases) it(name, () => assert.deepEqual(podSummary(pod, at), want));
 });

@@ -218,6 +218,12 @@ describe('pcluster validation and printing', () => {
     },
     { name: 'negative replicas', body: deployment('neg', -2), message: 'spec.replicas: Invalid value: -2: must be greater than or equal to 0' },
     { name: 'container without image', body: deployment('noimg', 1, ''), message: 'spec.template.spec.containers[0].image: Required value' },
+    {
+      // ValidateNodeName: a node name is a DNS-1123 subdomain, in a template as in a Pod.
+      name: 'a template nodeName that is no node name',
+      body: { ...deployment('slash', 1), spec: { ...deployment('slash', 1).spec, template: { ...deployment('slash', 1).spec.template, spec: { ...deployment('slash', 1).spec.template.spec, nodeName: 'pc1/node-1' } } } },
+      message: 'spec.template.spec.nodeName: Invalid value: "pc1/node-1": a lowercase RFC 1123 subdomain must consist of',
+    },
   ];
   for (const c of cases) {
     it(`rejects a Deployment: ${c.name}`, async () => {
@@ -226,6 +232,17 @@ describe('pcluster validation and printing', () => {
       assert.ok(r.json.message.includes(c.message), r.json.message);
     });
   }
+
+  it('rejects a Pod whose nodeName is no node name, and admits `<cluster>--<node>`', async () => {
+    const pod = (name: string, nodeName: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { nodeName, containers: [{ name: 'c', image: 'nginx' }] } });
+    const bad = await ts.request('POST', `/api/v1/namespaces/default/pods`, pod('slash', 'pc1/node-1'));
+    assert.equal(bad.status, 422, bad.text);
+    assert.equal(bad.json.reason, 'Invalid');
+    assert.match(bad.json.message, /^Pod "slash" is invalid: spec\.nodeName: Invalid value: "pc1\/node-1": a lowercase RFC 1123 subdomain must consist of/);
+    const good = await ts.request('POST', `/api/v1/namespaces/default/pods`, pod('dashes', 'pc1--node-1'));
+    assert.equal(good.status, 201, good.text);
+    await ts.request('DELETE', '/api/v1/namespaces/default/pods/dashes?gracePeriodSeconds=0');
+  });
 
   it('keeps the selector immutable', async () => {
     const r = await ts.request('PATCH', `${ns}/deployments/web`, { spec: { selector: { matchLabels: { app: 'web', x: 'y' } }, template: { metadata: { labels: { x: 'y' } } } } }, { headers: { 'Content-Type': 'application/merge-patch+json' } });

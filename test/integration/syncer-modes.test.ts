@@ -63,11 +63,11 @@ describe('syncer: registered with kubectl atrium workload sync, run as a separat
     const d: KubeObject = await up.create({ group: 'apps', version: 'v1', resource: 'deployments' }, { metadata: { name: 'hello', namespace: 'apps' }, spec: { replicas: 2, selector: { matchLabels: { app: 'hello' } }, template: { metadata: { labels: { app: 'hello' } }, spec: { containers: [{ name: 'c', image: 'hello:1' }] } } } });
     const mirrored = async () => (await up.list(podsGVR, { namespace: 'apps' }, { labelSelector: 'app=hello' })).items.filter((p) => !p.metadata?.deletionTimestamp);
     const rsGVR = { group: 'apps', version: 'v1', resource: 'replicasets' };
-    const pods = await eventually('two mirrored pods on pcx/<node>, owned by the mirror of the Deployment\'s ReplicaSet', async () => {
+    const pods = await eventually('two mirrored pods on pcx--<node>, owned by the mirror of the Deployment\'s ReplicaSet', async () => {
       const rs = (await up.list(rsGVR, { namespace: 'apps' })).items.find((r) => (r.metadata?.ownerReferences as { uid?: string }[] | undefined)?.[0]?.uid === d.metadata?.uid);
       if (!rs || rs.metadata?.labels?.['scheduling.atrium.io/mirror'] !== 'true') return undefined;
       const items = await mirrored();
-      const ok = items.length === 2 && items.every((p) => /^pcx\//.test((p.spec as { nodeName?: string }).nodeName ?? '') && (p.metadata?.ownerReferences as { uid?: string }[] | undefined)?.[0]?.uid === rs.metadata?.uid && (p.status as { phase?: string }).phase === 'Running');
+      const ok = items.length === 2 && items.every((p) => /^pcx--/.test((p.spec as { nodeName?: string }).nodeName ?? '') && (p.metadata?.ownerReferences as { uid?: string }[] | undefined)?.[0]?.uid === rs.metadata?.uid && (p.status as { phase?: string }).phase === 'Running');
       return ok && items;
     }).catch((e) => {
       throw new Error(`${e.message}\n${fleet.logs()}`);

@@ -2,9 +2,11 @@
  * The type errors Go's JSON decoding of a built-in kind reports (`json: cannot unmarshal number into Go struct field
  * ConfigMap.data of type string`): a value of the wrong JSON type where the Go struct has a string, bool, number,
  * byte slice, struct, slice or map. kube-apiserver refuses such a body with 400 before anything else; storing it
- * would break every typed client that later lists the object. metav1.Time and MicroTime are parsed as Go parses them;
- * other fields with custom JSON decoding (durations, quantities, int-or-string, raw JSON) are left to their own checks.
+ * would break every typed client that later lists the object. metav1.Time and MicroTime are parsed as Go parses them,
+ * resource.Quantity as ParseQuantity parses it; other fields with custom JSON decoding (durations, int-or-string, raw
+ * JSON) are left to their own checks.
  */
+import { isExactQuantity, quantityFormatError } from '../exact-quantity.js';
 import { isPlainObject } from '../object.js';
 import type { FieldType, ScalarType, TypeCatalog } from './types.js';
 import { resolveJSONSchemaUnion } from './unknown-fields.js';
@@ -139,6 +141,10 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
         return type.scalar === 'int32' && (value > 2147483647 || value < -2147483648) ? mismatch(`number ${value}`) : undefined;
       case 'double':
         return typeof value === 'number' ? undefined : mismatch();
+      case 'quantity':
+        // resource.Quantity decodes itself (UnmarshalJSON: the text, unquoted, through ParseQuantity), and its error
+        // ends decoding as it is, without the field's context.
+        return isExactQuantity(value) ? undefined : quantityFormatError;
       default:
         return undefined; // other custom unmarshalers (duration, quantity, int-or-string, raw JSON, ...)
     }

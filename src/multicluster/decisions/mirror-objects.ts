@@ -14,13 +14,15 @@
  * - an Event is `<downstream name>.<cluster>` (event names are `<object>.<hex time>`, equal names on two clusters are
  *   possible).
  *
- * Where we deliberately differ from upstream: a mirror pod's spec.nodeName is `<cluster>/<node>` (not a Node of this
- * control plane, which serves none) because kubectl's NODE column prints spec.nodeName, and a mirrored Event's
+ * Where we deliberately differ from upstream: a mirror pod's spec.nodeName is `<cluster>--<node>` (api/node-names.ts:
+ * the name of the read-only Node the workspace serves for it, not a Node stored here) because kubectl's NODE column
+ * prints spec.nodeName and `kubectl describe node` must find it, and a mirrored Event's
  * message starts with `[<cluster>] ` because `kubectl describe` and `kubectl events` print the message but not the
  * source host.
  */
 import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
 import { MIRROR_CLUSTER_LABEL, MIRROR_HASH_ANNOTATION, MIRROR_LABEL, MIRROR_SOURCE_ANNOTATION, MIRROR_SOURCE_UID_ANNOTATION, MIRROR_SYNC_TARGET_CLUSTER_ANNOTATION, MIRROR_SYNC_TARGET_KEY_ANNOTATION } from '../api/mirrors.js';
+import { workspaceNodeName } from '../api/node-names.js';
 import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX } from '../api/types.js';
 import { contentHash } from '../syncer/transform.js';
 
@@ -40,6 +42,12 @@ export interface UpstreamRef {
   kind: string;
   name: string;
   uid: string;
+  /**
+   * Labels the owner's selector requires of its pods where the cluster's pods carry another value: a synced Job's
+   * `batch.kubernetes.io/controller-uid` and `controller-uid` are generated from its upstream uid, its cluster copy's
+   * pods carry the copy's. Never part of an ownerReference.
+   */
+  podSelectorLabels?: Record<string, string>;
 }
 
 interface OwnerReference {
@@ -115,23 +123,33 @@ function withHash(mirror: KubeObject): KubeObject {
   return mirror;
 }
 
+/**
+ * A mirror pod's labels with the values its upstream owner's selector requires (UpstreamRef.podSelectorLabels) where
+ * the pod has the label: so `kubectl logs job/x`, which picks a pod by the Job's selector, finds the mirrors of a
+ * synced Job's pods, as it finds a Job's pods on one cluster.
+ */
+function selectedBy(owner: UpstreamRef, labels: Record<string, string>): Record<string, string> {
+  for (const [k, v] of Object.entries(owner.podSelectorLabels ?? {})) if (k in labels) labels[k] = v;
+  return labels;
+}
+
 function ownerReference(owner: UpstreamRef): Record<string, unknown> {
   return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true };
 }
 
 /**
  * The mirror of a downstream pod in upstream namespace `namespace`, owned by `owner`: spec and status as downstream,
- * spec.nodeName `<cluster>/<node>` (kubectl's NODE column), labels and annotations as mirrorLabelsOf/Of.
+ * spec.nodeName and status.nominatedNodeName `<cluster>--<node>` (kubectl's NODE column), labels and annotations as mirrorLabelsOf/Of.
  */
 export function podMirror(pod: KubeObject, namespace: string, owner: UpstreamRef, cluster: MirrorCluster): KubeObject {
   const spec = deepCopy((pod.spec ?? {}) as Record<string, unknown>);
-  if (typeof spec.nodeName === 'string' && spec.nodeName) spec.nodeName = `${cluster.name}/${spec.nodeName}`;
+  if (typeof spec.nodeName === 'string' && spec.nodeName) spec.nodeName = workspaceNodeName(cluster.name, spec.nodeName);
   const status = deepCopy((pod.status ?? {}) as Record<string, unknown>);
-  if (typeof status.nominatedNodeName === 'string' && status.nominatedNodeName) status.nominatedNodeName = `${cluster.name}/${status.nominatedNodeName}`;
+  if (typeof status.nominatedNodeName === 'string' && status.nominatedNodeName) status.nominatedNodeName = workspaceNodeName(cluster.name, status.nominatedNodeName);
   return withHash({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: mirrorPodName(pod, cluster.name), namespace, labels: mirrorLabelsOf(pod, cluster), annotations: mirrorAnnotationsOf(pod, cluster), ownerReferences: [ownerReference(owner)] },
+    metadata: { name: mirrorPodName(pod, cluster.name), namespace, labels: selectedBy(owner, mirrorLabelsOf(pod, cluster)), annotations: mirrorAnnotationsOf(pod, cluster), ownerReferences: [ownerReference(owner)] },
     spec,
     status,
   });

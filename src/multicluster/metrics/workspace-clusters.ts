@@ -2,13 +2,12 @@
  * The clusters a workspace runs on, and how their nodes are named there. A workspace's clusters are its own
  * SyncTargets and those of a location workspace whose scheduler lists it as a consumer (CONSUMER_CLUSTERS_ANNOTATION).
  *
- * A node is shown as `<SyncTarget>--<node>`: object names cannot contain `/` (the `<cluster>/<node>` a mirrored pod
- * shows in spec.nodeName cannot be a path segment, and client-go refuses such a name), and `--` is atrium's separator
- * for per-cluster names already (a split Deployment's `<name>--<cluster>`).
+ * A node is shown as `<SyncTarget>--<node>`, the name pods show in spec.nodeName too (api/node-names.ts).
  */
 import { CLUSTER_ANNOTATION } from '../../client/resource.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import type { RequestContext } from '../../registry/rest.js';
+import { parseWorkspaceNodeName as parseNodeName, workspaceNodeName as nodeName } from '../api/node-names.js';
 import { CONSUMER_CLUSTERS_ANNOTATION, type SyncTarget } from '../api/types.js';
 
 export interface WorkspaceCluster {
@@ -17,8 +16,6 @@ export interface WorkspaceCluster {
   targetCluster: string;
   name: string;
 }
-
-export const NODE_NAME_SEPARATOR = '--';
 
 export const systemContext = (cluster: string): RequestContext => ({ cluster, user: { username: 'system:atrium:workspace-views', groups: ['system:masters'] } });
 
@@ -46,15 +43,12 @@ function consumers(target: SyncTarget): string[] {
 
 /** The workspace's name of node `node` of `cluster`. */
 export function workspaceNodeName(cluster: WorkspaceCluster, node: string): string {
-  return `${cluster.name}${NODE_NAME_SEPARATOR}${node}`;
+  return nodeName(cluster.name, node);
 }
 
 /** The cluster and node a workspace node name stands for, or undefined when no cluster of the workspace matches. */
 export function parseWorkspaceNodeName(clusters: WorkspaceCluster[], name: string): { cluster: WorkspaceCluster; node: string } | undefined {
-  // Longest SyncTarget name first: a SyncTarget named `a--b` wins over `a` for `a--b--node`.
-  for (const cluster of [...clusters].sort((a, b) => b.name.length - a.name.length)) {
-    const prefix = `${cluster.name}${NODE_NAME_SEPARATOR}`;
-    if (name.startsWith(prefix) && name.length > prefix.length) return { cluster, node: name.slice(prefix.length) };
-  }
-  return undefined;
+  const where = parseNodeName(clusters.map((c) => c.name), name);
+  const cluster = where && clusters.find((c) => c.name === where.cluster);
+  return cluster && { cluster, node: where.node };
 }

@@ -26,6 +26,7 @@ import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { syncerFinalizer } from '../api/keys.js';
 import { aggregatesStatus, awaitsPlacement, statusAnnotation } from '../api/kind-placement.js';
+import { workspaceNodeName } from '../api/node-names.js';
 import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
@@ -344,7 +345,7 @@ export class ResourceSyncer {
 
   /**
    * A bare Pod created upstream is synced (not mirrored): once its cluster bound it, its upstream spec.nodeName
-   * becomes `<cluster>/<node>`, as on the mirrors of controllers' pods (decisions/mirror-objects.ts), so `kubectl get
+   * becomes `<cluster>--<node>` (api/node-names.ts), as on the mirrors of controllers' pods (decisions/mirror-objects.ts), so `kubectl get
    * pods -o wide` shows every pod's cluster and node alike. Binding an unbound pod is the one change of a Pod's spec
    * upstream validation admits; toDownstream never sends nodeName down, so the copy is not rewritten for it.
    */
@@ -352,7 +353,7 @@ export class ResourceSyncer {
     const node = (down.spec as { nodeName?: unknown } | undefined)?.nodeName;
     if (typeof node !== 'string' || !node || (up.spec as { nodeName?: unknown } | undefined)?.nodeName) return;
     try {
-      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { spec: { nodeName: `${this.deps.target.name}/${node}` } }, {
+      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { spec: { nodeName: workspaceNodeName(this.deps.target.name, node) } }, {
         cluster: this.deps.upstreamCluster,
         namespace: up.metadata?.namespace || undefined,
         fieldManager: SYNCER_FIELD_MANAGER,

@@ -64,6 +64,13 @@ function refTo(o: KubeObject, fallbackApiVersion: string, kind: string): Upstrea
   return { apiVersion: o.apiVersion ?? fallbackApiVersion, kind, name: o.metadata!.name!, uid: o.metadata!.uid! };
 }
 
+/** The controller-uid labels an upstream Job's selector requires of its pods (generated from its uid, or a mirror's kept). */
+function jobPodSelectorLabels(job: KubeObject): Pick<UpstreamRef, 'podSelectorLabels'> {
+  const match = ((job.spec as { selector?: { matchLabels?: Record<string, string> } } | undefined)?.selector?.matchLabels ?? {});
+  const labels = Object.fromEntries(['batch.kubernetes.io/controller-uid', 'controller-uid'].filter((k) => typeof match[k] === 'string').map((k) => [k, match[k]!]));
+  return Object.keys(labels).length ? { podSelectorLabels: labels } : {};
+}
+
 export class UpstreamRefs {
   private readonly cache = new Map<string, { value: UpstreamRef | undefined; expires: number }>();
 
@@ -128,6 +135,7 @@ export class UpstreamRefs {
     const placement = kindPlacementOfKind(group, kind);
     if (!placement) return undefined;
     const o = await this.get(gvr(placement.group, placement.version, placement.resource), name, ns);
+    if (o && group === 'batch' && kind === 'Job') return { ...refTo(o, ref.apiVersion ?? 'batch/v1', kind), ...jobPodSelectorLabels(o) };
     if (o) return refTo(o, ref.apiVersion ?? `${placement.group ? placement.group + '/' : ''}${placement.version}`, kind);
     if (group === 'batch' && kind === 'Job' && this.deps.isCronJobRun(downNamespace, name)) return 'wait';
     return undefined;

@@ -4,7 +4,7 @@
  *
  * - the pods the cluster's controllers make for synced workloads (ReplicaSets of split Deployments' children,
  *   StatefulSets, Jobs, DaemonSets, ...), owned by the upstream owners (upstream-refs.ts), with the cluster in a label
- *   and in spec.nodeName (`<cluster>/<node>`); bare Pods created upstream are synced, not mirrored;
+ *   and in spec.nodeName (`<cluster>--<node>`, the workspace's name of the node); bare Pods created upstream are synced, not mirrored;
  * - the Jobs a synced CronJob makes, owned by the upstream CronJob (their pods then find them as owner);
  * - the ReplicaSets of a Deployment synced whole (pinned, not split), owned by the upstream Deployment (their pods
  *   then find them as owner; a split Deployment's are stood for by the revision-history ReplicaSets instead);

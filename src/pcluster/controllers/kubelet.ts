@@ -44,6 +44,12 @@ function containerNames(pod: KubeObject): { name: string; image: string }[] {
   return (Array.isArray(spec.containers) ? spec.containers.filter(isPlainObject) : []).map((c) => ({ name: String(c.name ?? ''), image: String(c.image ?? '') }));
 }
 
+/** The pod's init containers in order; `sidecar` when restartPolicy Always (a restartable init container keeps running). */
+function initContainersOf(pod: KubeObject): { name: string; image: string; sidecar: boolean }[] {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  return (Array.isArray(spec.initContainers) ? spec.initContainers.filter(isPlainObject) : []).map((c) => ({ name: String(c.name ?? ''), image: String(c.image ?? ''), sidecar: c.restartPolicy === 'Always' }));
+}
+
 /** A stable fake image digest for an image reference. */
 function imageID(image: string): string {
   const repo = image.includes('/') ? image : `docker.io/library/${image}`;
@@ -70,8 +76,9 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const recorder = new EventRecorder(client, 'kubelet', { aggregate: true });
       const containerEvents = (pod: KubeObject, node: string) => {
         const involved = { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid };
-        for (const c of containerNames(pod)) {
-          const at = { ...involved, fieldPath: `spec.containers{${c.name}}` };
+        const all = [...initContainersOf(pod).map((c) => ({ ...c, field: 'initContainers' })), ...containerNames(pod).map((c) => ({ ...c, field: 'containers' }))];
+        for (const c of all) {
+          const at = { ...involved, fieldPath: `spec.${c.field}{${c.name}}` };
           void recorder.record(clusterOf(pod), at, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`, node);
           void recorder.record(clusterOf(pod), at, 'Normal', 'Created', `Created container: ${c.name}`, node);
           void recorder.record(clusterOf(pod), at, 'Normal', 'Started', `Started container ${c.name}`, node);
@@ -112,13 +119,17 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         const set = (type: string, status: string, reason?: string, message?: string) => {
           conditions = setPodCondition(conditions, { type, status, ...(reason ? { reason } : {}), ...(message ? { message } : {}) }).conditions;
         };
+        const inits = initContainersOf(pod);
         set('PodReadyToStartContainers', running ? 'True' : 'False');
-        set('Initialized', 'True');
+        // The simulation runs init containers within the start-up delay: until then none has completed (kubelet's
+        // Initialized condition and `Init:0/<n>`), after it every one has, and the sidecars run on.
+        if (running || inits.length === 0) set('Initialized', 'True');
+        else set('Initialized', 'False', 'ContainersNotInitialized', `containers with incomplete status: [${inits.map((c) => c.name).join(' ')}]`);
         if (running) {
           set('Ready', 'True');
           set('ContainersReady', 'True');
         } else {
-          const unready = `containers with unready status: [${containers.map((c) => c.name).join(' ')}]`;
+          const unready = `containers with unready status: [${[...inits.filter((c) => c.sidecar), ...containers].map((c) => c.name).join(' ')}]`;
           set('Ready', 'False', 'ContainersNotReady', unready);
           set('ContainersReady', 'False', 'ContainersNotReady', unready);
         }
@@ -140,11 +151,30 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
             ready: running,
             restartCount: 0,
             started: running,
-            state: running ? { running: { startedAt: now } } : { waiting: { reason: 'ContainerCreating' } },
+            state: running ? { running: { startedAt: now } } : { waiting: { reason: inits.length ? 'PodInitializing' : 'ContainerCreating' } },
             lastState: {},
             ...(running ? { containerID: containerID(uid, c.name) } : {}),
           })),
         };
+        // As the kubelet reports them (prober_manager UpdatePodStatus): a completed init container is ready but not
+        // started, a running sidecar is started and ready (no readiness probe is simulated).
+        if (inits.length) {
+          status.initContainerStatuses = inits.map((c) => ({
+            name: c.name,
+            image: c.image,
+            imageID: running ? imageID(c.image) : '',
+            ready: running,
+            restartCount: 0,
+            started: running && c.sidecar,
+            state: !running
+              ? { waiting: { reason: 'PodInitializing' } }
+              : c.sidecar
+                ? { running: { startedAt: now } }
+                : { terminated: { exitCode: 0, reason: 'Completed', startedAt: now, finishedAt: now, containerID: containerID(uid, c.name) } },
+            lastState: {},
+            ...(running ? { containerID: containerID(uid, c.name) } : {}),
+          }));
+        } else delete status.initContainerStatuses;
         if (running) {
           const ip = allocatePodIP(uid, node);
           status.podIP = ip;
@@ -157,9 +187,14 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const sameState = (have: JsonObject, want: JsonObject): boolean => {
         const strip = (s: JsonObject) => {
           const c = deepCopy(s);
-          for (const cs of (Array.isArray(c.containerStatuses) ? c.containerStatuses : []) as JsonObject[]) {
+          for (const cs of [...(Array.isArray(c.containerStatuses) ? c.containerStatuses : []), ...(Array.isArray(c.initContainerStatuses) ? c.initContainerStatuses : [])] as JsonObject[]) {
             const state = cs.state as JsonObject | undefined;
             if (isPlainObject(state?.running)) delete state.running.startedAt;
+            if (isPlainObject(state?.terminated)) {
+              delete state.terminated.startedAt;
+              delete state.terminated.finishedAt;
+              delete state.terminated.containerID;
+            }
             delete cs.containerID;
           }
           return c;

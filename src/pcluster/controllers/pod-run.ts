@@ -86,10 +86,18 @@ export function completedStatus(pod: KubeObject, startedAt: number, now: number,
   ]) {
     conditions = setPodCondition(conditions, c).conditions;
   }
+  // Once the containers are done the kubelet stops the sidecars (restartable init containers still running); the
+  // simulated ones exit cleanly on SIGTERM.
+  const inits = Array.isArray(status.initContainerStatuses) ? status.initContainerStatuses.filter(isPlainObject) : [];
+  const stopped = (cs: JsonObject) => {
+    const since = (isPlainObject(cs.state) && isPlainObject(cs.state.running) ? String(cs.state.running.startedAt ?? '') : '') || started;
+    return { terminated: { exitCode: 0, reason: 'Completed', startedAt: since, finishedAt: finished, containerID: cs.containerID ?? containerIDFor(uid, String(cs.name), Number(cs.restartCount ?? 0)) } };
+  };
   return {
     ...status,
     phase: succeeded ? 'Succeeded' : 'Failed',
     conditions,
+    ...(inits.length ? { initContainerStatuses: inits.map((cs) => (isPlainObject(cs.state) && isPlainObject(cs.state.running) ? { ...cs, ready: false, started: false, state: stopped(cs) } : cs)) } : {}),
     containerStatuses: containers.map((cs) => ({ ...cs, ready: false, started: false, state: terminated(cs) })),
   };
 }

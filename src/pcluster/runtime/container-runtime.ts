@@ -56,6 +56,12 @@ const containersOf = (pod: KubeObject): JsonObject[] => {
   return Array.isArray(spec.containers) ? spec.containers.filter(isPlainObject) : [];
 };
 
+/** The pod's init containers: they run (and log) too, and sidecars (restartPolicy Always) serve their ports. */
+const initContainersOf = (pod: KubeObject): JsonObject[] => {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  return Array.isArray(spec.initContainers) ? spec.initContainers.filter(isPlainObject) : [];
+};
+
 /** The probes a container declares, described for its log ("readiness probe httpGet :8080/healthz"). */
 function probeDescriptions(c: JsonObject): string[] {
   const out: string[] = [];
@@ -91,8 +97,9 @@ export class ContainerRuntime {
     const status = isPlainObject(pod.status) ? pod.status : {};
     if (!uid || !Array.isArray(status.containerStatuses)) return;
     let sim = this.pods.get(uid);
-    const specs = new Map(containersOf(pod).map((c) => [String(c.name), c]));
-    for (const cs of status.containerStatuses.filter(isPlainObject)) {
+    const specs = new Map([...initContainersOf(pod), ...containersOf(pod)].map((c) => [String(c.name), c]));
+    const statuses = [...(Array.isArray(status.initContainerStatuses) ? status.initContainerStatuses : []), ...status.containerStatuses].filter(isPlainObject);
+    for (const cs of statuses) {
       const state = isPlainObject(cs.state) ? cs.state : {};
       const name = String(cs.name);
       const restarts = Number(cs.restartCount ?? 0);
@@ -113,7 +120,8 @@ export class ContainerRuntime {
     }
     if (!sim) return;
     if (status.phase === 'Running') {
-      for (const c of specs.values()) for (const port of declaredPorts(c)) this.openPort(sim, String(c.name), port);
+      const serving = [...initContainersOf(pod).filter((c) => c.restartPolicy === 'Always'), ...containersOf(pod)];
+      for (const c of serving) for (const port of declaredPorts(c)) this.openPort(sim, String(c.name), port);
       sim.timer ??= setInterval(() => this.beat(sim!), this.logIntervalMs).unref();
     } else if (status.phase === 'Succeeded' || status.phase === 'Failed') {
       this.quiesce(sim);

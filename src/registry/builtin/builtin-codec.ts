@@ -8,6 +8,7 @@ import { groupVersionString } from '../../apimachinery/api-resource.js';
 import type { KubeObject } from '../../apimachinery/object.js';
 import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
 import { firstDecodeTypeError } from '../../apimachinery/schema/decode-type-errors.js';
+import { canonicalizeQuantities } from '../../apimachinery/schema/quantities.js';
 import { dropUnknownFields } from '../../apimachinery/schema/unknown-fields.js';
 import { unknownFieldsOf } from '../../apimachinery/schema/unknown-fields.js';
 import type { ResourceCodec, SubresourceStrategy } from '../rest.js';
@@ -42,13 +43,18 @@ export function builtinCodec(
       // decodedAs has obj's fields in another order: without unknown fields there, there are none to drop.
       const unknown = unknownFieldsOf(opts?.decodedAs ?? obj, builtinCatalog, typeName);
       if (unknown.length) dropUnknownFields(obj, builtinCatalog, typeName);
+      // Quantities come out of decoding in their canonical text (`.5` → `500m`).
+      canonicalizeQuantities(obj, builtinCatalog, typeName);
       if (opts?.withDefaults ?? true) defaults?.(obj);
       return unknown;
     },
     // The kind's SetDefaults functions run as the body is decoded, before managedFields are recorded: the writer owns
-    // what defaulting added, as upstream's decoder defaults.
+    // what defaulting added, as upstream's decoder defaults (and the canonical quantities decoding makes).
     applyDefaults(obj, subresource) {
-      if (catalogued(bodyTypeOf(subresource))) defaults?.(obj);
+      const typeName = bodyTypeOf(subresource);
+      if (!catalogued(typeName)) return;
+      canonicalizeQuantities(obj, builtinCatalog, typeName);
+      defaults?.(obj);
     },
     // The result is decoded into the Go type before anything else looks at it: a value of the wrong type, or an
     // apiVersion or kind that does not name the type, fails (JSON and merge patches through the JSON serializer, a

@@ -16,6 +16,8 @@ import type { KubeObject } from '../../../src/apimachinery/object.js';
 import type { RestClient } from '../../../src/client/rest-client.js';
 import type { GroupVersionResource } from '../../../src/client/resource.js';
 import { locatorOf } from '../../../src/multicluster/api/keys.js';
+import { builtinCatalog } from '../../../src/apimachinery/schema/builtin/index.js';
+import { canonicalizeQuantities } from '../../../src/apimachinery/schema/quantities.js';
 
 /** An object of a manifest, with the fields every check reads. */
 export type Manifest = KubeObject & { metadata: { name: string; namespace?: string; labels?: Record<string, string> }; spec?: any; status?: any };
@@ -187,6 +189,21 @@ export function expectedPodsRange(objects: Manifest[], namespace: string, select
   return [lo, hi];
 }
 
+/**
+ * The replicas a Deployment, StatefulSet, ReplicaSet or ReplicationController of `objects` runs once settled, as
+ * [least, most]: its spec.replicas (default 1), or, when an HorizontalPodAutoscaler of the same manifests targets it,
+ * anything the HPA may choose (it rescales the workload on any cluster: podinfo's HPA has minReplicas 2 over a
+ * Deployment of 1).
+ */
+export function replicaRange(objects: Manifest[], o: Manifest): [number, number] {
+  const replicas = o.spec?.replicas ?? 1;
+  const hpa = objects.find((h) => h.kind === 'HorizontalPodAutoscaler' && namespaceOf(h) === namespaceOf(o) && h.spec?.scaleTargetRef?.kind === o.kind && h.spec?.scaleTargetRef?.name === o.metadata.name);
+  return hpa ? [Math.min(replicas, hpa.spec?.minReplicas ?? 1), Math.max(replicas, hpa.spec?.maxReplicas ?? replicas)] : [replicas, replicas];
+}
+
+/** Whether `n` is within `range`. */
+export const inRange = (n: number, [lo, hi]: [number, number]): boolean => n >= lo && n <= hi;
+
 // ---- readiness, as kubectl's status viewers judge it ----
 
 const condition = (o: any, type: string) => ((o?.status?.conditions ?? []) as { type: string; status: string; reason?: string; message?: string }[]).find((c) => c.type === type);
@@ -271,6 +288,11 @@ export function readinessChecks(o: Manifest, all: Manifest[], nodes: number): Re
       return [{ title: `replicationcontroller ${ns}/${name}: ${want} ready replicas`, object: o, ready: (rc) => rcReady(rc, want), kubectl: ['wait', `--for=jsonpath={.status.readyReplicas}=${want}`, `replicationcontroller/${name}`, ...n] }];
     }
     case 'Pod':
+      // A pod that runs to completion (restartPolicy Never or OnFailure, e.g. a one-shot client) ends Succeeded, not
+      // Ready: on any cluster `kubectl wait --for=condition=Ready` times out on it once it finished.
+      if (o.spec?.restartPolicy === 'Never' || o.spec?.restartPolicy === 'OnFailure') {
+        return [{ title: `pod ${ns}/${name}: Succeeded`, object: o, ready: (p) => (p.status?.phase === 'Succeeded' ? true : `phase ${p.status?.phase ?? '<none>'}`), kubectl: ['wait', '--for=jsonpath={.status.phase}=Succeeded', `pod/${name}`, ...n] }];
+      }
       return [{ title: `pod ${ns}/${name}: Ready`, object: o, ready: (p) => (condition(p, 'Ready')?.status === 'True' ? true : `phase ${p.status?.phase ?? '<none>'}, Ready ${condition(p, 'Ready')?.status ?? '<none>'}`), kubectl: ['wait', '--for=condition=Ready', `pod/${name}`, ...n] }];
     case 'Service':
       if (o.spec?.type !== 'LoadBalancer') return [];
@@ -484,11 +506,28 @@ export function tables(stdout: string): { headers: string[]; rows: Record<string
  * - a Secret with stringData: stringData is write-only, the live Secret never has it, so the patch always adds it;
  * - a PodDisruptionBudget's spec.selector has patchStrategy "replace": the patch always carries it;
  * - a StatefulSet's volumeClaimTemplates is a list without merge strategy that the server defaults (volumeMode,
- *   status.phase), so the live list never equals the manifest's and the patch always replaces it.
+ *   status.phase), so the live list never equals the manifest's and the patch always replaces it;
+ * - a downwardAPI volume whose items name a fieldRef without apiVersion: the items list is atomic and the server
+ *   defaults `apiVersion: v1` into it (checked against kube-apiserver 1.32 with the website's dapi-volume.yaml);
+ * - a quantity not in its canonical text (`cpu: .5`, `2000m`): the live object has `500m`, `2`.
  */
+/** Whether every quantity of the manifest is in the canonical text the server stores (true for kinds not catalogued). */
+function quantitiesCanonical(o: Manifest): boolean {
+  const [group, version] = (o.apiVersion ?? 'v1').includes('/') ? (o.apiVersion as string).split('/') : ['', o.apiVersion ?? 'v1'];
+  const type = [...builtinCatalog.values()].find((t) => t.gvk?.some((g) => g.group === group && g.version === version && g.kind === o.kind));
+  if (!type) return true;
+  const copy = JSON.parse(JSON.stringify(o));
+  canonicalizeQuantities(copy, builtinCatalog, type.name);
+  return JSON.stringify(copy) === JSON.stringify(o);
+}
+
 export function alwaysPatchedByApply(o: Manifest): string | undefined {
   if (o.kind === 'Secret' && o.stringData) return 'a Secret with stringData';
   if (o.kind === 'PodDisruptionBudget' && o.spec?.selector) return 'a PDB selector (patchStrategy replace)';
   if (o.kind === 'StatefulSet' && o.spec?.volumeClaimTemplates?.length) return 'StatefulSet volumeClaimTemplates (defaulted by the server)';
+  const podSpec = o.kind === 'Pod' ? o.spec : o.kind === 'CronJob' ? o.spec?.jobTemplate?.spec?.template?.spec : o.spec?.template?.spec;
+  const volumes: any[] = Array.isArray(podSpec?.volumes) ? podSpec.volumes : [];
+  if (volumes.some((v) => (v?.downwardAPI?.items ?? []).some((i: any) => i?.fieldRef && !i.fieldRef.apiVersion))) return 'downwardAPI volume items (fieldRef.apiVersion defaulted by the server)';
+  if (!quantitiesCanonical(o)) return 'a quantity not in its canonical text';
   return undefined;
 }

@@ -46,10 +46,10 @@ describe('mirror names', () => {
 });
 
 describe('pod mirrors', () => {
-  it('carry spec and status as downstream, the node as <cluster>/<node>, the mirror labels and annotations, the upstream owner', () => {
+  it('carry spec and status as downstream, the node as <cluster>--<node>, the mirror labels and annotations, the upstream owner', () => {
     const m = podMirror(pod('web--pc1-abc-x1', { kind: 'ReplicaSet', name: 'web--pc1-abc' }), 'shop', owner, cluster);
     assert.equal(m.metadata?.namespace, 'shop');
-    assert.equal((m.spec as { nodeName: string }).nodeName, 'pc1/node-1');
+    assert.equal((m.spec as { nodeName: string }).nodeName, 'pc1--node-1');
     assert.deepEqual(m.status, { phase: 'Running', podIP: '10.0.0.1' });
     assert.deepEqual(m.metadata?.labels, { app: 'web', [MIRROR_LABEL]: 'true', [MIRROR_CLUSTER_LABEL]: 'pc1' });
     assert.deepEqual(m.metadata?.ownerReferences, [{ ...owner, controller: true, blockOwnerDeletion: true }]);
@@ -63,6 +63,15 @@ describe('pod mirrors', () => {
     const m = podMirror(pod('db-0', { kind: 'StatefulSet', name: 'db' }), 'shop', owner, { ...cluster, syncTargetCluster: 'infra' });
     assert.equal(m.metadata?.annotations?.[MIRROR_SYNC_TARGET_CLUSTER_ANNOTATION], 'infra');
     assert.equal(mirrorSourceOf(m)?.syncTargetCluster, 'infra');
+  });
+
+  it('of a synced Job\'s pods carry the controller-uid its upstream selector requires, and only the labels the pod has', () => {
+    const p = pod('once-q2w3e', { kind: 'Job', name: 'once' });
+    p.metadata!.labels = { ...p.metadata!.labels, 'batch.kubernetes.io/controller-uid': 'down-job', 'controller-uid': 'down-job', 'batch.kubernetes.io/job-name': 'once', 'job-name': 'once' };
+    const job = { apiVersion: 'batch/v1', kind: 'Job', name: 'once', uid: 'up-job', podSelectorLabels: { 'batch.kubernetes.io/controller-uid': 'up-job', 'controller-uid': 'up-job', absent: 'x' } };
+    const m = podMirror(p, 'shop', job, cluster);
+    assert.deepEqual(m.metadata?.labels, { app: 'web', 'batch.kubernetes.io/controller-uid': 'up-job', 'controller-uid': 'up-job', 'batch.kubernetes.io/job-name': 'once', 'job-name': 'once', [MIRROR_LABEL]: 'true', [MIRROR_CLUSTER_LABEL]: 'pc1' });
+    assert.deepEqual(m.metadata?.ownerReferences, [{ apiVersion: 'batch/v1', kind: 'Job', name: 'once', uid: 'up-job', controller: true, blockOwnerDeletion: true }], 'no selector labels in the ownerReference');
   });
 
   it('leave an unscheduled pod\'s node empty', () => {

@@ -91,45 +91,92 @@ export const replicaSetPrinter: TablePrinter = {
   },
 };
 
+/** A sidecar: an init container with restartPolicy Always (IsRestartableInitContainer), which keeps running. */
+const isRestartable = (c: JsonObject | undefined): boolean => c?.restartPolicy === 'Always';
+
+const finishedAt = (cs: JsonObject): string => str(obj(obj(cs.lastState).terminated).finishedAt);
+
+/** The later of two RFC 3339 times ('' when neither is set). */
+const later = (a: string, b: string): string => (!a ? b : !b ? a : Date.parse(b) > Date.parse(a) ? b : a);
+
 /**
- * The STATUS cell of a pod (printPod): the phase, replaced by the pod's reason, then by the most telling container
- * state (waiting reason, terminated reason or signal), "Running" while a ready pod still has running containers,
- * and "Terminating" once deletion started.
+ * The READY, STATUS and RESTARTS cells of a pod as printPod computes them: the phase, replaced by the pod's reason,
+ * then, while init containers have not all succeeded, `Init:<i>/<n>` or the failing one's state; then by the most
+ * telling container state (waiting reason, terminated reason or signal), "Running" while a ready pod still has
+ * running containers, and "Terminating" once deletion started on a pod that has not finished. Sidecars (restartable
+ * init containers) count among the containers READY counts, and their restarts among RESTARTS once the pod is
+ * initialized; RESTARTS names how long ago the last restart was when the kubelet recorded its time.
  */
-export function podStatusReason(pod: JsonObject): string {
+export function podSummary(pod: JsonObject, now: number | Date = Date.now()): { ready: number; total: number; reason: string; restarts: string } {
+  const spec = obj(pod.spec);
   const status = obj(pod.status);
   let reason = str(status.reason) || str(status.phase);
-  const initStatuses = list(status.initContainerStatuses);
+  const conditions = list(status.conditions);
+  if (conditions.some((c) => c.type === 'PodScheduled' && c.reason === 'SchedulingGated')) reason = 'SchedulingGated';
+  const initSpecs = new Map(list(spec.initContainers).map((c) => [str(c.name), c]));
+  const total = list(spec.containers).length + [...initSpecs.values()].filter(isRestartable).length;
+  let ready = 0;
+  let restarts = 0;
+  let lastRestart = '';
+  let sidecarRestarts = 0;
+  let lastSidecarRestart = '';
   let initializing = false;
-  initStatuses.forEach((cs, i) => {
-    if (initializing) return;
+  const initStatuses = list(status.initContainerStatuses);
+  for (let i = 0; i < initStatuses.length; i++) {
+    const cs = initStatuses[i]!;
+    const sidecar = isRestartable(initSpecs.get(str(cs.name)));
+    restarts += int(cs.restartCount);
+    lastRestart = later(lastRestart, finishedAt(cs));
+    if (sidecar) {
+      sidecarRestarts += int(cs.restartCount);
+      lastSidecarRestart = later(lastSidecarRestart, finishedAt(cs));
+    }
     const state = obj(cs.state);
     const term = obj(state.terminated);
-    if (isPlainObject(state.terminated) && int(term.exitCode) === 0) return;
+    const waiting = str(obj(state.waiting).reason);
+    if (isPlainObject(state.terminated) && int(term.exitCode) === 0) continue;
+    if (sidecar && cs.started === true) {
+      if (cs.ready === true) ready++;
+      continue;
+    }
+    if (isPlainObject(state.terminated)) reason = str(term.reason) ? `Init:${str(term.reason)}` : int(term.signal) ? `Init:Signal:${int(term.signal)}` : `Init:ExitCode:${int(term.exitCode)}`;
+    else if (waiting && waiting !== 'PodInitializing') reason = `Init:${waiting}`;
+    else reason = `Init:${i}/${initSpecs.size}`;
     initializing = true;
-    if (isPlainObject(state.terminated)) reason = str(term.reason) ? `Init:${str(term.reason)}` : `Init:ExitCode:${int(term.exitCode)}`;
-    else if (str(obj(state.waiting).reason) && str(obj(state.waiting).reason) !== 'PodInitializing') reason = `Init:${str(obj(state.waiting).reason)}`;
-    else reason = `Init:${i}/${list(obj(pod.spec).initContainers).length}`;
-  });
-  if (!initializing) {
+    break;
+  }
+  if (!initializing || conditions.some((c) => c.type === 'Initialized' && c.status === 'True')) {
+    restarts = sidecarRestarts;
+    lastRestart = lastSidecarRestart;
     let hasRunning = false;
     const statuses = list(status.containerStatuses);
     for (let i = statuses.length - 1; i >= 0; i--) {
-      const state = obj(statuses[i]!.state);
+      const cs = statuses[i]!;
+      restarts += int(cs.restartCount);
+      lastRestart = later(lastRestart, finishedAt(cs));
+      const state = obj(cs.state);
       const waiting = obj(state.waiting);
       const term = obj(state.terminated);
       if (str(waiting.reason)) reason = str(waiting.reason);
       else if (str(term.reason)) reason = str(term.reason);
       else if (isPlainObject(state.terminated)) reason = int(term.signal) ? `Signal:${int(term.signal)}` : `ExitCode:${int(term.exitCode)}`;
-      else if (isPlainObject(state.running) && statuses[i]!.ready === true) hasRunning = true;
+      else if (cs.ready === true && isPlainObject(state.running)) {
+        hasRunning = true;
+        ready++;
+      }
     }
-    if (reason === 'Completed' && hasRunning) {
-      const ready = list(status.conditions).some((c) => c.type === 'Ready' && c.status === 'True');
-      reason = ready ? 'Running' : 'NotReady';
-    }
+    if (reason === 'Completed' && hasRunning) reason = conditions.some((c) => c.type === 'Ready' && c.status === 'True') ? 'Running' : 'NotReady';
   }
-  if (obj(pod.metadata).deletionTimestamp) reason = status.reason === 'NodeLost' ? 'Unknown' : 'Terminating';
-  return reason;
+  const deleting = Boolean(obj(pod.metadata).deletionTimestamp);
+  if (deleting && status.reason === 'NodeLost') reason = 'Unknown';
+  else if (deleting && status.phase !== 'Succeeded' && status.phase !== 'Failed') reason = 'Terminating';
+  const restartCell = restarts !== 0 && lastRestart ? `${restarts} (${translateTimestampSince(lastRestart, now)} ago)` : String(restarts);
+  return { ready, total, reason, restarts: restartCell };
+}
+
+/** The STATUS cell of a pod (printPod): podSummary's reason. */
+export function podStatusReason(pod: JsonObject): string {
+  return podSummary(pod).reason;
 }
 
 export const podPrinter: TablePrinter = {
@@ -147,10 +194,7 @@ export const podPrinter: TablePrinter = {
   row(o, now) {
     const spec = obj(o.spec);
     const status = obj(o.status);
-    const statuses = list(status.containerStatuses);
-    const total = list(spec.containers).length;
-    const ready = statuses.filter((cs) => cs.ready === true && isPlainObject(obj(cs.state).running)).length;
-    const restarts = statuses.reduce((n, cs) => n + int(cs.restartCount), 0);
+    const { ready, total, reason, restarts } = podSummary(o, now);
     const gates = list(spec.readinessGates);
     const conditions = list(status.conditions);
     const gatesCell = gates.length
@@ -159,8 +203,8 @@ export const podPrinter: TablePrinter = {
     return [
       nameOf(o),
       `${ready}/${total}`,
-      podStatusReason(o),
-      String(restarts),
+      reason,
+      restarts,
       ageOf(o, now),
       str(status.podIP) || '<none>',
       str(spec.nodeName) || '<none>',

@@ -7,7 +7,7 @@ import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
-import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
 import { isQuantity } from '../../../apimachinery/quantity.js';
 
 function asObject(v: unknown): JsonObject {
@@ -51,10 +51,12 @@ function validateContainers(list: unknown, path: string, required: boolean): Fie
   return errs;
 }
 
-/** A PodSpec at `path`: containers present and well-formed, restart policy known. */
+/** A PodSpec at `path`: containers present and well-formed, restart policy known, nodeName a Node's name. */
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const s = asObject(spec);
   const errs = [...validateContainers(s.containers, `${path}.containers`, true), ...validateContainers(s.initContainers, `${path}.initContainers`, false)];
+  // As ValidatePodSpec: a node name is a DNS-1123 subdomain (ValidateNodeName), checked only when set.
+  if (typeof s.nodeName === 'string' && s.nodeName) for (const msg of isDNS1123Subdomain(s.nodeName)) errs.push(fe.invalid(`${path}.nodeName`, s.nodeName, msg));
   if (s.restartPolicy !== undefined && !['Always', 'OnFailure', 'Never'].includes(String(s.restartPolicy))) {
     errs.push(fe.notSupported(`${path}.restartPolicy`, s.restartPolicy, ['Always', 'OnFailure', 'Never']));
   }
