@@ -5,6 +5,7 @@
  * users branch on apierrors.IsNotFound & co.
  */
 import { Agent, request as httpsRequest } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import { StatusError } from '../apimachinery/status.js';
 import type { KubeObject } from '../apimachinery/object.js';
 import { readKubeconfig } from './kubeconfig/kubeconfig.js';
@@ -91,6 +92,9 @@ export class RestClient {
       ca: config.ca,
       cert: config.cert,
       key: config.key,
+      // One TLS context for every connection: given only ca/cert/key, each new connection parsed the certificates and
+      // the key into a context of its own (a burst of controller requests opens many).
+      secureContext: createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
       keepAlive: true,
       maxSockets: Infinity,
     });
