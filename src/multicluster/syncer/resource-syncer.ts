@@ -25,6 +25,7 @@ import { Controller } from '../../controllers/runtime/controller.js';
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { syncerFinalizer } from '../api/keys.js';
+import { MIRROR_LABEL } from '../api/mirrors.js';
 import { aggregatesStatus, awaitsPlacement, statusAnnotation } from '../api/kind-placement.js';
 import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
@@ -73,7 +74,9 @@ export class ResourceSyncer {
 
   constructor(private readonly deps: ResourceSyncerDeps) {
     const { gvr, upstreamCluster, upstreamInformers, downstreamInformers, target } = deps;
-    this.upstreamInformer = upstreamInformers.informerFor(gvr, { cluster: upstreamCluster });
+    // Pods: the mirrors of what the clusters run (workspace-mirrors.ts) are most of a workspace's pods and change all
+    // the time; they are never synced (isClusterLocal), so they stay out of this cache and cost no reconcile.
+    this.upstreamInformer = upstreamInformers.informerFor(gvr, gvr.group === '' && gvr.resource === 'pods' ? { cluster: upstreamCluster, labelSelector: `!${MIRROR_LABEL}` } : { cluster: upstreamCluster });
     this.downstreamInformer = downstreamInformers.informerFor(gvr, { labelSelector: `${DOWNSTREAM_CLUSTER_LABEL}=${target.key}` });
     // Both informers may be shared (the downstream one with other workspaces' syncers of the resource): the same
     // index function under the same name, so whoever adds it last changes nothing.
