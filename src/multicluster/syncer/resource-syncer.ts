@@ -26,7 +26,7 @@ import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { syncerFinalizer } from '../api/keys.js';
 import { MIRROR_LABEL } from '../api/mirrors.js';
-import { aggregatesStatus, awaitsPlacement, statusAnnotation } from '../api/kind-placement.js';
+import { aggregatesStatus, awaitsPlacement, kindPlacementOf, statusAnnotation } from '../api/kind-placement.js';
 import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
@@ -74,6 +74,7 @@ export class ResourceSyncer {
 
   constructor(private readonly deps: ResourceSyncerDeps) {
     const { gvr, upstreamCluster, upstreamInformers, downstreamInformers, target } = deps;
+    this.noStrategicMerge = kindPlacementOf(gvr.group, gvr.resource) === undefined;
     // Pods: the mirrors of what the clusters run (workspace-mirrors.ts) are most of a workspace's pods and change all
     // the time; they are never synced (isClusterLocal), so they stay out of this cache and cost no reconcile.
     this.upstreamInformer = upstreamInformers.informerFor(gvr, gvr.group === '' && gvr.resource === 'pods' ? { cluster: upstreamCluster, labelSelector: `!${MIRROR_LABEL}` } : { cluster: upstreamCluster });
@@ -439,8 +440,11 @@ export class ResourceSyncer {
     return up.metadata?.annotations?.[mine] === value ? undefined : [mine, value ?? null];
   }
 
-  /** The upstream resource has no strategic merge patch (a custom resource): finalizers are added by PUT. */
-  private noStrategicMerge = false;
+  /**
+   * The upstream resource has no strategic merge patch: finalizers are added by PUT. Known up front for the kinds
+   * outside the placement table (custom resources: never a request that fails), learnt from a 415 otherwise.
+   */
+  private noStrategicMerge: boolean;
 
   /** Creates (POST) or replaces (PUT) a downstream object as field manager SYNCER_FIELD_MANAGER. */
   private async writeDown(method: 'POST' | 'PUT', obj: KubeObject, namespace: string | undefined): Promise<KubeObject> {
