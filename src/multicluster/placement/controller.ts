@@ -240,6 +240,7 @@ async function reconcileNamespace(d: Deps, key: string): Promise<{ requeueAfterM
   await forEachConcurrently(objects.filter((o) => !decided.has(o.obj) && !o.obj.metadata?.deletionTimestamp), WRITE_CONCURRENCY, (o) => attempt('release', o.obj, () => release(d, o, scope)));
   let upstreamHpas = false;
   const liveHpas = new Set<string>();
+  const aggregated: { p: ObjectPlacement; keys: { name: string; key: string }[] }[] = [];
   for (const p of plan.placements) {
     const keys = p.clusters.map((c) => ({ name: c, key: byName.get(c)!.key }));
     if (p.upstreamHpa) {
@@ -248,9 +249,12 @@ async function reconcileNamespace(d: Deps, key: string): Promise<{ requeueAfterM
       const root = d.kinds.find((k) => k.kind.mode === 'Split')!.informer.lister.get(formatObjectKey({ cluster, namespace, name: p.upstreamHpa.root }));
       await attempt('autoscaling', p.obj, () => d.hpas.reconcile(d.ctx.client, cluster, p.obj, root, keys));
     } else if (WITH_STATUS.has(p.kind.kind) && (p.clusters.length > 1 || p.clusterSpec !== undefined)) {
-      await attempt('status', p.obj, () => writeAggregatedStatus(d, p, keys, scope));
+      aggregated.push({ p, keys });
     }
   }
+  // Each folded status is its own object's: written side by side, as the decisions are (one after the other, a pass
+  // over a namespace of several multi-cluster Services held its worker for as many round trips).
+  await forEachConcurrently(aggregated, WRITE_CONCURRENCY, ({ p, keys }) => attempt('status', p.obj, () => writeAggregatedStatus(d, p, keys, scope)));
   if (failed > 0) return { requeueAfterMs: 1000 };
   if (upstreamHpas) return { requeueAfterMs: d.opts.hpaSyncMs ?? 15_000 };
 }

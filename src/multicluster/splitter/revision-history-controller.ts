@@ -21,7 +21,7 @@ import type { ControllerContext, ControllerInstaller } from '../../controllers/r
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { REVISION_HISTORY_LABEL } from '../api/kind-placement.js';
-import { isMirror } from '../api/mirrors.js';
+import { isMirror, MIRROR_LABEL } from '../api/mirrors.js';
 import { namespacesGVR } from '../api/types.js';
 import { deploymentsGVR, SPLIT_NAMESPACE_ANNOTATION } from '../scheduling/types.js';
 import { isSplitRoot } from './children.js';
@@ -34,7 +34,9 @@ const BY_CONTROLLER_UID = 'revision-history/by-controller-uid';
 export const revisionHistoryControllerInstaller: ControllerInstaller = {
   name: 'revision-history',
   install(ctx) {
-    const deployments = ctx.informers.informerFor<KubeObject>(deploymentsGVR, { cluster: '*' });
+    // The placement controller's selection (no Deployment is ever a mirror: only system:masters could label one), so
+    // both share one watch: every Deployment event, the split children's status churn above all, was parsed twice.
+    const deployments = ctx.informers.informerFor<KubeObject>(deploymentsGVR, { cluster: '*', labelSelector: `!${MIRROR_LABEL}` });
     const replicaSets = ctx.informers.informerFor<KubeObject>(replicaSetsGVR, { cluster: '*' });
     const namespaces = ctx.informers.informerFor<KubeObject>(namespacesGVR, { cluster: '*' });
     replicaSets.addIndexer(BY_CONTROLLER_UID, (rs) => {

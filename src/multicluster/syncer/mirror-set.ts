@@ -32,6 +32,9 @@ import { contentHash } from './transform.js';
 
 const BY_SOURCE = 'mirror-set/by-source';
 
+/** MirrorSetDeps.coalesceMs by default. */
+export const MIRROR_COALESCE_MS = 250;
+
 export interface MirrorSetDeps {
   gvr: GroupVersionResource;
   /** Whether the upstream resource has a status subresource (status is written there after a create). */
@@ -50,6 +53,12 @@ export interface MirrorSetDeps {
   desired(down: KubeObject, namespace: string): Promise<KubeObject | undefined | 'wait'>;
   /** When to look at a downstream object again although nothing changed (an event's TTL); undefined for never. */
   recheckAfterMs?(down: KubeObject): number | undefined;
+  /**
+   * How long a change of a downstream object that already exists waits before its mirror is rewritten (default
+   * MIRROR_COALESCE_MS): a pod's status moves through several states within its ready delay, and each was a write
+   * upstream and a watch event to every controller there. New and deleted objects are handled at once.
+   */
+  coalesceMs?: number;
   /** Pods: a mirror deleted by someone else deletes its original. */
   deleteOriginalWithMirror?: boolean;
   /** A mirror was deleted by someone else (a user, or the garbage collector after its owner went). */
@@ -77,12 +86,13 @@ export class MirrorSet {
       return source && o.metadata?.annotations?.[MIRROR_SYNC_TARGET_KEY_ANNOTATION] === cluster.key ? [source] : [];
     });
     this.controller = new Controller({ name: `mirror-${gvr.resource}-${cluster.name}`, workers: deps.workers ?? 4, reconcile: (k) => this.reconcile(k) });
-    const enqueueDown = (o: KubeObject) => {
+    const enqueueDown = (o: KubeObject, delayMs = 0) => {
       const ns = o.metadata?.namespace ?? '';
       const key = `${ns}/${o.metadata?.name}`;
       if (this.deps.namespaces.upstreamOf(ns) === undefined && this.mirrors.lister.byIndex(BY_SOURCE, key).length === 0) return;
-      this.controller.enqueue(formatObjectKey({ cluster: 'root', namespace: ns, name: o.metadata?.name ?? '' }));
+      this.controller.queue.addAfter(formatObjectKey({ cluster: 'root', namespace: ns, name: o.metadata?.name ?? '' }), delayMs);
     };
+    const coalesceMs = deps.coalesceMs ?? MIRROR_COALESCE_MS;
     const enqueueMirror = (o: KubeObject) => {
       const source = o.metadata?.annotations?.[MIRROR_SOURCE_ANNOTATION];
       if (!source || o.metadata?.annotations?.[MIRROR_SYNC_TARGET_KEY_ANNOTATION] !== cluster.key) return;
@@ -114,7 +124,7 @@ export class MirrorSet {
       }
       enqueueMirror(o);
     };
-    this.handlers.push([deps.downstream, { add: enqueueDown, update: (_o, n) => enqueueDown(n), delete: onDownDelete }]);
+    this.handlers.push([deps.downstream, { add: (o) => enqueueDown(o), update: (_o, n) => enqueueDown(n, coalesceMs), delete: onDownDelete }]);
     this.handlers.push([this.mirrors, { add: enqueueMirror, update: (_o, n) => enqueueMirror(n), delete: onMirrorDelete }]);
     for (const [inf, h] of this.handlers) inf.addEventHandler(h);
   }

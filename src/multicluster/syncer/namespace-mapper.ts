@@ -92,6 +92,21 @@ export class NamespaceMapper {
       this.ensured.add(name);
       return name;
     }
+    // The first objects of a new namespace arrive in every resource's syncer at once: one create for all of them
+    // (each made its own, all but one answered 409 and read the namespace back).
+    let creating = this.creating.get(name);
+    if (!creating) {
+      creating = this.createDownstream(upstreamNs, name).finally(() => this.creating.delete(name));
+      this.creating.set(name, creating);
+    }
+    await creating;
+    return name;
+  }
+
+  /** Downstream namespaces being created, by name. */
+  private readonly creating = new Map<string, Promise<void>>();
+
+  private async createDownstream(upstreamNs: string, name: string): Promise<void> {
     const body: KubeObject = {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -108,7 +123,6 @@ export class NamespaceMapper {
       if (existing.metadata?.deletionTimestamp) throw new Error(`namespace ${name} is still terminating in the physical cluster`);
     }
     this.ensured.add(name);
-    return name;
   }
 
   /** Forgets a namespace we deleted (so the next object there re-creates it). */

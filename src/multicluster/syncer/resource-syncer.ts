@@ -25,12 +25,14 @@ import { Controller } from '../../controllers/runtime/controller.js';
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { syncerFinalizer } from '../api/keys.js';
-import { aggregatesStatus, awaitsPlacement, statusAnnotation } from '../api/kind-placement.js';
+import { MIRROR_LABEL } from '../api/mirrors.js';
+import { aggregatesStatus, awaitsPlacement, kindPlacementOf, statusAnnotation } from '../api/kind-placement.js';
 import { workspaceNodeName } from '../api/node-names.js';
 import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
+import type { UpstreamCache } from './upstream-refs.js';
 import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
 import { contentHash, downstreamHashOf, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
@@ -73,7 +75,10 @@ export class ResourceSyncer {
 
   constructor(private readonly deps: ResourceSyncerDeps) {
     const { gvr, upstreamCluster, upstreamInformers, downstreamInformers, target } = deps;
-    this.upstreamInformer = upstreamInformers.informerFor(gvr, { cluster: upstreamCluster });
+    this.noStrategicMerge = kindPlacementOf(gvr.group, gvr.resource) === undefined;
+    // Pods: the mirrors of what the clusters run (workspace-mirrors.ts) are most of a workspace's pods and change all
+    // the time; they are never synced (isClusterLocal), so they stay out of this cache and cost no reconcile.
+    this.upstreamInformer = upstreamInformers.informerFor(gvr, gvr.group === '' && gvr.resource === 'pods' ? { cluster: upstreamCluster, labelSelector: `!${MIRROR_LABEL}` } : { cluster: upstreamCluster });
     this.downstreamInformer = downstreamInformers.informerFor(gvr, { labelSelector: `${DOWNSTREAM_CLUSTER_LABEL}=${target.key}` });
     // Both informers may be shared (the downstream one with other workspaces' syncers of the resource): the same
     // index function under the same name, so whoever adds it last changes nothing.
@@ -157,6 +162,19 @@ export class ResourceSyncer {
       const k = this.upstreamKeyOfDownstream(o);
       if (k && (namespace === undefined || parseObjectKey(k).namespace === namespace)) this.controller.enqueue(k);
     }
+  }
+
+  /**
+   * The upstream cache of the resource once it has listed (undefined before): what the mirrors' owner lookups read
+   * instead of GETs (upstream-refs.ts).
+   */
+  cachedUpstream(): UpstreamCache | undefined {
+    if (!this.upstreamInformer.hasSynced()) return undefined;
+    const { upstreamCluster, namespaced } = this.deps;
+    return {
+      get: (namespace, name) => this.upstreamInformer.lister.get(formatObjectKey({ cluster: upstreamCluster, namespace: namespaced ? namespace : '', name })),
+      inNamespace: (namespace) => (namespaced ? this.upstreamInformer.lister.byIndex(BY_NAMESPACE, namespace) : []),
+    };
   }
 
   /** Whether any upstream object in `namespace` is assigned here (used to decide whether followers sync). */
@@ -332,14 +350,20 @@ export class ResourceSyncer {
     // new object, off the spec-down path. Nothing can be orphaned in between: a downstream object carrying our label
     // whose upstream object is gone is deleted by the same reconcile (its delete event, or the re-list on restart,
     // brings us here with no upstream object).
-    if (!current.metadata?.finalizers?.includes(fin)) {
-      const next = deepCopy(stripClusterAnnotation(current));
-      next.metadata!.finalizers = [...(next.metadata!.finalizers ?? []), fin];
-      const condition = nextSyncCondition(current, target.key, { status: 'True', reason: 'Synced' });
-      if (condition !== undefined) next.metadata!.annotations = { ...(next.metadata!.annotations ?? {}), [syncedAnnotation(target.key)]: condition };
-      current = await upstream.update(gvr, next, { cluster: upstreamCluster, namespace: k.namespace || undefined });
-    } else current = await this.setSyncCondition(current, 'True', 'Synced');
-    if (this.deps.hasStatus && latestDown && latestDown.status !== undefined) await this.syncStatusUp(key, current, latestDown);
+    // The Synced condition and, for an object on several clusters, this cluster's status annotation go up in one
+    // write (with the finalizer when it is new): written one after the other, each was a write of its own and a watch
+    // event to every controller of the resource.
+    const annotations: Record<string, string | null> = {};
+    const condition = nextSyncCondition(current, target.key, { status: 'True', reason: 'Synced' });
+    if (condition !== undefined) annotations[syncedAnnotation(target.key)] = condition;
+    const withStatus = this.deps.hasStatus && latestDown !== undefined && latestDown.status !== undefined;
+    const reported = withStatus ? this.reportedStatusChange(current, latestDown!) : undefined;
+    if (reported) annotations[reported[0]] = reported[1];
+    const before = current;
+    if (!current.metadata?.finalizers?.includes(fin)) current = await this.addFinalizer(current, fin, annotations);
+    else if (Object.keys(annotations).length > 0) current = await this.patchAnnotations(current, annotations);
+    if (reported && reported[1] !== null && current !== before) this.deps.onSynced?.('up', current);
+    if (withStatus) await this.syncStatusUp(key, current, latestDown!);
     if (gvr.resource === 'pods' && latestDown) await this.bindUpstreamPod(current, latestDown);
   }
 
@@ -362,6 +386,66 @@ export class ResourceSyncer {
       if (!(err instanceof StatusError && (err.code === 404 || err.code === 422))) throw err;
     }
   }
+
+  /**
+   * Adds this target's finalizer (and its Synced condition) to the upstream object. Built-in kinds take a strategic
+   * merge patch, which merges into the finalizers and annotations of the object as stored: the syncers of every
+   * cluster an object goes to add theirs at the same moment, and as a PUT of the whole object all but one of them
+   * failed with a 409 and went round again (~350 conflicts in a burst of 50 apps). Custom resources have no strategic
+   * merge patch (415, remembered): a PUT with the object's resourceVersion as before.
+   */
+  private async addFinalizer(up: KubeObject, fin: string, annotations: Record<string, string | null>): Promise<KubeObject> {
+    const scope = { cluster: this.deps.upstreamCluster, namespace: up.metadata?.namespace || undefined };
+    if (!this.noStrategicMerge) {
+      const metadata: Record<string, unknown> = { uid: up.metadata?.uid, finalizers: [fin] };
+      if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
+      try {
+        return await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'strategic', { metadata }, { ...scope, fieldManager: SYNCER_FIELD_MANAGER });
+      } catch (err) {
+        if (!(err instanceof StatusError && err.code === 415)) throw err;
+        this.noStrategicMerge = true;
+      }
+    }
+    const next = deepCopy(stripClusterAnnotation(up));
+    next.metadata!.finalizers = [...(next.metadata!.finalizers ?? []), fin];
+    const merged: Record<string, string> = { ...(next.metadata!.annotations ?? {}) };
+    for (const [k, v] of Object.entries(annotations)) {
+      if (v === null) delete merged[k];
+      else merged[k] = v;
+    }
+    next.metadata!.annotations = merged;
+    return this.deps.upstream.update(this.deps.gvr, next, scope);
+  }
+
+  /** One merge patch of annotations on the upstream object (a 404: it is gone, nothing to record). */
+  private async patchAnnotations(up: KubeObject, annotations: Record<string, string | null>): Promise<KubeObject> {
+    try {
+      return await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { annotations } }, {
+        cluster: this.deps.upstreamCluster,
+        namespace: up.metadata?.namespace || undefined,
+        fieldManager: SYNCER_FIELD_MANAGER,
+      });
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return up;
+      throw err;
+    }
+  }
+
+  /**
+   * This cluster's status annotation to write on `up` for `down`'s status, or undefined when it already holds it: the
+   * status when the object is on several clusters (aggregatesStatus), removed (null) when it is on one alone.
+   */
+  private reportedStatusChange(up: KubeObject, down: KubeObject): [string, string | null] | undefined {
+    const mine = statusAnnotation(this.deps.target.key);
+    const value = aggregatesStatus(up) ? JSON.stringify(upstreamStatus(up, down, this.deps.gvr.resource)) : undefined;
+    return up.metadata?.annotations?.[mine] === value ? undefined : [mine, value ?? null];
+  }
+
+  /**
+   * The upstream resource has no strategic merge patch: finalizers are added by PUT. Known up front for the kinds
+   * outside the placement table (custom resources: never a request that fails), learnt from a 415 otherwise.
+   */
+  private noStrategicMerge: boolean;
 
   /** Creates (POST) or replaces (PUT) a downstream object as field manager SYNCER_FIELD_MANAGER. */
   private async writeDown(method: 'POST' | 'PUT', obj: KubeObject, namespace: string | undefined): Promise<KubeObject> {

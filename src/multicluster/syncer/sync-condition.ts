@@ -66,6 +66,18 @@ export function withoutSyncConditions(obj: KubeObject): KubeObject {
  * whose message differs on every attempt (it names a generated uid) would loop without backoff.
  */
 export function onlySyncBookkeepingChanged(old: KubeObject, next: KubeObject): boolean {
+  // The syncers of every cluster of a workspace share its informers: each gets the same (old, next) pair, and
+  // stringifying both objects was done once per cluster.
+  const seen = bookkeepingVerdicts.get(next);
+  if (seen?.old === old) return seen.verdict;
+  const verdict = compareWithoutBookkeeping(old, next);
+  bookkeepingVerdicts.set(next, { old, verdict });
+  return verdict;
+}
+
+const bookkeepingVerdicts = new WeakMap<KubeObject, { old: KubeObject; verdict: boolean }>();
+
+function compareWithoutBookkeeping(old: KubeObject, next: KubeObject): boolean {
   const strip = (o: KubeObject): KubeObject => {
     const s = withoutSyncConditions(o);
     const { resourceVersion: _rv, managedFields: _mf, ...meta } = s.metadata ?? {};

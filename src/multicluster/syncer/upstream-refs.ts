@@ -14,7 +14,11 @@
  *
  * Results are cached by the downstream uid (a downstream object never changes what it stands for: an upstream object
  * deleted and created again gets a new copy, with a new uid), so following a pod's status churn costs no request;
- * "nothing upstream" is cached for a short while only.
+ * "nothing upstream" is cached for a short while only. Upstream objects of a resource this syncer syncs are read from
+ * its upstream cache (`cached`) instead of by GET: the downstream object a reference comes from was made from that
+ * cache's content, so the cache holds what the reference names. A burst of 50 apps made ~1,100 GETs and LISTs here,
+ * a pod's owner looked up again on every retry while the revision-history ReplicaSet it waits for was not there yet.
+ * Lookups of the same key running at the same time (the pods of one ReplicaSet) share one answer.
  */
 import type { KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
@@ -47,6 +51,17 @@ export interface UpstreamRefsDeps {
   replicaSetMirror(downNamespace: string, name: string): Resolution;
   /** Whether a downstream Job is one a CronJob made (its mirror is due). */
   isCronJobRun(downNamespace: string, name: string): boolean;
+  /**
+   * The synced upstream cache of a resource (`deployments.apps`, `pods`), when this syncer syncs it and the cache has
+   * listed: read instead of a GET (or a LIST) of the server.
+   */
+  cached?(resource: string): UpstreamCache | undefined;
+}
+
+/** A synced cache of one upstream resource of the workspace. */
+export interface UpstreamCache {
+  get(namespace: string, name: string): KubeObject | undefined;
+  inNamespace(namespace: string): KubeObject[];
 }
 
 const POSITIVE_TTL_MS = 2 * 60_000;
@@ -73,6 +88,8 @@ function jobPodSelectorLabels(job: KubeObject): Pick<UpstreamRef, 'podSelectorLa
 
 export class UpstreamRefs {
   private readonly cache = new Map<string, { value: UpstreamRef | undefined; expires: number }>();
+  /** Lookups under way, by cache key: concurrent resolves of one reference wait for the same answer. */
+  private readonly inFlight = new Map<string, Promise<Resolution>>();
 
   constructor(private readonly deps: UpstreamRefsDeps) {}
 
@@ -99,14 +116,30 @@ export class UpstreamRefs {
     const key = `${downNamespace}|${ref.uid ?? ''}|${ref.kind}|${ref.name}`;
     const hit = this.cache.get(key);
     if (hit && hit.expires > Date.now()) return hit.value;
-    const value = await this.lookup(downNamespace, upNamespace, ref);
-    if (value === 'wait') return value;
-    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-    this.cache.set(key, { value, expires: Date.now() + (value ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });
-    return value;
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const lookup = this.lookup(downNamespace, upNamespace, ref).then((value) => {
+      if (value === 'wait') return value;
+      if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
+      this.cache.set(key, { value, expires: Date.now() + (value ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });
+      return value;
+    });
+    this.inFlight.set(key, lookup);
+    try {
+      return await lookup;
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
+
+  /** The synced upstream cache of `g`, if this syncer has one. */
+  private cacheOf(g: GroupVersionResource): UpstreamCache | undefined {
+    return this.deps.cached?.(g.group ? `${g.resource}.${g.group}` : g.resource);
   }
 
   private async get(g: GroupVersionResource, name: string, namespace: string): Promise<KubeObject | undefined> {
+    const cached = this.cacheOf(g);
+    if (cached) return cached.get(namespace, name);
     try {
       return await this.deps.upstream.get(g, name, { cluster: this.deps.upstreamCluster, namespace });
     } catch (err) {
@@ -155,12 +188,21 @@ export class UpstreamRefs {
         if (mirrored === 'wait') return 'wait';
         return mirrored ?? refTo(d, 'apps/v1', 'Deployment');
       }
-      const history = await this.deps.upstream.list(replicaSetsGVR, { cluster: this.deps.upstreamCluster, namespace: ns }, { labelSelector: `${REVISION_HISTORY_LABEL}=true,pod-template-hash=${parts.hash}` });
-      const rs = history.items.find((r) => controllerOf(r)?.uid === root.uid);
+      const rs = (await this.revisionHistory(ns, parts.hash)).find((r) => controllerOf(r)?.uid === root.uid);
       // The revision-history controller makes it from the root's template: it comes.
       return rs ? refTo(rs, 'apps/v1', 'ReplicaSet') : 'wait';
     }
     const rs = await this.get(replicaSetsGVR, name, ns);
     return rs && !isMirror(rs) ? refTo(rs, 'apps/v1', 'ReplicaSet') : undefined;
+  }
+
+  /** The revision-history ReplicaSets of namespace `ns` with pod-template-hash `hash`. */
+  private async revisionHistory(ns: string, hash: string): Promise<KubeObject[]> {
+    const cached = this.cacheOf(replicaSetsGVR);
+    if (cached) {
+      return cached.inNamespace(ns).filter((r) => r.metadata?.labels?.[REVISION_HISTORY_LABEL] === 'true' && r.metadata.labels['pod-template-hash'] === hash);
+    }
+    const history = await this.deps.upstream.list(replicaSetsGVR, { cluster: this.deps.upstreamCluster, namespace: ns }, { labelSelector: `${REVISION_HISTORY_LABEL}=true,pod-template-hash=${hash}` });
+    return history.items;
   }
 }

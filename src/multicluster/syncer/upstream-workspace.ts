@@ -71,6 +71,7 @@ export class UpstreamWorkspace {
       downstreamInformers: deps.downstreamInformers,
       namespaces: this.mapper,
       cluster: { name: deps.syncTarget.name, key: deps.key, ...(deps.own ? {} : { syncTargetCluster: deps.syncTarget.cluster }) },
+      cached: (resource) => this.resources.get(resource)?.cachedUpstream(),
     });
     const onNamespace = (ns: KubeObject) => {
       for (const r of this.resources.values()) r.enqueueAll(ns.metadata?.name);

@@ -25,7 +25,7 @@ import { formatObjectKey } from '../../client/store.js';
 import { claimMirror, controllerOf, EVENT_TTL_MS, eventExpiresAtMs, eventMirror, isSyncedCopy, jobMirror, podMirror, replicaSetMirror, type MirrorCluster, type ResolvedOwner } from '../decisions/mirror-objects.js';
 import { MirrorSet } from './mirror-set.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
-import { UpstreamRefs, type DownstreamRef } from './upstream-refs.js';
+import { UpstreamRefs, type DownstreamRef, type UpstreamCache } from './upstream-refs.js';
 
 const podsGVR: GroupVersionResource = { group: '', version: 'v1', resource: 'pods' };
 const jobsGVR: GroupVersionResource = { group: 'batch', version: 'v1', resource: 'jobs' };
@@ -43,6 +43,8 @@ export interface WorkspaceMirrorsDeps {
   cluster: MirrorCluster;
   /** How long a mirrored event lives after it was last seen (default EVENT_TTL_MS). */
   eventTtlMs?: number;
+  /** The synced upstream cache of a resource this syncer syncs (`deployments.apps`), if any (UpstreamRefsDeps.cached). */
+  cached?(resource: string): UpstreamCache | undefined;
 }
 
 /**
@@ -98,6 +100,7 @@ export class WorkspaceMirrors {
         const job = this.jobs?.downJobs.lister.get(formatObjectKey({ cluster: 'root', namespace: ns, name }));
         return !!job && isCronJobRun(job);
       },
+      ...(deps.cached ? { cached: deps.cached } : {}),
     });
   }
 

@@ -96,8 +96,9 @@ export const deploymentControllerInstaller: ControllerInstaller = {
     };
 
     const reconcile = async (key: string): Promise<ReconcileResult | void> => {
-      const d = dInformer.lister.get(key);
-      if (!d || d.metadata?.deletionTimestamp) return;
+      const cached = dInformer.lister.get(key);
+      if (!cached || cached.metadata?.deletionTimestamp) return;
+      let d: Deployment = cached;
       const { namespace } = parseObjectKey(key);
       const all = rsInformer.lister.list().filter((rs) => rs.metadata?.namespace === namespace && isControlledBy(rs, d.metadata?.uid));
       let newRS = all.find((rs) => templateMatches(rs.spec?.template, d.spec?.template));
@@ -179,7 +180,10 @@ export const deploymentControllerInstaller: ControllerInstaller = {
 
         const revision = newRS ? String(revisionOf(newRS)) : undefined;
         if (revision && d.metadata?.annotations?.[revisionAnnotation] !== revision) {
-          await client.patch(deploymentsGVR, d.metadata?.name ?? '', 'merge', { metadata: { annotations: { [revisionAnnotation]: revision } } }, { namespace });
+          // The status below is written over the patched object: over the cached one its resourceVersion was stale,
+          // and every new Deployment's first status write failed with a 409 and waited for a retry.
+          const patched = await client.patch<Deployment>(deploymentsGVR, d.metadata?.name ?? '', 'merge', { metadata: { annotations: { [revisionAnnotation]: revision } } }, { namespace });
+          if (patched.metadata?.uid === d.metadata?.uid) d = patched;
         }
       }
       return syncStatus(d, all.filter((rs) => rs.metadata?.uid !== newRS?.metadata?.uid), newRS, conditions, collisionCount, unavailable, now);

@@ -94,9 +94,12 @@ export function serviceLoadBalancerInstaller(pool: IPv4Pool): ControllerInstalle
         const want = { ingress: [{ ip: allocation.ip, ipMode: 'VIP' }] };
         assigned.set(key, allocation.ip);
         if (jsonEqual(statusOf(current).loadBalancer ?? {}, want)) return;
-        await record(current, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
+        // The events are written beside the work, not waited for (client-go's recorder is asynchronous too): this one
+        // worker, as kube's service controller has, made every LoadBalancer Service wait for two Event round trips
+        // per Service in line before it (the record never rejects; a failure is logged).
+        void record(current, 'Normal', 'EnsuringLoadBalancer', 'Ensuring load balancer');
         await client.updateStatus(servicesGVR, { ...deepCopy(current), status: { ...statusOf(current), loadBalancer: want } }, scope);
-        await record(current, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
+        void record(current, 'Normal', 'EnsuredLoadBalancer', 'Ensured load balancer');
       };
 
       const controller = new Controller<string>({ name: 'service-lb', reconcile, workers: 1, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
