@@ -322,7 +322,7 @@ export class GenericStore {
    * reached it (504 after 3 s, like a list), then read the current object.
    */
   async get(ctx: RequestContext, namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
-    if (resourceVersion && resourceVersion !== '0') await this.waitForRevision(parseResourceVersion(resourceVersion, 'resourceVersion'));
+    if (resourceVersion && resourceVersion !== '0') await this.waitForRevision(parseRequestResourceVersion(resourceVersion));
     try {
       const kv = await this.storage.get(this.key(ctx, namespace, name));
       if (!kv) throw errors.notFound(this.gr, name);
@@ -455,9 +455,9 @@ export class GenericStore {
       }
       return 0;
     }
-    const n = parseResourceVersion(rv, 'resourceVersion');
-    if (match === 'Exact') return n;
-    if (!match && limit !== undefined && limit > 0) return n;
+    const exact = match === 'Exact' || (!match && limit !== undefined && limit > 0);
+    const n = parseRequestResourceVersion(rv, exact);
+    if (exact) return n;
     await this.waitForRevision(n);
     return 0;
   }
@@ -1010,7 +1010,7 @@ export class GenericStore {
       // sendInitialEvents=false without a resourceVersion: changes from now on (getStartWatchResourceVersion).
       startRevision = await this.watchCache.currentRevision();
     } else {
-      startRevision = parseResourceVersion(rv, 'resourceVersion');
+      startRevision = parseRequestResourceVersion(rv);
       await this.waitForRevision(startRevision);
     }
 
@@ -1264,6 +1264,22 @@ interface DecodedWatchEvent {
   event: StorageWatchEvent;
   object: KubeObject;
   previous?: KubeObject;
+}
+
+/**
+ * A request's resourceVersion parameter as upstream's storage reads it (APIObjectVersioner.ParseResourceVersion):
+ * text that is not a uint64 is its storage InvalidError, which reaches the client as a plain 500 (no reason) —
+ * or, where the etcd store parses it for a read at an exact revision (`resourceVersionMatch=Exact`, a paged list's
+ * legacy exact read), the 400 `invalid resource version: ...` it wraps it in.
+ */
+function parseRequestResourceVersion(rv: string, exactRead = false): number {
+  if (!/^\d+$/.test(rv) || !Number.isSafeInteger(Number(rv))) {
+    const why = /^\d+$/.test(rv) ? 'value out of range' : 'invalid syntax';
+    const message = `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`;
+    // Deliberately: a decimal beyond 2^53 (and below 2^64), which Go reads, is refused here as out of range.
+    throw exactRead ? errors.badRequest(`invalid resource version: ${message}`) : errors.unknown(message);
+  }
+  return Number(rv);
 }
 
 export function parseResourceVersion(rv: string, field: string): number {
