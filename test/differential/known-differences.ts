@@ -77,9 +77,4 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     open: true,
     reason: 'a body naming another registered kind is decoded as that kind upstream (its own decode errors come first); atrium refuses the kind at once',
   },
-  {
-    case: 'metadata/deletiontimestamp-set',
-    open: true,
-    reason: "a create's managedFields own a deletionTimestamp the client sent (the server drops the field); upstream's entry does not list it",
-  },
 ];
