@@ -39,7 +39,7 @@ function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
 
 function buildTools(withKas: boolean): string {
   log('kube-apiserver v1.32.4 and etcd v3.5.16: bench/kube/build-anchors.sh (cached builds are reused)');
-  run('bash', [join(source, 'kube', 'build-anchors.sh'), withKas ? 'all' : 'etcd'], { env: { ...process.env, ATRIUM_ANCHORS: anchors } });
+  run('bash', [join(source, 'kube', 'build-anchors.sh'), withKas ? 'kas' : 'etcd'], { env: { ...process.env, ATRIUM_ANCHORS: anchors } });
   const loadgen = join(bin, 'atrium-loadgen');
   log('the client-go load generator: go build bench/loadgen-go');
   run('go', ['build', '-o', loadgen, '.'], { cwd: join(source, 'loadgen-go'), env: { ...process.env, GOFLAGS: `${process.env.GOFLAGS ?? ''} -mod=mod`.trim() } });

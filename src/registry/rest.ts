@@ -159,6 +159,12 @@ export interface ResourceCodec {
   decodePatched(patched: KubeObject, original: KubeObject, patchType: PatchType, subresource: string): string | undefined;
   /** The type a strategic merge patch of the resource (or of its subresource's kind) follows. */
   strategicMergePatchSchema(subresource: string): StrategicMergePatchSchema;
+  /**
+   * Set when strict decoding reports unknown and duplicate fields together in the order it meets them in the body (a
+   * built-in kind: Go's strict JSON decoder); unset, duplicates come first (a custom resource: the unstructured
+   * decoder finds the duplicates, pruning the unknown fields afterwards).
+   */
+  strictErrorsInDocumentOrder?: boolean;
 }
 
 export interface StorageMapping {

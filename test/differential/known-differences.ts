@@ -73,18 +73,8 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'The list encoder writes each stored item as it is (cached serializations); dropping them is a change of the hot LIST path',
   },
   {
-    case: 'list/ConfigMap/rv-text',
-    open: true,
-    reason: 'a list with resourceVersion=abc is a 400 here; kube-apiserver answers the storage\'s plain error as a 500 (`resourceVersion: Invalid value: "abc": strconv.ParseUint: ...`)',
-  },
-  {
     case: 'metadata/kind-mismatch',
     open: true,
     reason: 'a body naming another registered kind is decoded as that kind upstream (its own decode errors come first); atrium refuses the kind at once',
-  },
-  {
-    case: 'metadata/deletiontimestamp-set',
-    open: true,
-    reason: "a create's managedFields own a deletionTimestamp the client sent (the server drops the field); upstream's entry does not list it",
   },
 ];

@@ -266,9 +266,18 @@ describe('list', () => {
     assert.equal(r.json.details.causes[0].reason, 'ResourceVersionTooLarge');
   });
 
-  it('a non-numeric resourceVersion is 400', async () => {
-    const r = await ts.request('GET', `/api/v1/namespaces/${labelled}/configmaps?resourceVersion=abc`);
-    assert.equal(r.status, 400, r.text);
+  it("a non-numeric resourceVersion is the storage's plain 500, or 400 for an exact read, as kube-apiserver answers", async () => {
+    const parse = 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax';
+    const base = `/api/v1/namespaces/${labelled}/configmaps`;
+    for (const path of [`${base}?resourceVersion=abc`, `${base}/x?resourceVersion=abc`, `${base}?resourceVersion=abc&watch=1`]) {
+      const r = await ts.request('GET', path);
+      assert.equal(r.status, 500, `${path}: ${r.text}`);
+      assert.deepEqual(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: parse, code: 500 });
+    }
+    for (const path of [`${base}?resourceVersion=abc&limit=1`, `${base}?resourceVersion=abc&resourceVersionMatch=Exact`]) {
+      const r = await ts.request('GET', path);
+      assertStatus(r, 400, 'BadRequest', new RegExp(`^invalid resource version: ${parse.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    }
   });
 
   it('a list after a write shows the new object, in JSON and protobuf (the shared read cache keys by revision)', async () => {

@@ -77,6 +77,16 @@ describe('write options', () => {
     assert.equal((await ts.request('GET', `${cms()}/strict`)).status, 404);
     const dup = await ts.request('POST', `${cms()}?fieldValidation=Strict`, '{"metadata":{"name":"dup"},"data":{"a":"1"},"data":{"b":"2"}}');
     assertStatus(dup, 400, 'BadRequest', /strict decoding error: .*duplicate field "data"/);
+    // Go's strict decoder reports unknown and duplicate fields of a built-in kind in the order it meets them (the
+    // duplicate where its second occurrence stands), as kube-apiserver v1.32.4 answers these bodies.
+    for (const [body, want] of [
+      ['{"metadata":{"name":"o1"},"data":{"x":"1"},"unk":1,"data":{"y":"2"}}', 'unknown field "unk", duplicate field "data"'],
+      ['{"metadata":{"name":"o2"},"data":{"x":"1"},"data":{"y":"2"},"unk":1}', 'duplicate field "data", unknown field "unk"'],
+      ['{"metadata":{"name":"o3","zz":1,"name":"b"},"unk":1,"data":{"x":"1","x":"2"}}', 'unknown field "metadata.zz", duplicate field "metadata.name", unknown field "unk", duplicate field "data.x"'],
+    ]) {
+      const r = await ts.request('POST', `${cms()}?fieldValidation=Strict`, body);
+      assertStatus(r, 400, 'BadRequest', new RegExp(`^ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: ${want!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    }
   });
 
   it('fieldValidation=Warn (and the default) stores the object and sends Warning headers', async () => {

@@ -16,6 +16,13 @@ export async function handleCreate(r: ParsedRequest<'create'>): Promise<void> {
   const { dryRun, fieldManager } = r.options;
   const { obj, warnings } = await decodeObject(r, r.options);
   const meta = metaOf(obj);
+  // The system fields a client may not set go before admission and field management see the object (upstream's
+  // rest.WipeObjectMetaSystemFields in the create handler), so a sent deletionTimestamp is owned by no manager.
+  delete meta.creationTimestamp;
+  delete meta.uid;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
   if (def.namespaced) {
     if (meta.namespace && meta.namespace !== r.namespace) {
       throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');

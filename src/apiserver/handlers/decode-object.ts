@@ -26,6 +26,7 @@ export async function decodeObject(r: RequestTarget, options: BodyWriteOptions):
     mode: options.fieldValidation,
     obj,
     duplicates: decoded.duplicateFields.map((d) => `duplicate field "${d}"`),
+    ...(decoded.text !== undefined ? { documentText: decoded.text } : {}),
     kind: expectedKind,
   });
   return { obj, warnings };

@@ -1,5 +1,6 @@
 import type { KubeObject } from '../../apimachinery/object.js';
 import { errors, type StatusError } from '../../apimachinery/status.js';
+import { inDocumentOrder } from '../http/body.js';
 import type { RequestTarget } from './parsed-request.js';
 import type { FieldValidation } from './query-options.js';
 
@@ -8,8 +9,10 @@ export interface FieldValidationInput {
   mode: FieldValidation;
   /** The decoded object; its fields are decoded in place by the resource's codec. */
   obj: KubeObject;
-  /** Problems found before (duplicate fields), reported first. */
+  /** Problems found before (duplicate fields), reported first unless the codec orders them by `documentText`. */
   duplicates: string[];
+  /** The JSON body, when it has duplicate fields: a built-in kind reports them among the unknown ones in its order. */
+  documentText?: string;
   /** The kind named in the Strict 400. */
   kind: string;
   /** Strict's error when not the create/update 400. */
@@ -33,7 +36,10 @@ export function fieldValidationProblems(r: RequestTarget, input: FieldValidation
     .map((f) => `unknown field "${f}"`);
   if (mode === 'Ignore') return [];
   if (input.sortUnknown) unknown.sort();
-  const problems = [...input.duplicates, ...unknown];
+  let problems = [...input.duplicates, ...unknown];
+  if (input.documentText !== undefined && r.def.codec.strictErrorsInDocumentOrder && input.duplicates.length && unknown.length) {
+    problems = inDocumentOrder(input.documentText, problems);
+  }
   if (problems.length === 0) return [];
   if (mode === 'Strict') {
     const detail = `strict decoding error: ${problems.join(', ')}`;

@@ -78,6 +78,8 @@ export interface DecodedBody {
   format: BodyFormat;
   /** Keys that appeared twice in a JSON body (for fieldValidation Strict/Warn). */
   duplicateFields: string[];
+  /** The JSON text, kept only when it has duplicate fields (to order them among the unknown fields). */
+  text?: string;
 }
 
 /**
@@ -140,7 +142,8 @@ export function decodeBody(buf: Buffer, contentType: string | undefined, what: {
   }
   // JSON.parse keeps one value per repeated key, so a body without duplicates has exactly as many keys in its text as
   // in the parsed value: counting both is a few µs, the path-tracking scan an order more, so it runs only on a mismatch.
-  return { object: value, format, duplicateFields: countTextKeys(text) === countParsedKeys(value) ? [] : findDuplicateKeys(text) };
+  const duplicateFields = countTextKeys(text) === countParsedKeys(value) ? [] : findDuplicateKeys(text);
+  return { object: value, format, duplicateFields, ...(duplicateFields.length ? { text } : {}) };
 }
 
 /** Object keys written in JSON text: strings followed (after whitespace) by a colon. */
@@ -221,8 +224,46 @@ function describeJsonError(text: string): string {
  * because JSON.parse silently keeps the last value.
  */
 export function findDuplicateKeys(text: string): string[] {
-  if (!text.includes('"')) return [];
   const dups: string[] = [];
+  scanKeys(text, (path, duplicate) => {
+    if (duplicate) dups.push(path);
+  });
+  return dups;
+}
+
+/**
+ * The strict decoding problems of a built-in kind's body in the order Go's decoder meets them (it reports an unknown
+ * field where it reads it, a duplicate where it reads the second occurrence): `problems` are `unknown field "p"` and
+ * `duplicate field "p"` texts, reordered by where their key stands in `text`. A problem whose key is not found keeps
+ * its place after the others.
+ */
+export function inDocumentOrder(text: string, problems: string[]): string[] {
+  const firstSeen = new Map<string, number>();
+  const duplicateSeen = new Map<string, number[]>();
+  let n = 0;
+  scanKeys(text, (path, duplicate) => {
+    if (duplicate) duplicateSeen.set(path, [...(duplicateSeen.get(path) ?? []), n]);
+    else if (!firstSeen.has(path)) firstSeen.set(path, n);
+    n++;
+  });
+  const taken = new Map<string, number>();
+  const position = (problem: string): number => {
+    const m = /^(unknown|duplicate) field "(.*)"$/.exec(problem);
+    if (!m) return Infinity;
+    if (m[1] === 'unknown') return firstSeen.get(m[2]!) ?? Infinity;
+    const k = taken.get(m[2]!) ?? 0;
+    taken.set(m[2]!, k + 1);
+    return duplicateSeen.get(m[2]!)?.[k] ?? Infinity;
+  };
+  return problems
+    .map((p, i) => ({ p, i, at: position(p) }))
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map((x) => x.p);
+}
+
+/** Calls `onKey` with the path (`a.b[2].c`) of every object key in `text`, in order, and whether it repeats one. */
+function scanKeys(text: string, onKey: (path: string, duplicate: boolean) => void): void {
+  if (!text.includes('"')) return;
   const stack: { keys: Set<string>; path: string; isArray: boolean; index: number }[] = [];
   let i = 0;
   let pendingKey: string | undefined;
@@ -266,7 +307,7 @@ export function findDuplicateKeys(text: string): string[] {
             /* keep raw */
           }
         }
-        if (top.keys.has(key)) dups.push(pathOf(key));
+        onKey(pathOf(key), top.keys.has(key));
         top.keys.add(key);
         pendingKey = key;
         i++;
@@ -288,5 +329,4 @@ export function findDuplicateKeys(text: string): string[] {
     }
     i++;
   }
-  return dups;
 }

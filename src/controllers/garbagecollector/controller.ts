@@ -425,7 +425,12 @@ class GarbageCollector {
     if (refs.length === 0) return;
     const cluster = clusterOf(obj);
     const owners = await Promise.all(refs.map(async (ref) => ({ uid: ref.uid, state: await this.ownerState(ref, r, obj, cluster), blocks: ref.blockOwnerDeletion === true })));
-    const decision = decideDependentAction(owners, { hasDependents: this.dependentsInCluster(obj).length > 0, finalizers: obj.metadata?.finalizers ?? [] });
+    const dependents = this.dependentsInCluster(obj);
+    const decision = decideDependentAction(owners, {
+      hasDependents: dependents.length > 0,
+      finalizers: obj.metadata?.finalizers ?? [],
+      aDependentWaits: dependents.some((d) => !!d.obj.metadata?.deletionTimestamp && hasFinalizer(d.obj, foregroundDeletionFinalizer)),
+    });
     const name = obj.metadata?.name ?? '';
     const scope = { cluster, namespace: obj.metadata?.namespace };
     if (decision.action === 'patch') {
@@ -434,12 +439,18 @@ class GarbageCollector {
       await this.ctx.client.patch(r, name, 'merge', { metadata: { ownerReferences: next, resourceVersion: obj.metadata?.resourceVersion } }, scope);
     } else if (decision.action === 'delete') {
       logger.debug('garbage collector: deleting object whose owners are gone', { resource: r.resource, cluster, namespace: scope.namespace, name, policy: decision.propagationPolicy });
+      let resourceVersion = obj.metadata?.resourceVersion;
       try {
+        if (decision.unblockOwnersFirst) {
+          const unblocked = refs.map((ref) => (ref.blockOwnerDeletion ? { ...ref, blockOwnerDeletion: false } : ref));
+          const patched = await this.ctx.client.patch(r, name, 'merge', { metadata: { ownerReferences: unblocked, resourceVersion } }, scope);
+          resourceVersion = patched.metadata?.resourceVersion;
+        }
         // The resourceVersion precondition makes the delete apply only to the very object judged here: if the
         // cache was behind (say its owner references were just changed), the server answers 409 instead.
         await this.ctx.client.delete(r, name, scope, {
           propagationPolicy: decision.propagationPolicy,
-          preconditions: { uid: obj.metadata?.uid, resourceVersion: obj.metadata?.resourceVersion },
+          preconditions: { uid: obj.metadata?.uid, resourceVersion },
         });
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) return;

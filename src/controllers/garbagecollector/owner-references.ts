@@ -40,7 +40,12 @@ export type DependentAction =
   | { action: 'none' }
   /** Drop references to dangling owners and unblock waiting ones; the dependent stays (it has a solid owner). */
   | { action: 'patch'; removeOwnerUids: string[]; unblockOwnerUids: string[] }
-  | { action: 'delete'; propagationPolicy: 'Foreground' | 'Background' | 'Orphan' };
+  | {
+      action: 'delete';
+      propagationPolicy: 'Foreground' | 'Background' | 'Orphan';
+      /** Set blockOwnerDeletion=false on every owner reference first (a possible cycle of foreground deletions). */
+      unblockOwnersFirst?: true;
+    };
 
 /**
  * What to do with a dependent (an object not being deleted, with owner references), given each owner's state
@@ -50,10 +55,13 @@ export type DependentAction =
  *   that wait for it (so they are not blocked by a dependent that stays);
  * - no solid owner → delete it: in the foreground when an owner waits on it and it has dependents itself (so the
  *   owner keeps waiting for the whole subtree), else honouring a GC finalizer it already has, else in the background.
+ *   When one of those dependents is itself waiting for its dependents, the objects may own one another in a circle
+ *   that would wait forever: its owner references stop blocking first, as upstream's cycle guard does (which
+ *   accepts the same false positives).
  */
 export function decideDependentAction(
   owners: { uid: string; state: OwnerState; blocks: boolean }[],
-  dependent: { hasDependents: boolean; finalizers: string[] },
+  dependent: { hasDependents: boolean; finalizers: string[]; aDependentWaits?: boolean },
 ): DependentAction {
   if (owners.length === 0) return { action: 'none' };
   if (owners.some((o) => o.state === 'unresolvable')) return { action: 'none' };
@@ -65,7 +73,11 @@ export function decideDependentAction(
     if (dangling.length === 0 && unblock.length === 0) return { action: 'none' };
     return { action: 'patch', removeOwnerUids: dangling.map((o) => o.uid), unblockOwnerUids: unblock.map((o) => o.uid) };
   }
-  if (waiting.length > 0 && dependent.hasDependents) return { action: 'delete', propagationPolicy: 'Foreground' };
+  if (waiting.length > 0 && dependent.hasDependents) {
+    return dependent.aDependentWaits && owners.some((o) => o.blocks)
+      ? { action: 'delete', propagationPolicy: 'Foreground', unblockOwnersFirst: true }
+      : { action: 'delete', propagationPolicy: 'Foreground' };
+  }
   if (dependent.finalizers.includes(orphanFinalizer)) return { action: 'delete', propagationPolicy: 'Orphan' };
   if (dependent.finalizers.includes(foregroundDeletionFinalizer)) return { action: 'delete', propagationPolicy: 'Foreground' };
   return { action: 'delete', propagationPolicy: 'Background' };

@@ -323,7 +323,7 @@ export class GenericStore {
    * reached it (504 after 3 s, like a list), then read the current object.
    */
   async get(ctx: RequestContext, namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
-    if (resourceVersion && resourceVersion !== '0') await this.waitForRevision(parseResourceVersion(resourceVersion, 'resourceVersion'));
+    if (resourceVersion && resourceVersion !== '0') await this.waitForRevision(parseRequestResourceVersion(resourceVersion));
     try {
       const kv = await this.storage.get(this.key(ctx, namespace, name));
       if (!kv) throw errors.notFound(this.gr, name);
@@ -461,7 +461,7 @@ export class GenericStore {
     const revision = this.resolveListRevision(rv, match, limit);
     if (revision > 0) return { fromCache: false, revision };
     if (!rv) return { fromCache: true, consistent: true, minRevision: 0 };
-    return { fromCache: true, consistent: false, minRevision: rv === '0' ? 0 : parseResourceVersion(rv, 'resourceVersion') };
+    return { fromCache: true, consistent: false, minRevision: rv === '0' ? 0 : parseRequestResourceVersion(rv) };
   }
 
   /**
@@ -505,9 +505,9 @@ export class GenericStore {
       }
       return 0;
     }
-    const n = parseResourceVersion(rv, 'resourceVersion');
-    if (match === 'Exact') return n;
-    if (!match && limit !== undefined && limit > 0) return n;
+    const exact = match === 'Exact' || (!match && limit !== undefined && limit > 0);
+    const n = parseRequestResourceVersion(rv, exact);
+    if (exact) return n;
     return 0;
   }
 
@@ -1108,7 +1108,7 @@ export class GenericStore {
       // sendInitialEvents=false without a resourceVersion: changes from now on (getStartWatchResourceVersion).
       startRevision = await this.watchCache.currentRevision();
     } else {
-      startRevision = parseResourceVersion(rv, 'resourceVersion');
+      startRevision = parseRequestResourceVersion(rv);
       await this.waitForRevision(startRevision);
     }
 
@@ -1362,6 +1362,22 @@ interface DecodedWatchEvent {
   event: StorageWatchEvent;
   object: KubeObject;
   previous?: KubeObject;
+}
+
+/**
+ * A request's resourceVersion parameter as upstream's storage reads it (APIObjectVersioner.ParseResourceVersion):
+ * text that is not a uint64 is its storage InvalidError, which reaches the client as a plain 500 (no reason) —
+ * or, where the etcd store parses it for a read at an exact revision (`resourceVersionMatch=Exact`, a paged list's
+ * legacy exact read), the 400 `invalid resource version: ...` it wraps it in.
+ */
+function parseRequestResourceVersion(rv: string, exactRead = false): number {
+  if (!/^\d+$/.test(rv) || !Number.isSafeInteger(Number(rv))) {
+    const why = /^\d+$/.test(rv) ? 'value out of range' : 'invalid syntax';
+    const message = `resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`;
+    // Deliberately: a decimal beyond 2^53 (and below 2^64), which Go reads, is refused here as out of range.
+    throw exactRead ? errors.badRequest(`invalid resource version: ${message}`) : errors.unknown(message);
+  }
+  return Number(rv);
 }
 
 export function parseResourceVersion(rv: string, field: string): number {

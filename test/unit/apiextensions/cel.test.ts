@@ -231,6 +231,22 @@ const compileCases: CompileCase[] = [
     rules: [{ rule: 'self.replicas >=' }],
     want: [`${P}.rule: Invalid value: "object": compilation failed: ERROR: <input>:1:17: Unexpected token: EOF\n | self.replicas >=\n | ................^`],
   },
+  // Input no token starts with is ANTLR's token recognition error in cel-go, with the text the lexer read (kube-apiserver
+  // v1.32.4 answers these; it then also reports `extraneous input '42' expecting <EOF>`, which cel-js does not find).
+  {
+    name: 'a character that starts no token',
+    rules: [{ rule: 'self = 42' }, { rule: 'self.replicas == 1 #' }, { rule: 'self.replicas == 1 &' }],
+    want: [
+      `${P}.rule: Invalid value: "object": compilation failed: ERROR: <input>:1:6: Syntax error: token recognition error at: '= '\n | self = 42\n | .....^`,
+      `${P.replace('[0]', '[1]')}.rule: Invalid value: "object": compilation failed: ERROR: <input>:1:20: Syntax error: token recognition error at: '#'\n | self.replicas == 1 #\n | ...................^`,
+      `${P.replace('[0]', '[2]')}.rule: Invalid value: "object": compilation failed: ERROR: <input>:1:20: Syntax error: token recognition error at: '&'\n | self.replicas == 1 &\n | ...................^`,
+    ],
+  },
+  {
+    name: 'a string the input ends in',
+    rules: [{ rule: "self.name == 'x" }],
+    want: [`${P}.rule: Invalid value: "object": compilation failed: ERROR: <input>:1:14: Syntax error: token recognition error at: \''x'\n | self.name == 'x\n | .............^`],
+  },
   {
     name: 'undefined field',
     rules: [{ rule: 'self.nope == 1' }],

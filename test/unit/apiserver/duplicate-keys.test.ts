@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeBody, findDuplicateKeys } from '../../../src/apiserver/http/body.js';
+import { decodeBody, findDuplicateKeys, inDocumentOrder } from '../../../src/apiserver/http/body.js';
 
 describe('findDuplicateKeys', () => {
   const cases: [string, string[]][] = [
@@ -48,4 +48,21 @@ describe('decodeBody on deeply nested JSON', () => {
       assert.ok(n >= keys, `${what}: ${n} levels`);
     });
   }
+});
+
+describe('inDocumentOrder', () => {
+  it('orders unknown fields where they stand and duplicates where they repeat', () => {
+    const text = '{"metadata":{"name":"a","zz":1,"name":"b"},"unk":1,"data":{"x":"1","x":"2","x":"3"}}';
+    const problems = ['duplicate field "metadata.name"', 'duplicate field "data.x"', 'duplicate field "data.x"', 'unknown field "metadata.zz"', 'unknown field "unk"'];
+    assert.deepEqual(inDocumentOrder(text, problems), [
+      'unknown field "metadata.zz"',
+      'duplicate field "metadata.name"',
+      'unknown field "unk"',
+      'duplicate field "data.x"',
+      'duplicate field "data.x"',
+    ]);
+  });
+  it('keeps problems whose key it cannot find after the others, in their order', () => {
+    assert.deepEqual(inDocumentOrder('{"a":1,"a":2}', ['unknown field "spec.gone"', 'duplicate field "a"']), ['duplicate field "a"', 'unknown field "spec.gone"']);
+  });
 });

@@ -8,7 +8,7 @@ import { OwnershipGraph } from '../../../src/controllers/garbagecollector/graph.
 const o = (uid: string, state: OwnerState, blocks = false) => ({ uid, state, blocks });
 
 describe('decideDependentAction', () => {
-  const table: { name: string; owners: ReturnType<typeof o>[]; dep?: { hasDependents: boolean; finalizers: string[] }; want: unknown }[] = [
+  const table: { name: string; owners: ReturnType<typeof o>[]; dep?: { hasDependents: boolean; finalizers: string[]; aDependentWaits?: boolean }; want: unknown }[] = [
     { name: 'no owners', owners: [], want: { action: 'none' } },
     { name: 'solid owner', owners: [o('a', 'solid')], want: { action: 'none' } },
     { name: 'all owners gone', owners: [o('a', 'dangling'), o('b', 'dangling')], want: { action: 'delete', propagationPolicy: 'Background' } },
@@ -17,6 +17,13 @@ describe('decideDependentAction', () => {
     { name: 'solid + waiting non-blocker: nothing', owners: [o('a', 'waiting', false), o('b', 'solid')], want: { action: 'none' } },
     { name: 'unresolvable owner: never delete', owners: [o('a', 'unresolvable'), o('b', 'dangling')], want: { action: 'none' } },
     { name: 'owner waiting, dependent has dependents: foreground', owners: [o('a', 'waiting', true)], dep: { hasDependents: true, finalizers: [] }, want: { action: 'delete', propagationPolicy: 'Foreground' } },
+    {
+      name: 'owner waiting, a dependent waits too (a possible cycle): unblock, then foreground',
+      owners: [o('a', 'waiting', true)],
+      dep: { hasDependents: true, finalizers: [], aDependentWaits: true },
+      want: { action: 'delete', propagationPolicy: 'Foreground', unblockOwnersFirst: true },
+    },
+    { name: 'a dependent waits, but no reference blocks: plain foreground', owners: [o('a', 'waiting', false)], dep: { hasDependents: true, finalizers: [], aDependentWaits: true }, want: { action: 'delete', propagationPolicy: 'Foreground' } },
     { name: 'owner waiting, leaf dependent: background', owners: [o('a', 'waiting', true)], want: { action: 'delete', propagationPolicy: 'Background' } },
     { name: 'existing orphan finalizer is honoured', owners: [o('a', 'dangling')], dep: { hasDependents: false, finalizers: ['orphan'] }, want: { action: 'delete', propagationPolicy: 'Orphan' } },
     { name: 'existing foreground finalizer is honoured', owners: [o('a', 'dangling')], dep: { hasDependents: false, finalizers: ['foregroundDeletion'] }, want: { action: 'delete', propagationPolicy: 'Foreground' } },

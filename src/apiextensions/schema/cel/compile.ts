@@ -95,13 +95,33 @@ interface CelErrorLike {
 
 /** Formats a parse or type error like cel-go's issues: `ERROR: <input>:1:6: msg` followed by the source and a caret. */
 function issues(expr: string, e: CelErrorLike): string {
-  const summary = e.summary ?? e.message.split('\n')[0]!;
   const start = e.range?.start ?? 0;
+  const summary = lexerErrorAsCelGo(expr, start, e.summary ?? e.message.split('\n')[0]!);
   const before = expr.slice(0, start);
   const line = before.split('\n').length;
   const column = start - (before.lastIndexOf('\n') + 1);
   const sourceLine = expr.split('\n')[line - 1] ?? '';
   return `ERROR: <input>:${line}:${column + 1}: ${summary}\n | ${sourceLine}\n | ${'.'.repeat(column)}^`;
+}
+
+/**
+ * cel-go's grammar is ANTLR's: input no token starts with is a `Syntax error: token recognition error at: '<text>'`,
+ * the text running to the character the lexer gave up on (`= ` for `self = 42`, where only `==` exists; `'x` for a
+ * string the input ends in). cel-js's lexer says `Unexpected character: =` / `Unterminated string` at the same
+ * place, so those are reworded. Deliberately partial: ANTLR's parser then goes on and reports further errors
+ * (`extraneous input '42' expecting <EOF>`) and words the parser's own errors (`mismatched input ...`) differently;
+ * cel-js stops at its first error, which keeps its wording.
+ */
+function lexerErrorAsCelGo(expr: string, start: number, summary: string): string {
+  let text: string | undefined;
+  const ch = expr[start];
+  if (ch !== undefined && summary === `Unexpected character: ${ch}`) {
+    // `=`, `&` and `|` start two-character tokens (`==`, `&&`, `||`): the lexer read one more before it gave up.
+    text = '=&|'.includes(ch) && start + 1 < expr.length && expr[start + 1] !== '\n' ? expr.slice(start, start + 2) : ch;
+  } else if (summary === 'Unterminated string' && !expr.slice(start).includes('\n')) {
+    text = expr.slice(start);
+  }
+  return text === undefined ? summary : `Syntax error: token recognition error at: '${text}'`;
 }
 
 /** Walks `ast` calling `visit` on every node. */
