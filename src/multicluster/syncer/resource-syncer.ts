@@ -31,7 +31,7 @@ import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamM
 import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
 import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
-import { contentHash, downstreamHashOf, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
+import { contentHash, downstreamHashOf, heldOver, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
 export interface ResourceSyncerDeps {
   gvr: GroupVersionResource;
@@ -165,6 +165,11 @@ export class ResourceSyncer {
       if (isAssigned(o, this.deps.namespaces.upstreamNamespace(namespace), this.deps.target, this.deps.gvr)) return true;
     }
     return false;
+  }
+
+  /** Whether an upstream object (live, in a live namespace) is held here by its own assignment alone (heldOver). */
+  holdsOver(): boolean {
+    return this.upstreamInformer.lister.list().some((o) => !o.metadata?.deletionTimestamp && heldOver(o, this.deps.target) && this.wants(o));
   }
 
   /** Upstream objects still holding this target's finalizer, and downstream objects still present. */
