@@ -13,8 +13,8 @@
  * at least max(replicas − maxUnavailable, what its PodDisruptionBudgets require) ready, the leaving child is scaled
  * down only as replacements report ready, and deleted once it holds 0. Until it is gone its status counts towards the
  * root's as its cluster reports it (the root's counts are the sums of what the clusters report); the root shows the
- * Moving condition. A target that is not Ready
- * (heartbeat lost) counts for nothing (status: ClusterUnreachable) and its share is replaced at once. Its syncer cannot
+ * Moving condition. A target that is not Ready (heartbeat lost) counts for nothing (status: ClusterUnreachable) and its
+ * share is replaced at once. Its syncer cannot
  * release the child's syncer finalizer, so the splitter removes it: the copy on the unreachable cluster is left alone
  * (never deleted on a guess) and is cleaned up by that cluster's syncer if it comes back.
  *

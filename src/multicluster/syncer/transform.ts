@@ -9,6 +9,7 @@ import { stateLabel, syncerFinalizer } from '../api/keys.js';
 import { clusterSpecOf, isPlacementBookkeeping, kindPlacementOf } from '../api/kind-placement.js';
 import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX } from '../api/types.js';
 import { isReplicatedWorkload } from '../splitter/replicated-workload.js';
+import { SPLIT_FROM_LABEL } from '../scheduling/types.js';
 
 export interface TargetIdentity {
   /** The SyncTarget's name (what CLUSTER_LABEL names). */
@@ -53,17 +54,18 @@ export function isAssigned(obj: KubeObject, ns: KubeObject | undefined, target: 
 
 /**
  * Whether `obj`, in a consumer workspace whose namespace no longer carries this target's state label (the namespace is
- * moving away), is still held here by its own assignment while it makes room elsewhere: it carries this target's
- * syncer finalizer (so it was synced here, by this very target and not a same-named one of another workspace) and its
- * own labels still name this target (a split child being scaled down make before break, labelled with the target's
- * name; a Service, ConfigMap or PDB the placement controller keeps here, by its own state label, while a workload
- * still uses it). Without this its copy would be deleted the moment the namespace's label went, before the new
- * cluster ran anything: the move would break before it made.
+ * moving away), is still held here while it makes room elsewhere: it carries this target's syncer finalizer (so it
+ * was synced here, by this very target and not a same-named one of another workspace) and what the controllers moving
+ * it wrote on it still names this target — a split child being scaled down make before break (the splitter's, labelled
+ * with the target's name), or an object the placement controller keeps here by its own state label (a Service,
+ * ConfigMap or PDB a workload there still uses). Without this its copy would be deleted the moment the namespace's
+ * label went, before the new cluster ran anything: the move would break before it made. An object a user pinned by
+ * the bare name is not held: once its namespace is not placed here, that name alone is never enough.
  */
 export function heldOver(obj: KubeObject, target: TargetIdentity): boolean {
   if (!obj.metadata?.finalizers?.includes(syncerFinalizer(target.key))) return false;
   const own = obj.metadata.labels ?? {};
-  return own[stateLabel(target.key)] === 'Sync' || own[CLUSTER_LABEL] === target.name;
+  return own[stateLabel(target.key)] === 'Sync' || (own[CLUSTER_LABEL] === target.name && own[SPLIT_FROM_LABEL] !== undefined);
 }
 
 export { isClusterLocal } from '../api/kind-placement.js';

@@ -140,15 +140,17 @@ describe('syncer: a consumer workspace\'s namespace moving away (make before bre
   const cases: [string, KubeObject, KubeObject, { group: string; resource: string } | undefined, boolean][] = [
     ['a child synced here and still labelled for the target keeps its copy', child({ 'workload.kcp.io/cluster': 't', 'scheduling.atrium.io/split-from': 'web' }, [fin]), leftNs, undefined, true],
     ['a Service kept here by its own state label keeps its copy', svc({ 'state.workload.kcp.io/k': 'Sync' }, [fin]), leftNs, services, true],
-    ['a child never synced here (no finalizer of this target) is not taken on', child({ 'workload.kcp.io/cluster': 't' }), leftNs, undefined, false],
-    ['a finalizer of another target holds nothing here', child({ 'workload.kcp.io/cluster': 't' }, ['workload.kcp.io/syncer-other']), leftNs, undefined, false],
-    ['a child labelled for another target goes', child({ 'workload.kcp.io/cluster': 'u' }, [fin]), leftNs, undefined, false],
+    ['a child never synced here (no finalizer of this target) is not taken on', child({ 'workload.kcp.io/cluster': 't', 'scheduling.atrium.io/split-from': 'web' }), leftNs, undefined, false],
+    ['an object a user pinned by the bare name is not held', svc({ 'workload.kcp.io/cluster': 't' }, [fin]), leftNs, { group: '', resource: 'configmaps' }, false],
+    ['a finalizer of another target holds nothing here', child({ 'workload.kcp.io/cluster': 't', 'scheduling.atrium.io/split-from': 'web' }, ['workload.kcp.io/syncer-other']), leftNs, undefined, false],
+    ['a child labelled for another target goes', child({ 'workload.kcp.io/cluster': 'u', 'scheduling.atrium.io/split-from': 'web' }, [fin]), leftNs, undefined, false],
     ['a Service the placement controller took off the target goes', svc({ 'state.workload.kcp.io/j': 'Sync' }, [fin]), leftNs, services, false],
     ['while the namespace is placed here, a child labelled for the target syncs', child({ 'workload.kcp.io/cluster': 't' }), placedNs, undefined, true],
   ];
   for (const [title, obj, n, resource, want] of cases) it(title, () => assert.equal(isAssigned(obj, n, target, resource), want));
   it('heldOver needs both the finalizer and the own assignment', () => {
-    assert.equal(heldOver(child({ 'workload.kcp.io/cluster': 't' }, [fin]), target), true);
+    assert.equal(heldOver(child({ 'workload.kcp.io/cluster': 't', 'scheduling.atrium.io/split-from': 'web' }, [fin]), target), true);
+    assert.equal(heldOver(child({ 'workload.kcp.io/cluster': 't' }, [fin]), target), false);
     assert.equal(heldOver(child({}, [fin]), target), false);
     assert.equal(heldOver(svc({ 'state.workload.kcp.io/k': 'Sync' }), target), false);
   });
