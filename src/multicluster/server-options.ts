@@ -116,7 +116,9 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
           // NamespaceClusterPin: a namespace's workload.kcp.io/cluster label is honoured or refused, never ignored.
           new NamespaceClusterPin({
             placements: async (cluster) => (await stores[1]!.list({ cluster, user: SYSTEM_USER }, '', { selection: {} })).items,
-            syncTargets: async (cluster) => (await stores[0]!.list({ cluster, user: SYSTEM_USER }, '', { selection: {} })).items.filter((t) => !t.metadata?.deletionTimestamp).map((t) => t.metadata!.name!),
+            syncTargets: async (cluster) => (await stores[0]!.list({ cluster, user: SYSTEM_USER }, '', { selection: {} })).items.filter((t) => !t.metadata?.deletionTimestamp),
+            locations: async (cluster) => (await host.registry.lookup('root', 'scheduling.kcp.io', 'v1alpha1', 'locations')!.list({ cluster, user: SYSTEM_USER }, '', { selection: {} })).items,
+            namespace: async (cluster, name) => host.registry.lookup('root', '', 'v1', 'namespaces')!.get({ cluster, user: SYSTEM_USER }, '', name).catch(() => undefined),
             resolvePath: (p) => host.resolveWorkspacePath(p),
           }),
         ],

@@ -3,8 +3,9 @@
  *   kubectl atrium bind compute <location-workspace> [--spread All|One|<n>]   (then waits until the workspace serves
  *     the workload types, one progress line on stderr)
  *   kubectl atrium workload cordon|uncordon|drain <synctarget>
- *   kubectl atrium move namespace <namespace> --to <synctarget> [--timeout 5m]   (sets the namespace's
- *     workload.kcp.io/cluster label, then prints the move's progress until it is done, like `kubectl rollout status`)
+ *   kubectl atrium move namespace <namespace> | deployment/<name> [-n ns] --to <synctarget>|location/<location>
+ *     [--timeout 5m]   (sets the one attribute that says where it runs — move.ts —, then prints the move's progress
+ *     until it is done, like `kubectl rollout status`)
  * The workspace acted on is the one the kubeconfig's server URL points into (`/clusters/<name or path>`), else root. Errors
  * print `Error: <message>` and exit 1.
  */
@@ -15,7 +16,8 @@ import type { ClusterSpread } from '../decisions/types.js';
 import { clusterFromServerURL, readKubeconfig } from '../../client/kubeconfig/kubeconfig.js';
 import { bindCompute } from './bind-compute.js';
 import { cordonSyncTarget, type CordonAction } from './cordon.js';
-import { followMove, setNamespaceCluster } from './move.js';
+import { followMove, parseDestination, parseSubject, setDeploymentDestination, setNamespaceDestination, type MoveSubject } from './move.js';
+import type { WorkloadPin } from '../decisions/workload-pin.js';
 import { isClusterName, splitPath } from '../../tenancy/paths.js';
 import { waitForWorkloadTypes } from '../cli/wait-for-workload-types.js';
 
@@ -45,7 +47,7 @@ export async function clusterNameOf(client: RestClient, workspace: string): Prom
  */
 async function withClient(
   kubeconfig: string | undefined,
-  fn: (client: RestClient, cluster: string, workspace: string) => Promise<string>,
+  fn: (client: RestClient, cluster: string, workspace: string, contextNamespace: string | undefined) => Promise<string>,
   after?: (client: RestClient, cluster: string) => Promise<void>,
 ): Promise<void> {
   const path = kubeconfig ?? process.env.KUBECONFIG?.split(':')[0] ?? `${process.env.HOME}/.kube/config`;
@@ -54,7 +56,7 @@ async function withClient(
   const client = await RestClient.fromKubeconfig(path, { userAgent: 'kubectl-atrium/v0.0.0' });
   try {
     const cluster = await clusterNameOf(client, workspace);
-    process.stdout.write((await fn(client, cluster, workspace)) + '\n');
+    process.stdout.write((await fn(client, cluster, workspace, kc.currentContext().namespace)) + '\n');
     await after?.(client, cluster);
   } finally {
     client.close();
@@ -90,23 +92,37 @@ export function addSchedulingCommands(program: Command, workload: Command): void
         (client, cluster) => waitForWorkloadTypes(client, cluster, { progress: (t) => process.stderr.write(t) }),
       ).catch(fail),
     );
-  const move = program.command('move').description('move an application to another physical cluster, make before break');
-  move
-    .command('namespace <namespace>')
-    .description('run everything of <namespace> on SyncTarget --to (sets its workload.kcp.io/cluster label) and follow the move')
-    .requiredOption('--to <synctarget>', 'the SyncTarget to move to')
+  program
+    .command('move <object> [name]')
+    .description('move an application to other physical clusters, make before break: a namespace (namespace <ns>) or one Deployment (deployment/<name>)')
+    .requiredOption('--to <destination>', 'where to: a SyncTarget name, or location/<location> for the SyncTargets a Location selects')
+    .option('-n, --namespace <namespace>', "the Deployment's namespace (default: the context's, else default)")
     .option('--kubeconfig <file>', 'kubeconfig for atrium')
     .option('--timeout <duration>', 'how long to follow the move (e.g. 90s, 5m; 0 returns at once)', '5m')
-    .action((namespace: string, flags: { to: string; kubeconfig?: string; timeout: string }) =>
-      withClient(
+    .action((object: string, name: string | undefined, flags: { to: string; namespace?: string; kubeconfig?: string; timeout: string }) => {
+      let subject: MoveSubject;
+      let to: WorkloadPin;
+      let ms: number;
+      try {
+        subject = parseSubject(object, name);
+        to = parseDestination(flags.to);
+        ms = parseDuration(flags.timeout);
+      } catch (err) {
+        return fail(err);
+      }
+      let namespace = subject.name;
+      return withClient(
         flags.kubeconfig,
-        (client, cluster) => setNamespaceCluster(client, cluster, namespace, flags.to),
-        async (client, cluster) => {
-          const ms = parseDuration(flags.timeout);
-          if (ms > 0) await followMove(client, cluster, namespace, flags.to, (l) => process.stdout.write(l + '\n'), ms);
+        async (client, cluster, _workspace, contextNamespace) => {
+          if (subject.kind === 'namespace') return setNamespaceDestination(client, cluster, subject.name, to);
+          namespace = flags.namespace ?? contextNamespace ?? 'default';
+          return setDeploymentDestination(client, cluster, namespace, subject.name, to);
         },
-      ).catch(fail),
-    );
+        async (client, cluster) => {
+          if (ms > 0) await followMove(client, cluster, { ...subject, namespace }, to, (l) => process.stdout.write(l + '\n'), ms);
+        },
+      ).catch(fail);
+    });
   const verbs: [CordonAction, string][] = [
     ['cordon', 'mark a SyncTarget unschedulable: no new work lands there, work already there stays'],
     ['uncordon', 'make a cordoned or drained SyncTarget schedulable again'],

@@ -39,6 +39,7 @@ import { placementStatus } from '../decisions/placement-status.js';
 import { isReady, selectTargets, type TargetSelection } from '../decisions/select-targets.js';
 import { SYNC_TARGET_RESOURCE, type GroupResource, type LocationLike, type PlacementLike, type SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys, placementForNamespace, scheduledNamespaceMetadata } from './namespace-assignment.js';
+import { LOCATION_LABEL } from '../decisions/workload-pin.js';
 import { DEFAULT_NAME, locationsGVR, PLACEMENT_ANNOTATION, PLACEMENT_CLEANUP_FINALIZER, placementsGVR } from './types.js';
 import { awaitsCleanup, cleanupPending, finalizersWithCleanup } from './placement-cleanup.js';
 import { workspaceWorkloadResources } from '../api/workload-resources.js';
@@ -239,7 +240,8 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
     const placement = placementForNamespace(ns, placements)?.metadata!.name!;
     // Only namespaces this controller placed are ever released; state labels written by hand stay untouched.
     if (placement === undefined && ns.metadata?.annotations?.[PLACEMENT_ANNOTATION] === undefined) continue;
-    const keys = placement === undefined ? [] : (pinnedKeys(ns, viewFor.get(placement)) ?? chosenFor.get(placement) ?? []);
+    const placementObj = placement === undefined ? undefined : placements.find((p) => p.metadata!.name === placement);
+    const keys = placement === undefined ? [] : (pinnedKeys(ns, viewFor.get(placement)) ?? locationKeys(ns, placementObj, viewFor.get(placement), now) ?? chosenFor.get(placement) ?? []);
     const meta = scheduledNamespaceMetadata(ns, placement, keys);
     if (jsonEqual(meta.labels, ns.metadata?.labels ?? {}) && jsonEqual(meta.annotations, ns.metadata?.annotations ?? {})) continue;
     const next = deepCopy(ns);
@@ -276,6 +278,36 @@ function pinnedKeys(ns: KubeObject, view: LocationWorkspaceView | undefined): st
   if (!pin || !view) return undefined;
   if (!view.targets.some((t) => t.metadata?.name === pin) || view.health.evacuate.includes(pin)) return undefined;
   return [syncTargetKey(view.cluster, pin)];
+}
+
+/**
+ * The keys of a namespace pinned to a Location by its `scheduling.atrium.io/location: <name>` label (what `kubectl
+ * atrium move namespace --to location/<name>` sets): the targets the Placement would choose were that Location its
+ * only one (selectTargets, same spread, health and capacity rules, stable for the namespace's current targets).
+ * Undefined when the namespace is not pinned to a Location or the location workspace has no such Location (admission
+ * refuses that when the label is set). When none of the Location's targets can take the work now, the namespace keeps
+ * the targets it has: nothing is taken away before a new cluster can run it.
+ */
+function locationKeys(ns: KubeObject, placement: Placement | undefined, view: LocationWorkspaceView | undefined, now: Date): string[] | undefined {
+  const name = ns.metadata?.labels?.[LOCATION_LABEL];
+  if (!name || !placement || !view) return undefined;
+  const location = view.locations.find((l) => l.metadata?.name === name);
+  if (!location) return undefined;
+  const current = assignedKeys(ns).map((k) => view.nameOfKey.get(k)).filter((n): n is string => !!n);
+  const selection = selectTargets({
+    // The Location is the only choice: any selector matches it, and no earlier choice of the Placement holds.
+    placement: { metadata: { name: placement.metadata!.name! }, spec: { ...placement.spec, locationSelectors: [{}] } },
+    locations: [location],
+    syncTargets: view.targets,
+    locationWorkspace: view.path,
+    current,
+    evacuating: view.health.evacuate,
+    requiredResources: requiredResourcesOf(view.targets),
+    availableReplicas: podRoomOf(view.targets),
+    now,
+  });
+  if (selection.targets.length === 0) return current.length > 0 ? assignedKeys(ns) : undefined;
+  return selection.targets.map((t) => syncTargetKey(view.cluster, t));
 }
 
 /**

@@ -8,6 +8,7 @@
 import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
 import { CLUSTER_ANNOTATION } from '../../client/resource.js';
 import { CLUSTER_LABEL } from '../api/types.js';
+import { LOCATION_LABEL, WORKLOAD_CLUSTER_LABEL } from '../decisions/workload-pin.js';
 import type { ClusterWorkloadStatus } from '../decisions/aggregate-status.js';
 import type { DeploymentStatus } from '../decisions/types.js';
 import { childName, ROOT_GENERATION_ANNOTATION, SPLIT_FROM_LABEL, splitFromValue } from '../scheduling/types.js';
@@ -44,12 +45,20 @@ export function desiredChild(root: KubeObject, target: string, replicas: number)
     metadata: {
       name: childName(meta.name!, target),
       namespace: meta.namespace,
-      labels: { ...(meta.labels ?? {}), [CLUSTER_LABEL]: target, [SPLIT_FROM_LABEL]: splitFromValue(meta.name!) },
+      labels: { ...withoutPins(meta.labels), [CLUSTER_LABEL]: target, [SPLIT_FROM_LABEL]: splitFromValue(meta.name!) },
       annotations,
       ownerReferences: [{ apiVersion: root.apiVersion ?? 'apps/v1', kind: root.kind ?? 'Deployment', name: meta.name!, uid: meta.uid!, controller: true, blockOwnerDeletion: true }],
     },
     spec,
   };
+}
+
+/** A root's labels without its pin (decisions/workload-pin.ts): where the root runs is the splitter's business only. */
+function withoutPins(labels: Record<string, string> | undefined): Record<string, string> {
+  const out = { ...(labels ?? {}) };
+  delete out[WORKLOAD_CLUSTER_LABEL];
+  delete out[LOCATION_LABEL];
+  return out;
 }
 
 /**

@@ -11,9 +11,10 @@
  * failover, a smaller spread), its share is re-divided over the remaining targets make before break (stepMove,
  * decisions/step-move.ts): within the root's own maxSurge (replicas + maxSurge at most over all clusters) and keeping
  * at least max(replicas − maxUnavailable, what its PodDisruptionBudgets require) ready, the leaving child is scaled
- * down only as replacements report ready, and deleted once it holds 0. While it still holds replicas its status counts
- * towards the root's, clipped to what it still holds; the root shows the Moving condition. A target that is not Ready
- * (heartbeat lost) counts for nothing (status: ClusterUnreachable) and its share is replaced at once. Its syncer cannot
+ * down only as replacements report ready, and deleted once it holds 0. Until it is gone its status counts towards the
+ * root's as its cluster reports it (the root's counts are the sums of what the clusters report); the root shows the
+ * Moving condition. A target that is not Ready (heartbeat lost) counts for nothing (status: ClusterUnreachable) and its
+ * share is replaced at once. Its syncer cannot
  * release the child's syncer finalizer, so the splitter removes it: the copy on the unreachable cluster is left alone
  * (never deleted on a guess) and is cleaned up by that cluster's syncer if it comes back.
  *
@@ -53,6 +54,9 @@ import { fromLabelSelector } from '../../apimachinery/labels/selector.js';
 import type { Condition } from '../decisions/types.js';
 import { isReady } from '../decisions/select-targets.js';
 import { splitReplicas, staticWeightOf, type SplitTarget } from '../decisions/split-replicas.js';
+import { pinnedTargets, workloadPinOf } from '../decisions/workload-pin.js';
+import type { LabelSelectorSpec } from '../../apimachinery/labels/selector.js';
+import { locationsGVR } from '../scheduling/types.js';
 import type { SyncTargetLike } from '../decisions/types.js';
 import { assignedKeys } from '../scheduling/namespace-assignment.js';
 import { SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer } from '../scheduling/consumer-clusters.js';
@@ -105,6 +109,8 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
     install(ctx) {
       const targets = ctx.informers.informerFor<SyncTarget>(syncTargetsGVR, { cluster: '*' });
       const namespaces = ctx.informers.informerFor<KubeObject>(namespacesGVR, { cluster: '*' });
+      // Locations: a root pinned to a Location (decisions/workload-pin.ts) runs on the namespace's clusters it selects.
+      const locations = ctx.informers.informerFor<KubeObject>(locationsGVR, { cluster: '*' });
       targets.addIndexer(SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer((o) => clusterOf(o)));
       namespaces.addIndexer(SPLIT_NAMESPACES_INDEX, (ns) => (isSplit(ns) || ns.metadata?.annotations?.[SPLIT_CHILDREN_ANNOTATION] === 'true' ? [clusterOf(ns)] : []));
       // One tracker per workspace: a pass forgets the shortfalls of children it no longer sees, which must not
@@ -121,7 +127,7 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
         const t = targets.lister.byIndex(SYNC_TARGETS_BY_KEY_INDEX, key)[0] as (SyncTarget & SyncTargetLike) | undefined;
         return t && { cluster: clusterOf(t), key, target: t };
       };
-      const env: SplitterEnv = { ctx, opts, targets, namespaces, lookup, watched, trackerOf, watchDeployments: (c) => watchDeployments(c), unwatchDeployments: (c) => unwatchDeployments(c), enqueueRoot: (c, group) => controller.enqueue(`${c}|${group}`) };
+      const env: SplitterEnv = { ctx, opts, targets, namespaces, locations, lookup, watched, trackerOf, watchDeployments: (c) => watchDeployments(c), unwatchDeployments: (c) => unwatchDeployments(c), enqueueRoot: (c, group) => controller.enqueue(`${c}|${group}`) };
       const controller = new Controller({
         name: 'deployment-splitter',
         workers: ROOT_WORKERS,
@@ -135,6 +141,11 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
       const byCluster = (o: KubeObject) => controller.enqueue(clusterOf(o));
       targets.addEventHandler({ add: byCluster, update: (o, n) => (targetFacts(o) === targetFacts(n) ? undefined : byCluster(n)), delete: byCluster });
       namespaces.addEventHandler({ add: byCluster, update: (o, n) => (namespaceFacts(o) === namespaceFacts(n) ? undefined : byCluster(n)), delete: byCluster });
+      // A Location's selector changing moves the roots pinned to it: the workspaces using its workspace look again.
+      const byLocation = (l: KubeObject) => {
+        for (const c of new Set([clusterOf(l), ...[...watched.keys()]])) controller.enqueue(c);
+      };
+      locations.addEventHandler({ add: byLocation, update: (o, n) => (jsonEqual(o.spec, n.spec) ? undefined : byLocation(n)), delete: byLocation });
       // Once a workspace serves Deployments, their events (a new root, a child's status synced up) queue their root's
       // key at once. The informer reads one workspace (not `/clusters/*`), so its objects carry no cluster annotation:
       // clusterOf() would say `root`. Its events name the workspace.
@@ -186,6 +197,7 @@ interface SplitterEnv {
   opts: SplitterControllerOptions;
   targets: Informer<SyncTarget>;
   namespaces: Informer<KubeObject>;
+  locations: Informer<KubeObject>;
   lookup: TargetLookup;
   watched: ReadonlyMap<string, Informer<KubeObject>>;
   trackerOf(cluster: string): UnschedulableTracker;
@@ -293,7 +305,18 @@ async function reconcileGroup(env: SplitterEnv, cluster: string, group: string):
     const current = namespaceOf(cluster, name);
     if (current && current.metadata?.annotations?.[SPLIT_CHILDREN_ANNOTATION] !== 'true') await markChildren(ctx, cluster, current, true);
   };
-  await reconcileRoot(ctx, env.opts, cluster, root, kids, occupants, assigned, byName, lookup, env.trackerOf(cluster), ensureMarked);
+  // The root's own pin (decisions/workload-pin.ts) narrows the namespace's clusters; Locations are those of the
+  // namespace's location workspace (its targets' workspace; the root's own when it has none).
+  const pin = workloadPinOf(root);
+  const locationCluster = (assigned.length > 0 ? byName.get(assigned[0]!)?.cluster : undefined) ?? cluster;
+  const location = pin && 'location' in pin ? env.locations.lister.get(formatObjectKey({ cluster: locationCluster, namespace: '', name: pin.location })) : undefined;
+  const pinned = pinnedTargets({
+    assigned,
+    pin,
+    labelsOf: (t) => byName.get(t)?.target.metadata?.labels ?? {},
+    location: location && !location.metadata?.deletionTimestamp ? { instanceSelector: (location.spec as { instanceSelector?: LabelSelectorSpec | null } | undefined)?.instanceSelector } : undefined,
+  });
+  await reconcileRoot(ctx, env.opts, cluster, root, kids, occupants, pinned.targets, byName, lookup, env.trackerOf(cluster), ensureMarked, pinned.unhonoured);
 }
 
 /** What a split child occupies on its target. */
@@ -332,6 +355,7 @@ async function reconcileRoot(
   lookup: TargetLookup,
   tracker: UnschedulableTracker,
   ensureMarked: (namespace: string) => Promise<void>,
+  unhonouredPin?: string,
 ): Promise<void> {
   const scope = { cluster, namespace: root.metadata!.namespace };
   const current: Record<string, number> = {};
@@ -382,8 +406,7 @@ async function reconcileRoot(
       live.push(await ctx.client.create(deploymentsGVR, desired, scope));
       continue;
     }
-    const next = updatedChild(existing, desired);
-    live.push(jsonEqual(next, existing) ? existing : await ctx.client.update(deploymentsGVR, stripClusterAnnotation(next), scope));
+    live.push(await writeChild(ctx, scope, existing, desired));
   }
   for (const kid of kids) if (!live.some((l) => l.metadata?.name === kid.metadata?.name)) await deleteChild(ctx, cluster, kid, targets, lookup);
 
@@ -391,16 +414,56 @@ async function reconcileRoot(
     generation: root.metadata?.generation ?? 1,
     replicas: total,
     previousObservedGeneration: (root.status as { observedGeneration?: number } | undefined)?.observedGeneration,
-    clusters: clusterStatuses(live.map((kid) => clippedToSpec(kid)), Object.keys(plan.replicas), unreachable),
+    // What the clusters report, as they report it: the children that stay, and those being deleted until they are
+    // gone (their copies run until the syncer has removed them, and the clusters count them until then). A lost
+    // cluster's counts are not counted at all (unreachable).
+    clusters: clusterStatuses([...live, ...kids.filter((k) => !live.some((l) => l.metadata?.name === k.metadata?.name))], Object.keys(plan.replicas), unreachable),
     minAvailable: Math.max(0, total - budget.maxUnavailable),
     move: evacuating.length > 0 ? { from: evacuating, to: assigned, remaining: plan.remaining, floor: plan.floor, previous: findCondition((root.status as { conditions?: Condition[] } | undefined)?.conditions, 'Moving'), lost: evacuating.filter((t) => unreachable.includes(t)) } : undefined,
     now: nowRFC3339(),
   });
+  withPinCondition(status, (root.status as { conditions?: Condition[] } | undefined)?.conditions, unhonouredPin);
   if (jsonEqual(status, root.status)) return;
   // Only this controller writes a root's status, one root key at a time, so it is replaced without a resourceVersion:
   // an update carrying the cached one failed (409) whenever the root's metadata had moved on meanwhile (the
   // revision-history controller's annotation), and waited for a retry.
   await ctx.client.patch(deploymentsGVR, root.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' });
+}
+
+/** How many times a child update meeting a newer resourceVersion is read and written again before backing off. */
+const CONFLICT_RETRIES = 4;
+
+/**
+ * Writes the desired content onto an existing child (updatedChild), unless it already carries it. The syncer writes a
+ * child's status and sync annotations as its cluster reports (every few hundred milliseconds while its pods turn
+ * ready), so an update carrying the cached resourceVersion often meets a newer one (409): the child is read again and
+ * written again at once, a few times, instead of the root's whole reconcile backing off — which held a move's next
+ * step and the root's status for seconds.
+ */
+async function writeChild(ctx: ControllerContext, scope: { cluster: string; namespace?: string }, existing: KubeObject, desired: KubeObject): Promise<KubeObject> {
+  let current = existing;
+  for (let attempt = 0; ; attempt++) {
+    const next = updatedChild(current, desired);
+    if (jsonEqual(next, current)) return current;
+    try {
+      return await ctx.client.update(deploymentsGVR, stripClusterAnnotation(next), scope);
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409 || attempt >= CONFLICT_RETRIES) throw err;
+      current = await ctx.client.get(deploymentsGVR, existing.metadata!.name!, scope);
+    }
+  }
+}
+
+/**
+ * A pin the root carries that names none of its namespace's clusters (decisions/workload-pin.ts) is said on the root,
+ * as the condition `Pinned=False`, reason `NotAmongNamespaceClusters` (never ignored silently); the condition goes when
+ * the pin is honoured again or removed. Its lastTransitionTime stays while the message does.
+ */
+function withPinCondition(status: { conditions?: Condition[] }, previous: Condition[] | undefined, unhonoured: string | undefined): void {
+  if (!unhonoured) return;
+  const before = findCondition(previous, 'Pinned');
+  const condition: Condition = { type: 'Pinned', status: 'False', reason: 'NotAmongNamespaceClusters', message: unhonoured, lastTransitionTime: before?.message === unhonoured && before.lastTransitionTime ? before.lastTransitionTime : nowRFC3339() } as Condition;
+  status.conditions = [...(status.conditions ?? []).filter((c) => c.type !== 'Pinned'), condition];
 }
 
 const pdbsGVR = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
@@ -452,21 +515,6 @@ function splitTarget(
   const stuck = kid ? tracker.observe(kid, isReady(target), Date.now()) : 0;
   if (stuck > 0) out.unschedulableReplicas = stuck;
   return out;
-}
-
-/**
- * A child whose status counters are capped at its spec.replicas: a child being scaled down off a lost cluster keeps
- * its last reported status, which must not count more replicas than it still holds.
- */
-function clippedToSpec(kid: KubeObject): KubeObject {
-  const status = kid.status as Record<string, unknown> | undefined;
-  if (!status) return kid;
-  const cap = replicasOf(kid);
-  const clipped: Record<string, unknown> = { ...status };
-  for (const f of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas']) {
-    if (typeof clipped[f] === 'number') clipped[f] = Math.min(clipped[f] as number, cap);
-  }
-  return { ...kid, status: clipped };
 }
 
 /**

@@ -34,7 +34,7 @@ import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withou
 import type { NamespaceMapper } from './namespace-mapper.js';
 import type { UpstreamCache } from './upstream-refs.js';
 import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
-import { contentHash, downstreamHashOf, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
+import { contentHash, downstreamHashOf, heldOver, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
 export interface ResourceSyncerDeps {
   gvr: GroupVersionResource;
@@ -62,6 +62,9 @@ const namespaceOf = (o: KubeObject): string[] => (o.metadata?.namespace ? [o.met
 
 /** Resources whose objects a cluster's controllers make carrying the labels of one of ours (a Service's). */
 const LABEL_COPYING_RESOURCES = new Set(['endpoints', 'endpointslices']);
+
+/** How many times a downstream update meeting a newer resourceVersion is read and put again before backing off. */
+const CONFLICT_RETRIES = 4;
 
 export class ResourceSyncer {
   readonly upstreamInformer: Informer;
@@ -184,6 +187,11 @@ export class ResourceSyncer {
       if (isAssigned(o, this.deps.namespaces.upstreamNamespace(namespace), this.deps.target, this.deps.gvr)) return true;
     }
     return false;
+  }
+
+  /** Whether an upstream object (live, in a live namespace) is held here by its own assignment alone (heldOver). */
+  holdsOver(): boolean {
+    return this.upstreamInformer.lister.list().some((o) => !o.metadata?.deletionTimestamp && heldOver(o, this.deps.target) && this.wants(o));
   }
 
   /** Upstream objects still holding this target's finalizer, and downstream objects still present. */
@@ -323,9 +331,7 @@ export class ResourceSyncer {
         latestDown = await this.writeDown('POST', desired, targetNs);
         this.deps.onSynced?.('down', current);
       } else if (downstreamHashOf(down) !== downstreamHashOf(desired)) {
-        keepDownstreamAllocations(gvr.resource, desired, down);
-        desired.metadata!.resourceVersion = down.metadata?.resourceVersion;
-        latestDown = await this.writeDown('PUT', desired, targetNs);
+        latestDown = await this.updateDown(desired, down, targetNs);
         this.deps.onSynced?.('down', current);
       }
     } catch (err) {
@@ -448,6 +454,35 @@ export class ResourceSyncer {
   private noStrategicMerge: boolean;
 
   /** Creates (POST) or replaces (PUT) a downstream object as field manager SYNCER_FIELD_MANAGER. */
+  /**
+   * Replaces the downstream copy `down` with `desired`. The cluster's controllers write the copy's status all the time
+   * (a Deployment whose pods turn ready one by one changes it every few hundred milliseconds), so a PUT carrying the
+   * cached resourceVersion often meets a newer one (409): it is read again and put again at once, a few times, instead
+   * of the whole reconcile backing off — which delayed both the spec going down and the status coming up (the status
+   * is synced after the write) by seconds while a Deployment scaled. What the cluster owns or allocated is kept from
+   * the object as read.
+   */
+  private async updateDown(desired: KubeObject, down: KubeObject, namespace: string | undefined): Promise<KubeObject> {
+    const { gvr, target } = this.deps;
+    let current = down;
+    for (let attempt = 0; ; attempt++) {
+      const body = deepCopy(desired);
+      const owned = downstreamOwnedPaths(current);
+      if (owned.length > 0) keepDownstreamOwned(body, current, owned);
+      keepDownstreamAllocations(gvr.resource, body, current);
+      body.metadata!.resourceVersion = current.metadata?.resourceVersion;
+      try {
+        return await this.writeDown('PUT', body, namespace);
+      } catch (err) {
+        if (!(err instanceof StatusError && err.code === 409) || attempt >= CONFLICT_RETRIES) throw err;
+        const fresh = await this.deps.downstream.get(gvr, desired.metadata!.name!, { namespace });
+        // No longer ours (someone took our label away): the informer brings us back to decide.
+        if (fresh.metadata?.labels?.[DOWNSTREAM_CLUSTER_LABEL] !== target.key || !this.isOurCopy(fresh)) throw err;
+        current = fresh;
+      }
+    }
+  }
+
   private async writeDown(method: 'POST' | 'PUT', obj: KubeObject, namespace: string | undefined): Promise<KubeObject> {
     const path = resourcePath(this.deps.gvr, { namespace, name: method === 'PUT' ? obj.metadata!.name! : undefined }) + `?fieldManager=${SYNCER_FIELD_MANAGER}`;
     return (await this.deps.downstream.call(method, path, obj)) as KubeObject;

@@ -331,6 +331,13 @@ export class Syncer {
     for (const [cluster, w] of this.workspaces) {
       if (cluster === this.opts.upstreamCluster || listed.has(cluster)) continue;
       leftovers.delete(cluster);
+      // The workspace's last namespace here is moving away, but what it moves (a split child being scaled down, the
+      // Services it uses) is still held here until the new cluster runs it (transform.ts heldOver): the workspace
+      // keeps syncing, so those copies stay, and is drained once nothing is held any more.
+      if (!w.isDraining && w.holdsOver()) {
+        retry = true;
+        continue;
+      }
       if (!w.drain(false)) {
         retry = true;
         continue;

@@ -5,10 +5,11 @@
 import { createHash } from 'node:crypto';
 import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
 import { CLUSTER_ANNOTATION } from '../../client/resource.js';
-import { stateLabel } from '../api/keys.js';
+import { stateLabel, syncerFinalizer } from '../api/keys.js';
 import { clusterSpecOf, isPlacementBookkeeping, kindPlacementOf } from '../api/kind-placement.js';
 import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX } from '../api/types.js';
 import { isReplicatedWorkload } from '../splitter/replicated-workload.js';
+import { SPLIT_FROM_LABEL } from '../scheduling/types.js';
 
 export interface TargetIdentity {
   /** The SyncTarget's name (what CLUSTER_LABEL names). */
@@ -18,7 +19,8 @@ export interface TargetIdentity {
   /**
    * Set for a workspace other than the SyncTarget's own (a consumer through a Placement): there only namespaces the
    * scheduler placed on this target sync, so an object merely naming the target (`workload.kcp.io/cluster: <name>`,
-   * a bare name another workspace's SyncTarget may share) is never enough.
+   * a bare name another workspace's SyncTarget may share) is never enough; only an object already synced here keeps
+   * its copy while its namespace moves away (heldOver).
    */
   consumer?: boolean;
 }
@@ -30,8 +32,8 @@ export interface TargetIdentity {
  * by the placement controller) also assigns.
  */
 export function isAssigned(obj: KubeObject, ns: KubeObject | undefined, target: TargetIdentity, resource?: { group: string; resource: string }): boolean {
-  if (target.consumer && ns?.metadata?.labels?.[stateLabel(target.key)] !== 'Sync') return false;
   const own = obj.metadata?.labels ?? {};
+  if (target.consumer && ns?.metadata?.labels?.[stateLabel(target.key)] !== 'Sync' && !heldOver(obj, target)) return false;
   if (own[stateLabel(target.key)] === 'Sync') return true;
   if (CLUSTER_LABEL in own) return own[CLUSTER_LABEL] === target.name;
   if (ns?.metadata?.annotations?.['scheduling.atrium.io/split-workloads'] === 'true') {
@@ -48,6 +50,22 @@ export function isAssigned(obj: KubeObject, ns: KubeObject | undefined, target: 
   const nsLabels = ns?.metadata?.labels ?? {};
   if (nsLabels[stateLabel(target.key)] === 'Sync') return true;
   return nsLabels[CLUSTER_LABEL] === target.name;
+}
+
+/**
+ * Whether `obj`, in a consumer workspace whose namespace no longer carries this target's state label (the namespace is
+ * moving away), is still held here while it makes room elsewhere: it carries this target's syncer finalizer (so it
+ * was synced here, by this very target and not a same-named one of another workspace) and what the controllers moving
+ * it wrote on it still names this target — a split child being scaled down make before break (the splitter's, labelled
+ * with the target's name), or an object the placement controller keeps here by its own state label (a Service,
+ * ConfigMap or PDB a workload there still uses). Without this its copy would be deleted the moment the namespace's
+ * label went, before the new cluster ran anything: the move would break before it made. An object a user pinned by
+ * the bare name is not held: once its namespace is not placed here, that name alone is never enough.
+ */
+export function heldOver(obj: KubeObject, target: TargetIdentity): boolean {
+  if (!obj.metadata?.finalizers?.includes(syncerFinalizer(target.key))) return false;
+  const own = obj.metadata.labels ?? {};
+  return own[stateLabel(target.key)] === 'Sync' || (own[CLUSTER_LABEL] === target.name && own[SPLIT_FROM_LABEL] !== undefined);
 }
 
 export { isClusterLocal } from '../api/kind-placement.js';

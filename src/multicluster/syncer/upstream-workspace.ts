@@ -200,6 +200,11 @@ export class UpstreamWorkspace {
     );
   }
 
+  /** Whether some object of this workspace is held here by its own assignment alone (transform.ts heldOver). */
+  holdsOver(): boolean {
+    return [...this.resources.values()].some((r) => r.holdsOver());
+  }
+
   /** Whether a drain was started (and not called off by resume()). */
   get isDraining(): boolean {
     return this.draining;

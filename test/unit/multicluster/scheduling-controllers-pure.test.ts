@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
 import { assignedKeys, placementForNamespace, scheduledNamespaceMetadata } from '../../../src/multicluster/scheduling/namespace-assignment.js';
 import { clusterStatuses, desiredChild, isSplitRoot, replicasOf, updatedChild } from '../../../src/multicluster/splitter/children.js';
-import { isAssigned } from '../../../src/multicluster/syncer/transform.js';
+import { heldOver, isAssigned } from '../../../src/multicluster/syncer/transform.js';
 import { deploymentTable, shortAge } from '../../../src/demo/table.js';
 import { cordonPatch } from '../../../src/multicluster/scheduling/cordon.js';
 import { parseSpread } from '../../../src/multicluster/scheduling/cli.js';
@@ -127,6 +127,33 @@ describe('syncer skip rule for split roots', () => {
     ['a replicated object in an unsplit namespace syncs', { metadata: { name: 'web' }, spec: { replicas: 3 } }, plainNs, true],
   ];
   for (const [title, obj, n, want] of cases) it(title, () => assert.equal(isAssigned(obj, n, target), want));
+});
+
+describe('syncer: a consumer workspace\'s namespace moving away (make before break)', () => {
+  const target = { name: 't', key: 'k', consumer: true };
+  const fin = 'workload.kcp.io/syncer-k';
+  const leftNs = ns('apps', { 'workload.kcp.io/cluster': 'other' }, { 'scheduling.atrium.io/split-workloads': 'true' });
+  const placedNs = ns('apps', { 'state.workload.kcp.io/k': 'Sync' }, { 'scheduling.atrium.io/split-workloads': 'true' });
+  const child = (labels: Record<string, string>, finalizers: string[] = []): KubeObject => ({ metadata: { name: 'web--t', labels, finalizers }, spec: { replicas: 3 } });
+  const svc = (labels: Record<string, string>, finalizers: string[] = []): KubeObject => ({ metadata: { name: 'web', labels, finalizers }, spec: { ports: [] } });
+  const services = { group: '', resource: 'services' };
+  const cases: [string, KubeObject, KubeObject, { group: string; resource: string } | undefined, boolean][] = [
+    ['a child synced here and still labelled for the target keeps its copy', child({ 'workload.kcp.io/cluster': 't', 'scheduling.atrium.io/split-from': 'web' }, [fin]), leftNs, undefined, true],
+    ['a Service kept here by its own state label keeps its copy', svc({ 'state.workload.kcp.io/k': 'Sync' }, [fin]), leftNs, services, true],
+    ['a child never synced here (no finalizer of this target) is not taken on', child({ 'workload.kcp.io/cluster': 't', 'scheduling.atrium.io/split-from': 'web' }), leftNs, undefined, false],
+    ['an object a user pinned by the bare name is not held', svc({ 'workload.kcp.io/cluster': 't' }, [fin]), leftNs, { group: '', resource: 'configmaps' }, false],
+    ['a finalizer of another target holds nothing here', child({ 'workload.kcp.io/cluster': 't', 'scheduling.atrium.io/split-from': 'web' }, ['workload.kcp.io/syncer-other']), leftNs, undefined, false],
+    ['a child labelled for another target goes', child({ 'workload.kcp.io/cluster': 'u', 'scheduling.atrium.io/split-from': 'web' }, [fin]), leftNs, undefined, false],
+    ['a Service the placement controller took off the target goes', svc({ 'state.workload.kcp.io/j': 'Sync' }, [fin]), leftNs, services, false],
+    ['while the namespace is placed here, a child labelled for the target syncs', child({ 'workload.kcp.io/cluster': 't' }), placedNs, undefined, true],
+  ];
+  for (const [title, obj, n, resource, want] of cases) it(title, () => assert.equal(isAssigned(obj, n, target, resource), want));
+  it('heldOver needs both the finalizer and the own assignment', () => {
+    assert.equal(heldOver(child({ 'workload.kcp.io/cluster': 't', 'scheduling.atrium.io/split-from': 'web' }, [fin]), target), true);
+    assert.equal(heldOver(child({ 'workload.kcp.io/cluster': 't' }, [fin]), target), false);
+    assert.equal(heldOver(child({}, [fin]), target), false);
+    assert.equal(heldOver(svc({ 'state.workload.kcp.io/k': 'Sync' }), target), false);
+  });
 });
 
 describe('demo table', () => {
