@@ -41,6 +41,12 @@ describe('naming and assignment', () => {
     assert.match(downstreamNamespace(l('ws1')), /^kcp-[0-9a-z]{12}$/);
     assert.notEqual(downstreamNamespace(l('ws1')), downstreamNamespace(l('ws2')));
     assert.equal(downstreamNamespace(l('ws1'), 'SameName'), 'default');
+    // The cluster's own system namespaces are never a workspace's, SameName or not.
+    const sys = (namespace: string) => ({ syncTarget: { cluster: 'root', name: 'a', uid: 'u' }, cluster: 'ws1', namespace });
+    for (const n of ['kube-system', 'kube-public', 'kube-node-lease']) {
+      assert.match(downstreamNamespace(sys(n), 'SameName'), /^kcp-[0-9a-z]{12}$/, n);
+      assert.equal(downstreamNamespace(sys(n), 'SameName'), downstreamNamespace(sys(n)), n);
+    }
   });
   it('object labels win over namespace labels', () => {
     const t = { name: 'a', key: 'K' };

@@ -78,13 +78,18 @@ export function locatorOf(ns: { metadata?: { annotations?: Record<string, string
   }
 }
 
+/** Namespaces every physical cluster has for itself: never the downstream name of a workspace's namespace. */
+export const CLUSTER_SYSTEM_NAMESPACES: ReadonlySet<string> = new Set(['kube-system', 'kube-public', 'kube-node-lease']);
+
 /**
  * The downstream namespace for an upstream one. Hashed (default): `kcp-` + 12 chars of base36(sha224(locator)), as
  * kcp's PhysicalClusterNamespaceName, so two workspaces' `default` never meet. SameName keeps the upstream name
- * (only safe when a single workspace syncs to the cluster).
+ * (only safe when a single workspace syncs to the cluster), but for the cluster's own system namespaces
+ * (CLUSTER_SYSTEM_NAMESPACES), which are hashed even then: a workspace's kube-system never lands in the cluster's real
+ * kube-system. (kcp has no such exception; atrium places kube-system, see scheduling/types.ts UNSCHEDULED_NAMESPACES.)
  */
 export function downstreamNamespace(l: NamespaceLocator, mapping: NamespaceMapping = 'Hashed'): string {
-  if (mapping === 'SameName') return l.namespace;
+  if (mapping === 'SameName' && !CLUSTER_SYSTEM_NAMESPACES.has(l.namespace)) return l.namespace;
   const digest = createHash('sha224').update(formatLocator(l)).digest();
   return 'kcp-' + encodeBase(digest, base36).padStart(12, '0').slice(0, 12);
 }

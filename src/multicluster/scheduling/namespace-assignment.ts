@@ -16,7 +16,8 @@ interface PlacementRef {
 /**
  * The Placement that places namespace `ns`, or undefined.
  *
- * - System namespaces (kube-system, kube-public, kube-node-lease) and terminating namespaces are never placed.
+ * - kube-node-lease (UNSCHEDULED_NAMESPACES) and terminating namespaces are never placed; kube-system and kube-public
+ *   are placed like any other namespace.
  * - The override annotation `scheduling.atrium.io/placement: <name>` wins: that Placement when it exists (undefined
  *   otherwise, rather than silently falling back), and `none` opts out.
  * - Otherwise the first Placement by name whose spec.namespaceSelector matches the namespace's labels. A missing

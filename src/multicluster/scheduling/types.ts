@@ -40,8 +40,16 @@ export const ROOT_GENERATION_ANNOTATION = 'scheduling.atrium.io/root-generation'
 export const PLACEMENT_CLEANUP_FINALIZER = 'scheduling.atrium.io/release-compute';
 /** The name of the Placement `kubectl atrium bind compute` creates, and of the Location created per workspace. */
 export const DEFAULT_NAME = 'default';
-/** Namespaces that hold cluster machinery and are never scheduled, whatever a Placement selects. */
-export const UNSCHEDULED_NAMESPACES = new Set(['kube-system', 'kube-public', 'kube-node-lease']);
+/**
+ * Namespaces that hold cluster machinery and are never scheduled, whatever a Placement selects: kube-node-lease (the
+ * nodes' heartbeat Leases, which a workspace has no nodes for). kube-system and kube-public are placed like any other
+ * namespace, so that agents applied there (a log-shipper DaemonSet, a node exporter) run: downstream they land in a
+ * namespace of their own (hashed mapping; api/keys.ts never maps them onto the cluster's own, even with SameName), and
+ * what atrium itself keeps in a workspace's kube-system never syncs (Leases and Events are not synced resources; the
+ * kube-root-ca.crt ConfigMap and the default ServiceAccount are cluster-local; ConfigMaps and Secrets sync only where a
+ * placed workload uses them).
+ */
+export const UNSCHEDULED_NAMESPACES: ReadonlySet<string> = new Set(['kube-node-lease']);
 
 /** The name of the child Deployment of `root` for SyncTarget `target`: `<root>--<target>`. */
 export function childName(root: string, target: string): string {

@@ -27,7 +27,10 @@ describe('placementForNamespace', () => {
     ['override annotation names the Placement', ns('web', { team: 'a' }, { 'scheduling.atrium.io/placement': 'zeta' }), 'zeta'],
     ['override naming a missing Placement places nowhere', ns('web', {}, { 'scheduling.atrium.io/placement': 'gone' }), undefined],
     ['override none opts out', ns('web', {}, { 'scheduling.atrium.io/placement': 'none' }), undefined],
-    ['system namespaces are never placed', ns('kube-system'), undefined],
+    ['kube-node-lease is never placed', ns('kube-node-lease'), undefined],
+    ['kube-system is placed like any namespace', ns('kube-system'), 'zeta'],
+    ['kube-public is placed like any namespace', ns('kube-public'), 'zeta'],
+    ['kube-system follows the override too', ns('kube-system', {}, { 'scheduling.atrium.io/placement': 'none' }), undefined],
     ['terminating namespaces are not placed', ns('web', {}, {}, { deletionTimestamp: '2026-01-01T00:00:00Z' }), undefined],
   ];
   for (const [title, n, want] of cases) it(title, () => assert.equal(placementForNamespace(n, placements)?.metadata.name, want));
