@@ -111,22 +111,31 @@ function listTypeFiles(dir: string, rel = ''): string[] {
   return out.sort();
 }
 
-/** Every definition's descriptions by OpenAPI definition name; empty if the package cannot be read. */
-export function upstreamDescriptions(): ReadonlyMap<string, DefinitionDescriptions> {
-  if (cache) return cache;
-  const all = new Map<string, DefinitionDescriptions>();
+/** The package's type files that name definitions, read once: path (without `.d.ts`), definition prefix, text. */
+let filesCache: { file: string; prefix: string; text: string }[] | undefined;
+function typeFiles(): { file: string; prefix: string; text: string }[] {
+  if (filesCache) return filesCache;
+  const out: { file: string; prefix: string; text: string }[] = [];
   const dir = packageDir();
   if (dir) {
     try {
       for (const file of listTypeFiles(dir)) {
         const prefix = definitionPrefixForFile(file);
-        if (!prefix) continue;
-        for (const [name, d] of parseTypesFile(readFileSync(join(dir, `${file}.d.ts`), 'utf8'))) all.set(`${prefix}.${name}`, d);
+        if (prefix) out.push({ file, prefix, text: readFileSync(join(dir, `${file}.d.ts`), 'utf8') });
       }
     } catch {
-      all.clear();
+      out.length = 0;
     }
   }
+  filesCache = out;
+  return out;
+}
+
+/** Every definition's descriptions by OpenAPI definition name; empty if the package cannot be read. */
+export function upstreamDescriptions(): ReadonlyMap<string, DefinitionDescriptions> {
+  if (cache) return cache;
+  const all = new Map<string, DefinitionDescriptions>();
+  for (const { prefix, text } of typeFiles()) for (const [name, d] of parseTypesFile(text)) all.set(`${prefix}.${name}`, d);
   cache = all;
   return all;
 }
@@ -143,35 +152,27 @@ export function upstreamFieldDescription(definition: string, field: string): str
 
 /**
  * The description the published kinds most often give a property `field` whose TypeScript type matches `typePattern`
- * (a regular expression's source: `ObjectMeta` for `metadata`, `"[^"]*"` for a kind's `apiVersion`): the text kube-apiserver's shared types (TypeMeta, PartialObjectMetadata) carry, which
- * kubernetes-types does not publish on their own. Ties go to the text first met in file order.
+ * (a regular expression's source: `ObjectMeta` for `metadata`, `"[^"]*"` for a kind's `apiVersion`): the text
+ * kube-apiserver's shared types (TypeMeta, PartialObjectMetadata) carry, which kubernetes-types does not publish on
+ * their own. Ties go to the text first met in file order.
  */
 export function commonFieldDescription(field: string, typePattern: string): string | undefined {
   const key = `${field}:${typePattern}`;
   const hit = commonCache.get(key);
   if (hit !== undefined || commonCache.has(key)) return hit;
   const counts = new Map<string, number>();
-  const dir = packageDir();
   const re = new RegExp(`^ {4}(?:readonly )?${field}\\??: (?:${typePattern});$`);
-  if (dir) {
-    try {
-      for (const file of listTypeFiles(dir)) {
-        if (!definitionPrefixForFile(file)) continue;
-        const lines = readFileSync(join(dir, `${file}.d.ts`), 'utf8').split('\n');
-        const parsed = parseTypesFile(lines.join('\n'));
-        // Which interfaces have `field` typed as `typePattern` says: scan declarations and their property lines.
-        let iface: string | undefined;
-        for (const line of lines) {
-          const decl = DECLARATION.exec(line);
-          if (decl) iface = decl[1];
-          else if (iface && re.test(line)) {
-            const d = parsed.get(iface)?.fields.get(field);
-            if (d !== undefined) counts.set(d, (counts.get(d) ?? 0) + 1);
-          }
-        }
+  const all = upstreamDescriptions();
+  for (const { prefix, text } of typeFiles()) {
+    // Which interfaces have `field` typed as `typePattern` says: scan declarations and their property lines.
+    let iface: string | undefined;
+    for (const line of text.split('\n')) {
+      const decl = DECLARATION.exec(line);
+      if (decl) iface = decl[1];
+      else if (iface && re.test(line)) {
+        const d = all.get(`${prefix}.${iface}`)?.fields.get(field);
+        if (d !== undefined) counts.set(d, (counts.get(d) ?? 0) + 1);
       }
-    } catch {
-      counts.clear();
     }
   }
   let best: string | undefined;
