@@ -81,14 +81,7 @@ export const APPLIES: string[] = [
  * Specs of APPLIES that fail today, each with the reason: the ratchet. The suite requires them to fail (a spec that
  * starts passing must leave this list), so it only shrinks.
  */
-export const KNOWN_FAILING: { spec: string; reason: string }[] = [
-  {
-    spec: 'CustomResourcePublishOpenAPI [Privileged:ClusterAdmin] works for CRD with validation schema [Conformance]',
-    reason:
-      "`kubectl explain <crd>.metadata` must show upstream's ObjectMeta descriptions (`CreationTimestamp is a timestamp ...`); atrium's OpenAPI documents " +
-      'describe ObjectMeta in its own words, and upstream\'s may not be copied in: they are to come from a package that ships Kubernetes\' published OpenAPI documents',
-  },
-];
+export const KNOWN_FAILING: { spec: string; reason: string }[] = [];
 
 /** Specs that apply but are not run by `npm test`, and why. */
 export const NOT_RUN: { spec: string; reason: string }[] = [

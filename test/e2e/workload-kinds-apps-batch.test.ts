@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runKubectl } from '../helpers/harness.js';
+import { upstreamFieldDescription } from '../../src/apiserver/openapi/upstream-descriptions.js';
 import { freshAge, kubectlJson, kubectlOk, sleep } from './support/kubectl-run.js';
 
 let child: ChildProcess;
@@ -242,7 +243,10 @@ describe('the apps, batch, policy and autoscaling kinds with kubectl', () => {
     assert.match(out, /^FIELD: updateStrategy <StatefulSetUpdateStrategy>$/m);
     assert.match(out, /^\s+rollingUpdate\s+<RollingUpdateStatefulSetStrategy>$/m);
     assert.match(out, /^\s+type\s+<string>$/m);
-    assert.match(out, /How pods are replaced when the template changes\./);
+    // The description is Kubernetes' own, as kubernetes-types 1.30.0 publishes it (kubectl wraps it over lines).
+    const published = upstreamFieldDescription('io.k8s.api.apps.v1.StatefulSetSpec', 'updateStrategy');
+    assert.ok(published, 'kubernetes-types describes StatefulSetSpec.updateStrategy');
+    assert.ok(out.replace(/\s+/g, ' ').includes(published.split(/\s+/).slice(0, 10).join(' ')), out);
   });
 
   it('kubectl reads the HPA through autoscaling/v1 too', async () => {

@@ -198,7 +198,7 @@ function buildVersion(
     },
     tableConvertor: negotiatedPrinterFor(crd, kind) ?? printerForColumns(v.additionalPrinterColumns),
     ssaSchema: ssaSchemaFromStructural(v.schema?.openAPIV3Schema),
-    openAPISchemas: crOpenAPISchemas({ group, version: v.name, kind, listKind, schema: v.schema?.openAPIV3Schema }),
+    openAPISchemas: crOpenAPISchemas({ group, version: v.name, kind, listKind, plural: names.plural ?? crd.spec.names.plural, schema: v.schema?.openAPIV3Schema }),
     schemaVersion: `${crd.metadata?.uid ?? ''}@${crd.metadata?.resourceVersion ?? ''}`,
     crdUID: crd.metadata?.uid ?? '',
     crdResourceVersion: crd.metadata?.resourceVersion ?? '',

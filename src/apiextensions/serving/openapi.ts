@@ -5,17 +5,27 @@
  * of the group (reversed domain): stable.example.com/v1 CronTab → com.example.stable.v1.CronTab.
  */
 import type { JSONSchemaProps } from '../schema/json-schema-props.js';
+import { commonFieldDescription } from '../../apiserver/openapi/upstream-descriptions.js';
 
 type Schema = { [key: string]: unknown };
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 const LIST_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta';
-const apiVersionDescription =
-  'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
-const kindDescription =
-  'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
-const metadataDescription = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
-const listMetadataDescription = 'Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+
+/**
+ * The descriptions upstream's builder gives apiVersion and kind (TypeMeta's), metadata (PartialObjectMetadata's
+ * `metadata`: "Standard object's metadata" and a link) and a list's metadata: Kubernetes' own texts, read from the npm
+ * package kubernetes-types 1.30.0 (the wording its published kinds give those properties; see
+ * ../../apiserver/openapi/upstream-descriptions.ts). Our own short wording only if that package cannot be read.
+ */
+function typeMetaDescriptions(): { apiVersion: string; kind: string; metadata: string; listMetadata: string } {
+  return {
+    apiVersion: commonFieldDescription('apiVersion', '"[^"]*"') ?? 'The API group and version of this object.',
+    kind: commonFieldDescription('kind', '"[^"]*"') ?? 'The kind of this object.',
+    metadata: commonFieldDescription('metadata', 'ObjectMeta') ?? "The object's metadata.",
+    listMetadata: commonFieldDescription('metadata', 'ListMeta') ?? "The list's metadata.",
+  };
+}
 
 /** `stable.example.com` + v1 + CronTab → `com.example.stable.v1.CronTab`. */
 export function crDefinitionName(group: string, version: string, kind: string): string {
@@ -27,6 +37,8 @@ export interface CRSchemaInput {
   version: string;
   kind: string;
   listKind: string;
+  /** The resource's plural name (the list's `items` description names it); the lowercased kind + "s" if absent. */
+  plural?: string;
   schema: JSONSchemaProps | undefined;
 }
 
@@ -40,6 +52,8 @@ function ref(version: 'v2' | 'v3', name: string): string {
 }
 
 function build(input: CRSchemaInput, version: 'v2' | 'v3'): Record<string, Schema> {
+  const { apiVersion: apiVersionDescription, kind: kindDescription, metadata: metadataDescription, listMetadata: listMetadataDescription } =
+    typeMetaDescriptions();
   const name = crDefinitionName(input.group, input.version, input.kind);
   const listName = crDefinitionName(input.group, input.version, input.listKind);
   const base: Schema = input.schema ? (structuredClone(input.schema) as Schema) : { type: 'object' };
@@ -70,7 +84,7 @@ function build(input: CRSchemaInput, version: 'v2' | 'v3'): Record<string, Schem
     required: ['items'],
     properties: {
       apiVersion: { description: apiVersionDescription, type: 'string' },
-      items: { description: `List of ${input.kind.toLowerCase()}s. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`, type: 'array', items: { $ref: ref(version, name) } },
+      items: { description: `List of ${input.plural ?? `${input.kind.toLowerCase()}s`}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md`, type: 'array', items: { $ref: ref(version, name) } },
       kind: { description: kindDescription, type: 'string' },
       metadata: listMeta,
     },

@@ -10,8 +10,13 @@
  * RawExtension, apiextensions JSON) are emitted as references to those definitions, and the
  * definitions themselves come from wellKnownSchemas(); this keeps `kubectl explain` output
  * (`creationTimestamp <Time>`) like upstream.
+ *
+ * Descriptions are Kubernetes' own where it publishes the type (same definition name): read from the npm package
+ * kubernetes-types 1.30.0 by ./upstream-descriptions.ts, so `kubectl explain` reads as on Kubernetes; the catalog's
+ * own descriptions are the fallback for types, fields and texts that package lacks.
  */
 import type { FieldDescriptor, FieldType, ScalarType, TypeCatalog, TypeDescriptor } from '../../apimachinery/schema/types.js';
+import { upstreamFieldDescription, upstreamTypeDescription } from './upstream-descriptions.js';
 
 export type OpenAPIVersion = 'v2' | 'v3';
 
@@ -45,9 +50,13 @@ function isWellKnown(s: ScalarType): s is WellKnownScalar {
  * IntOrString additionally carries `x-kubernetes-int-or-string: true` (the structural-schema marker
  * CRDs use) so consumers that only know that marker still treat it as int-or-string.
  */
-export function wellKnownSchemas(version: OpenAPIVersion): Record<string, OpenAPISchema> {
+export function wellKnownSchemas(version: OpenAPIVersion, options: SchemaOptions = {}): Record<string, OpenAPISchema> {
   const dateTime = (description: string): OpenAPISchema => ({ description, type: 'string', format: 'date-time' });
-  return {
+  const described = (name: string, schema: OpenAPISchema): OpenAPISchema => {
+    const upstream = options.upstreamDescriptions === false ? undefined : upstreamTypeDescription(name);
+    return upstream === undefined ? schema : { ...schema, description: upstream };
+  };
+  const schemas: Record<string, OpenAPISchema> = {
     [WELL_KNOWN_DEFINITIONS.time]: dateTime('Time is a timestamp in RFC 3339 form with second precision, always in UTC.'),
     [WELL_KNOWN_DEFINITIONS.microTime]: dateTime('MicroTime is a timestamp in RFC 3339 form with microsecond precision.'),
     [WELL_KNOWN_DEFINITIONS.intOrString]: {
@@ -69,6 +78,15 @@ export function wellKnownSchemas(version: OpenAPIVersion): Record<string, OpenAP
       description: 'JSON is any JSON value: a boolean, number, string, array, object or null.',
     },
   };
+  return Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, described(name, schema)]));
+}
+
+/**
+ * Whether descriptions come from Kubernetes' published types where it has the definition (the default), or only from
+ * the catalog (`upstreamDescriptions: false`: test fixtures whose own wording is under test).
+ */
+export interface SchemaOptions {
+  upstreamDescriptions?: boolean;
 }
 
 /** A `$ref` to a named schema. */
@@ -118,11 +136,13 @@ function scalarSchema(scalar: ScalarType, version: OpenAPIVersion): OpenAPISchem
 /**
  * The property schema for one field: its value schema plus description, default, enum and the
  * x-kubernetes-* extensions for strategic merge patch and server-side apply. Keywords that sit
- * beside a reference go through refWithSiblings.
+ * beside a reference go through refWithSiblings. Given the enclosing `definition`'s name, the description is
+ * Kubernetes' published one for that definition's field when there is one.
  */
-export function schemaForField(field: FieldDescriptor, version: OpenAPIVersion): OpenAPISchema {
+export function schemaForField(field: FieldDescriptor, version: OpenAPIVersion, definition?: string): OpenAPISchema {
   const extra: OpenAPISchema = {};
-  if (field.description !== undefined) extra.description = field.description;
+  const description = (definition !== undefined ? upstreamFieldDescription(definition, field.name) : undefined) ?? field.description;
+  if (description !== undefined) extra.description = description;
   if (field.default !== undefined) extra.default = field.default;
   if (field.enum !== undefined) extra.enum = [...field.enum];
   if (field.listType !== undefined) extra['x-kubernetes-list-type'] = field.listType;
@@ -143,13 +163,15 @@ export function schemaForField(field: FieldDescriptor, version: OpenAPIVersion):
  * The named schema for a type descriptor: an object with its properties (sorted by name, as
  * upstream's JSON is), `required` in declaration order, and the GVK / map-type extensions.
  */
-export function schemaForType(desc: TypeDescriptor, version: OpenAPIVersion): OpenAPISchema {
+export function schemaForType(desc: TypeDescriptor, version: OpenAPIVersion, options: SchemaOptions = {}): OpenAPISchema {
+  const upstream = options.upstreamDescriptions !== false;
   const out: OpenAPISchema = {};
-  if (desc.description !== undefined) out.description = desc.description;
+  const description = (upstream ? upstreamTypeDescription(desc.name) : undefined) ?? desc.description;
+  if (description !== undefined) out.description = description;
   const fields = [...desc.fields].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (fields.length > 0) {
     const properties: Record<string, OpenAPISchema> = {};
-    for (const f of fields) properties[f.name] = schemaForField(f, version);
+    for (const f of fields) properties[f.name] = schemaForField(f, version, upstream ? desc.name : undefined);
     out.properties = properties;
   }
   const required = desc.fields.filter((f) => f.required).map((f) => f.name);
@@ -203,14 +225,15 @@ export function schemasFromCatalog(
   catalog: TypeCatalog,
   version: OpenAPIVersion,
   roots?: Iterable<string>,
+  options: SchemaOptions = {},
 ): Record<string, OpenAPISchema> {
-  const wellKnown = wellKnownSchemas(version);
+  const wellKnown = wellKnownSchemas(version, options);
   const names = roots ? catalogClosure(catalog, roots) : [...catalog.keys(), ...Object.keys(wellKnown)];
   const out: Record<string, OpenAPISchema> = {};
   for (const name of [...new Set(names)].sort()) {
     const known = wellKnown[name];
     if (known) out[name] = known;
-    else out[name] = schemaForType(catalog.get(name)!, version);
+    else out[name] = schemaForType(catalog.get(name)!, version, options);
   }
   return out;
 }

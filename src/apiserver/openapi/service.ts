@@ -9,6 +9,8 @@ import { hashDocument } from './document-hash.js';
 import { buildOpenAPIV2, encodeOpenAPIV2Protobuf } from './openapi-v2.js';
 import { buildOpenAPIV3GroupVersion, buildOpenAPIV3Root, openAPIV3PathKey } from './openapi-v3.js';
 import { schemasFromCatalog, type OpenAPISchema } from './schema-from-catalog.js';
+import { META_DEFINITIONS, PATCH_SCHEMA } from './resource-operations.js';
+import { upstreamTypeDescription } from './upstream-descriptions.js';
 
 /** A resource that brings its own OpenAPI schemas (custom resources); built-ins come from the type catalog. */
 export interface SchemaProvidingResource extends APIResourceDescriptor {
@@ -40,8 +42,8 @@ export class OpenAPIService {
 
   private schemas(version: 'v2' | 'v3', resources: SchemaProvidingResource[]): Record<string, OpenAPISchema> {
     let base: Record<string, OpenAPISchema>;
-    if (version === 'v3') base = this.builtinV3 ??= schemasFromCatalog(builtinCatalog, 'v3');
-    else base = this.builtinV2 ??= schemasFromCatalog(builtinCatalog, 'v2');
+    if (version === 'v3') base = this.builtinV3 ??= withPublishedPatch(schemasFromCatalog(builtinCatalog, 'v3'));
+    else base = this.builtinV2 ??= withPublishedPatch(schemasFromCatalog(builtinCatalog, 'v2'));
     const extra = resources.filter((r) => r.openAPISchemas);
     if (extra.length === 0) return base;
     const out = { ...base };
@@ -125,4 +127,14 @@ export class OpenAPIService {
     }
     throw errors.notAcceptable(['application/json', protobufV2]);
   }
+}
+
+/**
+ * The built-in schemas plus meta/v1 Patch (the body of every PATCH, not in the type catalog) described as Kubernetes
+ * publishes it (kubernetes-types 1.30.0, see ./upstream-descriptions.ts); the documents supply PATCH_SCHEMA otherwise.
+ */
+function withPublishedPatch(schemas: Record<string, OpenAPISchema>): Record<string, OpenAPISchema> {
+  const description = upstreamTypeDescription(META_DEFINITIONS.patch);
+  if (description === undefined || Object.hasOwn(schemas, META_DEFINITIONS.patch)) return schemas;
+  return { ...schemas, [META_DEFINITIONS.patch]: { ...PATCH_SCHEMA, description } };
 }

@@ -15,7 +15,7 @@ const FIXTURE_JSON = `${TESTDATA}openapi-v2.json`;
 const FIXTURE_PB = `${TESTDATA}openapi-v2.pb`;
 const FIXTURE_REPORT = `${TESTDATA}openapi-v2.decoded.json`;
 
-const definitions = schemasFromCatalog(fixtureCatalog, 'v2');
+const definitions = schemasFromCatalog(fixtureCatalog, 'v2', undefined, { upstreamDescriptions: false });
 const fullDoc = buildOpenAPIV2([configMaps, namespaces, widgets], definitions) as Obj;
 
 /** The document the protobuf fixture is made from: small but covering every schema feature. */

@@ -16,7 +16,7 @@ import { configMaps, fixtureCatalog, namespaces, widgets } from './fixture-catal
 
 type Obj = Record<string, any>;
 
-const v3Schemas = schemasFromCatalog(fixtureCatalog, 'v3');
+const v3Schemas = schemasFromCatalog(fixtureCatalog, 'v3', undefined, { upstreamDescriptions: false });
 const coreDoc = buildOpenAPIV3GroupVersion([configMaps, namespaces], v3Schemas) as Obj;
 const widgetDoc = buildOpenAPIV3GroupVersion([widgets], v3Schemas) as Obj;
 

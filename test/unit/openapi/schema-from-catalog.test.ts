@@ -16,6 +16,8 @@ import { fixtureCatalog } from './fixture-catalog.js';
 
 const V3 = '#/components/schemas/';
 const V2 = '#/definitions/';
+/** The fixture catalog's own descriptions are under test here (upstream-descriptions.test.ts covers Kubernetes'). */
+const OWN = { upstreamDescriptions: false };
 
 test('schemaForFieldType maps every FieldType as upstream publishes it', () => {
   const cases: { type: FieldType; v3: object; v2: object }[] = [
@@ -48,8 +50,8 @@ test('schemaForFieldType maps every FieldType as upstream publishes it', () => {
 });
 
 test('well-known scalar definitions match upstream shapes', () => {
-  const v3 = wellKnownSchemas('v3');
-  const v2 = wellKnownSchemas('v2');
+  const v3 = wellKnownSchemas('v3', OWN);
+  const v2 = wellKnownSchemas('v2', OWN);
   assert.deepEqual(
     { type: v3[WELL_KNOWN_DEFINITIONS.time].type, format: v3[WELL_KNOWN_DEFINITIONS.time].format },
     { type: 'string', format: 'date-time' },
@@ -111,7 +113,7 @@ test('schemaForField carries enum, default and every x-kubernetes extension', ()
 });
 
 test('schemaForType: object with sorted properties, required, GVK and map-type extensions', () => {
-  const cm = schemaForType(fixtureCatalog.get('io.k8s.api.core.v1.ConfigMap')!, 'v3');
+  const cm = schemaForType(fixtureCatalog.get('io.k8s.api.core.v1.ConfigMap')!, 'v3', OWN);
   assert.equal(cm.type, 'object');
   assert.equal(cm.description, 'ConfigMap holds configuration data for pods to consume.');
   assert.deepEqual(Object.keys(cm.properties as object), ['apiVersion', 'binaryData', 'data', 'immutable', 'kind', 'metadata']);
@@ -120,14 +122,14 @@ test('schemaForType: object with sorted properties, required, GVK and map-type e
   const props = cm.properties as Record<string, object>;
   assert.deepEqual(props.binaryData, { type: 'object', additionalProperties: { type: 'string', format: 'byte' } });
 
-  const widget = schemaForType(fixtureCatalog.get('dev.atrium.example.v1alpha1.Widget')!, 'v2');
+  const widget = schemaForType(fixtureCatalog.get('dev.atrium.example.v1alpha1.Widget')!, 'v2', OWN);
   assert.deepEqual(widget.required, ['mode']);
   const wp = widget.properties as Record<string, Record<string, unknown>>;
   assert.deepEqual(wp.count, { type: 'integer', format: 'int32', default: 1 });
   assert.deepEqual(wp.port, { $ref: `${V2}${WELL_KNOWN_DEFINITIONS.intOrString}`, description: 'Port number or name.' });
   assert.deepEqual(wp.tags, { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' });
 
-  const owner = schemaForType(fixtureCatalog.get('io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference')!, 'v3');
+  const owner = schemaForType(fixtureCatalog.get('io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference')!, 'v3', OWN);
   assert.equal(owner['x-kubernetes-map-type'], 'atomic');
   assert.deepEqual(owner.required, ['uid', 'kind'], 'required keeps declaration order');
 });
@@ -146,19 +148,19 @@ test('catalogClosure follows refs and well-known scalars, and rejects dangling r
 });
 
 test('schemasFromCatalog converts a closure or everything, using well-known definitions for scalars', () => {
-  const some = schemasFromCatalog(fixtureCatalog, 'v3', ['dev.atrium.example.v1alpha1.Widget']);
+  const some = schemasFromCatalog(fixtureCatalog, 'v3', ['dev.atrium.example.v1alpha1.Widget'], OWN);
   for (const name of Object.values(WELL_KNOWN_DEFINITIONS)) assert.ok(some[name], `${name} present`);
   assert.equal(some['io.k8s.api.core.v1.ConfigMap'], undefined);
   assert.deepEqual(Object.keys(some), [...Object.keys(some)].sort(), 'sorted by name');
 
-  const all = schemasFromCatalog(fixtureCatalog, 'v2');
+  const all = schemasFromCatalog(fixtureCatalog, 'v2', undefined, OWN);
   assert.equal(Object.keys(all).length, fixtureCatalog.size + Object.keys(WELL_KNOWN_DEFINITIONS).length);
   // Every $ref in the full set resolves within it.
   for (const ref of collectSchemaRefs(all, 'v2')) assert.ok(all[ref], `dangling ${ref}`);
 });
 
 test('schemaClosure keeps exactly what is reachable via $ref', () => {
-  const all = schemasFromCatalog(fixtureCatalog, 'v3');
+  const all = schemasFromCatalog(fixtureCatalog, 'v3', undefined, OWN);
   const closure = schemaClosure(all, ['io.k8s.api.core.v1.NamespaceList'], 'v3');
   assert.deepEqual(Object.keys(closure), [
     WELL_KNOWN_DEFINITIONS.time,
