@@ -36,29 +36,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       '(`cannot unmarshal number 1e3 into ... of type int32`)',
   },
   {
-    case: 'int-edge/CustomResourceDefinition/spec.versions.0.additionalPrinterColumns.0.priority=0',
-    open: true,
-    reason: 'a zero value of an omitempty field is stored and returned as sent; Go drops it (`priority,omitempty`)',
-  },
-  {
-    case: 'required/CustomResourceDefinition/spec.versions.0.served',
-    open: true,
-    reason: 'a missing non-omitempty bool is left out; Go writes its zero value (`served: false`)',
-  },
-  {
-    case: '*/CustomResourceDefinition/spec.versions.0.name',
-    evidence: /causes: length 1 vs 3/,
-    open: true,
-    reason: 'an empty version name also reports spec.version and status.storedVersions; upstream reports only spec.versions[0].name',
-  },
-  {
-    case: 'wrong-type/CustomResourceDefinition/spec.versions.0.schema.openAPIV3Schema*items',
-    open: true,
-    reason:
-      'JSONSchemaPropsOrArray.UnmarshalJSON ignores a value that is neither an object nor an array (items: 7 is dropped and the CRD accepted); atrium keeps ' +
-      'and validates it',
-  },
-  {
     case: 'update/Namespace/spec-finalizers',
     open: true,
     reason:
