@@ -31,7 +31,7 @@ function dropNonSchemaItems(schema: unknown): void {
 
 /**
  * The typed round trip of a decoded spec: zero values of omitempty fields are dropped (`priority: 0`,
- * `deprecated: false`, empty lists, empty strings), missing non-omitempty booleans are written as false.
+ * `deprecated: false`, empty lists, empty strings), missing non-omitempty fields of a version are written as their zero values (`served: false`, `name: ""`).
  */
 function normaliseSpec(spec: Obj): void {
   dropZero(spec, 'preserveUnknownFields', false);
@@ -46,6 +46,7 @@ function normaliseSpec(spec: Obj): void {
   if (!Array.isArray(spec.versions)) return;
   for (const v of spec.versions) {
     if (!isObj(v)) continue;
+    v.name ??= '';
     v.served ??= false;
     v.storage ??= false;
     dropZero(v, 'deprecated', false);
