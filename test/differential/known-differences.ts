@@ -42,14 +42,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'an empty list sent (finalizers: []) is owned in managedFields; Go drops an empty omitempty list, so upstream sees a removal, which no manager owns',
   },
   {
-    case: 'list/*',
-    evidence: /items\.\d+\.(apiVersion|kind): missing in the reference/,
-    open: true,
-    reason:
-      "the items of a built-in kind's list carry apiVersion and kind; kube-apiserver's typed lists leave them out (clients take them from the list). " +
-      'The list encoder writes each stored item as it is (cached serializations); dropping them is a change of the hot LIST path',
-  },
-  {
     case: 'metadata/kind-mismatch',
     open: true,
     reason: 'a body naming another registered kind is decoded as that kind upstream (its own decode errors come first); atrium refuses the kind at once',
