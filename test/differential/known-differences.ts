@@ -36,12 +36,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       '(`cannot unmarshal number 1e3 into ... of type int32`)',
   },
   {
-    case: 'update/Namespace/spec-finalizers',
-    open: true,
-    reason:
-      'an empty list sent (finalizers: []) is owned in managedFields; Go drops an empty omitempty list, so upstream sees a removal, which no manager owns',
-  },
-  {
     case: 'metadata/kind-mismatch',
     open: true,
     reason: 'a body naming another registered kind is decoded as that kind upstream (its own decode errors come first); atrium refuses the kind at once',
