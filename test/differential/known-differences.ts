@@ -35,9 +35,4 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'JSON.parse reads 1e3 as 1000, so an integer field written with an exponent is accepted; Go decodes integer fields from the number text and refuses it ' +
       '(`cannot unmarshal number 1e3 into ... of type int32`)',
   },
-  {
-    case: 'metadata/kind-mismatch',
-    open: true,
-    reason: 'a body naming another registered kind is decoded as that kind upstream (its own decode errors come first); atrium refuses the kind at once',
-  },
 ];
