@@ -83,9 +83,11 @@ export function useWatchedObjects(api: Api, path: string | undefined): Live<Kube
     void listWatch<KubeObject>(
       ctrl.signal,
       async () => {
-        const list = await api.get<{ items: KubeObject[]; metadata?: { resourceVersion?: string } }>(path, undefined, ctrl.signal);
+        const list = await api.get<{ apiVersion?: string; kind?: string; items: KubeObject[]; metadata?: { resourceVersion?: string } }>(path, undefined, ctrl.signal);
         byKey.clear();
-        for (const o of list.items ?? []) byKey.set(keyOf(o), o);
+        // A built-in kind's list is typed: its items carry no apiVersion/kind, which the list names (as watch events do).
+        const itemKind = list.kind?.endsWith('List') ? list.kind.slice(0, -4) : undefined;
+        for (const o of list.items ?? []) byKey.set(keyOf(o), { ...o, apiVersion: o.apiVersion ?? list.apiVersion, kind: o.kind ?? itemKind });
         setState({ items: [...byKey.values()], loading: false });
         return list.metadata?.resourceVersion ?? '0';
       },

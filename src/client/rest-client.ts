@@ -68,6 +68,22 @@ export interface ObjectList<T extends KubeObject = KubeObject> {
 
 export type PatchType = 'json' | 'merge' | 'strategic';
 
+/**
+ * A typed list (a built-in kind's) carries no apiVersion/kind on its items; like client-go's unstructured list
+ * decoding, the items get them from the list (its apiVersion, its kind without `List`), so callers see whole objects.
+ */
+function withItemTypeMeta<T extends KubeObject>(list: ObjectList<T>): ObjectList<T> {
+  const kind = list.kind?.endsWith('List') ? list.kind.slice(0, -4) : undefined;
+  if (!Array.isArray(list.items) || !list.apiVersion || !kind) return list;
+  for (const item of list.items) {
+    if (item && typeof item === 'object') {
+      item.apiVersion ??= list.apiVersion;
+      item.kind ??= kind;
+    }
+  }
+  return list;
+}
+
 const patchContentTypes: Record<PatchType, string> = {
   json: 'application/json-patch+json',
   merge: 'application/merge-patch+json',
@@ -134,7 +150,7 @@ export class RestClient {
   async list<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, scope: RequestScope = {}, opts: ListOptions = {}): Promise<ObjectList<T>> {
     const { metadataOnly, ...params } = opts;
     const q = query({ ...params, limit: params.limit === undefined ? undefined : String(params.limit) });
-    if (!metadataOnly) return (await this.call('GET', resourcePath(gvr, scope) + q)) as ObjectList<T>;
+    if (!metadataOnly) return withItemTypeMeta((await this.call('GET', resourcePath(gvr, scope) + q)) as ObjectList<T>);
     const r = await this.raw('GET', resourcePath(gvr, scope) + q, undefined, undefined, partialObjectMetadataAccept);
     if (r.status < 200 || r.status > 299) throw new StatusError(normalizeStatus(r.body, r.status, r.text));
     return r.body as ObjectList<T>;

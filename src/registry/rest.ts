@@ -165,6 +165,11 @@ export interface ResourceCodec {
    * decoder finds the duplicates, pruning the unknown fields afterwards).
    */
   strictErrorsInDocumentOrder?: boolean;
+  /**
+   * Set when the kind's list is a typed list (a built-in kind's Go list type): its items carry no apiVersion and kind,
+   * which clients take from the list. Unset, items keep them (a custom resource's unstructured list).
+   */
+  typedList?: boolean;
 }
 
 export interface StorageMapping {

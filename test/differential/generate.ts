@@ -289,6 +289,11 @@ export function generateCases(seed: number): Case[] {
     ['deletiontimestamp-set', (o) => (o.metadata.deletionTimestamp = '2020-01-01T00:00:00Z')],
     ['selflink-set', (o) => (o.metadata.selfLink = '/api/v1/x')],
     ['kind-mismatch', (o) => (o.kind = 'Secret')],
+    // Another registered kind that decodes cleanly: the conversion into the expected type fails.
+    ['kind-other-decodes', (o) => Object.assign(o, { kind: 'Secret', data: { a: 'MQ==' }, binaryData: undefined })],
+    ['kind-other-group', (o) => Object.assign(o, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', data: undefined, binaryData: undefined })],
+    ['kind-other-no-apiversion', (o) => Object.assign(o, { apiVersion: undefined, kind: 'Secret', data: { a: 'MQ==' }, binaryData: undefined })],
+    ['kind-unregistered', (o) => (o.kind = 'NoSuchKind')],
     ['apiversion-mismatch', (o) => (o.apiVersion = 'v2')],
     ['kind-missing', (o) => delete o.kind],
     ['unknown-field', (o) => (o.spec = { x: 1 })],

@@ -35,46 +35,4 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'JSON.parse reads 1e3 as 1000, so an integer field written with an exponent is accepted; Go decodes integer fields from the number text and refuses it ' +
       '(`cannot unmarshal number 1e3 into ... of type int32`)',
   },
-  {
-    case: 'int-edge/CustomResourceDefinition/spec.versions.0.additionalPrinterColumns.0.priority=0',
-    open: true,
-    reason: 'a zero value of an omitempty field is stored and returned as sent; Go drops it (`priority,omitempty`)',
-  },
-  {
-    case: 'required/CustomResourceDefinition/spec.versions.0.served',
-    open: true,
-    reason: 'a missing non-omitempty bool is left out; Go writes its zero value (`served: false`)',
-  },
-  {
-    case: '*/CustomResourceDefinition/spec.versions.0.name',
-    evidence: /causes: length 1 vs 3/,
-    open: true,
-    reason: 'an empty version name also reports spec.version and status.storedVersions; upstream reports only spec.versions[0].name',
-  },
-  {
-    case: 'wrong-type/CustomResourceDefinition/spec.versions.0.schema.openAPIV3Schema*items',
-    open: true,
-    reason:
-      'JSONSchemaPropsOrArray.UnmarshalJSON ignores a value that is neither an object nor an array (items: 7 is dropped and the CRD accepted); atrium keeps ' +
-      'and validates it',
-  },
-  {
-    case: 'update/Namespace/spec-finalizers',
-    open: true,
-    reason:
-      'an empty list sent (finalizers: []) is owned in managedFields; Go drops an empty omitempty list, so upstream sees a removal, which no manager owns',
-  },
-  {
-    case: 'list/*',
-    evidence: /items\.\d+\.(apiVersion|kind): missing in the reference/,
-    open: true,
-    reason:
-      "the items of a built-in kind's list carry apiVersion and kind; kube-apiserver's typed lists leave them out (clients take them from the list). " +
-      'The list encoder writes each stored item as it is (cached serializations); dropping them is a change of the hot LIST path',
-  },
-  {
-    case: 'metadata/kind-mismatch',
-    open: true,
-    reason: 'a body naming another registered kind is decoded as that kind upstream (its own decode errors come first); atrium refuses the kind at once',
-  },
 ];

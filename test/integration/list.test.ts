@@ -2,7 +2,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
-import { assertStatus, createConfigMap, createNamespace } from './support.js';
+import { assertStatus, createConfigMap, createNamespace, openWatch } from './support.js';
+import { parse as yamlParse } from 'yaml';
+import { installCRD } from './crd-support.js';
+import { cronTabCRD } from './crd-fixtures.js';
 import { encodeKubernetesProtobufList } from '../../src/apimachinery/protobuf/encode.js';
 
 const q = encodeURIComponent;
@@ -32,7 +35,7 @@ describe('list', () => {
     return r.json.items.map((i: any) => i.metadata.name).sort();
   }
 
-  it('a list is a ConfigMapList with resourceVersion and apiVersion/kind on each item', async () => {
+  it('a list is a ConfigMapList with resourceVersion; its items carry no apiVersion/kind (a typed list)', async () => {
     const r = await ts.request('GET', `/api/v1/namespaces/${labelled}/configmaps`);
     assert.equal(r.status, 200);
     assert.equal(r.headers['content-type'], 'application/json');
@@ -42,8 +45,68 @@ describe('list', () => {
     assert.equal(r.json.metadata.continue, undefined);
     assert.deepEqual(r.json.items.map((i: any) => i.metadata.name), ['a', 'b', 'c', 'd', 'e'], 'items sorted by name');
     for (const i of r.json.items) {
-      assert.equal(i.kind, 'ConfigMap');
-      assert.equal(i.apiVersion, 'v1');
+      assert.equal('kind' in i, false, JSON.stringify(i));
+      assert.equal('apiVersion' in i, false, JSON.stringify(i));
+    }
+  });
+
+  it("a typed list's items lack apiVersion/kind in every list form; Table and metadata forms, watch events and custom resources keep them", async () => {
+    const ns = await createNamespace(ts, 'typemeta');
+    await createConfigMap(ts, ns, 'one', { data: { k: 'v' } });
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    // Twice each: the first answer fills the per-item encoding cache, the second is served from it.
+    for (let round = 0; round < 2; round++) {
+      const json = await ts.request('GET', path);
+      assert.deepEqual(Object.keys(json.json.items[0]).sort(), ['data', 'metadata'], json.text);
+      assert.equal(json.json.kind, 'ConfigMapList');
+      // A resourceVersion=0 read and a limited read take other paths through the store.
+      for (const query of ['?resourceVersion=0', '?limit=1', '?labelSelector=x!=y']) {
+        const r = await ts.request('GET', path + query);
+        assert.equal(r.status, 200, r.text);
+        assert.deepEqual(Object.keys(r.json.items[0]).sort(), ['data', 'metadata'], `${query}: ${r.text}`);
+      }
+      const yaml = await ts.request('GET', path, undefined, { headers: { Accept: 'application/yaml' } });
+      const yamlList = yamlParse(yaml.text);
+      assert.equal(yamlList.kind, 'ConfigMapList');
+      assert.deepEqual(Object.keys(yamlList.items[0]).sort(), ['data', 'metadata'], yaml.text);
+      const pb = await ts.request('GET', path, undefined, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
+      assert.ok(pb.raw.equals(Buffer.from(encodeKubernetesProtobufList('v1', 'ConfigMapList', 'ConfigMap', json.json.metadata, json.json.items))));
+      const partial = await ts.request('GET', path, undefined, { headers: { Accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' } });
+      assert.equal(partial.status, 200, partial.text);
+      assert.equal(partial.json.items[0].kind, 'PartialObjectMetadata');
+      assert.equal(partial.json.items[0].apiVersion, 'meta.k8s.io/v1');
+      const table = await ts.request('GET', `${path}?includeObject=Object`, undefined, { headers: { Accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } });
+      assert.equal(table.status, 200, table.text);
+      assert.equal(table.json.rows[0].object.kind, 'ConfigMap');
+      assert.equal(table.json.rows[0].object.apiVersion, 'v1');
+      const tableMeta = await ts.request('GET', path, undefined, { headers: { Accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' } });
+      assert.equal(tableMeta.json.rows[0].object.kind, 'PartialObjectMetadata');
+    }
+    // A PUT of a list item as listed (no apiVersion/kind) is decoded as the URL's kind.
+    const listed = (await ts.request('GET', path)).json.items[0];
+    const put = await ts.request('PUT', `${path}/one`, { ...listed, data: { k: 'w' } });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.json.kind, 'ConfigMap');
+    // Watch events carry apiVersion/kind, the initial ADDED events included.
+    const w = await openWatch(ts, `${path}?watch=true&resourceVersion=0`);
+    try {
+      const ev = await w.next();
+      assert.equal(ev.type, 'ADDED');
+      assert.equal(ev.object.kind, 'ConfigMap');
+      assert.equal(ev.object.apiVersion, 'v1');
+    } finally {
+      w.close();
+    }
+    // A custom resource's list is unstructured: its items keep apiVersion/kind.
+    await installCRD(ts, cronTabCRD());
+    const crPath = `/apis/stable.example.com/v1/namespaces/${ns}/crontabs`;
+    const made = await ts.request('POST', crPath, { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'c' }, spec: { cronSpec: '* * * * *', image: 'x' } });
+    assert.equal(made.status, 201, made.text);
+    for (let round = 0; round < 2; round++) {
+      const crs = await ts.request('GET', crPath);
+      assert.equal(crs.status, 200, crs.text);
+      assert.equal(crs.json.items[0].kind, 'CronTab');
+      assert.equal(crs.json.items[0].apiVersion, 'stable.example.com/v1');
     }
   });
 

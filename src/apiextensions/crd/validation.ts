@@ -207,7 +207,8 @@ function validateSpec(crd: CustomResourceDefinition, opts: SpecOptions): FieldEr
   }
   if (!unique) errs.push(invalid('spec.versions', versions, 'must contain unique version names'));
   if (storageCount !== 1) errs.push(invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
-  if (versions.length > 0) {
+  // The internal spec.version is the first version's name, checked only when set.
+  if (versions.length > 0 && versions[0]!.name) {
     const firstErrs = isDNS1035Label(versions[0]!.name ?? '');
     if (firstErrs.length) errs.push(invalid('spec.version', versions[0]!.name ?? '', firstErrs.join(',')));
   }

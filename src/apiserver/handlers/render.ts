@@ -86,16 +86,17 @@ export function writeList(res: ServerResponse, items: KubeObject[], meta: ListMe
   if (meta.remainingItemCount !== undefined) listMeta.remainingItemCount = meta.remainingItemCount;
   switch (output.kind) {
     case 'object': {
+      const typed = def.codec.typedList === true;
       const list = { kind: def.listKind, apiVersion: groupVersionString(def.group, def.version), metadata: listMeta, items };
       if (shared && output.format === 'protobuf') {
         const encoded = items.map((item) => cachedProtobufItem(item, list.apiVersion, def.kind));
         writeRaw(res, 200, encodeKubernetesProtobufListOfEncoded(list.apiVersion, list.kind, listMeta, encoded), protobufMediaType);
-      } else if (shared && output.format === 'json') writeSharedListJson(res, list);
-      else if (output.format === 'yaml') writeRaw(res, 200, yamlStringify(list), 'application/yaml');
+      } else if (shared && output.format === 'json') writeSharedListJson(res, list, typed);
+      else if (output.format === 'yaml') writeRaw(res, 200, yamlStringify(typed ? { ...list, items: items.map(withoutTypeMeta) } : list), 'application/yaml');
       else if (output.format === 'protobuf') {
         const bytes = encodeKubernetesProtobufList(list.apiVersion, list.kind, def.kind, listMeta, items as Record<string, unknown>[]);
         writeRaw(res, 200, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), protobufMediaType);
-      } else writeListJson(res, list);
+      } else writeListJson(res, list, typed);
       return;
     }
     case 'partial':
@@ -122,16 +123,32 @@ export function writeList(res: ServerResponse, items: KubeObject[], meta: ListMe
   }
 }
 
+/**
+ * An item of a typed list as kube-apiserver encodes it: without apiVersion and kind (the decoded Go object's empty
+ * TypeMeta). A shallow copy; the object itself is left as it is (it is shared, and watch events carry both).
+ */
+function withoutTypeMeta(item: KubeObject): KubeObject {
+  if (item.apiVersion === undefined && item.kind === undefined) return item;
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = item;
+  return rest as KubeObject;
+}
+
+/** The JSON of one list item; `typed`: a typed list's, without apiVersion and kind. */
+function itemJson(item: KubeObject, typed: boolean): string {
+  return JSON.stringify(typed ? withoutTypeMeta(item) : item);
+}
+
 /** Lists can be large: serialize item by item so one huge string is never built twice. */
-function writeListJson(res: ServerResponse, list: { kind: string; apiVersion: string; metadata: unknown; items: KubeObject[] }): void {
+function writeListJson(res: ServerResponse, list: { kind: string; apiVersion: string; metadata: unknown; items: KubeObject[] }, typed: boolean): void {
   const head = `{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`;
   const parts: string[] = [head];
-  list.items.forEach((item, i) => parts.push(i ? `,${JSON.stringify(item)}` : JSON.stringify(item)));
+  list.items.forEach((item, i) => parts.push(i ? `,${itemJson(item, typed)}` : itemJson(item, typed)));
   parts.push(']}');
   writeRaw(res, 200, parts.join(''), 'application/json');
 }
 
 const jsonItems = new WeakMap<object, Buffer>();
+const typedJsonItems = new WeakMap<object, Buffer>();
 const protobufItems = new WeakMap<object, Uint8Array>();
 
 /** A shared list item's protobuf list-item message, encoded once per object. */
@@ -141,15 +158,19 @@ function cachedProtobufItem(item: KubeObject, apiVersion: string, kind: string):
   return bytes;
 }
 
-/** writeListJson for shared items: each item's JSON encoded once per object, the body concatenated from those bytes. */
-function writeSharedListJson(res: ServerResponse, list: { kind: string; apiVersion: string; metadata: unknown; items: KubeObject[] }): void {
+/**
+ * writeListJson for shared items: each item's JSON encoded once per object, the body concatenated from those bytes.
+ * A typed list's item bytes are kept apart from an unstructured list's, should one object be listed through both.
+ */
+function writeSharedListJson(res: ServerResponse, list: { kind: string; apiVersion: string; metadata: unknown; items: KubeObject[] }, typed: boolean): void {
   const head = Buffer.from(`{"kind":${JSON.stringify(list.kind)},"apiVersion":${JSON.stringify(list.apiVersion)},"metadata":${JSON.stringify(list.metadata)},"items":[`);
   const parts: Buffer[] = new Array(list.items.length * 2 + 1);
   parts[0] = head;
   let n = 1;
+  const cache = typed ? typedJsonItems : jsonItems;
   for (const item of list.items) {
-    let bytes = jsonItems.get(item);
-    if (bytes === undefined) jsonItems.set(item, (bytes = Buffer.from(JSON.stringify(item))));
+    let bytes = cache.get(item);
+    if (bytes === undefined) cache.set(item, (bytes = Buffer.from(itemJson(item, typed))));
     if (n > 1) parts[n++] = comma;
     parts[n++] = bytes;
   }

@@ -31,6 +31,7 @@ export function builtinCodec(
   const bodyTypeOf = (subresource: string): string | undefined => (subresource ? undefined : definitionName);
   return {
     strictErrorsInDocumentOrder: true,
+    typedList: true,
     // Go's decoding of a built-in kind fails on a value of the wrong JSON type, before any field validation (metadata
     // that is not an object included: `json: cannot unmarshal string into Go struct field ConfigMap.metadata ...`).
     decodeError(obj, subresource) {
