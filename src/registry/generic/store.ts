@@ -1230,9 +1230,22 @@ export class GenericStore {
     for (const end of [...inCluster]) if (this.watchEnds.has(end)) end();
   }
 
+  /**
+   * A BOOKMARK's object: an empty object of the kind with the resourceVersion. A built-in (typed) kind's also shows its
+   * zero creationTimestamp as null, and the end of the initial events carries the list's blueprint (the empty list
+   * of the kind as JSON, base64) as kube-apiserver 1.32's cacher writes it.
+   */
   private bookmark(revision: number, initialEventsEnd: boolean): KubeObject {
+    const typed = this.def.strategicMergePatch;
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
-    if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+    if (typed) metadata.creationTimestamp = null;
+    if (initialEventsEnd) {
+      metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+      if (typed) {
+        const blueprint = `${JSON.stringify({ kind: this.def.listKind, apiVersion: this.apiVersion, metadata: {}, items: null })}\n`;
+        (metadata.annotations as Record<string, string>)['kubernetes.io/initial-events-list-blueprint'] = Buffer.from(blueprint).toString('base64');
+      }
+    }
     return { kind: this.def.kind, apiVersion: this.apiVersion, metadata };
   }
 
