@@ -50,7 +50,11 @@ async function runSteps(t: Target, c: Case): Promise<Answer[]> {
   return answers;
 }
 
-/** A watch's answer: one JSON event a line (a line that is not JSON is kept as text). */
+/**
+ * A watch's answer: one JSON event a line (a line that is not JSON is kept as text), without the periodic BOOKMARKs
+ * (those without annotations): they follow each server's timers (kube-apiserver's cacher sometimes sends one within a
+ * 1 s timeoutSeconds, sometimes not), not the request. The initial-events-end bookmark is kept.
+ */
 function watchEvents(text: string): unknown[] {
   return text
     .split('\n')
@@ -61,7 +65,8 @@ function watchEvents(text: string): unknown[] {
       } catch {
         return { nonJSON: l };
       }
-    });
+    })
+    .filter((e: any) => !(e?.type === 'BOOKMARK' && e.object?.metadata?.annotations === undefined));
 }
 
 /**

@@ -88,14 +88,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'so the write owns nothing and no entry is added (as update/Namespace/spec-finalizers)',
   },
   {
-    case: 'watch/ConfigMap/initial-events-end-bookmark',
-    evidence: /step 3 body\.events: length 3 vs 2/,
-    open: true,
-    reason:
-      "with sendInitialEvents and allowWatchBookmarks, kube-apiserver's cacher sends a second, plain BOOKMARK after the initial-events-end one before a " +
-      '1 s timeoutSeconds ends the watch; atrium sends bookmarks on a 5 s timer only',
-  },
-  {
     case: 'metadata/kind-mismatch',
     open: true,
     reason: 'a body naming another registered kind is decoded as that kind upstream (its own decode errors come first); atrium refuses the kind at once',

@@ -983,7 +983,7 @@ export class GenericStore {
         // object stays whatever is pending.
         nmeta.deletionTimestamp = nowRFC3339();
         this.def.strategy.onDeletionStarted?.(next);
-        const fins = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
+        const fins = this.def.strategy.markDeletingWithoutGC ? undefined : deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
         if (fins?.length) nmeta.finalizers = fins;
         else if (fins) delete nmeta.finalizers;
         if (opts.dryRun) return { object: next, deleted: false };
