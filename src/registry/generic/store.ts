@@ -471,6 +471,8 @@ export class GenericStore {
    */
   private async listFromCache(prefix: string, plan: Extract<ListPlan, { fromCache: true }>): Promise<CachedList | undefined> {
     let min = plan.minRevision;
+    // On an etcd whose progress notifications may run ahead of the events, the cache cannot prove it is current.
+    if (plan.consistent && this.storage.progressNotifyReliable?.() === false) return undefined;
     if (plan.consistent) {
       try {
         min = await this.storage.currentRevision();
