@@ -155,6 +155,10 @@ export const errors = {
     void contentType;
     return failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
   },
+  /** A PATCH whose Content-Type is no patch type at all: the route refuses it before the handler (`415: Unsupported Media Type`, empty details). */
+  unsupportedPatchMediaType(): StatusError {
+    return new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: '415: Unsupported Media Type', reason: 'UnsupportedMediaType', details: {}, code: 415 });
+  },
   gone(message: string): StatusError {
     return failure(410, 'Gone', message);
   },

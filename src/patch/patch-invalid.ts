@@ -14,6 +14,11 @@ export function patchInvalid(patchType: PatchType, patched: unknown, patch: unkn
   return errors.invalid('', '', '', [{ type: 'FieldValueInvalid', field: 'patch', value: renderPatchValue(patchType, patched, patch), detail }]);
 }
 
+/** The same 422 for a value already rendered (renderPatchValue). */
+export function patchInvalidValue(value: string, detail: string): StatusError {
+  return errors.invalid('', '', '', [{ type: 'FieldValueInvalid', field: 'patch', value, detail }]);
+}
+
 /** The bad value upstream prints for this patch type. */
 export function renderPatchValue(patchType: PatchType, patched: unknown, patch: unknown): string {
   if (patchType === 'strategic') return goFormatValue(patch);
@@ -29,7 +34,37 @@ export function renderPatchValue(patchType: PatchType, patched: unknown, patch: 
  * order the result is decoded (and its unknown fields found) in. Subtrees are shared with `patched`, not copied.
  */
 export function goPatchedDocument(patchType: PatchType, patched: unknown, patch: unknown): unknown {
-  return sortedAlong(patched, patchPaths(patchType, patch));
+  return sortedAlong(withGoMetadataOrder(patched), patchPaths(patchType, patch));
+}
+
+/** ObjectMeta's fields in Go's declaration order, the order kube-apiserver's stored object (and so an untouched metadata) has them in. */
+const OBJECT_META_ORDER = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];
+
+function withGoMetadataOrder(doc: unknown): unknown {
+  if (!isJsonObject(doc) || !isJsonObject(doc.metadata)) return doc;
+  const meta = doc.metadata;
+  const rank = (k: string) => {
+    const i = OBJECT_META_ORDER.indexOf(k);
+    return i < 0 ? OBJECT_META_ORDER.length : i;
+  };
+  const ordered = Object.fromEntries(Object.keys(meta).sort((a, b) => rank(a) - rank(b)).map((k) => [k, meta[k]]));
+  return { ...doc, metadata: ordered };
 }
 
 /**

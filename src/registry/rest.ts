@@ -47,6 +47,12 @@ export interface Strategy {
    */
   markDeletingFirst?: boolean;
   /**
+   * With markDeletingFirst: that first DELETE leaves the finalizers to onDeletionStarted alone, whatever the
+   * propagation policy (customresourcedefinition REST.Delete sets deletionTimestamp, its cleanup finalizer and the
+   * Terminating condition, nothing else: no grace period, no generation bump).
+   */
+  markDeletingWithoutGC?: boolean;
+  /**
    * The detail of a 409 for a failed DELETE precondition when the type words it itself (namespace REST.Delete); it is
    * then reported on the resource. Unset: rest.BeforeDelete's wording, reported on the Kind.
    */

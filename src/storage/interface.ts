@@ -96,6 +96,12 @@ export interface Storage {
   watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle;
   /** The newest revision (0 for an empty store). */
   currentRevision(): Promise<number>;
+  /**
+   * Whether a watch's progress notification means every event up to its revision has been delivered. etcd before
+   * 3.4.25 and 3.5.8 may answer a progress request ahead of the events (etcd issue 15220); a consistent list must
+   * then not be served from a watch cache that caught up by one (kube-apiserver reads etcd then). Unset: reliable.
+   */
+  progressNotifyReliable?(): boolean;
   /** The oldest revision still readable (history before it is gone). */
   compactedRevision(): Promise<number>;
   /** Drops history at and before `revision` (never the live value of a key). */

@@ -6,6 +6,7 @@
  */
 import type { FieldDescriptor, FieldType } from '../../src/apimachinery/schema/types.js';
 import type { HttpResponse } from '../helpers/harness.js';
+import { generateScenarios } from './scenarios.js';
 import { KINDS, NS, collectionPath, objectPath, storedName, typeOf, type KindUnderTest } from './kinds.js';
 
 export interface Step {
@@ -14,8 +15,10 @@ export interface Step {
   path: string | ((earlier: HttpResponse[]) => string);
   /** Repeat this request (up to 15 s) until the answer satisfies it; the last answer is compared. */
   until?: (r: HttpResponse) => boolean;
-  /** A string is sent as is (raw JSON with numbers JavaScript cannot hold). */
+  /** A string is sent as is (raw JSON with numbers JavaScript cannot hold); a function builds it from this target's earlier answers. */
   body?: unknown;
+  /** A watch: the answer's body is compared as the list of its events (newline-delimited JSON). */
+  events?: true;
   headers?: Record<string, string>;
 }
 
@@ -495,5 +498,6 @@ export function generateCases(seed: number): Case[] {
     });
   }
   void NS;
+  cases.push(...generateScenarios(rnd));
   return cases;
 }

@@ -37,7 +37,11 @@ function normaliseString(s: string, generated: Map<string, string>): string {
     .replace(UUID, '<uid>')
     .replace(/\(0x[0-9a-f]+\)/g, '(<pointer>)')
     .replace(/ResourceVersion in record \(\d+\)/g, 'ResourceVersion in record (<rv>)')
-    .replace(/current: \d+/g, 'current: <rv>');
+    .replace(/current: \d+/g, 'current: <rv>')
+    .replace(/too old resource version: (\d+) \(\d+\)/g, 'too old resource version: $1 (<rv>)')
+    // an object quoted as JSON inside a message (a patched object's Invalid value)
+    .replace(/(\\?"resourceVersion\\?":\\?")\d+/g, '$1<rv>')
+    .replace(/(\\?"(?:creationTimestamp|time)\\?":\\?")\d{4}-\d\d-\d\dT[\d:.]+Z/g, '$1<time>');
   for (const [name, placeholder] of generated) out = out.split(name).join(placeholder);
   return out;
 }
@@ -96,7 +100,8 @@ function normaliseValue(v: unknown, generated: Map<string, string>, path: string
       out[k] = '<time>';
       continue;
     }
-    out[k] = normaliseValue(x, generated, [...path, k]);
+    // managedFields name list items by key, an owner reference by its uid (`k:{"uid":"..."}`)
+    out[k.replace(UUID, '<uid>')] = normaliseValue(x, generated, [...path, k]);
   }
   return out;
 }

@@ -149,13 +149,7 @@ function validateStoredVersions(crd: CustomResourceDefinition): FieldError[] {
   }
   stored.forEach((v, i) => {
     if (!specVersions.has(v)) {
-      errs.push(
-        invalid(
-          `${path}[${i}]`,
-          v,
-          `missing from spec.versions; ${v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in ${v} and removes ${v} from status.storedVersions`,
-        ),
-      );
+      errs.push(invalid(`${path}[${i}]`, v, 'must appear in spec.versions'));
     }
   });
   return errs;

@@ -52,8 +52,10 @@ export const customResourceDefinitions: ResourceDefinition = defineBuiltin({
     },
     validate: (obj) => validateCRD(asCRD(obj)),
     validateUpdate: (obj, old) => validateCRDUpdate(asCRD(obj), asCRD(old)),
-    // The first DELETE never removes a CRD: it must go through the cleanup finalizer.
+    // The first DELETE never removes a CRD: it must go through the cleanup finalizer, which it adds (REST.Delete).
     pendingFinalizers: (obj) => !obj.metadata?.deletionTimestamp,
+    markDeletingFirst: true,
+    markDeletingWithoutGC: true,
     onDeletionStarted(obj) {
       const meta = metaOf(obj);
       const fins = meta.finalizers ?? [];

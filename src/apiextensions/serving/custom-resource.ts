@@ -10,7 +10,6 @@ import { type KubeObject, metaOf } from '../../apimachinery/object.js';
 import { validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import type { APISubresourceDescriptor } from '../../apimachinery/api-resource.js';
 import type { ResourceDefinition, Strategy, SubresourceStrategy } from '../../registry/rest.js';
-import { standardVerbs } from '../../registry/builtin/define.js';
 import { builtinCodec } from '../../registry/builtin/builtin-codec.js';
 import { customResourceCodec } from './custom-resource-codec.js';
 import { type CompiledSchema, compileSchema } from '../schema/compile.js';
@@ -31,6 +30,9 @@ export type ConverterFor = (crd: CustomResourceDefinition) => ObjectConverter | 
  * (`terminating` on the definition); updates and patches still go through so finalizers can be removed.
  */
 const terminatingVerbs = ['delete', 'deletecollection', 'get', 'list', 'watch'];
+
+/** Verbs discovery lists for a custom resource, in the fixed order of upstream's CRD discovery controller (not sorted). */
+const customResourceVerbs = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
 const subresourceVerbs = ['get', 'patch', 'update'];
 
 /** A custom resource's definition: a ResourceDefinition plus what the OpenAPI service reads. */
@@ -174,7 +176,7 @@ function buildVersion(
     listKind,
     singular: names.singular ?? kind.toLowerCase(),
     namespaced: crd.spec.scope === 'Namespaced',
-    verbs: terminating ? terminatingVerbs : standardVerbs,
+    verbs: terminating ? terminatingVerbs : customResourceVerbs,
     ...(terminating ? { terminating: true } : {}),
     shortNames: names.shortNames ?? [],
     categories: names.categories ?? [],

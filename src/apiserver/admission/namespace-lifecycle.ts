@@ -75,7 +75,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     }
     if (terminating(ns)) {
       throw errors.forbidden(gr, a.name, `unable to create new content in namespace ${a.namespace} because it is being terminated`, [
-        { reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is terminating`, field: 'metadata.namespace' },
+        { reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' },
       ]);
     }
   }

@@ -24,7 +24,28 @@ interface GroupVersions {
 }
 
 /** Groups in the order kube-apiserver lists them: core first, then built-in groups by priority, then the rest by name. */
-const groupPriority = ['', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'rbac.authorization.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io'];
+const groupPriority = [
+  '',
+  'apiregistration.k8s.io',
+  'apps',
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
+  'coordination.k8s.io',
+  'node.k8s.io',
+  'discovery.k8s.io',
+  'flowcontrol.apiserver.k8s.io',
+];
 
 export function groupsOf(resources: APIResourceDescriptor[]): GroupVersions[] {
   const byGroup = new Map<string, Set<string>>();
@@ -42,8 +63,19 @@ export function groupsOf(resources: APIResourceDescriptor[]): GroupVersions[] {
   return groups;
 }
 
+/**
+ * The storage version's `group/version/kind` hashed with SHA-256, its first 8 bytes in standard base64 (with
+ * padding). Where kube-apiserver stores a resource at another group/version than it serves it, its hash shows that:
+ * CustomResourceDefinitions are kept as apiextensions.k8s.io/v1beta1, events.k8s.io Events as core v1 Events.
+ */
+const STORAGE_GROUP_VERSIONS: Record<string, string> = {
+  'apiextensions.k8s.io/CustomResourceDefinition': 'apiextensions.k8s.io/v1beta1',
+  'events.k8s.io/Event': '/v1',
+};
+
 function storageVersionHash(r: APIResourceDescriptor): string {
-  return createHash('sha256').update(`${r.group}/${r.version}/${r.kind}`).digest('base64').slice(0, 11);
+  const gv = STORAGE_GROUP_VERSIONS[`${r.group}/${r.kind}`] ?? `${r.group}/${r.version}`;
+  return createHash('sha256').update(`${gv}/${r.kind}`).digest().subarray(0, 8).toString('base64');
 }
 
 /** APIResourceList (legacy per-GV discovery); field order matters to some scripts (name, singularName, namespaced, kind, verbs...). */
@@ -98,9 +130,12 @@ export function aggregatedDiscovery(resources: APIResourceDescriptor[], core: bo
         .filter((r) => r.group === g.name && r.version === v)
         .sort((a, b) => (a.resource < b.resource ? -1 : 1))
         .map((r) => {
+          const builtIn = r.strategicMergePatch;
           const e: Record<string, unknown> = {
             resource: r.resource,
-            responseKind: { group: r.group, version: r.version, kind: r.kind },
+            // kube-apiserver converts its built-in (legacy) lists, whose resources leave group and version empty;
+            // the CRD handler fills them in for custom resources
+            responseKind: { group: builtIn ? '' : r.group, version: builtIn ? '' : r.version, kind: r.kind },
             scope: r.namespaced ? 'Namespaced' : 'Cluster',
             singularResource: r.singular,
             verbs: r.verbs,
@@ -108,9 +143,11 @@ export function aggregatedDiscovery(resources: APIResourceDescriptor[], core: bo
           if (r.shortNames.length) e.shortNames = r.shortNames;
           if (r.categories.length) e.categories = r.categories;
           if (r.subresources.length) {
-            e.subresources = r.subresources.map((s) => ({
+            // a built-in kind's subresources by name (as its sorted legacy list has them); a custom resource's as the CRD has them (status, scale)
+            const subresources = builtIn ? [...r.subresources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) : r.subresources;
+            e.subresources = subresources.map((s) => ({
               subresource: s.name,
-              responseKind: { group: s.group ?? r.group, version: s.version ?? r.version, kind: s.kind },
+              responseKind: { group: s.group ?? (builtIn ? '' : r.group), version: s.version ?? (builtIn ? '' : r.version), kind: s.kind },
               verbs: s.verbs,
             }));
           }

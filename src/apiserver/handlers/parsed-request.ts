@@ -165,7 +165,8 @@ export function parseRequest(r: ResourceRequest): ParsedRequest {
       const accepted = ['application/json-patch+json', 'application/merge-patch+json'];
       if (def.strategicMergePatch) accepted.push('application/strategic-merge-patch+json');
       accepted.push('application/apply-patch+yaml');
-      if (!patchType || (patchType === 'strategic' && !def.strategicMergePatch)) {
+      if (!patchType) throw errors.unsupportedPatchMediaType();
+      if (patchType === 'strategic' && !def.strategicMergePatch) {
         throw errors.unsupportedMediaType(String(target.contentType), accepted);
       }
       if (patchType === 'apply') {

@@ -2,7 +2,7 @@ import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import { errors } from '../../apimachinery/status.js';
 import { goJSONSyntaxError } from '../../apimachinery/go-json-syntax.js';
 import { applyPatch } from '../../patch/apply-patch.js';
-import { goPatchedDocument, patchInvalid } from '../../patch/patch-invalid.js';
+import { goPatchedDocument, patchInvalid, patchInvalidValue, renderPatchValue } from '../../patch/patch-invalid.js';
 import { findDuplicateKeys, readBody } from '../http/body.js';
 import { addWarnings } from '../http/response.js';
 import { dedupOwnerReferences } from './dedup-owner-references.js';
@@ -57,12 +57,14 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
         if (decodeError) throw patchInvalid(patchType, patched, patch, decodeError);
         // Strict/Warn: the patch body's own duplicate fields, then the result's unknown fields; Strict fails with the
         // same 422 patch error as a type error (not the create/update 400), Warn returns them as warnings.
+        // Decoding the fields drops the unknown ones from `patched`; a Strict failure names the document that had them.
+        const strictValue = fieldValidation === 'Strict' && patchType !== 'strategic' ? renderPatchValue(patchType, patched, patch) : undefined;
         warnings = fieldValidationProblems(r, {
           mode: fieldValidation,
           obj: patched,
           duplicates: patchDuplicates,
           kind: def.kind,
-          strictFailure: (detail) => patchInvalid(patchType, patched, patch, detail),
+          strictFailure: (detail) => (strictValue !== undefined ? patchInvalidValue(strictValue, detail) : patchInvalid(patchType, patched, patch, detail)),
           sortUnknown: patchType === 'strategic',
           decodedAs: patchType === 'strategic' ? patched : (goPatchedDocument(patchType, patched, patch) as KubeObject),
         });

@@ -471,6 +471,8 @@ export class GenericStore {
    */
   private async listFromCache(prefix: string, plan: Extract<ListPlan, { fromCache: true }>): Promise<CachedList | undefined> {
     let min = plan.minRevision;
+    // On an etcd whose progress notifications may run ahead of the events, the cache cannot prove it is current.
+    if (plan.consistent && this.storage.progressNotifyReliable?.() === false) return undefined;
     if (plan.consistent) {
       try {
         min = await this.storage.currentRevision();
@@ -983,7 +985,7 @@ export class GenericStore {
         // object stays whatever is pending.
         nmeta.deletionTimestamp = nowRFC3339();
         this.def.strategy.onDeletionStarted?.(next);
-        const fins = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
+        const fins = this.def.strategy.markDeletingWithoutGC ? undefined : deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
         if (fins?.length) nmeta.finalizers = fins;
         else if (fins) delete nmeta.finalizers;
         if (opts.dryRun) return { object: next, deleted: false };
@@ -1230,9 +1232,22 @@ export class GenericStore {
     for (const end of [...inCluster]) if (this.watchEnds.has(end)) end();
   }
 
+  /**
+   * A BOOKMARK's object: an empty object of the kind with the resourceVersion. A built-in (typed) kind's also shows its
+   * zero creationTimestamp as null, and the end of the initial events carries the list's blueprint (the empty list
+   * of the kind as JSON, base64) as kube-apiserver 1.32's cacher writes it.
+   */
   private bookmark(revision: number, initialEventsEnd: boolean): KubeObject {
+    const typed = this.def.strategicMergePatch;
     const metadata: Record<string, unknown> = { resourceVersion: String(revision) };
-    if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+    if (typed) metadata.creationTimestamp = null;
+    if (initialEventsEnd) {
+      metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+      if (typed) {
+        const blueprint = `${JSON.stringify({ kind: this.def.listKind, apiVersion: this.apiVersion, metadata: {}, items: null })}\n`;
+        (metadata.annotations as Record<string, string>)['kubernetes.io/initial-events-list-blueprint'] = Buffer.from(blueprint).toString('base64');
+      }
+    }
     return { kind: this.def.kind, apiVersion: this.apiVersion, metadata };
   }
 

@@ -86,7 +86,18 @@ export class EtcdStore implements Storage {
       await store.close();
       throw new Error(`cannot reach etcd at ${options.endpoints.join(',')}: ${(err as Error).message}`);
     }
+    try {
+      store.progressReliable = progressNotifyFixedIn((await client.maintenance.status()).version);
+    } catch {
+      // a member that does not tell its version: take progress notifications as reliable
+    }
     return store;
+  }
+
+  private progressReliable = true;
+
+  progressNotifyReliable(): boolean {
+    return this.progressReliable;
   }
 
   /** The underlying etcd3 client, for etcd-specific maintenance (see etcd-compactor.ts). Do not close it. */
@@ -434,4 +445,16 @@ const identity = (b: Buffer): Buffer => b;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Whether an etcd server version answers progress requests only once its watchers are synced (3.4.25+, 3.5.8+, 3.6+). */
+export function progressNotifyFixedIn(version: string): boolean {
+  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!m) return true;
+  const [major, minor, patch] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (major !== 3) return major > 3;
+  if (minor < 4) return false;
+  if (minor === 4) return patch >= 25;
+  if (minor === 5) return patch >= 8;
+  return true;
 }
