@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { isStorageError, type StorageErrorCode } from '../errors.js';
 import type { KeyValue, Storage, StorageWatchEvent, WatchHandle } from '../interface.js';
 
@@ -22,11 +22,11 @@ export interface StorageConformanceOptions {
  */
 export function runStorageConformance(name: string, open: () => Promise<Storage>, opts: StorageConformanceOptions = {}): void {
   /** Runs body against a freshly opened store under a unique key prefix, then closes the store. */
-  function storeTest(title: string, body: (s: Storage, p: string) => Promise<void>): void {
-    test(title, async () => {
+  function storeTest(title: string, body: (s: Storage, p: string, t: TestContext) => Promise<void>): void {
+    test(title, async (t) => {
       const storage = await open();
       try {
-        await body(storage, `/registry/conformance/${randomBytes(4).toString('hex')}/`);
+        await body(storage, `/registry/conformance/${randomBytes(4).toString('hex')}/`, t);
       } finally {
         await storage.close();
       }
@@ -275,7 +275,14 @@ export function runStorageConformance(name: string, open: () => Promise<Storage>
       handle.stop();
     });
 
-    storeTest('requestProgress answers with a revision through which every event under the prefix was delivered', async (s, p) => {
+    storeTest('requestProgress answers with a revision through which every event under the prefix was delivered', async (s, p, t) => {
+      // A backend that says its notifications are not reliable (etcd before 3.4.25/3.5.8 may notify ahead of its
+      // events, or not at all while a member lags) does not give this guarantee; consistent lists then bypass the
+      // watch cache (GenericStore), so nothing relies on it.
+      if (s.progressNotifyReliable?.() === false) {
+        t.skip('this etcd answers progress requests before delivering its events (fixed in 3.4.25/3.5.8)');
+        return;
+      }
       const start = await s.currentRevision();
       const events: StorageWatchEvent[] = [];
       /** Each notification's revision, and how many events had arrived before it. */
