@@ -75,3 +75,22 @@ export function nowRFC3339(): string {
 }
 let lastSecond = -1;
 let lastSecondText = '';
+
+/** metav1.ObjectMeta's JSON field names in Go's declaration order (the order of a stored object's metadata). */
+export const OBJECT_META_FIELDS: readonly string[] = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];

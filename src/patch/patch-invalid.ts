@@ -7,6 +7,7 @@
  */
 import { errors, type StatusError } from '../apimachinery/status.js';
 import { goFormatValue } from '../apimachinery/go-fmt.js';
+import { OBJECT_META_FIELDS } from '../apimachinery/object.js';
 import { isJsonObject } from './json-value.js';
 import type { PatchType } from './apply-patch.js';
 
@@ -37,31 +38,13 @@ export function goPatchedDocument(patchType: PatchType, patched: unknown, patch:
   return sortedAlong(withGoMetadataOrder(patched), patchPaths(patchType, patch));
 }
 
-/** ObjectMeta's fields in Go's declaration order, the order kube-apiserver's stored object (and so an untouched metadata) has them in. */
-const OBJECT_META_ORDER = [
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-];
 
 function withGoMetadataOrder(doc: unknown): unknown {
   if (!isJsonObject(doc) || !isJsonObject(doc.metadata)) return doc;
   const meta = doc.metadata;
   const rank = (k: string) => {
-    const i = OBJECT_META_ORDER.indexOf(k);
-    return i < 0 ? OBJECT_META_ORDER.length : i;
+    const i = OBJECT_META_FIELDS.indexOf(k);
+    return i < 0 ? OBJECT_META_FIELDS.length : i;
   };
   const ordered = Object.fromEntries(Object.keys(meta).sort((a, b) => rank(a) - rank(b)).map((k) => [k, meta[k]]));
   return { ...doc, metadata: ordered };

@@ -3,29 +3,13 @@
  * in `x-kubernetes-embedded-resource` objects is cut down to the fields of ObjectMeta, and embedded resources must
  * carry a valid apiVersion, kind and metadata.
  */
-import { isPlainObject } from '../../apimachinery/object.js';
+import { isPlainObject, OBJECT_META_FIELDS } from '../../apimachinery/object.js';
 import { type FieldError, type FieldPath, invalid, required } from '../../apimachinery/field-errors.js';
 import type { Structural } from './structural.js';
 import { isEmbeddedResource, subtreeHas } from './subtree.js';
 
 /** The JSON field names of metav1.ObjectMeta. */
-const objectMetaFields = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+const objectMetaFields = new Set(OBJECT_META_FIELDS);
 
 /**
  * Removes fields that ObjectMeta does not have from `metadata` at the resource root (when `isResourceRoot`) and in
