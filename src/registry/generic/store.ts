@@ -354,7 +354,8 @@ export class GenericStore {
       if (plan.fromCache) {
         cached = await this.listFromCache(prefix, plan);
         // As upstream's cacher (computeListLimit): a list at resourceVersion 0 served from the cache is never paged.
-        ignoreLimit = cached !== undefined && !plan.consistent && plan.minRevision === 0;
+        // Also when storage answers for an etcd the cache cannot trust: resourceVersion=0 keeps its upstream meaning.
+        ignoreLimit = (cached !== undefined || this.storage.progressNotifyReliable?.() === false) && !plan.consistent && plan.minRevision === 0;
       }
       if (!cached) {
         if (plan.fromCache && plan.minRevision > 0 && !plan.consistent) await this.waitForRevision(plan.minRevision);
@@ -471,8 +472,11 @@ export class GenericStore {
    */
   private async listFromCache(prefix: string, plan: Extract<ListPlan, { fromCache: true }>): Promise<CachedList | undefined> {
     let min = plan.minRevision;
-    // On an etcd whose progress notifications may run ahead of the events, the cache cannot prove it is current.
-    if (plan.consistent && this.storage.progressNotifyReliable?.() === false) return undefined;
+    // On an etcd whose progress notifications may run ahead of the events, the cache cannot prove what revision its
+    // contents are at — not only for consistent reads: a list at a revision the cache reached by such a notification
+    // could lack events at or below it, which the watch that follows from that revision never delivers. Storage
+    // answers every list there (as kube-apiserver needs a fixed etcd for its cache).
+    if (this.storage.progressNotifyReliable?.() === false) return undefined;
     if (plan.consistent) {
       try {
         min = await this.storage.currentRevision();
