@@ -14,6 +14,9 @@ import type { WebSocket } from 'ws';
 /** Subprotocols in our order of preference; '' (none offered) means channel.k8s.io. */
 export const remoteCommandProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io', ''];
 
+/** How long output waits after the handshake (see RemoteCommandSession.clientReady). */
+const OUTPUT_HOLD_MS = 50;
+
 const Channel = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 255 } as const;
 
 export interface RemoteCommandRequest {
@@ -59,6 +62,13 @@ export class RemoteCommandSession extends EventEmitter {
   private done = false;
   /** The protocol's version: 1 for channel.k8s.io (and none), else vN's N. */
   private readonly v: number;
+  /**
+   * Output is held until a moment after the handshake. client-go (v0.32, remotecommand/websocket.go) starts reading
+   * the connection before it registers its stdout/stderr streams and drops a frame for a stream not yet registered
+   * ("Unknown stream id"), so a command that prints at once (`echo`) could lose its output. A kubelet's exec start
+   * (a container runtime round trip) hides the window upstream; a process spawned here starts within it.
+   */
+  private readonly clientReady = new Promise<void>((resolve) => setTimeout(resolve, OUTPUT_HOLD_MS));
 
   constructor(
     private readonly ws: WebSocket,
@@ -109,7 +119,7 @@ export class RemoteCommandSession extends EventEmitter {
     if (this.done) return;
     this.done = true;
     const flushOutputs = [this.stdout, this.stderr].filter((w): w is Writable => !!w).map((w) => new Promise<void>((r) => (w.writableFinished ? r() : w.end(r))));
-    void Promise.all(flushOutputs).then(() => {
+    void Promise.all([...flushOutputs, this.clientReady]).then(() => {
       let message: Buffer | undefined;
       if (this.v >= 4) message = Buffer.from(JSON.stringify(outcomeStatus(outcome)));
       else {
@@ -124,11 +134,14 @@ export class RemoteCommandSession extends EventEmitter {
 
   private channelWriter(channel: number): Writable {
     const ws = this.ws;
+    const clientReady = this.clientReady;
     return new Writable({
       highWaterMark: 256 * 1024,
       write(chunk: Buffer, _enc, cb) {
-        if (ws.readyState !== 1) return cb();
-        ws.send(Buffer.concat([Buffer.from([channel]), chunk]), () => cb());
+        void clientReady.then(() => {
+          if (ws.readyState !== 1) return cb();
+          ws.send(Buffer.concat([Buffer.from([channel]), chunk]), () => cb());
+        });
       },
     });
   }
