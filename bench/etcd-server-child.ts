@@ -8,7 +8,9 @@ import { startServer } from '../src/server/server.js';
 
 const rootDir = process.argv[2]!;
 const endpoints = process.argv[3]!.split(',');
-const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0, etcd: { endpoints } });
+// A fourth argument `one-thread` keeps the etcd client on the server's thread (the kube suite's comparison).
+const storageThread = process.argv[4] !== 'one-thread';
+const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0, etcd: { endpoints, storageThread } });
 const loopDelay = monitorEventLoopDelay({ resolution: 2 });
 process.on('message', (m: { cmd?: string }) => {
   if (m.cmd === 'loop-start') {

@@ -4,7 +4,7 @@
 //
 //	creates/s of 1 KB ConfigMaps, GET by name/s and updates/s, each with -c workers for -duration;
 //	LIST of -list-size ConfigMaps: p50 over -lists sequential lists;
-//	watch delivery: -watchers watches of one namespace while one writer updates ConfigMaps at -rate writes/s for
+//	watch delivery: for each count in -watchers (comma-separated), that many watches of one namespace while one writer updates ConfigMaps at -rate writes/s for
 //	-watch-duration; the latency of an event is its arrival minus the write's send time stamped into the object.
 package main
 
@@ -34,7 +34,7 @@ var (
 	duration      = flag.Duration("duration", 5*time.Second, "length of each throughput phase")
 	listSize      = flag.Int("list-size", 5000, "ConfigMaps in the listed namespace")
 	lists         = flag.Int("lists", 15, "sequential LISTs measured")
-	watchers      = flag.Int("watchers", 500, "concurrent watches")
+	watchers      = flag.String("watchers", "500", "concurrent watches: a comma-separated list of counts, one watch phase each")
 	rate          = flag.Int("rate", 100, "writes per second while watched")
 	watchDuration = flag.Duration("watch-duration", 10*time.Second, "length of the watched writes")
 	prefix        = flag.String("prefix", "bench", "namespace prefix")
@@ -166,8 +166,26 @@ func main() {
 	sort.Float64s(listMs)
 	out["listP50Ms"] = percentile(listMs, 50)
 
-	// watch delivery
-	wns := ns + "-watch"
+	// watch delivery, once per watcher count, each in a namespace of its own
+	namespaces := []string{ns, lns}
+	for _, field := range strings.Split(*watchers, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		must(err)
+		wns := fmt.Sprintf("%s-watch-%d", ns, n)
+		watchPhase(ctx, cs, wns, n, out)
+		namespaces = append(namespaces, wns)
+	}
+
+	for _, n := range namespaces {
+		_ = cs.CoreV1().Namespaces().Delete(ctx, n, metav1.DeleteOptions{})
+	}
+	enc := json.NewEncoder(os.Stdout)
+	must(enc.Encode(out))
+}
+
+// watchPhase measures delivery to `watchers` watches of namespace wns while ConfigMaps there are updated at -rate
+// writes/s; it records watch<N>Events, watch<N>Expected, watch<N>P50Ms and watch<N>P99Ms in out.
+func watchPhase(ctx context.Context, cs *kubernetes.Clientset, wns string, watchers int, out map[string]float64) {
 	namespace(ctx, cs, wns)
 	const objects = 50
 	for i := 0; i < objects; i++ {
@@ -180,7 +198,7 @@ func main() {
 	var lat []float64
 	var ready sync.WaitGroup
 	var ws []watch.Interface
-	for i := 0; i < *watchers; i++ {
+	for i := 0; i < watchers; i++ {
 		w, err := cs.CoreV1().ConfigMaps(wns).Watch(ctx, metav1.ListOptions{ResourceVersion: start.ResourceVersion})
 		must(err)
 		ws = append(ws, w)
@@ -228,14 +246,10 @@ func main() {
 	}
 	ready.Wait()
 	sort.Float64s(lat)
-	out["watchEvents"] = float64(len(lat))
-	out["watchExpected"] = float64(writes * *watchers)
-	out["watchP50Ms"] = percentile(lat, 50)
-	out["watchP99Ms"] = percentile(lat, 99)
+	key := func(name string) string { return fmt.Sprintf("watch%d%s", watchers, name) }
+	out[key("Events")] = float64(len(lat))
+	out[key("Expected")] = float64(writes * watchers)
+	out[key("P50Ms")] = percentile(lat, 50)
+	out[key("P99Ms")] = percentile(lat, 99)
 
-	for _, n := range []string{ns, lns, wns} {
-		_ = cs.CoreV1().Namespaces().Delete(ctx, n, metav1.DeleteOptions{})
-	}
-	enc := json.NewEncoder(os.Stdout)
-	must(enc.Encode(out))
 }

@@ -12,6 +12,7 @@ import { logger } from '../logging/logger.js';
 import { SqliteStore } from '../storage/sqlite/sqlite-store.js';
 import { EtcdStore, type EtcdStoreOptions } from '../storage/etcd/etcd-store.js';
 import { EtcdCompactor } from '../storage/etcd/etcd-compactor.js';
+import { ThreadedStorage } from '../storage/threaded/threaded-storage.js';
 import { WatchCache } from '../storage/cacher/watch-cache.js';
 import type { Storage } from '../storage/interface.js';
 import { ResourceRegistry } from '../registry/resource-registry.js';
@@ -72,6 +73,11 @@ export interface ServerOptions {
   etcd?: EtcdStoreOptions & {
     /** How often one replica compacts etcd's history, in ms (default 5 min, as kube-apiserver; 0 turns it off). */
     compactionIntervalMs?: number;
+    /**
+     * Run the etcd client on a worker thread (default true): its gRPC and codec work then uses another core than
+     * the one serving requests. false keeps it on the server's thread.
+     */
+    storageThread?: boolean;
   };
   anonymous?: boolean;
   /** kube's static token file (`token,user,uid,"group1,group2"`), as --token-auth-file. */
@@ -128,6 +134,21 @@ export interface RunningServer extends ServerConnection {
  * The request filter chain is the host's (src/apiserver/host.ts); this function hands it authentication, workspaces
  * and authorization.
  */
+/**
+ * The server's storage: the caller's, etcd (by default on a worker thread, with the compaction rounds there too), or
+ * the embedded SQLite database.
+ */
+async function openStorage(opts: ServerOptions): Promise<{ storage: Storage; compactor?: EtcdCompactor }> {
+  if (opts.storage) return { storage: opts.storage };
+  const etcd = opts.etcd;
+  if (!etcd) return { storage: SqliteStore.open(join(opts.rootDir, 'atrium.db'), { synchronous: opts.sqliteSynchronous ?? 'FULL' }) };
+  const { compactionIntervalMs, storageThread, ...connection } = etcd;
+  const compaction = compactionIntervalMs === 0 ? undefined : { ...(compactionIntervalMs !== undefined ? { intervalMs: compactionIntervalMs } : {}) };
+  if (storageThread !== false) return { storage: await ThreadedStorage.start({ backend: 'etcd', etcd: connection, ...(compaction ? { compaction } : {}) }) };
+  const store = await EtcdStore.connect(connection);
+  return { storage: store, ...(compaction ? { compactor: new EtcdCompactor(store, compaction) } : {}) };
+}
+
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   mkdirSync(opts.rootDir, { recursive: true });
   if (opts.watchBufferBytes) setWatchBufferLimit(opts.watchBufferBytes);
@@ -137,9 +158,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const adminToken = loadOrCreateToken(join(opts.rootDir, 'admin.token'));
   const tokens: TokenTable = new Map([[adminToken, { username: 'admin', groups: ['system:masters'] }]]);
 
-  const etcdStore = !opts.storage && opts.etcd ? await EtcdStore.connect(opts.etcd) : undefined;
-  const storage = opts.storage ?? etcdStore ?? SqliteStore.open(join(opts.rootDir, 'atrium.db'), { synchronous: opts.sqliteSynchronous ?? 'FULL' });
-  const compactor = etcdStore && opts.etcd?.compactionIntervalMs !== 0 ? new EtcdCompactor(etcdStore, { intervalMs: opts.etcd?.compactionIntervalMs }) : undefined;
+  const onEtcd = !opts.storage && !!opts.etcd;
+  const { storage, compactor } = await openStorage(opts);
   const watchCache = new WatchCache(storage);
   const registry = new ResourceRegistry(storage, watchCache);
   // Authentication and per-cluster authorization (RBAC); it also serves RBAC, the reviews and serviceaccounts/token.
@@ -153,7 +173,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   // On etcd, where other replicas may share the data, the controllers act only on the Lease holder (closed until
   // this replica wins it); on embedded storage this is the only replica.
-  const controllerGate = new ControllerGate(!etcdStore);
+  const controllerGate = new ControllerGate(!onEtcd);
   // Workspaces, WorkspaceTypes and LogicalClusters; `tenancy` resolves /clusters/<path> and runs their lifecycle.
   const tenancyPlugin = new TenancyPlugin(controllerGate);
   // apis.kcp.io: APIExports, APIBindings, the bound resources and the APIExport virtual workspace.
@@ -273,11 +293,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const started: Stoppable[] = [];
     const stopAll = async () => {
       // The gate first: no CRD or workspace reconcile may start while the other controllers wind down.
-      if (etcdStore) controllerGate.set(false);
+      if (onEtcd) controllerGate.set(false);
       for (const c of started.splice(0).reverse()) await c.stop();
     };
     if (term.aborted) return { stop: stopAll };
-    if (etcdStore) term.addEventListener('abort', () => controllerGate.set(false), { once: true });
+    if (onEtcd) term.addEventListener('abort', () => controllerGate.set(false), { once: true });
     try {
       controllerGate.set(true);
       if (opts.builtinControllers !== false && !term.aborted) {
@@ -292,7 +312,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
     return { stop: stopAll };
   };
-  const electionClient = etcdStore ? new RestClient({ url, ca: certs.ca.certPem, token: adminToken, userAgent: 'atrium-leader-election/v0.0.0' }) : undefined;
+  const electionClient = onEtcd ? new RestClient({ url, ca: certs.ca.certPem, token: adminToken, userAgent: 'atrium-leader-election/v0.0.0' }) : undefined;
   let leaderWork: Stoppable;
   try {
     if (electionClient) {
