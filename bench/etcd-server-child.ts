@@ -10,7 +10,7 @@ const rootDir = process.argv[2]!;
 const endpoints = process.argv[3]!.split(',');
 // A fourth argument `one-thread` keeps the etcd client on the server's thread (the kube suite's comparison).
 const storageThread = process.argv[4] !== 'one-thread';
-const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0, etcd: { endpoints, storageThread } });
+const server = await startServer({ rootDir, bindAddress: '127.0.0.1', securePort: 0, etcd: { endpoints }, storageThread });
 const loopDelay = monitorEventLoopDelay({ resolution: 2 });
 process.on('message', (m: { cmd?: string }) => {
   if (m.cmd === 'loop-start') {

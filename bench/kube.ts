@@ -12,7 +12,7 @@
  * bench/kube/start-kube-apiserver.sh and stop-kube-apiserver.sh (copies of the anchors tools' scripts).
  */
 import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, homedir, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,18 +28,45 @@ const log = (line: string) => process.stderr.write(`  [kube bench] ${line}\n`);
 /** The watcher counts of the watch phases (the issue's targets: 500 and 1,000). */
 const WATCHER_COUNTS = [500, 1000] as const;
 type WatchKey = `watch${(typeof WATCHER_COUNTS)[number]}${'P50Ms' | 'P99Ms' | 'Events' | 'Expected'}`;
-type Metrics = Record<'createsPerSec' | 'getsPerSec' | 'updatesPerSec' | 'listP50Ms' | WatchKey, number>;
+type Metrics = Record<'createsPerSec' | 'getsPerSec' | 'updatesPerSec' | 'listP50Ms' | WatchKey | 'startMs' | 'peakRssMiB', number>;
+
+interface Started {
+  kubeconfig: string;
+  /** The API server's own start: from its process launch to ready (its storage already running). */
+  startMs: number;
+  /** The processes that serve it (the API server, and etcd where it has one): their peak RSS is summed. */
+  pids(): number[];
+  stop(): Promise<void>;
+}
 
 interface Target {
   name: string;
   /** Run only when ATRIUM_KUBE_BENCH_TARGETS names it. */
   optional?: boolean;
-  start(): Promise<{ kubeconfig: string; stop(): Promise<void> }>;
+  start(): Promise<Started>;
+}
+
+/** A process's peak resident set (VmHWM) in MiB, 0 when it cannot be read. */
+function peakRssMiB(pid: number): number {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Number(kb) / 1024 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): void {
   const r = spawnSync(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`);
+}
+
+/** Runs a command whose standard output the caller reads (it is also passed on to ours). */
+function runCapturing(cmd: string, args: string[], env: NodeJS.ProcessEnv): string {
+  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  process.stderr.write(r.stdout ?? '');
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`);
+  return r.stdout;
 }
 
 function buildTools(withKas: boolean): string {
@@ -61,7 +88,7 @@ async function waitFor(what: string, probe: () => boolean | Promise<boolean>, ti
 }
 
 /** A fresh single-member etcd 3.5.16 (the build kube-apiserver gets) in its own temp dir. */
-async function startEtcd(): Promise<{ endpoint: string; stop(): Promise<void> }> {
+async function startEtcd(): Promise<{ endpoint: string; pid: number; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'atrium-kube-bench-etcd-'));
   const client = `http://127.0.0.1:${await freePort()}`;
   const peer = `http://127.0.0.1:${await freePort()}`;
@@ -69,6 +96,7 @@ async function startEtcd(): Promise<{ endpoint: string; stop(): Promise<void> }>
   await waitFor('etcd', async () => (await fetch(`${client}/health`).then((r) => r.ok).catch(() => false)), 30_000);
   return {
     endpoint: client,
+    pid: proc.pid!,
     stop: async () => {
       await stopChild(proc);
       rmSync(dir, { recursive: true, force: true });
@@ -89,14 +117,15 @@ function stopChild(proc: ChildProcess): Promise<void> {
 }
 
 /** An atrium server in a child process (bench/server-child.ts, or etcd-server-child.ts on etcd). */
-async function startAtrium(child: string, extraArgs: string[]): Promise<{ kubeconfig: string; proc: ChildProcess; rootDir: string }> {
+async function startAtrium(child: string, extraArgs: string[]): Promise<{ kubeconfig: string; proc: ChildProcess; rootDir: string; startMs: number }> {
   const rootDir = mkdtempSync(join(tmpdir(), 'atrium-kube-bench-'));
+  const t0 = performance.now();
   const proc = fork(join(here, child), [rootDir, ...extraArgs], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   await new Promise<void>((resolve, reject) => {
     proc.once('message', () => resolve());
     proc.once('exit', (code) => reject(new Error(`${child} exited with ${code}`)));
   });
-  return { kubeconfig: join(rootDir, 'admin.kubeconfig'), proc, rootDir };
+  return { kubeconfig: join(rootDir, 'admin.kubeconfig'), proc, rootDir, startMs: performance.now() - t0 };
 }
 
 const targets: Target[] = [
@@ -104,9 +133,13 @@ const targets: Target[] = [
     name: 'kube-apiserver',
     async start() {
       const dir = mkdtempSync(join(tmpdir(), 'atrium-kube-bench-kas-'));
-      run('bash', [join(source, 'kube', 'start-kube-apiserver.sh'), dir], { env: { ...process.env, KUBE_APISERVER: join(bin, 'kube-apiserver'), ETCD: join(bin, 'etcd') } });
+      const out = runCapturing('bash', [join(source, 'kube', 'start-kube-apiserver.sh'), dir], { ...process.env, KUBE_APISERVER: join(bin, 'kube-apiserver'), ETCD: join(bin, 'etcd') });
+      // The script times kube-apiserver from its launch to /readyz (etcd already up), as startAtrium times atrium.
+      const readyS = Number(/readyz after ([\d.]+)s/.exec(out)?.[1] ?? NaN);
       return {
         kubeconfig: join(dir, 'admin.kubeconfig'),
+        startMs: readyS * 1000,
+        pids: () => readFileSync(join(dir, 'pids'), 'utf8').split('\n').map((l) => Number(l.split(' ')[0])).filter((p) => p > 0),
         stop: async () => {
           run('bash', [join(source, 'kube', 'stop-kube-apiserver.sh'), dir]);
           rmSync(dir, { recursive: true, force: true });
@@ -121,6 +154,8 @@ const targets: Target[] = [
       const a = await startAtrium('etcd-server-child.js', [etcd.endpoint]);
       return {
         kubeconfig: a.kubeconfig,
+        startMs: a.startMs,
+        pids: () => [a.proc.pid!, etcd.pid],
         stop: async () => {
           await stopChild(a.proc);
           await etcd.stop();
@@ -138,6 +173,8 @@ const targets: Target[] = [
       const a = await startAtrium('etcd-server-child.js', [etcd.endpoint, 'one-thread']);
       return {
         kubeconfig: a.kubeconfig,
+        startMs: a.startMs,
+        pids: () => [a.proc.pid!, etcd.pid],
         stop: async () => {
           await stopChild(a.proc);
           await etcd.stop();
@@ -152,6 +189,25 @@ const targets: Target[] = [
       const a = await startAtrium('server-child.js', []);
       return {
         kubeconfig: a.kubeconfig,
+        startMs: a.startMs,
+        pids: () => [a.proc.pid!],
+        stop: async () => {
+          await stopChild(a.proc);
+          rmSync(a.rootDir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    // Not run by default: SQLite on the server's thread, for comparison (ATRIUM_KUBE_BENCH_TARGETS).
+    name: 'atrium on SQLite one thread',
+    optional: true,
+    async start() {
+      const a = await startAtrium('server-child.js', ['one-thread']);
+      return {
+        kubeconfig: a.kubeconfig,
+        startMs: a.startMs,
+        pids: () => [a.proc.pid!],
         stop: async () => {
           await stopChild(a.proc);
           rmSync(a.rootDir, { recursive: true, force: true });
@@ -194,7 +250,8 @@ export async function runKubeBenchmarks(): Promise<Figure[]> {
       log(`round ${round}/${rounds}: ${target.name} (load average ${loadavg()[0]!.toFixed(1)})`);
       const t = await target.start();
       try {
-        const m = await loadgenRun(loadgen, t.kubeconfig);
+        const m = { ...(await loadgenRun(loadgen, t.kubeconfig)), startMs: t.startMs };
+        m.peakRssMiB = t.pids().reduce((sum, pid) => sum + peakRssMiB(pid), 0);
         log(`  ${JSON.stringify(m)}`);
         for (const n of WATCHER_COUNTS) {
           const lost = m[`watch${n}Expected`] - m[`watch${n}Events`];
@@ -212,6 +269,8 @@ export async function runKubeBenchmarks(): Promise<Figure[]> {
     ['getsPerSec', 'GET by name, c=64', 'GET/s'],
     ['updatesPerSec', 'ConfigMap updates, c=64', 'updates/s'],
     ['listP50Ms', 'LIST of 5,000 ConfigMaps p50', 'ms'],
+    ['startMs', 'start-up: launch to ready (storage already running)', 'ms'],
+    ['peakRssMiB', 'peak RSS of the serving processes after the whole load (API server + etcd where it has one)', 'MiB'],
     ...WATCHER_COUNTS.flatMap((n): [keyof Metrics, string, string][] => [
       [`watch${n}P50Ms`, `watch delivery p50, ${n.toLocaleString('en')} watchers, 100 writes/s`, 'ms'],
       [`watch${n}P99Ms`, `watch delivery p99, ${n.toLocaleString('en')} watchers, 100 writes/s`, 'ms'],

@@ -113,7 +113,13 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
   // A simulated cluster's database only has to survive the process being killed (the resilience suites restart it on
   // the same root dir), not the machine: no fsync per commit, which blocked its event loop ~10% of a 50-app burst.
   // A physical cluster has no workspaces: its kubeconfig names the bare server, as kind's does.
-  const server = await startServer({ sqliteSynchronous: 'NORMAL', adminKubeconfigWorkspace: false, ...serverOptions, plugins: [workloads, ...(serverOptions.plugins ?? [])] });
+  const server = await startServer({
+    sqliteSynchronous: 'NORMAL',
+    // A simulated cluster keeps SQLite on its one thread: fleets run dozens of them in a process, where a worker
+    // thread each would cost memory (an isolate apiece) for throughput a simulation does not need.
+    storageThread: false,
+    adminKubeconfigWorkspace: false,
+    ...serverOptions, plugins: [workloads, ...(serverOptions.plugins ?? [])] });
   return Object.assign(server, { name: opts.name, nodeNames: nodes.map((n) => n.name), loadBalancerCIDR: pool.cidr, ingressAddress: ingressControllerAddress(pool) });
 }
 

@@ -73,12 +73,13 @@ export interface ServerOptions {
   etcd?: EtcdStoreOptions & {
     /** How often one replica compacts etcd's history, in ms (default 5 min, as kube-apiserver; 0 turns it off). */
     compactionIntervalMs?: number;
-    /**
-     * Run the etcd client on a worker thread (default true): its gRPC and codec work then uses another core than
-     * the one serving requests. false keeps it on the server's thread.
-     */
-    storageThread?: boolean;
   };
+  /**
+   * Run the storage backend on a worker thread (src/storage/threaded/; default true): etcd's gRPC client and codec,
+   * or SQLite's transactions and fsyncs, then use another core than the one serving requests. false keeps it on the
+   * server's thread. Ignored when `storage` is given.
+   */
+  storageThread?: boolean;
   anonymous?: boolean;
   /** kube's static token file (`token,user,uid,"group1,group2"`), as --token-auth-file. */
   tokenAuthFile?: string;
@@ -135,16 +136,21 @@ export interface RunningServer extends ServerConnection {
  * and authorization.
  */
 /**
- * The server's storage: the caller's, etcd (by default on a worker thread, with the compaction rounds there too), or
- * the embedded SQLite database.
+ * The server's storage: the caller's, or etcd (with its compaction rounds) or the embedded SQLite database, by default
+ * on a worker thread.
  */
 async function openStorage(opts: ServerOptions): Promise<{ storage: Storage; compactor?: EtcdCompactor }> {
   if (opts.storage) return { storage: opts.storage };
   const etcd = opts.etcd;
-  if (!etcd) return { storage: SqliteStore.open(join(opts.rootDir, 'atrium.db'), { synchronous: opts.sqliteSynchronous ?? 'FULL' }) };
-  const { compactionIntervalMs, storageThread, ...connection } = etcd;
+  const threaded = opts.storageThread !== false;
+  if (!etcd) {
+    const path = join(opts.rootDir, 'atrium.db');
+    const options = { synchronous: opts.sqliteSynchronous ?? 'FULL' } as const;
+    return { storage: threaded ? await ThreadedStorage.start({ backend: 'sqlite', path, options }) : SqliteStore.open(path, options) };
+  }
+  const { compactionIntervalMs, ...connection } = etcd;
   const compaction = compactionIntervalMs === 0 ? undefined : { ...(compactionIntervalMs !== undefined ? { intervalMs: compactionIntervalMs } : {}) };
-  if (storageThread !== false) return { storage: await ThreadedStorage.start({ backend: 'etcd', etcd: connection, ...(compaction ? { compaction } : {}) }) };
+  if (threaded) return { storage: await ThreadedStorage.start({ backend: 'etcd', etcd: connection, ...(compaction ? { compaction } : {}) }) };
   const store = await EtcdStore.connect(connection);
   return { storage: store, ...(compaction ? { compactor: new EtcdCompactor(store, compaction) } : {}) };
 }

@@ -5,16 +5,19 @@
  * One MessagePort carries requests, replies and watch events alike, so the worker's order is the order seen here.
  */
 import type { EtcdStoreOptions } from '../etcd/etcd-store.js';
+import type { SqliteStoreOptions } from '../sqlite/sqlite-store.js';
 import type { StorageErrorCode } from '../errors.js';
 import type { KeyValue, ListOptions, StorageWatchEvent } from '../interface.js';
 
-/** What the worker hosts: today the etcd backend (its gRPC client and codec are most of a request's cost there). */
-export interface StorageWorkerConfig {
-  backend: 'etcd';
-  etcd: EtcdStoreOptions;
-  /** Run etcd's compaction rounds in the worker (etcd-compactor.ts), every intervalMs (default 5 min); absent: none. */
-  compaction?: { intervalMs?: number };
-}
+/** What the worker hosts: the etcd backend (its gRPC client and codec), or the SQLite file (its commits and fsyncs). */
+export type StorageWorkerConfig =
+  | {
+      backend: 'etcd';
+      etcd: EtcdStoreOptions;
+      /** Run etcd's compaction rounds in the worker (etcd-compactor.ts), every intervalMs (default 5 min); absent: none. */
+      compaction?: { intervalMs?: number };
+    }
+  | { backend: 'sqlite'; path: string; options?: SqliteStoreOptions };
 
 /** Calls the server's thread makes, each answered by exactly one Reply with the same id. */
 export type Call =

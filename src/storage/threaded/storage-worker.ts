@@ -1,13 +1,15 @@
 /**
- * The storage worker: a thread that owns a storage backend (today etcd: its gRPC client, its codec, its watch
- * streams and the compactor) so that work runs beside the server's thread instead of on it. It answers the calls
+ * The storage worker: a thread that owns a storage backend (etcd: its gRPC client, its codec, its watch streams and
+ * the compactor; SQLite: its transactions and fsyncs, so a durable commit no longer stalls the server's thread) so
+ * that work runs beside the server's thread instead of on it. It answers the calls
  * ThreadedStorage sends and forwards watch events, in the order the backend produced them (protocol.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EtcdCompactor } from '../etcd/etcd-compactor.js';
 import { EtcdStore } from '../etcd/etcd-store.js';
 import { StorageError } from '../errors.js';
-import type { WatchHandle } from '../interface.js';
+import type { Storage, WatchHandle } from '../interface.js';
+import { SqliteStore } from '../sqlite/sqlite-store.js';
 import type { Call, ErrorData, FromWorker, StorageWorkerConfig, ToWorker } from './protocol.js';
 
 const port = parentPort!;
@@ -35,24 +37,35 @@ function errorData(err: unknown): ErrorData {
   return { message: err instanceof Error ? err.message : String(err) };
 }
 
+/** A backend and what it may add: health (etcd) and whether its progress notifications can be trusted. */
+type Hosted = Storage & { isHealthy?(): boolean; healthMessage?(): string };
+
+async function open(): Promise<{ store: Hosted; compactor?: EtcdCompactor }> {
+  if (config.backend === 'sqlite') return { store: SqliteStore.open(config.path, config.options) };
+  const store = await EtcdStore.connect(config.etcd);
+  return { store, ...(config.compaction ? { compactor: new EtcdCompactor(store, config.compaction) } : {}) };
+}
+
 async function main(): Promise<void> {
-  let store: EtcdStore;
+  let store: Hosted;
+  let compactor: EtcdCompactor | undefined;
   try {
-    store = await EtcdStore.connect(config.etcd);
+    ({ store, compactor } = await open());
   } catch (err) {
     port.postMessage([{ t: 'startFailed', message: (err as Error).message } satisfies FromWorker]);
     return;
   }
-  const compactor = config.compaction ? new EtcdCompactor(store, config.compaction) : undefined;
   compactor?.start();
+  const isHealthy = () => store.isHealthy?.() ?? true;
+  const healthMessageOf = () => store.healthMessage?.() ?? '';
   const watches = new Map<number, WatchHandle>();
 
   // Health drives /readyz on the server's thread: it is sent when it changes (checked as often as the store's probe).
-  let healthy = store.isHealthy();
-  let healthMessage = store.healthMessage();
-  const healthTimer = setInterval(() => {
-    const h = store.isHealthy();
-    const m = store.healthMessage();
+  let healthy = isHealthy();
+  let healthMessage = healthMessageOf();
+  const healthTimer = store.isHealthy && setInterval(() => {
+    const h = isHealthy();
+    const m = healthMessageOf();
     if (h !== healthy || m !== healthMessage) {
       healthy = h;
       healthMessage = m;
@@ -82,7 +95,7 @@ async function main(): Promise<void> {
         return store.compact(call.revision);
       case 'close':
         return (async () => {
-          clearInterval(healthTimer);
+          if (healthTimer) clearInterval(healthTimer);
           await compactor?.stop();
           for (const w of watches.values()) w.stop();
           watches.clear();
@@ -125,7 +138,7 @@ async function main(): Promise<void> {
       }
     }
   });
-  port.postMessage([{ t: 'ready', progressNotifyReliable: store.progressNotifyReliable() } satisfies FromWorker]);
+  port.postMessage([{ t: 'ready', progressNotifyReliable: store.progressNotifyReliable?.() ?? true } satisfies FromWorker]);
 }
 
 void main();

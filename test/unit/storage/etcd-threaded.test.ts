@@ -23,7 +23,7 @@ after(async () => {
   await etcd?.stop();
 });
 
-const open = (extra: Partial<Parameters<typeof ThreadedStorage.start>[0]> = {}) => ThreadedStorage.start({ backend: 'etcd', etcd: { endpoints: etcd.endpoints }, ...extra });
+const open = (extra: { compaction?: { intervalMs?: number } } = {}) => ThreadedStorage.start({ backend: 'etcd', etcd: { endpoints: etcd.endpoints }, ...extra });
 const prefix = () => `/registry/threadtest/${randomBytes(4).toString('hex')}/`;
 
 runStorageConformance('etcd on a worker thread', () => open());
