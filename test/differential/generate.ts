@@ -479,6 +479,7 @@ export function generateCases(seed: number): Case[] {
     ['send-initial-events-no-watch', '?sendInitialEvents=true'],
     ['watch-bookmarks-no-watch', '?allowWatchBookmarks=true'],
   ];
+  const staleAllowed = (query: string) => /resourceVersion=(0|1&resourceVersionMatch=NotOlderThan)(&|$)/.test(query);
   for (const [label, query] of listQueries) {
     const ns = `l${fresh()}`;
     const cmPath = `/api/v1/namespaces/${ns}/configmaps`;
@@ -491,6 +492,10 @@ export function generateCases(seed: number): Case[] {
         { method: 'POST', path: cmPath, body: cmBody('a', '1') },
         { method: 'POST', path: cmPath, body: cmBody('b', '2') },
         { method: 'POST', path: cmPath, body: cmBody('c', '3') },
+        // A read the watch cache may serve as it stands (resourceVersion=0, NotOlderThan an old one) can trail the
+        // writes just made, on either server, as both are allowed to. A consistent LIST first waits on both until
+        // their caches hold those writes, so the read compared next is deterministic.
+        ...(staleAllowed(query) ? [{ method: 'GET', path: cmPath }] : []),
         { method: 'GET', path: cmPath + query },
         // the next page, from this server's own continue token
         ...(label === 'limit-2' ? [{ method: 'GET', path: (earlier: HttpResponse[]) => `${cmPath}?limit=2&continue=${encodeURIComponent(earlier[4]?.json?.metadata?.continue ?? '')}` }] : []),

@@ -74,12 +74,16 @@ describe('CRD typed round trip', () => {
     }
     assert.match(fields, /"f:singular"/, 'the defaulted singular is owned');
     check((await ts.request('GET', `${CRDS}/gadgets.rt.example.com`)).json, 'read back');
-    // An update decodes alike.
-    const current = (await ts.request('GET', `${CRDS}/gadgets.rt.example.com`)).json;
-    const body = crd();
-    body.metadata.resourceVersion = current.metadata.resourceVersion;
-    const u = await ts.request('PUT', `${CRDS}/gadgets.rt.example.com`, body);
-    assert.equal(u.status, 200, u.text);
-    check(u.json, 'update answer');
+    // An update decodes alike. The CRD controllers write the status meanwhile, so the update is retried on a
+    // conflict as client-go's RetryOnConflict would.
+    let u: Awaited<ReturnType<typeof ts.request>> | undefined;
+    for (let attempt = 0; attempt < 5 && (!u || u.status === 409); attempt++) {
+      const current = (await ts.request('GET', `${CRDS}/gadgets.rt.example.com`)).json;
+      const body = crd();
+      body.metadata.resourceVersion = current.metadata.resourceVersion;
+      u = await ts.request('PUT', `${CRDS}/gadgets.rt.example.com`, body);
+    }
+    assert.equal(u!.status, 200, u!.text);
+    check(u!.json, 'update answer');
   });
 });
