@@ -20,6 +20,7 @@ import type { FieldType, TypeCatalog } from './types.js';
 const MANAGED_FIELDS = fieldHintKey(`${META_V1}.ObjectMeta`, 'managedFields');
 
 interface Walk {
+  plans: Map<string, Plan | undefined>;
   catalog: TypeCatalog;
   /** `<type>#<field>` keys of the fields Go always writes. */
   keepsEmpty: ReadonlySet<string>;
@@ -27,37 +28,69 @@ interface Walk {
   check: boolean;
 }
 
+/** A type's fields by JSON name: their type, and whether an empty value of theirs goes. */
+type Plan = Map<string, { type: FieldType; dropsEmpty: boolean }>;
+
+/** Plans by catalog and keepsEmpty set, by type name: a write walks the same few types again and again. */
+const plansByCatalog = new WeakMap<TypeCatalog, WeakMap<ReadonlySet<string>, Map<string, Plan | undefined>>>();
+
+function plansFor(catalog: TypeCatalog, keepsEmpty: ReadonlySet<string>): Map<string, Plan | undefined> {
+  let byKeeps = plansByCatalog.get(catalog);
+  if (!byKeeps) plansByCatalog.set(catalog, (byKeeps = new WeakMap()));
+  let plans = byKeeps.get(keepsEmpty);
+  if (!plans) byKeeps.set(keepsEmpty, (plans = new Map()));
+  return plans;
+}
+
+function planOf(typeName: string, w: Walk): Plan | undefined {
+  if (w.plans.has(typeName)) return w.plans.get(typeName);
+  const t = w.catalog.get(typeName);
+  let plan: Plan | undefined;
+  if (t) {
+    plan = new Map();
+    for (const f of t.fields) {
+      const key = fieldHintKey(t.name, f.name);
+      const collection = 'list' in f.type || 'map' in f.type;
+      plan.set(f.name, { type: f.type, dropsEmpty: collection && key !== MANAGED_FIELDS && !w.keepsEmpty.has(key) });
+    }
+  }
+  w.plans.set(typeName, plan);
+  return plan;
+}
+
 /**
  * Drops, in place, through `obj` read as catalog type `typeName`, every empty or null list or map field that is not
  * in `keepsEmpty`. Returns whether there was any; with `check`, only answers that, leaving `obj` as it is.
  */
 export function dropEmptyOmitted(obj: unknown, catalog: TypeCatalog, typeName: string, keepsEmpty: ReadonlySet<string>, check = false): boolean {
-  return walkType(obj, typeName, { catalog, keepsEmpty, check });
+  return walkType(obj, typeName, { plans: plansFor(catalog, keepsEmpty), catalog, keepsEmpty, check });
 }
 
 function isEmpty(v: unknown): boolean {
-  return v === null || (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0);
+  if (v === null) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (!isPlainObject(v)) return false;
+  for (const _ in v) return false;
+  return true;
 }
 
 function walkType(value: unknown, typeName: string, w: Walk): boolean {
   const resolved = resolveJSONSchemaUnion(typeName);
   // A JSONSchemaPropsOrArray holding a list of schemas.
   if (Array.isArray(value) && resolved !== typeName) return walkItems(value, { ref: resolved }, w);
-  const t = w.catalog.get(resolved);
-  if (!t || !isPlainObject(value)) return false;
+  if (!isPlainObject(value)) return false;
+  const plan = planOf(resolved, w);
+  if (!plan) return false;
   let found = false;
-  for (const f of t.fields) {
-    if (!(f.name in value)) continue;
-    const v = value[f.name];
-    if ('list' in f.type || 'map' in f.type) {
-      const key = fieldHintKey(t.name, f.name);
-      if (key === MANAGED_FIELDS) continue;
-      if (!w.keepsEmpty.has(key) && isEmpty(v)) {
-        if (w.check) return true;
-        delete value[f.name];
-        found = true;
-        continue;
-      }
+  for (const name of Object.keys(value)) {
+    const f = plan.get(name);
+    if (!f) continue;
+    const v = value[name];
+    if (f.dropsEmpty && isEmpty(v)) {
+      if (w.check) return true;
+      delete value[name];
+      found = true;
+      continue;
     }
     if (walkField(v, f.type, w)) {
       if (w.check) return true;
