@@ -163,6 +163,14 @@ export interface ResourceCodec {
    * answers the patch's 422 with it). When it can, apiVersion and kind are defaulted in place as decoding does.
    */
   decodePatched(patched: KubeObject, original: KubeObject, patchType: PatchType, subresource: string): string | undefined;
+  /**
+   * What encoding an object of the resource (never a subresource's view) for storage and decoding it again drops,
+   * in place: the empty omitempty lists and maps of a built-in kind, the empty labels, annotations, ... of a custom
+   * resource's metadata (omit-empty.ts). The store applies it to what it writes, after validation (which sees the
+   * empty values, as Go's does), and the field manager reads the write as it will be stored. Returns whether
+   * anything was (with `check`: would be) dropped; with `check` the object is left as it is.
+   */
+  roundTrip?(obj: KubeObject, check?: boolean): boolean;
   /** The type a strategic merge patch of the resource (or of its subresource's kind) follows. */
   strategicMergePatchSchema(subresource: string): StrategicMergePatchSchema;
   /**

@@ -35,19 +35,4 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'JSON.parse reads 1e3 as 1000, so an integer field written with an exponent is accepted; Go decodes integer fields from the number text and refuses it ' +
       '(`cannot unmarshal number 1e3 into ... of type int32`)',
   },
-  {
-    case: 'patch/ConfigMap/merge/null-removes',
-    open: true,
-    reason:
-      'a merge patch that empties a map (data: {a: null}) leaves `data: {}` and the manager that owned only data.a keeps an entry with `f:data: {}`; Go ' +
-      'drops the empty omitempty map and the managedFields entry that owns nothing (then managedFields itself)',
-  },
-  {
-    case: 'lifecycle/namespace-terminating',
-    evidence: /step 6 body\.(spec\.finalizers|metadata\.managedFields)/,
-    open: true,
-    reason:
-      'PUT /finalize with finalizers: [] keeps the empty list and adds a managedFields entry owning f:spec.f:finalizers; Go drops the empty omitempty list, ' +
-      'so the write owns nothing and no entry is added (as update/Namespace/spec-finalizers)',
-  },
 ];

@@ -26,5 +26,7 @@ export function customResourceCodec(schema: CompiledSchema, typed: ResourceCodec
     },
     decodePatched: (patched, original, patchType, subresource) => typed.decodePatched(patched, original, patchType, subresource),
     strategicMergePatchSchema: (subresource) => typed.strategicMergePatchSchema(subresource),
+    // Unstructured: only the metadata is coerced through ObjectMeta.
+    roundTrip: (obj, check) => typed.roundTrip?.(obj, check) ?? false,
   };
 }

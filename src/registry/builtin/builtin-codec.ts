@@ -6,21 +6,40 @@
  */
 import { groupVersionString } from '../../apimachinery/api-resource.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import { builtinCatalog } from '../../apimachinery/schema/builtin/index.js';
+import { builtinCatalog, builtinProtobufHints } from '../../apimachinery/schema/builtin/index.js';
+import { META_V1 } from '../../apimachinery/schema/builtin/field-types.js';
 import { firstDecodeTypeError } from '../../apimachinery/schema/decode-type-errors.js';
+import { dropEmptyOmitted } from '../../apimachinery/schema/omit-empty.js';
 import { canonicalizeQuantities } from '../../apimachinery/schema/quantities.js';
 import { dropUnknownFields } from '../../apimachinery/schema/unknown-fields.js';
 import { unknownFieldsOf } from '../../apimachinery/schema/unknown-fields.js';
 import type { ResourceCodec, SubresourceStrategy } from '../rest.js';
 
+const OBJECT_META = `${META_V1}.ObjectMeta`;
+
+/**
+ * An unstructured object's metadata is still decoded through the Go ObjectMeta (for custom resources,
+ * apiextensions' schemaobjectmeta Coerce on every decode): its empty omitempty lists and maps (labels, annotations,
+ * finalizers, ownerReferences) are dropped, while the rest of the object keeps its empty values.
+ */
+function coerceObjectMeta(obj: KubeObject, check?: boolean): boolean {
+  return dropEmptyOmitted(obj.metadata, builtinCatalog, OBJECT_META, builtinProtobufHints.emitZero, check);
+}
+
 /**
  * `definitionName` is the kind's OpenAPI definition name; a subresource with a view (Scale) is patched as the view's
  * kind. Subresource bodies are not checked for type errors or unknown fields.
+ *
+ * `typedRoundTrip`: the kind is a Go type upstream, so what it stores loses its empty omitempty lists and maps as the
+ * Go round trip does (roundTrip, omit-empty.ts). Unset for custom resources, which are unstructured upstream even
+ * when their definition name is catalogued, and for kinds upstream serves as custom resources (kcp's): only their
+ * metadata is coerced (coerceObjectMeta).
  */
 export function builtinCodec(
   definitionName: string,
   subresourceStrategies: Record<string, SubresourceStrategy>,
   defaults?: (obj: KubeObject) => void,
+  typedRoundTrip = false,
 ): ResourceCodec {
   const catalogued = (typeName: string | undefined): typeName is string => typeName !== undefined && builtinCatalog.has(typeName);
   /** The type a patch applies to: a subresource with its own kind (Scale) is patched in that form. */
@@ -57,6 +76,10 @@ export function builtinCodec(
       if (!catalogued(typeName)) return;
       canonicalizeQuantities(obj, builtinCatalog, typeName);
       defaults?.(obj);
+    },
+    roundTrip(obj, check) {
+      if (typedRoundTrip && catalogued(definitionName)) return dropEmptyOmitted(obj, builtinCatalog, definitionName, builtinProtobufHints.emitZero, check);
+      return coerceObjectMeta(obj, check);
     },
     // The result is decoded into the Go type before anything else looks at it: a value of the wrong type, or an
     // apiVersion or kind that does not name the type, fails (JSON and merge patches through the JSON serializer, a

@@ -81,11 +81,10 @@ const namespaces = defineBuiltin({
   // CollectionDeleter, so discovery omits the verb and DELETE on the collection has no route (405).
   verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   definitionName: 'io.k8s.api.core.v1.Namespace',
-  // SetDefaults_Namespace: the name label, for a namespace that has a name (not yet for a generateName). Before it,
-  // the typed round trip: spec.finalizers is omitempty, so an empty list decodes to nothing (an update that sends
-  // `finalizers: []` removes the field, which no manager then owns).
+  // SetDefaults_Namespace: the name label, for a namespace that has a name (not yet for a generateName). (An empty
+  // spec.finalizers, omitempty, is left to the typed round trip of every write, codec.roundTrip: an update or a
+  // /finalize that sends `finalizers: []` stores no such field, and no manager owns it.)
   defaults(obj) {
-    if (isPlainObject(obj.spec) && Array.isArray(obj.spec.finalizers) && obj.spec.finalizers.length === 0) delete obj.spec.finalizers;
     const meta = metaOf(obj);
     if (meta.name) meta.labels = { ...(meta.labels ?? {}), 'kubernetes.io/metadata.name': meta.name };
   },

@@ -71,7 +71,8 @@ export function defineBuiltin(spec: BuiltinSpec): ResourceDefinition {
       ...spec.strategy,
     },
     subresourceStrategies,
-    codec: builtinCodec(spec.definitionName, subresourceStrategies, spec.defaults),
+    // Kubernetes' own kinds are Go types upstream; kcp's kinds are custom resources there, unstructured.
+    codec: builtinCodec(spec.definitionName, subresourceStrategies, spec.defaults, spec.definitionName.startsWith('io.k8s.')),
     tableConvertor: spec.printer ?? printerFor(spec.group, spec.resource),
     ...(spec.schema ? { openAPISchemas: objectSchemas(spec, spec.schema) } : {}),
   };

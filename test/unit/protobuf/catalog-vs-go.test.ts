@@ -63,6 +63,12 @@ describe('catalog vs. the Go struct tags of k8s.io v0.32.4', () => {
           const catalogKeepsZero = builtinProtobufHints.emitZero.has(fieldHintKey(typeName, goField.json));
           if (goKeepsZero !== catalogKeepsZero) problems.push(`${goField.json}: emitZero ${catalogKeepsZero}, Go keeps zero ${goKeepsZero}`);
         }
+        // A list or map Go writes even when empty (no omitempty) survives the typed round trip (omit-empty.ts).
+        if (goField.type.startsWith('[]') || goField.type.startsWith('map[')) {
+          const goKeepsEmpty = !goField.omitempty;
+          const catalogKeepsEmpty = builtinProtobufHints.emitZero.has(fieldHintKey(typeName, goField.json));
+          if (goKeepsEmpty !== catalogKeepsEmpty) problems.push(`${goField.json}: emitZero ${catalogKeepsEmpty}, Go keeps it empty ${goKeepsEmpty}`);
+        }
       }
       for (const embed of embeds) {
         if (!goTypes[typeName]!.some((f) => f.inline && f.proto === embed.proto)) problems.push(`declares embed ${embed.type} that Go lacks`);

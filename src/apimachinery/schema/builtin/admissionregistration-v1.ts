@@ -16,7 +16,7 @@ const webhookFields = (kind: 'Validating' | 'Mutating') => [
   { name: 'objectSelector', proto: kind === 'Validating' ? 10 : 11, type: ref(META_V1, 'LabelSelector'), description: 'Which objects the webhook sees, by their labels (old or new).' },
   { name: 'sideEffects', proto: 6, type: STRING, required: true, enum: ['None', 'NoneOnDryRun', 'Some', 'Unknown'], description: 'Whether calling the webhook has side effects: None or NoneOnDryRun in v1. Dry-run requests only go to webhooks without side effects.' },
   { name: 'timeoutSeconds', proto: 7, type: INT32, description: 'How long to wait for the webhook, 1 to 30 seconds (default 10).' },
-  { name: 'admissionReviewVersions', proto: 8, type: list(STRING), required: true, listType: 'atomic' as const, description: 'AdmissionReview versions the webhook accepts, in order of preference.' },
+  { name: 'admissionReviewVersions', proto: 8, type: list(STRING), required: true, listType: 'atomic' as const, emitZero: true, description: 'AdmissionReview versions the webhook accepts, in order of preference.' },
   ...(kind === 'Mutating'
     ? [{ name: 'reinvocationPolicy', proto: 10, type: STRING, enum: ['IfNeeded', 'Never'], description: 'Never (default), or IfNeeded to be called again when a later mutation changed the object.' }]
     : []),

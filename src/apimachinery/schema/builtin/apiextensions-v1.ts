@@ -24,7 +24,7 @@ export const apiextensionsV1Types: readonly BuiltinTypeSpec[] = [
       { name: 'group', proto: 1, type: STRING, required: true, emitZero: true, description: 'API group of the resource; the definition must be named <plural>.<group>.' },
       { name: 'names', proto: 3, type: ref(APIEXTENSIONS_V1, 'CustomResourceDefinitionNames'), required: true, description: 'Names the resource is served under.' },
       { name: 'scope', proto: 4, type: STRING, required: true, emitZero: true, description: 'Cluster or Namespaced.' },
-      { name: 'versions', proto: 7, type: list(ref(APIEXTENSIONS_V1, 'CustomResourceDefinitionVersion')), required: true, listType: 'atomic', description: 'Versions served; exactly one must be the storage version.' },
+      { name: 'versions', proto: 7, type: list(ref(APIEXTENSIONS_V1, 'CustomResourceDefinitionVersion')), required: true, listType: 'atomic', emitZero: true, description: 'Versions served; exactly one must be the storage version.' },
       { name: 'conversion', proto: 9, type: ref(APIEXTENSIONS_V1, 'CustomResourceConversion'), description: 'How objects are converted between versions.' },
       { name: 'preserveUnknownFields', proto: 10, type: BOOLEAN, description: 'Deprecated: keep unknown fields everywhere; must be false in v1.' },
     ],
@@ -187,7 +187,7 @@ export const apiextensionsV1Types: readonly BuiltinTypeSpec[] = [
     description: 'Conversion webhook settings.',
     fields: [
       { name: 'clientConfig', proto: 2, type: ref(APIEXTENSIONS_V1, 'WebhookClientConfig'), description: 'How to call the webhook.' },
-      { name: 'conversionReviewVersions', proto: 3, type: list(STRING), required: true, listType: 'atomic', description: 'ConversionReview versions the webhook accepts, in order of preference.' },
+      { name: 'conversionReviewVersions', proto: 3, type: list(STRING), required: true, listType: 'atomic', emitZero: true, description: 'ConversionReview versions the webhook accepts, in order of preference.' },
     ],
   },
   {
@@ -213,9 +213,9 @@ export const apiextensionsV1Types: readonly BuiltinTypeSpec[] = [
     name: APIEXTENSIONS_V1 + '.CustomResourceDefinitionStatus',
     description: 'Observed state of a custom resource definition.',
     fields: [
-      { name: 'conditions', proto: 1, type: list(ref(APIEXTENSIONS_V1, 'CustomResourceDefinitionCondition')), listType: 'map', listMapKeys: ['type'], description: 'Latest observations, such as Established and NamesAccepted.' },
+      { name: 'conditions', proto: 1, type: list(ref(APIEXTENSIONS_V1, 'CustomResourceDefinitionCondition')), listType: 'map', listMapKeys: ['type'], emitZero: true, description: 'Latest observations, such as Established and NamesAccepted.' },
       { name: 'acceptedNames', proto: 2, type: ref(APIEXTENSIONS_V1, 'CustomResourceDefinitionNames'), description: 'Names actually being served.' },
-      { name: 'storedVersions', proto: 3, type: list(STRING), listType: 'atomic', description: 'Versions objects have ever been stored in.' },
+      { name: 'storedVersions', proto: 3, type: list(STRING), listType: 'atomic', emitZero: true, description: 'Versions objects have ever been stored in.' },
     ],
   },
   {

@@ -77,7 +77,7 @@ export const authenticationV1Types: readonly BuiltinTypeSpec[] = [
     name: AUTHENTICATION_V1 + '.TokenRequestSpec',
     description: 'Parameters of a requested token.',
     fields: [
-      { name: 'audiences', proto: 1, type: list(STRING), required: true, listType: 'atomic', description: 'Intended audiences of the token.' },
+      { name: 'audiences', proto: 1, type: list(STRING), required: true, listType: 'atomic', emitZero: true, description: 'Intended audiences of the token.' },
       { name: 'expirationSeconds', proto: 4, type: INT64, emitZero: true, description: 'Requested lifetime in seconds; the server may shorten it.' },
       { name: 'boundObjectRef', proto: 3, type: ref(AUTHENTICATION_V1, 'BoundObjectReference'), description: 'Object the token is bound to; the token becomes invalid when it is deleted.' },
     ],

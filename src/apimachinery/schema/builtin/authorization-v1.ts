@@ -130,8 +130,8 @@ export const authorizationV1Types: readonly BuiltinTypeSpec[] = [
     name: AUTHORIZATION_V1 + '.SubjectRulesReviewStatus',
     description: 'The rules a subject has; may be incomplete.',
     fields: [
-      { name: 'resourceRules', proto: 1, type: list(ref(AUTHORIZATION_V1, 'ResourceRule')), required: true, listType: 'atomic', description: 'Allowed actions on resources.' },
-      { name: 'nonResourceRules', proto: 2, type: list(ref(AUTHORIZATION_V1, 'NonResourceRule')), required: true, listType: 'atomic', description: 'Allowed actions on non-resource URLs.' },
+      { name: 'resourceRules', proto: 1, type: list(ref(AUTHORIZATION_V1, 'ResourceRule')), required: true, listType: 'atomic', emitZero: true, description: 'Allowed actions on resources.' },
+      { name: 'nonResourceRules', proto: 2, type: list(ref(AUTHORIZATION_V1, 'NonResourceRule')), required: true, listType: 'atomic', emitZero: true, description: 'Allowed actions on non-resource URLs.' },
       { name: 'incomplete', proto: 3, type: BOOLEAN, required: true, emitZero: true, description: 'True when some authorizer could not list its rules.' },
       { name: 'evaluationError', proto: 4, type: STRING, description: 'Problems met while listing rules.' },
     ],
@@ -140,7 +140,7 @@ export const authorizationV1Types: readonly BuiltinTypeSpec[] = [
     name: AUTHORIZATION_V1 + '.ResourceRule',
     description: 'Actions allowed on a set of resources.',
     fields: [
-      { name: 'verbs', proto: 1, type: list(STRING), required: true, listType: 'atomic', description: 'Allowed verbs, or "*".' },
+      { name: 'verbs', proto: 1, type: list(STRING), required: true, listType: 'atomic', emitZero: true, description: 'Allowed verbs, or "*".' },
       { name: 'apiGroups', proto: 2, type: list(STRING), listType: 'atomic', description: 'API groups, or "*".' },
       { name: 'resources', proto: 3, type: list(STRING), listType: 'atomic', description: 'Resources, or "*".' },
       { name: 'resourceNames', proto: 4, type: list(STRING), listType: 'atomic', description: 'Object names, or empty for all.' },
@@ -150,7 +150,7 @@ export const authorizationV1Types: readonly BuiltinTypeSpec[] = [
     name: AUTHORIZATION_V1 + '.NonResourceRule',
     description: 'Actions allowed on non-resource URLs.',
     fields: [
-      { name: 'verbs', proto: 1, type: list(STRING), required: true, listType: 'atomic', description: 'Allowed verbs, or "*".' },
+      { name: 'verbs', proto: 1, type: list(STRING), required: true, listType: 'atomic', emitZero: true, description: 'Allowed verbs, or "*".' },
       { name: 'nonResourceURLs', proto: 2, type: list(STRING), listType: 'atomic', description: 'URL paths; a trailing "*" matches a prefix.' },
     ],
   },

@@ -40,7 +40,7 @@ export const autoscalingV2Types: readonly BuiltinTypeSpec[] = [
       { name: 'lastScaleTime', proto: 2, type: TIME, description: "When the replica count was last changed." },
       { name: 'currentReplicas', proto: 3, type: INT32, description: "Replicas the target has now." },
       { name: 'desiredReplicas', proto: 4, type: INT32, required: true, emitZero: true, description: "Replicas the autoscaler last asked for." },
-      { name: 'currentMetrics', proto: 5, type: list(ref(AUTOSCALING_V2, 'MetricStatus')), listType: 'atomic', description: "The last reading of each metric." },
+      { name: 'currentMetrics', proto: 5, type: list(ref(AUTOSCALING_V2, 'MetricStatus')), listType: 'atomic', emitZero: true, description: "The last reading of each metric." },
       { name: 'conditions', proto: 6, type: list(ref(AUTOSCALING_V2, 'HorizontalPodAutoscalerCondition')), patchStrategy: 'merge', patchMergeKey: 'type', listType: 'map', listMapKeys: ['type'], description: "Latest observations: AbleToScale, ScalingActive, ScalingLimited." },
     ],
   },

@@ -76,7 +76,7 @@ export const batchV1Types: readonly BuiltinTypeSpec[] = [
     name: BATCH_V1 + '.PodFailurePolicy',
     description: "How pod failures are handled.",
     fields: [
-      { name: 'rules', proto: 1, type: list(ref(BATCH_V1, 'PodFailurePolicyRule')), required: true, listType: 'atomic', description: "Rules checked in order; the first that matches a failed pod decides, and a failure no rule matches counts against backoffLimit." },
+      { name: 'rules', proto: 1, type: list(ref(BATCH_V1, 'PodFailurePolicyRule')), required: true, listType: 'atomic', emitZero: true, description: "Rules checked in order; the first that matches a failed pod decides, and a failure no rule matches counts against backoffLimit." },
     ],
   },
   {
@@ -94,7 +94,7 @@ export const batchV1Types: readonly BuiltinTypeSpec[] = [
     fields: [
       { name: 'containerName', proto: 1, type: STRING, emitZero: true, description: "Only this container is checked; unset checks every container." },
       { name: 'operator', proto: 2, type: STRING, required: true, emitZero: true, enum: ['In', 'NotIn'], description: "In (some container exited with one of the values) or NotIn (some container exited with a code outside them)." },
-      { name: 'values', proto: 3, type: list(INT32), required: true, listType: 'set', description: "Exit codes, sorted and unique; 0 may not be used with In." },
+      { name: 'values', proto: 3, type: list(INT32), required: true, listType: 'set', emitZero: true, description: "Exit codes, sorted and unique; 0 may not be used with In." },
     ],
   },
   {
@@ -109,7 +109,7 @@ export const batchV1Types: readonly BuiltinTypeSpec[] = [
     name: BATCH_V1 + '.SuccessPolicy',
     description: "When an Indexed job succeeds before every index did.",
     fields: [
-      { name: 'rules', proto: 1, type: list(ref(BATCH_V1, 'SuccessPolicyRule')), required: true, listType: 'atomic', description: "Rules checked in order; once one is met the job gets SuccessCriteriaMet and its remaining pods stop." },
+      { name: 'rules', proto: 1, type: list(ref(BATCH_V1, 'SuccessPolicyRule')), required: true, listType: 'atomic', emitZero: true, description: "Rules checked in order; once one is met the job gets SuccessCriteriaMet and its remaining pods stop." },
     ],
   },
   {

@@ -16,9 +16,11 @@ import type { FieldDescriptor, TypeDescriptor } from '../types.js';
 
 export interface BuiltinFieldSpec extends FieldDescriptor {
   /**
-   * The JSON form carries this scalar even at its zero value ("" / 0 / false): the Go field is a pointer or its
-   * json tag lacks omitempty. Protobuf cannot tell "absent" from "zero" for such fields, so a decoder must keep a
-   * zero value it read instead of dropping it (e.g. DeleteOptions.gracePeriodSeconds=0, orphanDependents=false).
+   * The JSON form carries this field even at its zero value ("" / 0 / false for a scalar, an empty list or map): the
+   * Go field is a pointer or its json tag lacks omitempty. Protobuf cannot tell "absent" from "zero" for such
+   * scalars, so a decoder must keep a zero value it read instead of dropping it (e.g.
+   * DeleteOptions.gracePeriodSeconds=0, orphanDependents=false). A list or map without it is omitempty: the typed
+   * round trip drops it when empty (../omit-empty.ts); one with it (Role.rules, PolicyRule.verbs) stays.
    */
   emitZero?: boolean;
   /**
@@ -61,7 +63,7 @@ export interface EmbeddedMessage {
 
 /** Protobuf facts beyond the catalog format, keyed by `fieldHintKey(typeName, jsonName)` unless said otherwise. */
 export interface ProtobufFieldHints {
-  /** Fields whose zero value must be kept when present on the wire (see BuiltinFieldSpec.emitZero). */
+  /** Fields whose zero value (or empty list or map) must be kept when present on the wire (see BuiltinFieldSpec.emitZero). */
   readonly emitZero: ReadonlySet<string>;
   /** Fields encoded as a wrapper message around a repeated field 1 (see BuiltinFieldSpec.protoWrappedList). */
   readonly wrappedList: ReadonlySet<string>;

@@ -64,7 +64,7 @@ export const coreV1QuotaTypes: readonly BuiltinTypeSpec[] = [
     name: CORE_V1 + '.LimitRangeSpec',
     description: 'The limits of a LimitRange.',
     fields: [
-      { name: 'limits', proto: 1, type: list(ref(CORE_V1, 'LimitRangeItem')), required: true, listType: 'atomic', description: 'One item per kind of object constrained.' },
+      { name: 'limits', proto: 1, type: list(ref(CORE_V1, 'LimitRangeItem')), required: true, listType: 'atomic', emitZero: true, description: 'One item per kind of object constrained.' },
     ],
   },
   {

@@ -172,7 +172,7 @@ export const coreV1StorageTypes: readonly BuiltinTypeSpec[] = [
     name: CORE_V1 + '.RBDPersistentVolumeSource',
     description: 'A Ceph RADOS block device.',
     fields: [
-      { name: 'monitors', proto: 1, type: list(STRING), required: true, listType: 'atomic', description: 'Ceph monitor addresses.' },
+      { name: 'monitors', proto: 1, type: list(STRING), required: true, listType: 'atomic', emitZero: true, description: 'Ceph monitor addresses.' },
       { name: 'image', proto: 2, type: STRING, required: true, emitZero: true, description: 'RADOS image name.' },
       { name: 'fsType', proto: 3, type: STRING, description: 'Filesystem type to mount, such as ext4.' },
       { name: 'pool', proto: 4, type: STRING, description: 'RADOS pool. Default rbd.' },
@@ -213,7 +213,7 @@ export const coreV1StorageTypes: readonly BuiltinTypeSpec[] = [
     name: CORE_V1 + '.CephFSPersistentVolumeSource',
     description: 'A CephFS mount.',
     fields: [
-      { name: 'monitors', proto: 1, type: list(STRING), required: true, listType: 'atomic', description: 'Ceph monitor addresses.' },
+      { name: 'monitors', proto: 1, type: list(STRING), required: true, listType: 'atomic', emitZero: true, description: 'Ceph monitor addresses.' },
       { name: 'path', proto: 2, type: STRING, description: 'Path inside the filesystem to mount. Default /.' },
       { name: 'user', proto: 3, type: STRING, description: 'RADOS user. Default admin.' },
       { name: 'secretFile', proto: 4, type: STRING, description: 'Path of the key file. Default /etc/ceph/user.secret.' },
@@ -282,7 +282,7 @@ export const coreV1StorageTypes: readonly BuiltinTypeSpec[] = [
     description: 'A topology label and the values it may have.',
     fields: [
       { name: 'key', proto: 1, type: STRING, required: true, emitZero: true, description: 'The label key, such as topology.kubernetes.io/zone.' },
-      { name: 'values', proto: 2, type: list(STRING), required: true, listType: 'atomic', description: 'Values the label may have; at least one.' },
+      { name: 'values', proto: 2, type: list(STRING), required: true, listType: 'atomic', emitZero: true, description: 'Values the label may have; at least one.' },
     ],
   },
 ];

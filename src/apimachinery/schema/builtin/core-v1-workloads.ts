@@ -61,7 +61,7 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
     fields: [
       { name: 'volumes', proto: 1, type: list(ref(CORE_V1, 'Volume')), patchStrategy: 'merge,retainKeys', patchMergeKey: 'name', listType: 'map', listMapKeys: ['name'], description: "Volumes the containers can mount." },
       { name: 'initContainers', proto: 20, type: list(ref(CORE_V1, 'Container')), patchStrategy: 'merge', patchMergeKey: 'name', listType: 'map', listMapKeys: ['name'], description: "Containers run to completion, in order, before the main containers start." },
-      { name: 'containers', proto: 2, type: list(ref(CORE_V1, 'Container')), patchStrategy: 'merge', patchMergeKey: 'name', listType: 'map', listMapKeys: ['name'], description: "The containers of the pod; at least one." },
+      { name: 'containers', proto: 2, type: list(ref(CORE_V1, 'Container')), patchStrategy: 'merge', patchMergeKey: 'name', listType: 'map', listMapKeys: ['name'], emitZero: true, description: "The containers of the pod; at least one." },
       { name: 'ephemeralContainers', proto: 34, type: list(ref(CORE_V1, 'EphemeralContainer')), patchStrategy: 'merge', patchMergeKey: 'name', listType: 'map', listMapKeys: ['name'], description: "Debugging containers added to a running pod." },
       { name: 'restartPolicy', proto: 3, type: STRING, description: "Always, OnFailure or Never. Default Always." },
       { name: 'terminationGracePeriodSeconds', proto: 4, type: INT64, emitZero: true, description: "Seconds given to the pod to stop gracefully. Default 30." },
@@ -562,7 +562,7 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
     name: CORE_V1 + '.ContainerImage',
     description: 'Container image.',
     fields: [
-      { name: 'names', proto: 1, type: list(STRING), listType: 'atomic', description: 'Names.' },
+      { name: 'names', proto: 1, type: list(STRING), listType: 'atomic', emitZero: true, description: 'Names.' },
       { name: 'sizeBytes', proto: 2, type: INT64, description: 'Size bytes.' },
     ],
   },
@@ -701,7 +701,7 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
     name: CORE_V1 + '.RBDVolumeSource',
     description: 'RBD volume source.',
     fields: [
-      { name: 'monitors', proto: 1, type: list(STRING), listType: 'atomic', description: 'Monitors.' },
+      { name: 'monitors', proto: 1, type: list(STRING), listType: 'atomic', emitZero: true, description: 'Monitors.' },
       { name: 'image', proto: 2, type: STRING, emitZero: true, description: 'Image.' },
       { name: 'fsType', proto: 3, type: STRING, description: 'Fs type.' },
       { name: 'pool', proto: 4, type: STRING, description: 'Pool.' },
@@ -736,7 +736,7 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
     name: CORE_V1 + '.CephFSVolumeSource',
     description: 'Ceph FS volume source.',
     fields: [
-      { name: 'monitors', proto: 1, type: list(STRING), listType: 'atomic', description: 'Monitors.' },
+      { name: 'monitors', proto: 1, type: list(STRING), listType: 'atomic', emitZero: true, description: 'Monitors.' },
       { name: 'path', proto: 2, type: STRING, description: 'Path.' },
       { name: 'user', proto: 3, type: STRING, description: 'User.' },
       { name: 'secretFile', proto: 4, type: STRING, description: 'Secret file.' },
@@ -836,7 +836,7 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
     name: CORE_V1 + '.ProjectedVolumeSource',
     description: 'Projected volume source.',
     fields: [
-      { name: 'sources', proto: 1, type: list(ref(CORE_V1, 'VolumeProjection')), listType: 'atomic', description: 'Sources.' },
+      { name: 'sources', proto: 1, type: list(ref(CORE_V1, 'VolumeProjection')), listType: 'atomic', emitZero: true, description: 'Sources.' },
       { name: 'defaultMode', proto: 2, type: INT32, emitZero: true, description: 'Default mode.' },
     ],
   },
@@ -1291,7 +1291,7 @@ export const coreV1WorkloadTypes: readonly BuiltinTypeSpec[] = [
     description: 'Node selector.',
     mapType: 'atomic',
     fields: [
-      { name: 'nodeSelectorTerms', proto: 1, type: list(ref(CORE_V1, 'NodeSelectorTerm')), listType: 'atomic', description: 'Node selector terms.' },
+      { name: 'nodeSelectorTerms', proto: 1, type: list(ref(CORE_V1, 'NodeSelectorTerm')), listType: 'atomic', emitZero: true, description: 'Node selector terms.' },
     ],
   },
   {

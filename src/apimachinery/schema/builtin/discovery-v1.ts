@@ -18,15 +18,15 @@ export const discoveryV1Types: readonly BuiltinTypeSpec[] = [
       ...TYPE_META_FIELDS,
       OBJECT_META_FIELD,
       { name: 'addressType', proto: 4, type: STRING, required: true, emitZero: true, description: 'IPv4, IPv6 or FQDN: the kind of every address in the slice. Cannot change after creation.' },
-      { name: 'endpoints', proto: 2, type: list(ref(DISCOVERY_V1, 'Endpoint')), required: true, listType: 'atomic', description: 'The endpoints of the slice; at most 1000.' },
-      { name: 'ports', proto: 3, type: list(ref(DISCOVERY_V1, 'EndpointPort')), listType: 'atomic', description: 'Ports every endpoint of the slice serves; empty means no port is exposed, one with no port number means all.' },
+      { name: 'endpoints', proto: 2, type: list(ref(DISCOVERY_V1, 'Endpoint')), required: true, listType: 'atomic', emitZero: true, description: 'The endpoints of the slice; at most 1000.' },
+      { name: 'ports', proto: 3, type: list(ref(DISCOVERY_V1, 'EndpointPort')), listType: 'atomic', emitZero: true, description: 'Ports every endpoint of the slice serves; empty means no port is exposed, one with no port number means all.' },
     ],
   },
   {
     name: DISCOVERY_V1 + '.Endpoint',
     description: 'One backend of a service: its addresses and state.',
     fields: [
-      { name: 'addresses', proto: 1, type: list(STRING), required: true, listType: 'set', description: 'Addresses of the endpoint, of the slice’s address type; consumers use the first.' },
+      { name: 'addresses', proto: 1, type: list(STRING), required: true, listType: 'set', emitZero: true, description: 'Addresses of the endpoint, of the slice’s address type; consumers use the first.' },
       { name: 'conditions', proto: 2, type: ref(DISCOVERY_V1, 'EndpointConditions'), description: 'Whether the endpoint is ready, serving or terminating.' },
       { name: 'hostname', proto: 3, type: STRING, emitZero: true, description: 'Hostname of the endpoint, a DNS label, published for headless services.' },
       { name: 'targetRef', proto: 4, type: ref(CORE_V1, 'ObjectReference'), description: 'The object (usually a pod) behind the endpoint.' },

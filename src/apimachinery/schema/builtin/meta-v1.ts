@@ -160,7 +160,7 @@ export const metaV1Types: readonly BuiltinTypeSpec[] = [
       { name: 'group', proto: 8, type: STRING, description: 'Preferred group of the resource, when it differs from the list\'s.' },
       { name: 'version', proto: 9, type: STRING, description: 'Preferred version of the resource, when it differs from the list\'s.' },
       { name: 'kind', proto: 3, type: STRING, required: true, emitZero: true, description: 'Kind of the resource.' },
-      { name: 'verbs', proto: 4, type: list(STRING), required: true, protoWrappedList: true, description: 'Operations the resource supports, such as get, list, watch, create.' },
+      { name: 'verbs', proto: 4, type: list(STRING), required: true, protoWrappedList: true, emitZero: true, description: 'Operations the resource supports, such as get, list, watch, create.' },
       { name: 'shortNames', proto: 5, type: list(STRING), listType: 'atomic', description: 'Abbreviations accepted by kubectl.' },
       { name: 'categories', proto: 7, type: list(STRING), listType: 'atomic', description: 'Group aliases the resource belongs to, such as "all".' },
       { name: 'storageVersionHash', proto: 10, type: STRING, description: 'Hash of the storage version, for detecting storage migrations.' },
@@ -173,7 +173,7 @@ export const metaV1Types: readonly BuiltinTypeSpec[] = [
     fields: [
       ...TYPE_META_FIELDS,
       { name: 'groupVersion', proto: 1, type: STRING, required: true, emitZero: true, description: 'The group version the resources belong to.' },
-      { name: 'resources', proto: 2, type: list(ref(META_V1, 'APIResource')), required: true, listType: 'atomic', description: 'The resources served.' },
+      { name: 'resources', proto: 2, type: list(ref(META_V1, 'APIResource')), required: true, listType: 'atomic', emitZero: true, description: 'The resources served.' },
     ],
   },
   {
@@ -183,7 +183,7 @@ export const metaV1Types: readonly BuiltinTypeSpec[] = [
     fields: [
       ...TYPE_META_FIELDS,
       { name: 'name', proto: 1, type: STRING, required: true, emitZero: true, description: 'Name of the group.' },
-      { name: 'versions', proto: 2, type: list(ref(META_V1, 'GroupVersionForDiscovery')), required: true, listType: 'atomic', description: 'Versions served for the group.' },
+      { name: 'versions', proto: 2, type: list(ref(META_V1, 'GroupVersionForDiscovery')), required: true, listType: 'atomic', emitZero: true, description: 'Versions served for the group.' },
       { name: 'preferredVersion', proto: 3, type: ref(META_V1, 'GroupVersionForDiscovery'), description: 'Version clients should use.' },
       { name: 'serverAddressByClientCIDRs', proto: 4, type: list(ref(META_V1, 'ServerAddressByClientCIDR')), listType: 'atomic', description: 'Server addresses to use for given client networks.' },
     ],
@@ -210,7 +210,7 @@ export const metaV1Types: readonly BuiltinTypeSpec[] = [
     gvk: [{ group: '', version: 'v1', kind: 'APIGroupList' }],
     fields: [
       ...TYPE_META_FIELDS,
-      { name: 'groups', proto: 1, type: list(ref(META_V1, 'APIGroup')), required: true, listType: 'atomic', description: 'The groups served.' },
+      { name: 'groups', proto: 1, type: list(ref(META_V1, 'APIGroup')), required: true, listType: 'atomic', emitZero: true, description: 'The groups served.' },
     ],
   },
   {
@@ -219,8 +219,8 @@ export const metaV1Types: readonly BuiltinTypeSpec[] = [
     gvk: [{ group: '', version: 'v1', kind: 'APIVersions' }],
     fields: [
       ...TYPE_META_FIELDS,
-      { name: 'versions', proto: 1, type: list(STRING), required: true, listType: 'atomic', description: 'Versions served at /api.' },
-      { name: 'serverAddressByClientCIDRs', proto: 2, type: list(ref(META_V1, 'ServerAddressByClientCIDR')), required: true, listType: 'atomic', description: 'Server addresses to use for given client networks.' },
+      { name: 'versions', proto: 1, type: list(STRING), required: true, listType: 'atomic', emitZero: true, description: 'Versions served at /api.' },
+      { name: 'serverAddressByClientCIDRs', proto: 2, type: list(ref(META_V1, 'ServerAddressByClientCIDR')), required: true, listType: 'atomic', emitZero: true, description: 'Server addresses to use for given client networks.' },
     ],
   },
   {

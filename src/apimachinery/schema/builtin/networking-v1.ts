@@ -83,7 +83,7 @@ export const networkingV1Types: readonly BuiltinTypeSpec[] = [
     name: NETWORKING_V1 + '.HTTPIngressRuleValue',
     description: 'HTTP paths and their backends.',
     fields: [
-      { name: 'paths', proto: 1, type: list(ref(NETWORKING_V1, 'HTTPIngressPath')), required: true, listType: 'atomic', description: 'Paths mapped to backends.' },
+      { name: 'paths', proto: 1, type: list(ref(NETWORKING_V1, 'HTTPIngressPath')), required: true, listType: 'atomic', emitZero: true, description: 'Paths mapped to backends.' },
     ],
   },
   {

@@ -13,14 +13,14 @@ export const rbacV1Types: readonly BuiltinTypeSpec[] = [
     fields: [
       ...TYPE_META_FIELDS,
       OBJECT_META_FIELD,
-      { name: 'rules', proto: 2, type: list(ref(RBAC_V1, 'PolicyRule')), listType: 'atomic', description: 'The permissions the role grants.' },
+      { name: 'rules', proto: 2, type: list(ref(RBAC_V1, 'PolicyRule')), listType: 'atomic', emitZero: true, description: 'The permissions the role grants.' },
     ],
   },
   {
     name: RBAC_V1 + '.PolicyRule',
     description: 'One permission: verbs allowed on resources or non-resource URLs.',
     fields: [
-      { name: 'verbs', proto: 1, type: list(STRING), required: true, listType: 'atomic', description: 'Allowed verbs, or "*" for all.' },
+      { name: 'verbs', proto: 1, type: list(STRING), required: true, listType: 'atomic', emitZero: true, description: 'Allowed verbs, or "*" for all.' },
       { name: 'apiGroups', proto: 2, type: list(STRING), listType: 'atomic', description: 'API groups of the resources; "" is the core group and "*" all groups.' },
       { name: 'resources', proto: 3, type: list(STRING), listType: 'atomic', description: 'Resources the rule applies to, or "*" for all.' },
       { name: 'resourceNames', proto: 4, type: list(STRING), listType: 'atomic', description: 'Restricts the rule to these object names.' },
@@ -34,7 +34,7 @@ export const rbacV1Types: readonly BuiltinTypeSpec[] = [
     fields: [
       ...TYPE_META_FIELDS,
       OBJECT_META_FIELD,
-      { name: 'rules', proto: 2, type: list(ref(RBAC_V1, 'PolicyRule')), listType: 'atomic', description: 'The permissions the role grants.' },
+      { name: 'rules', proto: 2, type: list(ref(RBAC_V1, 'PolicyRule')), listType: 'atomic', emitZero: true, description: 'The permissions the role grants.' },
       { name: 'aggregationRule', proto: 3, type: ref(RBAC_V1, 'AggregationRule'), description: 'When set, rules are filled in by the controller from the matching cluster roles.' },
     ],
   },

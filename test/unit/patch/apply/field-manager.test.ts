@@ -49,6 +49,20 @@ describe('FieldManager.update', () => {
     });
   });
 
+  it('a manager left owning nothing loses its entry, and an object whose managers all own nothing its managedFields', () => {
+    const created = fm.update(null, cm({ a: '1' }, { labels: { x: 'y' } }), 'creator');
+    const edited = fm.update(created, { ...created, data: { b: '2' } }, 'editor');
+    // The map itself stays (now b's), so creator keeps owning it; as stored without data, nobody does.
+    assert.deepEqual(owners(edited), { 'creator/Update': { 'f:data': {}, 'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } } }, 'editor/Update': { 'f:data': { 'f:b': {} } } });
+    const { data: _data, ...withoutData } = edited;
+    const emptied = fm.update(edited, withoutData, 'third');
+    assert.deepEqual(owners(emptied), { 'creator/Update': { 'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } } } });
+    const { labels: _labels, ...metaWithoutLabels } = emptied.metadata!;
+    const unlabelled = fm.update(emptied, { ...emptied, metadata: metaWithoutLabels }, 'third');
+    assert.equal(unlabelled.metadata!.managedFields, undefined);
+    for (const e of decodeManagedFields(edited.metadata!.managedFields)!) assert.equal(e.fields.isEmpty(), false);
+  });
+
   it('a no-op update changes nothing, including times', () => {
     const created = fm.update(null, cm({ a: '1' }), 'creator');
     assert.deepEqual(fm.update(created, created, 'other').metadata!.managedFields, created.metadata!.managedFields);
