@@ -100,10 +100,27 @@ function normaliseValue(v: unknown, generated: Map<string, string>, path: string
       out[k] = '<time>';
       continue;
     }
+    if (k === 'managedFields' && parent === 'metadata' && Array.isArray(x)) {
+      out[k] = sortManagedFields(x.map((e, i) => normaliseValue(e, generated, [...path, k, String(i)])));
+      continue;
+    }
     // managedFields name list items by key, an owner reference by its uid (`k:{"uid":"..."}`)
     out[k.replace(UUID, '<uid>')] = normaliseValue(x, generated, [...path, k]);
   }
   return out;
+}
+
+/**
+ * Both servers order managedFields by operation, then the entry's time in whole seconds, then manager, API version
+ * and subresource. Times are not compared (two writes may fall in one second on one server and in two on the other),
+ * so neither is their order: entries are put in the order the servers would give them were their times equal.
+ */
+function sortManagedFields(entries: unknown[]): unknown[] {
+  const key = (e: unknown) => {
+    const m = (isObject(e) ? e : {}) as Record<string, unknown>;
+    return [m.operation, m.manager, m.apiVersion, m.subresource].map((x) => String(x ?? '')).join('\u0000');
+  };
+  return [...entries].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 /** Paths (a.b.0.c) at which a and b differ, at most `limit` of them. */
