@@ -128,6 +128,36 @@ async function startAtrium(child: string, extraArgs: string[]): Promise<{ kubeco
   return { kubeconfig: join(rootDir, 'admin.kubeconfig'), proc, rootDir, startMs: performance.now() - t0 };
 }
 
+/** atrium on a fresh etcd 3.5.16 (bench/etcd-server-child.ts; `one-thread` keeps the etcd client on its thread). */
+async function atriumOnEtcd(args: string[]): Promise<Started> {
+  const etcd = await startEtcd();
+  const a = await startAtrium('etcd-server-child.js', [etcd.endpoint, ...args]);
+  return {
+    kubeconfig: a.kubeconfig,
+    startMs: a.startMs,
+    pids: () => [a.proc.pid!, etcd.pid],
+    stop: async () => {
+      await stopChild(a.proc);
+      await etcd.stop();
+      rmSync(a.rootDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** atrium on its embedded SQLite (bench/server-child.ts; `one-thread` keeps SQLite on the serving thread). */
+async function atriumOnSqlite(args: string[]): Promise<Started> {
+  const a = await startAtrium('server-child.js', args);
+  return {
+    kubeconfig: a.kubeconfig,
+    startMs: a.startMs,
+    pids: () => [a.proc.pid!],
+    stop: async () => {
+      await stopChild(a.proc);
+      rmSync(a.rootDir, { recursive: true, force: true });
+    },
+  };
+}
+
 const targets: Target[] = [
   {
     name: 'kube-apiserver',
@@ -147,74 +177,12 @@ const targets: Target[] = [
       };
     },
   },
-  {
-    name: 'atrium on etcd',
-    async start() {
-      const etcd = await startEtcd();
-      const a = await startAtrium('etcd-server-child.js', [etcd.endpoint]);
-      return {
-        kubeconfig: a.kubeconfig,
-        startMs: a.startMs,
-        pids: () => [a.proc.pid!, etcd.pid],
-        stop: async () => {
-          await stopChild(a.proc);
-          await etcd.stop();
-          rmSync(a.rootDir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    // Not run by default: the etcd client on the server's thread, for comparison (ATRIUM_KUBE_BENCH_TARGETS).
-    name: 'atrium on etcd one thread',
-    optional: true,
-    async start() {
-      const etcd = await startEtcd();
-      const a = await startAtrium('etcd-server-child.js', [etcd.endpoint, 'one-thread']);
-      return {
-        kubeconfig: a.kubeconfig,
-        startMs: a.startMs,
-        pids: () => [a.proc.pid!, etcd.pid],
-        stop: async () => {
-          await stopChild(a.proc);
-          await etcd.stop();
-          rmSync(a.rootDir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    name: 'atrium on SQLite',
-    async start() {
-      const a = await startAtrium('server-child.js', []);
-      return {
-        kubeconfig: a.kubeconfig,
-        startMs: a.startMs,
-        pids: () => [a.proc.pid!],
-        stop: async () => {
-          await stopChild(a.proc);
-          rmSync(a.rootDir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-  {
-    // Not run by default: SQLite on the server's thread, for comparison (ATRIUM_KUBE_BENCH_TARGETS).
-    name: 'atrium on SQLite one thread',
-    optional: true,
-    async start() {
-      const a = await startAtrium('server-child.js', ['one-thread']);
-      return {
-        kubeconfig: a.kubeconfig,
-        startMs: a.startMs,
-        pids: () => [a.proc.pid!],
-        stop: async () => {
-          await stopChild(a.proc);
-          rmSync(a.rootDir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
+  { name: 'atrium on etcd', start: () => atriumOnEtcd([]) },
+  // Not run by default: the etcd client on the server's thread, for comparison (ATRIUM_KUBE_BENCH_TARGETS).
+  { name: 'atrium on etcd one thread', optional: true, start: () => atriumOnEtcd(['one-thread']) },
+  { name: 'atrium on SQLite', start: () => atriumOnSqlite([]) },
+  // Not run by default: SQLite on the server's thread, for comparison (ATRIUM_KUBE_BENCH_TARGETS).
+  { name: 'atrium on SQLite one thread', optional: true, start: () => atriumOnSqlite(['one-thread']) },
 ];
 
 function loadgenRun(loadgen: string, kubeconfig: string): Promise<Metrics> {
