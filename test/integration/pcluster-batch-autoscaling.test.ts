@@ -188,6 +188,29 @@ describe('Job controller', () => {
     await eventually('later deleted by its TTL', async () => (await ts.request('GET', `${batch}/jobs/later`)).status === 404, 20_000);
     await eventually('its pods too', async () => (await jobPods('later')).length === 0, 20_000);
   });
+
+  it('keeps a finished Job for all of its ttlSecondsAfterFinished, though its finish time is stamped in whole seconds', async () => {
+    // The Job finishes late in a second (its Complete condition is set through the status subresource while it is
+    // held suspended, so no pod runs): counted from the whole-second stamp, a 1 s TTL would delete it about half a
+    // second after it finished — so soon that a client polling for Complete could miss it altogether.
+    assert.equal((await ts.request('POST', `${batch}/jobs`, job('brief', { suspend: true, ttlSecondsAfterFinished: 1 }))).status, 201);
+    const held = await eventually('brief Suspended', async () => {
+      const x = await getJob('brief');
+      return condition(x, 'Suspended')?.status === 'True' ? x : undefined;
+    });
+    const intoSecond = Date.now() % 1000;
+    await new Promise((r) => setTimeout(r, (1550 - intoSecond) % 1000));
+    const finishedAt = Date.now();
+    const stamp = new Date(finishedAt).toISOString().replace(/\.\d+Z$/, 'Z');
+    const done = (type: string) => ({ type, status: 'True', lastProbeTime: stamp, lastTransitionTime: stamp, reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' });
+    const patched = await ts.request('PATCH', `${batch}/jobs/brief/status`, { status: { startTime: stamp, completionTime: stamp, conditions: [...held.status.conditions, done('SuccessCriteriaMet'), done('Complete')] } }, merge);
+    assert.equal(patched.status, 200, patched.text);
+    const goneAt = await eventually('brief deleted by its TTL', async () => {
+      const r = await ts.request('GET', `${batch}/jobs/brief`);
+      return r.status === 404 || r.json.metadata?.deletionTimestamp ? Date.now() : undefined;
+    }, 20_000, 20);
+    assert.ok(goneAt - finishedAt >= 1000, `deleted ${goneAt - finishedAt} ms after it finished, before its 1 s TTL ran out`);
+  });
 });
 
 describe('CronJob controller', () => {
