@@ -188,6 +188,55 @@ describe('Job controller', () => {
     await eventually('later deleted by its TTL', async () => (await ts.request('GET', `${batch}/jobs/later`)).status === 404, 20_000);
     await eventually('its pods too', async () => (await jobPods('later')).length === 0, 20_000);
   });
+
+  it('never reports a finished pod as active once it is recorded in uncountedTerminatedPods', async () => {
+    // A watch sees every status write, however brief: each one counts a pod once — active, or finished (uncounted or
+    // succeeded) — including the write that records finished pods before their finalizers go.
+    const client = await RestClient.fromKubeconfig(ts.kubeconfig);
+    const watch = await client.watch({ group: 'batch', version: 'v1', resource: 'jobs' }, { namespace: 'default' }, { fieldSelector: 'metadata.name=tally' });
+    const statuses: any[] = [];
+    const watching = (async () => {
+      for await (const e of watch) statuses.push(e.object.status ?? {});
+    })();
+    try {
+      assert.equal((await ts.request('POST', `${batch}/jobs`, job('tally', { completions: 2, parallelism: 2 }))).status, 201);
+      await finished('tally', 'Complete');
+      await eventually('the watch saw Complete', async () => statuses.some((s) => s.conditions?.some((c: any) => c.type === 'Complete')), 10_000);
+      assert.ok(statuses.some((s) => s.uncountedTerminatedPods?.succeeded?.length), 'finished pods went through uncountedTerminatedPods');
+      for (const s of statuses) {
+        const uncounted = s.uncountedTerminatedPods?.succeeded?.length ?? 0;
+        assert.ok((s.active ?? 0) + uncounted + (s.succeeded ?? 0) <= 2, `a pod counted twice: ${JSON.stringify(s)}`);
+        assert.ok((s.ready ?? 0) <= (s.active ?? 0), `ready beyond active: ${JSON.stringify(s)}`);
+      }
+    } finally {
+      watch.stop();
+      await watching.catch(() => undefined);
+      client.close();
+    }
+  });
+
+  it('keeps a finished Job for all of its ttlSecondsAfterFinished, though its finish time is stamped in whole seconds', async () => {
+    // The Job finishes late in a second (its Complete condition is set through the status subresource while it is
+    // held suspended, so no pod runs): counted from the whole-second stamp, a 1 s TTL would delete it about half a
+    // second after it finished — so soon that a client polling for Complete could miss it altogether.
+    assert.equal((await ts.request('POST', `${batch}/jobs`, job('brief', { suspend: true, ttlSecondsAfterFinished: 1 }))).status, 201);
+    const held = await eventually('brief Suspended', async () => {
+      const x = await getJob('brief');
+      return condition(x, 'Suspended')?.status === 'True' ? x : undefined;
+    });
+    const intoSecond = Date.now() % 1000;
+    await new Promise((r) => setTimeout(r, (1550 - intoSecond) % 1000));
+    const finishedAt = Date.now();
+    const stamp = new Date(finishedAt).toISOString().replace(/\.\d+Z$/, 'Z');
+    const done = (type: string) => ({ type, status: 'True', lastProbeTime: stamp, lastTransitionTime: stamp, reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' });
+    const patched = await ts.request('PATCH', `${batch}/jobs/brief/status`, { status: { startTime: stamp, completionTime: stamp, conditions: [...held.status.conditions, done('SuccessCriteriaMet'), done('Complete')] } }, merge);
+    assert.equal(patched.status, 200, patched.text);
+    const goneAt = await eventually('brief deleted by its TTL', async () => {
+      const r = await ts.request('GET', `${batch}/jobs/brief`);
+      return r.status === 404 || r.json.metadata?.deletionTimestamp ? Date.now() : undefined;
+    }, 20_000, 20);
+    assert.ok(goneAt - finishedAt >= 1000, `deleted ${goneAt - finishedAt} ms after it finished, before its 1 s TTL ran out`);
+  });
 });
 
 describe('CronJob controller', () => {

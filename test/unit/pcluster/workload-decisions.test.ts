@@ -346,8 +346,17 @@ describe('Job accounting', () => {
   });
   it('expires finished Jobs after ttlSecondsAfterFinished', () => {
     const done = job({ ttlSecondsAfterFinished: 30 }, { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: '2025-01-01T00:00:00Z' }] });
-    assert.equal(ttlRemaining(done, at('2025-01-01T00:00:10Z')), 20_000);
+    // The stamp has whole seconds: the Job may have finished as late as 00:00:00.999, and lives 30 s from then.
+    assert.equal(ttlRemaining(done, at('2025-01-01T00:00:10Z')), 20_999);
     assert.equal(ttlRemaining(job({ ttlSecondsAfterFinished: 30 }), 0), undefined);
+    const stamped = (ttl: number, stamp: string) => job({ ttlSecondsAfterFinished: ttl }, { conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: stamp }] });
+    // Finished at 00:00:00.990, seen 0.5 s later: a 1 s TTL has not run out.
+    assert.ok(ttlRemaining(stamped(1, '2025-01-01T00:00:00Z'), at('2025-01-01T00:00:01.490Z'))! > 0);
+    assert.ok(ttlRemaining(stamped(1, '2025-01-01T00:00:00Z'), at('2025-01-01T00:00:02Z'))! <= 0);
+    // Finer stamps are taken at their precision; a TTL of 0 means right away.
+    assert.equal(ttlRemaining(stamped(1, '2025-01-01T00:00:00.25Z'), at('2025-01-01T00:00:01Z')), 259);
+    assert.equal(ttlRemaining(stamped(1, '2025-01-01T00:00:00.250Z'), at('2025-01-01T00:00:01Z')), 250);
+    assert.equal(ttlRemaining(stamped(0, '2025-01-01T00:00:00Z'), at('2025-01-01T00:00:00.500Z')), -500);
   });
 });
 

@@ -243,11 +243,20 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
           }
         }
 
+        // The pod counts go with every write, the first included: a pod recorded as finished is no longer active.
+        status.active = active;
+        status.ready = ready;
+        status.terminating = terminating;
+        const zeroCountersDropped = (s: JsonObject): JsonObject => {
+          for (const k of ['active', 'succeeded', 'failed']) if (s[k] === 0) delete s[k];
+          return s;
+        };
+
         let latest = job;
         // 1. Record newly finished pods before their finalizers go, so that none is lost or counted twice.
         if (classes.newSucceeded.length + classes.newFailed.length > 0) {
           status.uncountedTerminatedPods = { ...(uncounted.succeeded.length ? { succeeded: uncounted.succeeded } : {}), ...(uncounted.failed.length ? { failed: uncounted.failed } : {}) };
-          latest = await writeStatus(latest, key, { ...status, ...(conditions.length ? { conditions } : {}) });
+          latest = await writeStatus(latest, key, zeroCountersDropped({ ...status, ...(conditions.length ? { conditions } : {}) }));
         }
         // 2. Remove the finalizers of counted pods.
         const released = new Set<string>();
@@ -265,9 +274,6 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         const left = { succeeded: uncounted.succeeded.filter((u) => !moved.succeeded.includes(u)), failed: uncounted.failed.filter((u) => !moved.failed.includes(u)) };
         status.uncountedTerminatedPods = { ...(left.succeeded.length ? { succeeded: left.succeeded } : {}), ...(left.failed.length ? { failed: left.failed } : {}) };
         const allCounted = left.succeeded.length + left.failed.length === 0;
-        status.active = active;
-        status.ready = ready;
-        status.terminating = terminating;
 
         // 4. Conditions: the interim one once everything is counted, the terminal one once no pod is left running.
         if (allCounted && newFailure && ensureCondition(conditions, 'FailureTarget', 'True', newFailure.reason, newFailure.message, now)) {
@@ -287,7 +293,7 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         }
         if (conditions.length) status.conditions = conditions;
         if (isIndexed(job) && !status.completedIndexes) status.completedIndexes = '';
-        for (const k of ['active', 'succeeded', 'failed']) if (status[k] === 0) delete status[k];
+        zeroCountersDropped(status);
         if (!jsonEqual(status, latest.status ?? {})) await writeStatus(latest, key, status);
         if (failureTarget || successMet || newSuccess) return terminating > 0 ? { requeueAfterMs: 500 } : undefined;
         return requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(0, requeueAfterMs) } : undefined;

@@ -3,6 +3,11 @@
  * spec.ttlSecondsAfterFinished is deleted, with its pods (Foreground), that many seconds after it finished (the
  * finished condition's lastTransitionTime). The Job is re-read before deleting, and the delete carries its
  * resourceVersion, so a Job whose TTL was changed meanwhile is not deleted by mistake.
+ *
+ * lastTransitionTime has whole seconds: a Job that finished at 12:00:00.990 says 12:00:00Z. Counting the TTL from
+ * that stamp (as upstream does) deletes the Job up to a second early — with ttlSecondsAfterFinished: 1, often within
+ * milliseconds of finishing, before any client could see it Complete. The TTL is counted from the end of the stamp's
+ * second instead, so a Job always lives at least its TTL after it really finished (and at most a second more).
  */
 import { StatusError } from '../../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
@@ -16,9 +21,17 @@ export function ttlRemaining(job: Job, now: number): number | undefined {
   const ttl = job.spec?.ttlSecondsAfterFinished;
   const finished = finishedCondition(job);
   if (ttl === undefined || ttl === null || !finished || job.metadata?.deletionTimestamp) return undefined;
-  const at = Date.parse(finished.lastTransitionTime ?? '');
+  const stamp = finished.lastTransitionTime ?? '';
+  const at = Date.parse(stamp);
   if (!Number.isFinite(at)) return undefined;
-  return at + ttl * 1000 - now;
+  // Counted from the latest instant the stamp can stand for; with a TTL of 0 the Job, finished, may go at once.
+  return at + (ttl > 0 ? stampUncertaintyMs(stamp) : 0) + ttl * 1000 - now;
+}
+
+/** How much later than it reads an RFC 3339 time may be: 999 ms for whole seconds, 99 for tenths, ..., 0 from ms. */
+export function stampUncertaintyMs(stamp: string): number {
+  const digits = /T\d\d:\d\d:\d\d\.(\d+)/.exec(stamp)?.[1]?.length ?? 0;
+  return digits >= 3 ? 0 : 10 ** (3 - digits) - 1;
 }
 
 export const ttlAfterFinishedInstaller: ControllerInstaller = {
