@@ -31,6 +31,23 @@ describe('syncer: downstream-owned fields and Synced conditions', () => {
     return t ? (JSON.parse(t) as { status: string; reason: string; message?: string; lastTransitionTime: string }) : undefined;
   };
 
+  /**
+   * A Deployment whose rollout is over: its current generation observed, every replica updated and available, none
+   * of an older ReplicaSet left (what `kubectl rollout status` waits for), and Progressing=NewReplicaSetAvailable,
+   * which the cluster's deployment controller writes in the same status update.
+   */
+  const rolledOut = (o: KubeObject, replicas: number) => {
+    const s = o.status as { observedGeneration?: number; replicas?: number; updatedReplicas?: number; readyReplicas?: number; availableReplicas?: number; conditions?: { type?: string; reason?: string }[] } | undefined;
+    return (
+      s?.observedGeneration === o.metadata?.generation &&
+      s?.replicas === replicas &&
+      s?.updatedReplicas === replicas &&
+      s?.readyReplicas === replicas &&
+      s?.availableReplicas === replicas &&
+      (s?.conditions ?? []).some((c) => c.type === 'Progressing' && c.reason === 'NewReplicaSetAvailable')
+    );
+  };
+
   before(async () => {
     fleet = await startFleet({ name: 'syncer-own', clusters: [{ name: 'own', readyDelayMs: 50 }], multicluster: fastSync() });
     up = fleet.up;
@@ -79,8 +96,13 @@ describe('syncer: downstream-owned fields and Synced conditions', () => {
     assert.equal((d.spec as any).replicas, 3);
     const owners = (d.metadata?.managedFields ?? []).filter((m: any) => m.fieldsV1?.['f:spec']?.['f:replicas']).map((m: any) => m.manager);
     assert.deepEqual(owners, ['hpa-standin'], 'the syncer did not take replicas back');
-    // No fight: after settling, neither side keeps changing.
-    await new Promise((r) => setTimeout(r, 1000));
+    // No fight: once the rollout the new image started is over downstream and its final status has come up, neither
+    // side changes any more. Until then the status legitimately changes on both sides (pods of the new ReplicaSet
+    // turning ready, old ones going) for as long as the rollout takes, which a loaded machine stretches past any fixed
+    // sleep: the quiet window starts from the rollout's end, not from the image reaching the cluster.
+    await eventually('rollout over downstream and reflected upstream', async () =>
+      rolledOut(await down.get(deploymentsGVR, 'web', { namespace: ns }), 3) && rolledOut(await up.get(deploymentsGVR, 'web', { namespace: 'app' }), 3),
+    );
     const [u1, d1] = [await up.get(deploymentsGVR, 'web', { namespace: 'app' }), await down.get(deploymentsGVR, 'web', { namespace: ns })];
     await new Promise((r) => setTimeout(r, 1000));
     const [u2, d2] = [await up.get(deploymentsGVR, 'web', { namespace: 'app' }), await down.get(deploymentsGVR, 'web', { namespace: ns })];
