@@ -12,16 +12,15 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { KeyValue, ListOptions, ListResult, Storage, WatchCallbacks, WatchHandle } from '../../src/storage/interface.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { DelegatingStorage } from '../helpers/delegating-storage.js';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
 
 /** A real store whose watches of one prefix can be held: events and progress notifications queue, in order. */
-class HoldableWatchStorage implements Storage {
+class HoldableWatchStorage extends DelegatingStorage {
   private held: string | undefined;
   private readonly queued: Array<() => void> = [];
   /** Keys read with get(), in order. */
   readonly gets: string[] = [];
-
-  constructor(private readonly inner: Storage) {}
 
   hold(prefix: string): void {
     this.held = prefix;
@@ -32,7 +31,7 @@ class HoldableWatchStorage implements Storage {
     for (const deliver of this.queued.splice(0)) deliver();
   }
 
-  watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle {
+  override watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle {
     const gate = (deliver: () => void) => {
       if (this.held !== undefined && prefix.startsWith(this.held)) this.queued.push(deliver);
       else deliver();
@@ -44,36 +43,9 @@ class HoldableWatchStorage implements Storage {
     });
   }
 
-  create(key: string, value: string): Promise<KeyValue> {
-    return this.inner.create(key, value);
-  }
-  get(key: string, revision?: number): Promise<KeyValue | null> {
+  override get(key: string, revision?: number): Promise<KeyValue | null> {
     this.gets.push(key);
     return this.inner.get(key, revision);
-  }
-  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return this.inner.update(key, value, expectedModRevision);
-  }
-  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    return this.inner.delete(key, expectedModRevision);
-  }
-  list(prefix: string, options?: ListOptions): Promise<ListResult> {
-    return this.inner.list(prefix, options);
-  }
-  count(prefix: string): Promise<number> {
-    return this.inner.count(prefix);
-  }
-  currentRevision(): Promise<number> {
-    return this.inner.currentRevision();
-  }
-  compactedRevision(): Promise<number> {
-    return this.inner.compactedRevision();
-  }
-  compact(revision: number): Promise<void> {
-    return this.inner.compact(revision);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 

@@ -493,16 +493,7 @@ export class ResourceSyncer {
     const key = this.deps.target.key;
     const value = nextSyncCondition(up, key, { status, reason, message });
     if (value === undefined) return up;
-    try {
-      return await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { annotations: { [syncedAnnotation(key)]: value } } }, {
-        cluster: this.deps.upstreamCluster,
-        namespace: up.metadata?.namespace || undefined,
-        fieldManager: SYNCER_FIELD_MANAGER,
-      });
-    } catch (err) {
-      if (err instanceof StatusError && err.code === 404) return up;
-      throw err;
-    }
+    return this.patchAnnotations(up, { [syncedAnnotation(key)]: value });
   }
 
   private async syncStatusUp(key: string, up: KubeObject, down: KubeObject): Promise<void> {

@@ -14,19 +14,18 @@ import type {
   WatchHandle,
 } from '../../../src/storage/interface.js';
 import { SqliteStore } from '../../../src/storage/sqlite/sqlite-store.js';
+import { DelegatingStorage } from '../../helpers/delegating-storage.js';
 import { eventually } from '../../helpers/eventually.js';
 
 /** A real SqliteStore that records which prefixes were watched and how many storage watches are open. */
-class WatchCountingStorage implements Storage {
+class WatchCountingStorage extends DelegatingStorage {
   readonly watchCalls: Array<{ prefix: string; fromRevision: number }> = [];
   open = 0;
   listCalls = 0;
   /** When false, watches do not pass progress requests on (a backend without them). */
   progress = true;
 
-  constructor(private readonly inner: Storage) {}
-
-  watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle {
+  override watch(prefix: string, fromRevision: number, callbacks: WatchCallbacks): WatchHandle {
     this.watchCalls.push({ prefix, fromRevision });
     this.open++;
     let ended = false;
@@ -53,36 +52,9 @@ class WatchCountingStorage implements Storage {
     };
   }
 
-  create(key: string, value: string): Promise<KeyValue> {
-    return this.inner.create(key, value);
-  }
-  get(key: string, revision?: number): Promise<KeyValue | null> {
-    return this.inner.get(key, revision);
-  }
-  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return this.inner.update(key, value, expectedModRevision);
-  }
-  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    return this.inner.delete(key, expectedModRevision);
-  }
-  list(prefix: string, options?: ListOptions): Promise<ListResult> {
+  override list(prefix: string, options?: ListOptions): Promise<ListResult> {
     this.listCalls++;
     return this.inner.list(prefix, options);
-  }
-  count(prefix: string): Promise<number> {
-    return this.inner.count(prefix);
-  }
-  currentRevision(): Promise<number> {
-    return this.inner.currentRevision();
-  }
-  compactedRevision(): Promise<number> {
-    return this.inner.compactedRevision();
-  }
-  compact(revision: number): Promise<void> {
-    return this.inner.compact(revision);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 
