@@ -127,15 +127,6 @@ export interface RunningServer extends ServerConnection {
 }
 
 /**
- * Starts an atrium API server: storage, registry, handler chain, HTTPS listener, admin credentials.
- * The handler chain is written out in one place (handle()): recovery → request info → authentication → routing.
- */
-/**
- * Starts an atrium API server: storage, registry, features, HTTPS listener, admin credentials, controllers.
- * The request filter chain is the host's (src/apiserver/host.ts); this function hands it authentication, workspaces
- * and authorization.
- */
-/**
  * The server's storage: the caller's, or etcd (with its compaction rounds) or the embedded SQLite database, by default
  * on a worker thread.
  */
@@ -155,6 +146,11 @@ async function openStorage(opts: ServerOptions): Promise<{ storage: Storage; com
   return { storage: store, ...(compaction ? { compactor: new EtcdCompactor(store, compaction) } : {}) };
 }
 
+/**
+ * Starts an atrium API server: storage, registry, features, HTTPS listener, admin credentials, controllers.
+ * The request filter chain is the host's (src/apiserver/host.ts); this function hands it authentication, workspaces
+ * and authorization.
+ */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   mkdirSync(opts.rootDir, { recursive: true });
   if (opts.watchBufferBytes) setWatchBufferLimit(opts.watchBufferBytes);
