@@ -115,6 +115,9 @@ export class LeaderElector {
         this.startFailed = false;
         await this.stepDown();
         await this.release().catch(() => undefined);
+        // Back off for a lease duration before campaigning again: the other candidates, which see the lease
+        // released, get their turn instead of racing a candidate whose work just failed to start.
+        await this.sleep(this.leaseDurationMs * (1 + Math.random() * 0.2));
         continue;
       }
       const ok = await this.tryAcquireOrRenew().catch((err: unknown) => {
