@@ -21,6 +21,7 @@ import { healthChecks } from './health.js';
 import { servesProtobuf, writeObject } from './handlers/render.js';
 import { writeError, writeRaw } from './http/response.js';
 import { adaptHttp2, configureSession, http2Limits, http2ServerOptions, isHttp2 } from './http/http2.js';
+import { createLoopback, type LoopbackSocket } from './http/loopback.js';
 import { negotiateObjectOutput, statusInProtobuf } from './http/negotiation.js';
 import type { OpenAPIService } from './openapi/service.js';
 import { answerTimeout, isLongRunning, requestDeadlineMs } from './request-deadline.js';
@@ -74,6 +75,8 @@ export interface RunningHost {
   /** https://host:port (127.0.0.1 for a wildcard bind address). */
   url: string;
   port: number;
+  /** An in-process connection to the same handlers (plain HTTP/1.1, no TLS): for controllers in this process. */
+  connectLoopback(): LoopbackSocket;
   /** Marks the server ready (/readyz's informer-sync check passes). */
   setReady(): void;
   /** Fails /readyz, stops listening and closes every connection, including watches. */
@@ -187,6 +190,32 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
     }
   };
 
+  const onRequest = (rawReq: IncomingMessage | Http2ServerRequest, rawRes: ServerResponse | Http2ServerResponse): void => {
+    const { req, res } = isHttp2(rawReq) ? adaptHttp2(rawReq, rawRes as Http2ServerResponse) : { req: rawReq, res: rawRes as ServerResponse };
+    handle(req, res).catch((err) => {
+      logger.error('unhandled request failure', { error: (err as Error).stack });
+      try {
+        writeError(res, errors.internal('unhandled failure'));
+      } catch {
+        /* connection already gone */
+      }
+    });
+  };
+  // A request asking to switch protocols (kubectl exec/attach/port-forward: WebSocket, or SPDY/3.1 as the fallback)
+  // passes the same filter chain; its response is bound to the raw socket, which a connect handler may take over
+  // with a 101. Any other answer closes the connection, as Go's server does after a refused upgrade.
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const res = new ServerResponse(req);
+    res.assignSocket(socket as Socket);
+    res.shouldKeepAlive = false;
+    res.once('finish', () => socket.end());
+    socket.on('error', () => socket.destroy());
+    handle(req, res, { socket, head }).catch((err) => {
+      logger.error('unhandled upgrade failure', { error: (err as Error).stack });
+      socket.destroy();
+    });
+  };
+
   // One TLS listener for both protocols, as Go's server with http2.ConfigureServer: ALPN `h2` gets HTTP/2 (client-go,
   // kubectl and every Go client multiplex their requests on one connection), `http/1.1` or no ALPN gets HTTP/1.1,
   // which is also the only protocol of the upgrades below (kubectl's exec, attach, port-forward; the syncer's tunnel).
@@ -203,37 +232,16 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
       noDelay: true,
       ...http2ServerOptions(),
     },
-    (rawReq: IncomingMessage | Http2ServerRequest, rawRes: ServerResponse | Http2ServerResponse) => {
-      const { req, res } = isHttp2(rawReq) ? adaptHttp2(rawReq, rawRes as Http2ServerResponse) : { req: rawReq, res: rawRes as ServerResponse };
-      handle(req, res).catch((err) => {
-        logger.error('unhandled request failure', { error: (err as Error).stack });
-        try {
-          writeError(res, errors.internal('unhandled failure'));
-        } catch {
-          /* connection already gone */
-        }
-      });
-    },
+    onRequest,
   );
   server.on('session', configureSession);
   // The HTTP/1.1 side reads node:http's settings from the server object: kube-apiserver's MaxHeaderBytes
   // (secure_serving.go): 1 MiB of request line and headers, not node's 16 KiB.
   const http1 = server as unknown as { maxHeaderSize: number; keepAliveTimeout: number; headersTimeout: number; requestTimeout: number };
   http1.maxHeaderSize = http2Limits.maxHeaderBytes;
-  // A request asking to switch protocols (kubectl exec/attach/port-forward: WebSocket, or SPDY/3.1 as the fallback)
-  // passes the same filter chain; its response is bound to the raw socket, which a connect handler may take over
-  // with a 101. Any other answer closes the connection, as Go's server does after a refused upgrade.
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const res = new ServerResponse(req);
-    res.assignSocket(socket as Socket);
-    res.shouldKeepAlive = false;
-    res.once('finish', () => socket.end());
-    socket.on('error', () => socket.destroy());
-    handle(req, res, { socket, head }).catch((err) => {
-      logger.error('unhandled upgrade failure', { error: (err as Error).stack });
-      socket.destroy();
-    });
-  });
+  server.on('upgrade', onUpgrade);
+  // The same handlers for the process's own controllers, without TLS or sockets (http/loopback.ts).
+  const loopback = createLoopback(onRequest, onUpgrade, { maxHeaderSize: http2Limits.maxHeaderBytes });
   http1.keepAliveTimeout = 65_000;
   http1.headersTimeout = 66_000;
   // Watches are long-lived: the deadline of other requests is handle()'s (request-deadline.ts), as upstream's filters.
@@ -256,6 +264,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
   return {
     url: `https://${urlHost.includes(':') ? `[${urlHost}]` : urlHost}:${port}`,
     port,
+    connectLoopback: () => loopback.connect(),
     setReady: () => {
       ready = true;
     },
@@ -265,6 +274,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
         server.close(() => resolve());
         // Watches never end on their own: close idle and streaming connections so shutdown is prompt.
         for (const s of sockets) s.destroy();
+        loopback.close();
       });
     },
   };

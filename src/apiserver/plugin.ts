@@ -4,6 +4,7 @@
  * multi-cluster and the simulated cluster's workload controllers all arrive this way; so does an embedding program's
  * own API (see src/index.ts).
  */
+import type { Duplex } from 'node:stream';
 import type { ResourceDefinition } from '../registry/rest.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { AdmissionPlugin } from './admission/admission.js';
@@ -35,6 +36,11 @@ export interface ServerConnection {
   adminToken: string;
   /** DIR/admin.kubeconfig. */
   kubeconfigPath: string;
+  /**
+   * An in-process connection to this server (http/loopback.ts), for clients in the same process: requests over it
+   * skip TLS and the kernel. Authenticate with adminToken (there is no client certificate on it).
+   */
+  connectLoopback?: () => Duplex;
 }
 
 export interface ServerPlugin {

@@ -6,6 +6,7 @@
  */
 import { Agent, request as httpsRequest } from 'node:https';
 import { createSecureContext } from 'node:tls';
+import type { Duplex } from 'node:stream';
 import { StatusError } from '../apimachinery/status.js';
 import type { KubeObject } from '../apimachinery/object.js';
 import { readKubeconfig } from './kubeconfig/kubeconfig.js';
@@ -24,6 +25,11 @@ export interface RestClientConfig {
   token?: string;
   /** User-Agent; also the default field manager on the server. */
   userAgent?: string;
+  /**
+   * Opens connections in place of TLS to `url`: a server's loopback (ServerConnection.connectLoopback) for clients in
+   * the server's own process. Requests and their authentication (use `token`) are unchanged.
+   */
+  connect?: () => Duplex;
 }
 
 export interface ListOptions {
@@ -119,6 +125,11 @@ export class RestClient {
     const tls = { ca: config.ca, cert: config.cert, key: config.key, secureContext: createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }) };
     this.agent = new Agent({ ...tls, keepAlive: true, maxSockets: REQUEST_SOCKETS });
     this.watchAgent = new Agent({ ...tls, keepAlive: true, maxSockets: Infinity });
+    const connect = config.connect;
+    if (connect) {
+      // node:http's Agent takes any Duplex a createConnection override returns, and speaks HTTP/1.1 on it.
+      for (const agent of [this.agent, this.watchAgent]) (agent as unknown as { createConnection: () => Duplex }).createConnection = connect;
+    }
   }
 
   /** A client from a kubeconfig file's current context (inline or file credentials, token or certificates). */

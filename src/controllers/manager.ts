@@ -3,6 +3,7 @@
  * HTTPS with the admin's credentials, through shared informers, exactly as an external controller manager would.
  * To add a controller, write an installer (see src/controllers/README.md) and list it in `installers`.
  */
+import type { Duplex } from 'node:stream';
 import { InformerFactory } from '../client/informer-factory.js';
 import { RestClient } from '../client/rest-client.js';
 import { logger } from '../logging/logger.js';
@@ -32,6 +33,8 @@ export interface ControllerDeps {
   token?: string;
   certPem?: string;
   keyPem?: string;
+  /** The server's loopback, when the controllers run in its process (ServerConnection.connectLoopback). */
+  connectLoopback?: () => Duplex;
   /** Run only these controllers (by name); default all. */
   only?: string[];
 }
@@ -46,7 +49,7 @@ export interface RunningControllers {
 export async function startControllers(deps: ControllerDeps): Promise<RunningControllers> {
   const selected = installers.filter((i) => !deps.only || deps.only.includes(i.name));
   const running = await runControllers({
-    server: { url: deps.url, caPem: deps.caPem, adminToken: deps.token, certPem: deps.certPem, keyPem: deps.keyPem },
+    server: { url: deps.url, caPem: deps.caPem, adminToken: deps.token, certPem: deps.certPem, keyPem: deps.keyPem, connectLoopback: deps.connectLoopback },
     userAgent: 'atrium-controller-manager/v0.0.0',
     installers: selected,
     // The built-in controllers start at once; their informers fill while they start (they tolerate empty caches).
@@ -58,7 +61,7 @@ export async function startControllers(deps: ControllerDeps): Promise<RunningCon
 
 export interface RunControllersOptions {
   /** The server and an admin credential: a bearer token, or a client certificate and key. */
-  server: { url: string; caPem: string; adminToken?: string; certPem?: string; keyPem?: string };
+  server: { url: string; caPem: string; adminToken?: string; certPem?: string; keyPem?: string; connectLoopback?: () => Duplex };
   userAgent: string;
   installers: readonly ControllerInstaller[];
   /** Wait until every shared informer has listed before starting any controller (default true): no cache is empty. */
@@ -74,7 +77,9 @@ export interface RunControllersOptions {
  */
 export async function runControllers(opts: RunControllersOptions): Promise<{ stop(): Promise<void> }> {
   const { server } = opts;
-  const client = new RestClient({ url: server.url, ca: server.caPem, token: server.adminToken, cert: server.certPem, key: server.keyPem, userAgent: opts.userAgent });
+  // In the server's own process, over its loopback (no TLS); the admin token authenticates either way.
+  const connect = server.adminToken ? server.connectLoopback : undefined;
+  const client = new RestClient({ url: server.url, ca: server.caPem, token: server.adminToken, cert: server.certPem, key: server.keyPem, userAgent: opts.userAgent, ...(connect ? { connect } : {}) });
   const informers = new InformerFactory(client);
   const ctx: ControllerContext = { client, informers, caPem: server.caPem, serverUrl: server.url };
   const running: RunningController[] = opts.installers.map((i) => i.install(ctx));

@@ -272,6 +272,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     kubeconfigPath,
     adminToken,
     caPem: certs.ca.certPem,
+    connectLoopback: () => listener.connectLoopback(),
     consoleURL: opts.console === false ? undefined : `${url}/console/`,
     registry,
     tenancy: workspaces,
@@ -303,7 +304,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     try {
       controllerGate.set(true);
       if (opts.builtinControllers !== false && !term.aborted) {
-        started.push(await startControllers({ url, caPem: certs.ca.certPem, token: adminToken, only: Array.isArray(opts.builtinControllers) ? opts.builtinControllers : undefined }));
+        started.push(await startControllers({ url, caPem: certs.ca.certPem, token: adminToken, connectLoopback: running.connectLoopback, only: Array.isArray(opts.builtinControllers) ? opts.builtinControllers : undefined }));
       }
       for (const plugin of plugins) {
         if (plugin.controllers && !term.aborted) started.push(await plugin.controllers(running));
@@ -314,7 +315,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
     return { stop: stopAll };
   };
-  const electionClient = onEtcd ? new RestClient({ url, ca: certs.ca.certPem, token: adminToken, userAgent: 'atrium-leader-election/v0.0.0' }) : undefined;
+  const electionClient = onEtcd ? new RestClient({ url, ca: certs.ca.certPem, token: adminToken, userAgent: 'atrium-leader-election/v0.0.0', connect: running.connectLoopback }) : undefined;
   let leaderWork: Stoppable;
   try {
     if (electionClient) {
