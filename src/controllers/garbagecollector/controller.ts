@@ -63,6 +63,18 @@ const foregroundKickIntervalMs = 10_000;
 const clusterDiscoveryDelayMs = 50;
 
 const CLUSTER_ANNOTATION = 'kcp.io/cluster';
+
+/**
+ * Resources the collector never monitors, as upstream's garbagecollector.DefaultIgnoredResources: Events (core and
+ * events.k8s.io) are the most frequently written objects and nobody makes them dependents, so watching them cost
+ * every Event a watch event and a graph update for nothing.
+ */
+const IGNORED_RESOURCES = new Set(['/events', 'events.k8s.io/events']);
+
+/** Whether the collector monitors a discovered resource: it can list, watch and delete it, and it is not ignored. */
+function collectable(r: DiscoveredResource): boolean {
+  return !IGNORED_RESOURCES.has(`${r.group}/${r.resource}`) && ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v));
+}
 const crdResource: DiscoveredResource = {
   group: 'apiextensions.k8s.io',
   version: 'v1',
@@ -180,7 +192,7 @@ class GarbageCollector {
     for (const r of found.resources) {
       if (!r.preferred) continue;
       kinds.set(`${r.group}/${r.kind}`, r);
-      if (['list', 'watch', 'delete'].every((v) => r.verbs.includes(v))) wanted.set(`${r.group}/${r.resource}`, r);
+      if (collectable(r)) wanted.set(`${r.group}/${r.resource}`, r);
     }
     // Kinds only served in a non-preferred version still resolve.
     for (const r of found.resources) if (!kinds.has(`${r.group}/${r.kind}`)) kinds.set(`${r.group}/${r.kind}`, r);
@@ -262,7 +274,7 @@ class GarbageCollector {
       for (const r of found.resources) {
         if (!r.preferred || this.kinds.has(`${r.group}/${r.kind}`)) continue;
         kinds.set(`${cluster}|${r.group}/${r.kind}`, r);
-        if (!this.monitors.has(`${r.group}/${r.resource}`) && ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v))) {
+        if (!this.monitors.has(`${r.group}/${r.resource}`) && collectable(r)) {
           wanted.set(`${cluster}|${r.group}/${r.resource}`, r);
         }
       }
