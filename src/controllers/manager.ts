@@ -1,6 +1,7 @@
 /**
- * Installs and runs every controller, in one place. Controllers are ordinary API clients: they reach the server over
- * HTTPS with the admin's credentials, through shared informers, exactly as an external controller manager would.
+ * Installs and runs every controller, in one place. Controllers are ordinary API clients: they reach the server with
+ * the admin's credentials, through shared informers, exactly as an external controller manager would — over the
+ * server's in-process loopback when they run in its process (src/apiserver/http/loopback.ts), else over HTTPS.
  * To add a controller, write an installer (see src/controllers/README.md) and list it in `installers`.
  */
 import type { Duplex } from 'node:stream';
