@@ -12,6 +12,7 @@ import { harnessFor, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
 import { startPcluster } from '../../src/pcluster/pcluster.js';
 import { RestClient } from '../../src/client/rest-client.js';
+import { admissionResponse, startWebhookServer } from '../helpers/webhook-server.js';
 
 let ts: TestServer;
 const batch = '/apis/batch/v1/namespaces/default';
@@ -187,6 +188,67 @@ describe('Job controller', () => {
     assert.deepEqual([condition(j, 'Suspended').status, condition(j, 'Suspended').reason], ['False', 'JobResumed']);
     await eventually('later deleted by its TTL', async () => (await ts.request('GET', `${batch}/jobs/later`)).status === 404, 20_000);
     await eventually('its pods too', async () => (await jobPods('later')).length === 0, 20_000);
+  });
+
+  it('stamps Complete when the Job finishes, not when the sync that finished it began, so a short TTL still lets it be seen', async () => {
+    // A webhook holds the removal of the pod's job-tracking finalizer for 2.5 s, as a loaded server can be slow: the
+    // sync that counts the finished pod, removes its finalizer and then records Complete ends that much after it
+    // began. Stamped with the sync's start, Complete (and completionTime) lay seconds in the past when written, and
+    // ttlSecondsAfterFinished: 1, counted from it, deleted the Job at once — a client polling for Complete missed it.
+    const wh = await startWebhookServer();
+    const tracking = 'batch.kubernetes.io/job-tracking';
+    const holds = (o: any) => (o?.metadata?.finalizers ?? []).includes(tracking);
+    let releasedAt = 0;
+    wh.handle('/hold', async (review) => {
+      if (holds(review.request.oldObject) && !holds(review.request.object)) {
+        await new Promise((r) => setTimeout(r, 2500));
+        releasedAt = Date.now();
+      }
+      return admissionResponse(review, { allowed: true });
+    });
+    const vwc = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+    const hook = {
+      name: 'hold-finalizer-removal.example.com',
+      clientConfig: { url: `${wh.url}/hold`, caBundle: wh.caBundle },
+      rules: [{ operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+      objectSelector: { matchLabels: { hold: 'finalizer-removal' } },
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      timeoutSeconds: 10,
+    };
+    const configured = await ts.request('POST', vwc, { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'hold-finalizer-removal' }, webhooks: [hook] });
+    assert.equal(configured.status, 201, configured.text);
+    const client = await RestClient.fromKubeconfig(ts.kubeconfig);
+    const watch = await client.watch({ group: 'batch', version: 'v1', resource: 'jobs' }, { namespace: 'default' }, { fieldSelector: 'metadata.name=held' });
+    let complete: any;
+    let completeSeenAt = 0;
+    let goneAt = 0;
+    const watching = (async () => {
+      for await (const e of watch) {
+        const o: any = e.object;
+        if (!complete && condition(o, 'Complete')?.status === 'True') [complete, completeSeenAt] = [o, Date.now()];
+        if (complete && !goneAt && (e.type === 'DELETED' || o.metadata?.deletionTimestamp)) goneAt = Date.now();
+      }
+    })();
+    try {
+      const held = job('held', { ttlSecondsAfterFinished: 1 });
+      (held.spec.template as any).metadata.labels = { hold: 'finalizer-removal' };
+      assert.equal((await ts.request('POST', `${batch}/jobs`, held)).status, 201);
+      await eventually('held deleted by its TTL', async () => goneAt > 0, 30_000);
+      assert.ok(releasedAt > 0, 'the webhook held the finalizer removal');
+      // Recorded after the finalizer went: in the second it went, or a later one (the stamps have whole seconds).
+      const releasedSecond = Math.floor(releasedAt / 1000) * 1000;
+      assert.ok(Date.parse(condition(complete, 'Complete').lastTransitionTime) >= releasedSecond, `Complete stamped ${condition(complete, 'Complete').lastTransitionTime}, before the finalizer went at ${new Date(releasedAt).toISOString()}`);
+      assert.ok(Date.parse(complete.status.completionTime) >= releasedSecond, `completionTime ${complete.status.completionTime}`);
+      // So the TTL runs from when the Job finished: it is there, Complete, for about its TTL.
+      assert.ok(goneAt - completeSeenAt >= 500, `deleted ${goneAt - completeSeenAt} ms after it was seen Complete`);
+    } finally {
+      watch.stop();
+      await watching.catch(() => undefined);
+      client.close();
+      await ts.request('DELETE', `${vwc}/hold-finalizer-removal`);
+      await wh.close();
+    }
   });
 
   it('never reports a finished pod as active once it is recorded in uncountedTerminatedPods', async () => {

@@ -276,18 +276,24 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         const allCounted = left.succeeded.length + left.failed.length === 0;
 
         // 4. Conditions: the interim one once everything is counted, the terminal one once no pod is left running.
-        if (allCounted && newFailure && ensureCondition(conditions, 'FailureTarget', 'True', newFailure.reason, newFailure.message, now)) {
+        //    They are stamped now, as they are recorded, not with the time this sync began: recording the finished
+        //    pods and removing their finalizers took round trips to the server (seconds on a loaded one), and the
+        //    Job has finished only now. Stamped that much in the past, Complete or Failed made ttlSecondsAfterFinished
+        //    count from before the Job finished, so a short TTL deleted it the moment it finished, before any client
+        //    could see it Complete.
+        const recordedAt = Date.now();
+        if (allCounted && newFailure && ensureCondition(conditions, 'FailureTarget', 'True', newFailure.reason, newFailure.message, recordedAt)) {
           failureTarget = conditions.find((c) => c.type === 'FailureTarget');
         }
         let success = successMet;
-        if (allCounted && newSuccess && ensureCondition(conditions, 'SuccessCriteriaMet', 'True', 'CompletionsReached', 'Reached expected number of succeeded pods', now)) {
+        if (allCounted && newSuccess && ensureCondition(conditions, 'SuccessCriteriaMet', 'True', 'CompletionsReached', 'Reached expected number of succeeded pods', recordedAt)) {
           success = conditions.find((c) => c.type === 'SuccessCriteriaMet');
         }
         if (allCounted && terminating === 0 && active === 0) {
-          if (failureTarget && ensureCondition(conditions, 'Failed', 'True', failureTarget.reason ?? '', failureTarget.message ?? '', now)) {
+          if (failureTarget && ensureCondition(conditions, 'Failed', 'True', failureTarget.reason ?? '', failureTarget.message ?? '', recordedAt)) {
             event(job, 'Warning', failureTarget.reason ?? 'Failed', failureTarget.message ?? '');
-          } else if (success && ensureCondition(conditions, 'Complete', 'True', success.reason ?? '', success.message ?? '', now)) {
-            status.completionTime = formatRFC3339(now);
+          } else if (success && ensureCondition(conditions, 'Complete', 'True', success.reason ?? '', success.message ?? '', recordedAt)) {
+            status.completionTime = formatRFC3339(recordedAt);
             event(job, 'Normal', 'Completed', 'Job completed');
           }
         }
