@@ -127,3 +127,16 @@ test('a loopback socket: writes reach the peer in order with backpressure; endin
   await closed;
   assert.equal(d.destroyed, true);
 });
+
+test('a stopped server refuses loopback connections, as its listener refuses dials', async () => {
+  const other = await startTestServer({ server: { builtinControllers: false } });
+  const client = new RestClient({ url: other.url, ca: other.server.caPem, token: other.server.adminToken, connect: () => other.server.connectLoopback!() });
+  try {
+    await client.list(CONFIGMAPS, { namespace: 'default' });
+    await other.stop();
+    const err = await client.list(CONFIGMAPS, { namespace: 'default' }).catch((e: unknown) => e);
+    assert.ok(err instanceof Error && !(err instanceof StatusError), `a connection error, not an answer: ${String(err)}`);
+  } finally {
+    client.close();
+  }
+});

@@ -102,15 +102,23 @@ export function createLoopback(
   server.requestTimeout = 0;
   server.keepAliveTimeout = 0;
   const open = new Set<LoopbackSocket>();
+  let closed = false;
   return {
     connect() {
       const [client, serverSide] = LoopbackSocket.pair();
+      if (closed) {
+        // As a stopped listener refuses a dial: the client sees the error once it has its handlers on.
+        const refused = Object.assign(new Error('connect ECONNREFUSED: the server has stopped (loopback)'), { code: 'ECONNREFUSED' });
+        process.nextTick(() => client.destroy(refused));
+        return client;
+      }
       open.add(serverSide);
       serverSide.once('close', () => open.delete(serverSide));
       server.emit('connection', serverSide);
       return client;
     },
     close() {
+      closed = true;
       for (const socket of open) socket.destroy();
       open.clear();
     },
