@@ -9,7 +9,8 @@
  *
  * The apps: every directory of test/e2e/apps is one app (its *.yaml/*.yml/*.json files in name order, each file's
  * documents in order, as `kubectl apply -f <dir>` reads them). With n corpus apps (13 today), app instance i is corpus
- * app i mod n, copy ⌊i / n⌋ + 1; a copy's namespaces are the app's with `-<copy>` appended, and everything naming them is rewritten the
+ * app i mod n, copy ⌊i / n⌋ + 1 (copies after the first leave a Service's fixed nodePort for the cluster to allocate: a
+node port exists once per cluster); a copy's namespaces are the app's with `-<copy>` appended, and everything naming them is rewritten the
  * same way (metadata.namespace, Namespace names, RBAC subjects' namespaces, NetworkPolicy namespaceSelectors on
  * `kubernetes.io/metadata.name`, `<svc>.<ns>.svc…` DNS names and Prometheus `names: [<ns>]` lists in any string);
  * cluster-scoped objects (ClusterRoles, ClusterRoleBindings) get the same suffix, and bindings to the app's own
@@ -45,6 +46,12 @@
  * the last app that got ready did, beside the 3 clusters' summed CPU seconds and summed peak RSS over the same window (sampled from
  * /proc every 250 ms).
  *
+ * The reference (bench/workloads-kube-reference.ts), once the fleet is stopped: the same instances' applies, all at
+ * once, against kube-apiserver v1.32.4 + etcd 3.5.16 alone (no controllers, no clusters; ServiceAccount admission off
+ * as nothing makes the default ServiceAccounts), when bench/kube/build-anchors.sh has built it
+ * (ATRIUM_BENCH_WORKLOADS_KUBE=0 skips it): apply of one app p50 / p99 there beside the fleet run's, a lower bound of
+ * what applying the apps alone costs on the real thing on this machine.
+ *
  * Diagnostics printed before the figures: the delay model of every corpus app; the phases of the pipeline (namespace
  * placed by the scheduler, objects applied, Deployments split / other workloads placed, ready on the clusters and
  * synced up, the split children's readiness folded onto the root), p50 / p99 / max; the three slowest apps.
@@ -77,6 +84,7 @@ import { logger } from '../src/logging/logger.js';
 import { SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION } from '../src/multicluster/scheduling/types.js';
 import { startFleet, type ProcessFleet } from '../test/helpers/fleet.js';
 import type { Figure } from './lib.js';
+import { applyToKubeApiserver } from './workloads-kube-reference.js';
 
 const CLUSTERS = 3;
 const NODES_PER_CLUSTER = 3;
@@ -100,7 +108,8 @@ interface CorpusApp {
 function readApp(dir: string): Manifest[] {
   const out: Manifest[] = [];
   for (const f of readdirSync(dir).filter((f) => /\.(ya?ml|json)$/.test(f) && statSync(join(dir, f)).isFile()).sort()) {
-    for (const doc of YAML.parseAllDocuments(readFileSync(join(dir, f), 'utf8'))) {
+    // YAML 1.1, as kubectl reads manifests (sigs.k8s.io/yaml): `defaultMode: 0755` is octal (493), not 755.
+    for (const doc of YAML.parseAllDocuments(readFileSync(join(dir, f), 'utf8'), { version: '1.1' })) {
       if (doc.errors.length) throw new Error(`${join(dir, f)}: ${doc.errors.map((e) => e.message).join('; ')}`);
       const o = doc.toJSON() as Manifest | null;
       if (!o) continue;
@@ -185,6 +194,8 @@ function instantiate(app: CorpusApp, copy: number): Manifest[] {
       if (ref?.kind === 'ClusterRole' && ref.name && ownClusterRoles.has(ref.name)) ref.name = `${ref.name}${suffix}`;
       for (const s of (o.subjects ?? []) as { namespace?: string }[]) if (s.namespace) s.namespace = ns(s.namespace);
     }
+    // A node port is one per cluster: a later copy's Service takes whichever the cluster allocates.
+    if (o.kind === 'Service' && copy > 1) for (const p of (o.spec?.ports ?? []) as { nodePort?: number }[]) delete p.nodePort;
     out.push(o);
   }
   return out;
@@ -452,6 +463,8 @@ export async function runWorkloadBenchmarks(): Promise<Figure[]> {
   const totalAwaited = instances.reduce((n, a) => n + a.awaited.length, 0);
 
   let fleet: ProcessFleet | undefined;
+  let figures: Figure[] = [];
+  let fleetApply: { perApp: number[]; totalMs: number; desc: string; machine: string } | undefined;
   const watches: { stop(): void }[] = [];
   let sampler: NodeJS.Timeout | undefined;
   try {
@@ -628,7 +641,8 @@ export async function runWorkloadBenchmarks(): Promise<Figure[]> {
     const mib = (b: number) => b / 2 ** 20;
     const fleetDesc = `${count} apps (${totalObjects} objects, ${totalAwaited} awaited) applied at once over ${CLUSTERS} simulated clusters (processes, push syncers, bind compute)`;
     const machine = `${cpus().length} cores, load average ${loadBefore.map((l) => l.toFixed(1)).join('/')} before the run`;
-    return [
+    fleetApply = { perApp: applyMs, totalMs: applySeconds * 1000, desc: fleetDesc, machine };
+    figures = [
       {
         benchmark: `workloads: ${fleetDesc}`,
         metric: 'p99 time from apply to every workload ready upstream, minus the simulated delays',
@@ -664,6 +678,35 @@ export async function runWorkloadBenchmarks(): Promise<Figure[]> {
     for (const w of watches) w.stop();
     if (fleet) await stopFleet(fleet);
   }
+  // The reference, once the fleet is gone: the same applies alone against kube-apiserver (workloads-kube-reference.ts).
+  const kube = process.env.ATRIUM_BENCH_WORKLOADS_KUBE === '0' ? undefined : await applyToKubeApiserver((client) => applyInstances(client, '', instances));
+  if (kube && fleetApply) {
+    const fleetP99 = percentile(fleetApply.perApp, 99);
+    const kubeP99 = percentile(kube.perApp, 99);
+    figures.push({
+      benchmark: `workloads: ${fleetApply.desc}`,
+      metric: 'the applies alone: apply of one app p99 (first apply sent → last answered) in the fleet run',
+      value: fleetP99,
+      unit: 'ms',
+      reference: `the same ${instances.length} apps' applies against kube-apiserver v1.32.4 + etcd 3.5.16 alone (no controllers, no clusters, the fleet stopped): apply of one app p50 ${percentile(kube.perApp, 50).toFixed(0)} ms p99 ${kubeP99.toFixed(0)} ms, all applied after ${(kube.totalMs / 1000).toFixed(1)} s; in the fleet run p50 ${percentile(fleetApply.perApp, 50).toFixed(0)} ms, all applied after ${(fleetApply.totalMs / 1000).toFixed(1)} s; ${fleetApply.machine}`,
+      referenceValue: kubeP99,
+      ratio: fleetP99 / kubeP99,
+    });
+  }
+  return figures;
+}
+
+/** Applies every instance at once (each app's objects in order) and times each app's applies. */
+async function applyInstances(client: RestClient, cluster: string, instances: readonly Instance[]): Promise<{ perApp: number[]; totalMs: number }> {
+  const t0 = performance.now();
+  const perApp = await Promise.all(
+    instances.map(async (inst) => {
+      const started = performance.now();
+      for (const o of inst.objects) await applyObject(client, cluster, o);
+      return performance.now() - started;
+    }),
+  );
+  return { perApp, totalMs: performance.now() - t0 };
 }
 
 /** Stops every process of the fleet (SIGKILL after 30 s) and removes its temp dir. */
