@@ -4,6 +4,7 @@
  * pod template, so a template written twice with and without defaults must hash the same.
  */
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
+import { hasNoVolumeSource } from './volume-validation.js';
 
 function objectAt(parent: JsonObject, key: string): JsonObject {
   if (!isPlainObject(parent[key])) parent[key] = {};
@@ -59,10 +60,12 @@ function defaultContainer(c: JsonObject): void {
 const defaultVolumeMode = 0o644;
 
 /**
- * The volume defaults of SetObjectDefaults_Pod: the file mode of secret, configMap, downwardAPI and projected
+ * The volume defaults of SetObjectDefaults_Pod: an emptyDir for a volume without a source, the file mode of secret, configMap, downwardAPI and projected
  * volumes, the hostPath type, fieldRef apiVersions, a projected token's expiry, an ephemeral claim's volumeMode.
  */
 function defaultVolume(v: JsonObject): void {
+  // SetDefaults_Volume: a volume that names no source is an emptyDir.
+  if (hasNoVolumeSource(v)) v.emptyDir = {};
   for (const source of ['secret', 'configMap', 'downwardAPI', 'projected']) {
     const s = v[source];
     if (isPlainObject(s) && (s.defaultMode === undefined || s.defaultMode === null)) s.defaultMode = defaultVolumeMode;

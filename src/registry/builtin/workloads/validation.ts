@@ -9,6 +9,7 @@ import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery
 import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
 import { isQuantity } from '../../../apimachinery/quantity.js';
+import { validateVolumeMounts, validateVolumes } from './volume-validation.js';
 
 function asObject(v: unknown): JsonObject {
   return isPlainObject(v) ? v : {};
@@ -31,7 +32,7 @@ function validateResources(resources: unknown, path: string): FieldError[] {
   return errs;
 }
 
-function validateContainers(list: unknown, path: string, required: boolean): FieldError[] {
+function validateContainers(list: unknown, path: string, required: boolean, volumes: ReadonlySet<string>): FieldError[] {
   if (!Array.isArray(list) || list.length === 0) return required ? [fe.required(path)] : [];
   const errs: FieldError[] = [];
   const seen = new Set<string>();
@@ -46,20 +47,29 @@ function validateContainers(list: unknown, path: string, required: boolean): Fie
       seen.add(name);
     }
     if (typeof c.image !== 'string' || c.image.trim() === '') errs.push(fe.required(`${p}.image`));
+    errs.push(...validateVolumeMounts(c.volumeMounts, volumes, `${p}.volumeMounts`));
     errs.push(...validateResources(c.resources, `${p}.resources`));
   });
   return errs;
 }
 
-/** A PodSpec at `path`: containers present and well-formed, restart policy known, nodeName a Node's name. */
+/**
+ * A PodSpec at `path`, in ValidatePodSpec's order: volumes (volume-validation.ts), containers and init containers
+ * present and well-formed (their mounts naming valid volumes), restart policy known, nodeName a Node's name.
+ */
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const s = asObject(spec);
-  const errs = [...validateContainers(s.containers, `${path}.containers`, true), ...validateContainers(s.initContainers, `${path}.initContainers`, false)];
-  // As ValidatePodSpec: a node name is a DNS-1123 subdomain (ValidateNodeName), checked only when set.
-  if (typeof s.nodeName === 'string' && s.nodeName) for (const msg of isDNS1123Subdomain(s.nodeName)) errs.push(fe.invalid(`${path}.nodeName`, s.nodeName, msg));
+  const volumes = validateVolumes(s.volumes, `${path}.volumes`);
+  const errs = [
+    ...volumes.errors,
+    ...validateContainers(s.containers, `${path}.containers`, true, volumes.names),
+    ...validateContainers(s.initContainers, `${path}.initContainers`, false, volumes.names),
+  ];
   if (s.restartPolicy !== undefined && !['Always', 'OnFailure', 'Never'].includes(String(s.restartPolicy))) {
     errs.push(fe.notSupported(`${path}.restartPolicy`, s.restartPolicy, ['Always', 'OnFailure', 'Never']));
   }
+  // As ValidatePodSpec: a node name is a DNS-1123 subdomain (ValidateNodeName), checked only when set, after the rest.
+  if (typeof s.nodeName === 'string' && s.nodeName) for (const msg of isDNS1123Subdomain(s.nodeName)) errs.push(fe.invalid(`${path}.nodeName`, s.nodeName, msg));
   return errs;
 }
 

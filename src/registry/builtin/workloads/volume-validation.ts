@@ -1,0 +1,159 @@
+/**
+ * A pod spec's volumes and its containers' volumeMounts, validated as kube-apiserver 1.32's ValidateVolumes and
+ * ValidateVolumeMounts do, with their messages and order: a volume has a DNS-1123 label name, unique, and exactly one
+ * source; the sources users write most (secret, configMap, emptyDir, hostPath, persistentVolumeClaim, projected and
+ * downwardAPI items) have their fields checked; only a volume without errors can be mounted, so a mount of an invalid
+ * volume is also "Not found" — as upstream. Sources of other types are counted but their fields are not checked here.
+ */
+import * as fe from '../../../apimachinery/field-errors.js';
+import type { FieldError } from '../../../apimachinery/field-errors.js';
+import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
+import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
+
+const FILE_MODE_MESSAGE = 'must be a number between 0 and 0777 (octal), both inclusive';
+
+/**
+ * VolumeSource's members in the order upstream's validateVolumeSource looks at them, each with the path segment its
+ * "may not specify more than 1 volume type" error names (upstream's own spellings, `downwarAPI` and `cephFS` included).
+ */
+const SOURCES: readonly [field: string, forbiddenAs: string][] = [
+  ['emptyDir', 'emptyDir'],
+  ['hostPath', 'hostPath'],
+  ['gitRepo', 'gitRepo'],
+  ['gcePersistentDisk', 'gcePersistentDisk'],
+  ['awsElasticBlockStore', 'awsElasticBlockStore'],
+  ['secret', 'secret'],
+  ['nfs', 'nfs'],
+  ['iscsi', 'iscsi'],
+  ['glusterfs', 'glusterfs'],
+  ['flocker', 'flocker'],
+  ['persistentVolumeClaim', 'persistentVolumeClaim'],
+  ['rbd', 'rbd'],
+  ['cinder', 'cinder'],
+  ['cephfs', 'cephFS'],
+  ['quobyte', 'quobyte'],
+  ['downwardAPI', 'downwarAPI'],
+  ['fc', 'fc'],
+  ['flexVolume', 'flexVolume'],
+  ['configMap', 'configMap'],
+  ['azureFile', 'azureFile'],
+  ['vsphereVolume', 'vsphereVolume'],
+  ['photonPersistentDisk', 'photonPersistentDisk'],
+  ['portworxVolume', 'portworxVolume'],
+  ['azureDisk', 'azureDisk'],
+  ['storageos', 'storageos'],
+  ['projected', 'projected'],
+  ['scaleIO', 'scaleIO'],
+  ['csi', 'csi'],
+  ['ephemeral', 'ephemeral'],
+];
+
+const present = (v: unknown): v is JsonObject => isPlainObject(v);
+
+/** Whether a volume names no source at all (`image` included, which 1.32 serves behind a gate): SetDefaults_Volume then makes it an emptyDir. */
+export function hasNoVolumeSource(volume: JsonObject): boolean {
+  return !present(volume.image) && SOURCES.every(([field]) => !present(volume[field]));
+}
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function fileMode(value: unknown, path: string): FieldError[] {
+  return typeof value === 'number' && (value > 0o777 || value < 0) ? [fe.invalid(path, value, FILE_MODE_MESSAGE)] : [];
+}
+
+/** validateLocalDescendingPath + validateLocalNonReservedPath: relative, no `..` element, not starting with `..`. */
+function localNonReservedPath(p: string, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (p.startsWith('/')) errs.push(fe.invalid(path, p, 'must be a relative path'));
+  if (p.split('/').includes('..')) errs.push(fe.invalid(path, p, "must not contain '..'"));
+  if (p.startsWith('..') && !p.startsWith('../')) errs.push(fe.invalid(path, p, "must not start with '..'"));
+  return errs;
+}
+
+/** validateKeyToPath: a secret's or configMap's item. */
+function keyToPath(item: unknown, path: string): FieldError[] {
+  const kp = present(item) ? item : {};
+  const errs: FieldError[] = [];
+  if (!text(kp.key)) errs.push(fe.required(`${path}.key`));
+  if (!text(kp.path)) errs.push(fe.required(`${path}.path`));
+  errs.push(...localNonReservedPath(text(kp.path), `${path}.path`));
+  errs.push(...fileMode(kp.mode, `${path}.mode`));
+  return errs;
+}
+
+function items(list: unknown, path: string): FieldError[] {
+  return Array.isArray(list) ? list.flatMap((kp, i) => keyToPath(kp, `${path}[${i}]`)) : [];
+}
+
+function sourceFields(field: string, source: JsonObject, path: string): FieldError[] {
+  switch (field) {
+    case 'secret':
+      return [...(text(source.secretName) ? [] : [fe.required(`${path}.secretName`)]), ...fileMode(source.defaultMode, `${path}.defaultMode`), ...items(source.items, `${path}.items`)];
+    case 'configMap':
+      return [...(text(source.name) ? [] : [fe.required(`${path}.name`)]), ...fileMode(source.defaultMode, `${path}.defaultMode`), ...items(source.items, `${path}.items`)];
+    case 'hostPath':
+      return text(source.path) ? [] : [fe.required(`${path}.path`)];
+    case 'persistentVolumeClaim':
+      return text(source.claimName) ? [] : [fe.required(`${path}.claimName`)];
+    case 'projected':
+    case 'downwardAPI':
+      return fileMode(source.defaultMode, `${path}.defaultMode`);
+    default:
+      return [];
+  }
+}
+
+/** validateVolumeSource: exactly one source, and that source's fields. */
+function volumeSource(volume: JsonObject, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  let count = 0;
+  for (const [field, forbiddenAs] of SOURCES) {
+    const source = volume[field];
+    if (!present(source)) continue;
+    if (count > 0) {
+      errs.push(fe.forbidden(`${path}.${forbiddenAs}`, 'may not specify more than 1 volume type'));
+      continue;
+    }
+    count++;
+    errs.push(...sourceFields(field, source, `${path}.${field}`));
+  }
+  if (count === 0) errs.push(fe.required(path, 'must specify a volume type'));
+  return errs;
+}
+
+/** ValidateVolumes: the errors, and the names of the volumes without errors (the ones a mount may name). */
+export function validateVolumes(list: unknown, path: string): { errors: FieldError[]; names: Set<string> } {
+  const errors: FieldError[] = [];
+  const names = new Set<string>();
+  if (!Array.isArray(list)) return { errors, names };
+  list.forEach((raw, i) => {
+    const volume = present(raw) ? raw : {};
+    const p = `${path}[${i}]`;
+    const name = text(volume.name);
+    const el = volumeSource(volume, p);
+    if (!name) el.push(fe.required(`${p}.name`));
+    else for (const msg of isDNS1123Label(name)) el.push(fe.invalid(`${p}.name`, name, msg));
+    if (names.has(name)) el.push(fe.duplicate(`${p}.name`, name));
+    if (el.length === 0) names.add(name);
+    else errors.push(...el);
+  });
+  return { errors, names };
+}
+
+/** ValidateVolumeMounts: each mount names a valid volume of the pod and a unique, non-empty mountPath. */
+export function validateVolumeMounts(list: unknown, volumes: ReadonlySet<string>, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!Array.isArray(list)) return errs;
+  const mountPoints = new Set<string>();
+  list.forEach((raw, i) => {
+    const mount = present(raw) ? raw : {};
+    const p = `${path}[${i}]`;
+    const name = text(mount.name);
+    const mountPath = text(mount.mountPath);
+    if (!name) errs.push(fe.required(`${p}.name`));
+    if (!volumes.has(name)) errs.push(fe.notFound(`${p}.name`, name));
+    if (!mountPath) errs.push(fe.required(`${p}.mountPath`));
+    if (mountPoints.has(mountPath)) errs.push(fe.invalid(`${p}.mountPath`, mountPath, 'must be unique'));
+    mountPoints.add(mountPath);
+  });
+  return errs;
+}

@@ -1,0 +1,77 @@
+/**
+ * Pod volumes and volume mounts are validated as kube-apiserver 1.32 validates them (volume-validation.ts), in a
+ * simulated cluster (which serves the workload types as every workspace with compute does). The expected messages are
+ * kube-apiserver v1.32.4's own answers to the same requests (dry-run POSTs; recorded from the binary the `kube`
+ * benchmark builds), so a difference in wording, order or what is caught fails here.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startPcluster } from '../../src/pcluster/pcluster.js';
+import { harnessFor, type TestServer } from '../helpers/harness.js';
+
+let ts: TestServer;
+before(async () => {
+  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-volume-validation-'));
+  const cluster = await startPcluster({ name: 'vv', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' }, readyDelayMs: 300 });
+  ts = harnessFor(cluster, rootDir, async () => {
+    await cluster.stop();
+    rmSync(rootDir, { recursive: true, force: true });
+  });
+});
+after(async () => {
+  await ts?.stop();
+});
+
+interface Case {
+  name: string;
+  path: string;
+  body: unknown;
+  /** kube-apiserver's message; undefined: it accepts the object (201). */
+  message?: string;
+}
+
+const cases: Case[] = [
+  {
+    name: "a CronJob whose configMap volume has defaultMode 755 (YAML 0755 read as decimal): invalid, and its mount is Not found",
+    path: "/apis/batch/v1/namespaces/default/cronjobs",
+    body: {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "postgres-backup"}, "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure", "volumes": [{"name": "data", "emptyDir": {}}, {"name": "scripts", "configMap": {"name": "s", "defaultMode": 755}}], "containers": [{"name": "c", "image": "busybox", "volumeMounts": [{"name": "data", "mountPath": "/data"}, {"name": "scripts", "mountPath": "/scripts"}]}]}}}}}},
+    message: "CronJob.batch \"postgres-backup\" is invalid: [spec.jobTemplate.spec.template.spec.volumes[1].configMap.defaultMode: Invalid value: 755: must be a number between 0 and 0777 (octal), both inclusive, spec.jobTemplate.spec.template.spec.containers[0].volumeMounts[1].name: Not found: \"scripts\"]",
+  },
+  {
+    name: "a Pod with every kind of volume and mount mistake: each reported, in upstream's order",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "v"}, "spec": {"volumes": [{"name": "a", "emptyDir": {}}, {"name": "a", "emptyDir": {}}, {"name": "b"}, {"name": "c", "emptyDir": {}, "configMap": {"name": "x"}}, {"name": "Bad_Name", "emptyDir": {}}, {"name": "s", "secret": {"items": [{"key": "", "path": "/abs", "mode": 512}, {"key": "k", "path": "../up"}, {"key": "k", "path": "..x"}]}}, {"name": "p", "persistentVolumeClaim": {}}, {"name": "h", "hostPath": {}}, {"name": "cm", "configMap": {}}, {"emptyDir": {}}], "containers": [{"name": "c", "image": "x", "volumeMounts": [{"name": "a", "mountPath": "/a"}, {"name": "nope", "mountPath": "/a"}, {"name": "", "mountPath": ""}, {"name": "b", "mountPath": "/b"}]}], "initContainers": [{"name": "i", "image": "x", "volumeMounts": [{"name": "c", "mountPath": "/c"}]}]}},
+    message: "Pod \"v\" is invalid: [spec.volumes[1].name: Duplicate value: \"a\", spec.volumes[3].configMap: Forbidden: may not specify more than 1 volume type, spec.volumes[4].name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?'), spec.volumes[5].secret.secretName: Required value, spec.volumes[5].secret.items[0].key: Required value, spec.volumes[5].secret.items[0].path: Invalid value: \"/abs\": must be a relative path, spec.volumes[5].secret.items[0].mode: Invalid value: 512: must be a number between 0 and 0777 (octal), both inclusive, spec.volumes[5].secret.items[1].path: Invalid value: \"../up\": must not contain '..', spec.volumes[5].secret.items[2].path: Invalid value: \"..x\": must not start with '..', spec.volumes[6].persistentVolumeClaim.claimName: Required value, spec.volumes[7].hostPath.path: Required value, spec.volumes[8].configMap.name: Required value, spec.volumes[9].name: Required value, spec.containers[0].volumeMounts[1].name: Not found: \"nope\", spec.containers[0].volumeMounts[1].mountPath: Invalid value: \"/a\": must be unique, spec.containers[0].volumeMounts[2].name: Required value, spec.containers[0].volumeMounts[2].name: Not found: \"\", spec.containers[0].volumeMounts[2].mountPath: Required value, spec.initContainers[0].volumeMounts[0].name: Not found: \"c\"]",
+  },
+  {
+    name: "valid volumes and mounts (a volume without a source becomes an emptyDir) are accepted",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "ok"}, "spec": {"volumes": [{"name": "a", "emptyDir": {}}, {"name": "s", "secret": {"secretName": "x", "defaultMode": 511, "items": [{"key": "k", "path": "dir/f", "mode": 0}]}}, {"name": "pr", "projected": {"sources": []}}, {"name": "d", "downwardAPI": {"items": [{"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}}]}}], "containers": [{"name": "c", "image": "x", "volumeMounts": [{"name": "a", "mountPath": "/a"}, {"name": "s", "mountPath": "/s"}, {"name": "pr", "mountPath": "/p"}, {"name": "d", "mountPath": "/d"}]}]}},
+  },
+];
+
+for (const c of cases) {
+  test(c.name, async () => {
+    const r = await ts.request('POST', `${c.path}?dryRun=All`, c.body);
+    if (c.message === undefined) {
+      assert.equal(r.status, 201, r.text);
+      return;
+    }
+    assert.equal(r.status, 422, r.text);
+    assert.equal(r.json.message, c.message);
+  });
+}
+
+test('a volume without a source is stored as an emptyDir, as upstream defaults it', async () => {
+  const r = await ts.request('POST', '/api/v1/namespaces/default/pods?dryRun=All', {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'defaulted' },
+    spec: { volumes: [{ name: 'scratch' }], containers: [{ name: 'c', image: 'x', volumeMounts: [{ name: 'scratch', mountPath: '/s' }] }] },
+  });
+  assert.equal(r.status, 201, r.text);
+  assert.deepEqual(r.json.spec.volumes, [{ name: 'scratch', emptyDir: {} }]);
+});
