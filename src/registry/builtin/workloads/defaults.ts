@@ -4,7 +4,7 @@
  * pod template, so a template written twice with and without defaults must hash the same.
  */
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
-import { hasNoVolumeSource } from './volume-validation.js';
+import { hasNoVolumeSource } from './pod-spec-validation.js';
 
 function objectAt(parent: JsonObject, key: string): JsonObject {
   if (!isPlainObject(parent[key])) parent[key] = {};

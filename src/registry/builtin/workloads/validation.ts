@@ -9,7 +9,7 @@ import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery
 import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
 import { isQuantity } from '../../../apimachinery/quantity.js';
-import { validateVolumeMounts, validateVolumes } from './volume-validation.js';
+import { validateContainerPorts, validateVolumeMounts, validateVolumes } from './pod-spec-validation.js';
 
 function asObject(v: unknown): JsonObject {
   return isPlainObject(v) ? v : {};
@@ -47,6 +47,7 @@ function validateContainers(list: unknown, path: string, required: boolean, volu
       seen.add(name);
     }
     if (typeof c.image !== 'string' || c.image.trim() === '') errs.push(fe.required(`${p}.image`));
+    errs.push(...validateContainerPorts(c.ports, `${p}.ports`));
     errs.push(...validateVolumeMounts(c.volumeMounts, volumes, `${p}.volumeMounts`));
     errs.push(...validateResources(c.resources, `${p}.resources`));
   });

@@ -1,6 +1,6 @@
 /**
- * Pod volumes and volume mounts are validated as kube-apiserver 1.32 validates them (volume-validation.ts), in a
- * simulated cluster (which serves the workload types as every workspace with compute does). The expected messages are
+ * Pod volumes, container ports and volume mounts are validated as kube-apiserver 1.32 validates them
+ * (pod-spec-validation.ts), in a simulated cluster (which serves the workload types as every workspace with compute does). The expected messages are
  * kube-apiserver v1.32.4's own answers to the same requests (dry-run POSTs; recorded from the binary the `kube`
  * benchmark builds), so a difference in wording, order or what is caught fails here.
  */
@@ -14,7 +14,7 @@ import { harnessFor, type TestServer } from '../helpers/harness.js';
 
 let ts: TestServer;
 before(async () => {
-  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-volume-validation-'));
+  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-pod-spec-validation-'));
   const cluster = await startPcluster({ name: 'vv', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' }, readyDelayMs: 300 });
   ts = harnessFor(cluster, rootDir, async () => {
     await cluster.stop();
@@ -50,6 +50,17 @@ const cases: Case[] = [
     name: "valid volumes and mounts (a volume without a source becomes an emptyDir) are accepted",
     path: "/api/v1/namespaces/default/pods",
     body: {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "ok"}, "spec": {"volumes": [{"name": "a", "emptyDir": {}}, {"name": "s", "secret": {"secretName": "x", "defaultMode": 511, "items": [{"key": "k", "path": "dir/f", "mode": 0}]}}, {"name": "pr", "projected": {"sources": []}}, {"name": "d", "downwardAPI": {"items": [{"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}}]}}], "containers": [{"name": "c", "image": "x", "volumeMounts": [{"name": "a", "mountPath": "/a"}, {"name": "s", "mountPath": "/s"}, {"name": "pr", "mountPath": "/p"}, {"name": "d", "mountPath": "/d"}]}]}},
+  },
+  {
+    name: "container ports: names, duplicates, numbers, host ports and protocols, before the mounts",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x", "ports": [{"name": "http", "containerPort": 80}, {"name": "http", "containerPort": 81}, {"name": "Way-Too-Long-Port-Name", "containerPort": 0}, {"name": "a--b", "containerPort": 70000, "hostPort": 70000}, {"name": "-x1", "containerPort": 82, "protocol": "HTTP"}, {"name": "123", "containerPort": 83}, {"containerPort": 84, "protocol": "udp"}], "volumeMounts": [{"name": "missing", "mountPath": "/m"}]}]}},
+    message: "Pod \"p\" is invalid: [spec.containers[0].ports[1].name: Duplicate value: \"http\", spec.containers[0].ports[2].name: Invalid value: \"Way-Too-Long-Port-Name\": must be no more than 15 characters, spec.containers[0].ports[2].name: Invalid value: \"Way-Too-Long-Port-Name\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-), spec.containers[0].ports[2].containerPort: Required value, spec.containers[0].ports[3].name: Invalid value: \"a--b\": must not contain consecutive hyphens, spec.containers[0].ports[3].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.containers[0].ports[3].hostPort: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.containers[0].ports[4].name: Invalid value: \"-x1\": must not begin or end with a hyphen, spec.containers[0].ports[4].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\", spec.containers[0].ports[5].name: Invalid value: \"123\": must contain at least one letter (a-z), spec.containers[0].ports[6].protocol: Unsupported value: \"udp\": supported values: \"SCTP\", \"TCP\", \"UDP\", spec.containers[0].volumeMounts[0].name: Not found: \"missing\"]",
+  },
+  {
+    name: "valid container ports (a port without a protocol defaults to TCP) are accepted",
+    path: "/apis/apps/v1/namespaces/default/deployments",
+    body: {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}, "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "x", "ports": [{"name": "http-metrics", "containerPort": 8080}, {"containerPort": 53, "protocol": "UDP"}, {"containerPort": 9, "protocol": "SCTP", "hostPort": 9}]}]}}}},
   },
 ];
 

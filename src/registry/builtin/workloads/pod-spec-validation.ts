@@ -1,5 +1,5 @@
 /**
- * A pod spec's volumes and its containers' volumeMounts, validated as kube-apiserver 1.32's ValidateVolumes and
+ * A pod spec's volumes, its containers' ports and volumeMounts, validated as kube-apiserver 1.32's ValidateVolumes and
  * ValidateVolumeMounts do, with their messages and order: a volume has a DNS-1123 label name, unique, and exactly one
  * source; the sources users write most (secret, configMap, emptyDir, hostPath, persistentVolumeClaim, projected and
  * downwardAPI items) have their fields checked; only a volume without errors can be mounted, so a mount of an invalid
@@ -9,6 +9,7 @@ import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
 import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
+import { isValidPortName, isValidPortNum } from '../../../apimachinery/validation/network.js';
 
 const FILE_MODE_MESSAGE = 'must be a number between 0 and 0777 (octal), both inclusive';
 
@@ -154,6 +155,38 @@ export function validateVolumeMounts(list: unknown, volumes: ReadonlySet<string>
     if (!mountPath) errs.push(fe.required(`${p}.mountPath`));
     if (mountPoints.has(mountPath)) errs.push(fe.invalid(`${p}.mountPath`, mountPath, 'must be unique'));
     mountPoints.add(mountPath);
+  });
+  return errs;
+}
+
+const PORT_PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+
+/**
+ * validateContainerPorts: names IANA service names and unique in the container, containerPort set and in range,
+ * hostPort in range when set, protocol one of upstream's (defaulting makes it TCP when left out).
+ */
+export function validateContainerPorts(list: unknown, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!Array.isArray(list)) return errs;
+  const names = new Set<string>();
+  list.forEach((raw, i) => {
+    const port = present(raw) ? raw : {};
+    const p = `${path}[${i}]`;
+    const name = text(port.name);
+    if (name) {
+      const msgs = isValidPortName(name);
+      if (msgs.length) for (const msg of msgs) errs.push(fe.invalid(`${p}.name`, name, msg));
+      else if (names.has(name)) errs.push(fe.duplicate(`${p}.name`, name));
+      else names.add(name);
+    }
+    const containerPort = port.containerPort ?? 0;
+    if (containerPort === 0) errs.push(fe.required(`${p}.containerPort`));
+    else for (const msg of isValidPortNum(containerPort)) errs.push(fe.invalid(`${p}.containerPort`, containerPort, msg));
+    const hostPort = port.hostPort ?? 0;
+    if (hostPort !== 0) for (const msg of isValidPortNum(hostPort)) errs.push(fe.invalid(`${p}.hostPort`, hostPort, msg));
+    const protocol = text(port.protocol);
+    if (!protocol) errs.push(fe.required(`${p}.protocol`));
+    else if (!PORT_PROTOCOLS.includes(protocol)) errs.push(fe.notSupported(`${p}.protocol`, protocol, PORT_PROTOCOLS));
   });
   return errs;
 }
