@@ -30,7 +30,7 @@ const WATCHER_COUNTS = [500, 1000] as const;
 type WatchKey = `watch${(typeof WATCHER_COUNTS)[number]}${'P50Ms' | 'P99Ms' | 'Events' | 'Expected'}`;
 type Metrics = Record<'createsPerSec' | 'getsPerSec' | 'updatesPerSec' | 'listP50Ms' | WatchKey | 'startMs' | 'peakRssMiB', number>;
 
-interface Started {
+export interface Started {
   kubeconfig: string;
   /** The API server's own start: from its process launch to ready (its storage already running). */
   startMs: number;
@@ -158,25 +158,33 @@ async function atriumOnSqlite(args: string[]): Promise<Started> {
   };
 }
 
-const targets: Target[] = [
-  {
-    name: 'kube-apiserver',
-    async start() {
-      const dir = mkdtempSync(join(tmpdir(), 'atrium-kube-bench-kas-'));
-      const out = runCapturing('bash', [join(source, 'kube', 'start-kube-apiserver.sh'), dir], { ...process.env, KUBE_APISERVER: join(bin, 'kube-apiserver'), ETCD: join(bin, 'etcd') });
-      // The script times kube-apiserver from its launch to /readyz (etcd already up), as startAtrium times atrium.
-      const readyS = Number(/readyz after ([\d.]+)s/.exec(out)?.[1] ?? NaN);
-      return {
-        kubeconfig: join(dir, 'admin.kubeconfig'),
-        startMs: readyS * 1000,
-        pids: () => readFileSync(join(dir, 'pids'), 'utf8').split('\n').map((l) => Number(l.split(' ')[0])).filter((p) => p > 0),
-        stop: async () => {
-          run('bash', [join(source, 'kube', 'stop-kube-apiserver.sh'), dir]);
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
+/** Whether bench/kube/build-anchors.sh has built kube-apiserver and etcd (into ATRIUM_ANCHORS/bin). */
+export function kubeApiserverBuilt(): boolean {
+  return existsSync(join(bin, 'kube-apiserver')) && existsSync(join(bin, 'etcd'));
+}
+
+/**
+ * kube-apiserver v1.32.4 on a fresh etcd 3.5.16 (bench/kube/start-kube-apiserver.sh, from the cached builds) in its own
+ * temp dir; `extraArgs` are more kube-apiserver flags. stop() stops both and removes the dir.
+ */
+export function startKubeApiserver(extraArgs = ''): Started {
+  const dir = mkdtempSync(join(tmpdir(), 'atrium-kube-bench-kas-'));
+  const out = runCapturing('bash', [join(source, 'kube', 'start-kube-apiserver.sh'), dir], { ...process.env, KUBE_APISERVER: join(bin, 'kube-apiserver'), ETCD: join(bin, 'etcd'), ...(extraArgs ? { KAS_EXTRA_ARGS: extraArgs } : {}) });
+  // The script times kube-apiserver from its launch to /readyz (etcd already up), as startAtrium times atrium.
+  const readyS = Number(/readyz after ([\d.]+)s/.exec(out)?.[1] ?? NaN);
+  return {
+    kubeconfig: join(dir, 'admin.kubeconfig'),
+    startMs: readyS * 1000,
+    pids: () => readFileSync(join(dir, 'pids'), 'utf8').split('\n').map((l) => Number(l.split(' ')[0])).filter((p) => p > 0),
+    stop: async () => {
+      run('bash', [join(source, 'kube', 'stop-kube-apiserver.sh'), dir]);
+      rmSync(dir, { recursive: true, force: true });
     },
-  },
+  };
+}
+
+const targets: Target[] = [
+  { name: 'kube-apiserver', start: async () => startKubeApiserver() },
   { name: 'atrium on etcd', start: () => atriumOnEtcd([]) },
   // Not run by default: the etcd client on the server's thread, for comparison (ATRIUM_KUBE_BENCH_TARGETS).
   { name: 'atrium on etcd one thread', optional: true, start: () => atriumOnEtcd(['one-thread']) },

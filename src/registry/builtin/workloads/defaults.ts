@@ -60,8 +60,9 @@ function defaultContainer(c: JsonObject): void {
 const defaultVolumeMode = 0o644;
 
 /**
- * The volume defaults of SetObjectDefaults_Pod: an emptyDir for a volume without a source, the file mode of secret, configMap, downwardAPI and projected
- * volumes, the hostPath type, fieldRef apiVersions, a projected token's expiry, an ephemeral claim's volumeMode.
+ * The volume defaults of SetObjectDefaults_Pod: an emptyDir for a volume without a source, the file mode of secret,
+ * configMap, downwardAPI and projected volumes, the hostPath type, fieldRef apiVersions, a projected token's expiry, an
+ * ephemeral claim's volumeMode.
  */
 function defaultVolume(v: JsonObject): void {
   // SetDefaults_Volume: a volume that names no source is an emptyDir.

@@ -55,8 +55,8 @@ function validateContainers(list: unknown, path: string, required: boolean, volu
 }
 
 /**
- * A PodSpec at `path`, in ValidatePodSpec's order: volumes (volume-validation.ts), containers and init containers
- * present and well-formed (their mounts naming valid volumes), restart policy known, nodeName a Node's name.
+ * A PodSpec at `path`, in ValidatePodSpec's order: volumes (pod-spec-validation.ts), containers and init containers
+ * present and well-formed (their ports, and mounts naming valid volumes), restart policy known, nodeName a Node's name.
  */
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const s = asObject(spec);
