@@ -436,7 +436,10 @@ class GarbageCollector {
     const refs = ownerReferencesOf(obj);
     if (refs.length === 0) return;
     const cluster = clusterOf(obj);
-    const owners = await Promise.all(refs.map(async (ref) => ({ uid: ref.uid, state: await this.ownerState(ref, r, obj, cluster), blocks: ref.blockOwnerDeletion === true })));
+    const unobserved: string[] = [];
+    const owners = await Promise.all(
+      refs.map(async (ref) => ({ uid: ref.uid, state: await this.ownerState(ref, r, obj, cluster, unobserved), blocks: ref.blockOwnerDeletion === true })),
+    );
     const dependents = this.dependentsInCluster(obj);
     const decision = decideDependentAction(owners, {
       hasDependents: dependents.length > 0,
@@ -470,7 +473,13 @@ class GarbageCollector {
         if (err instanceof StatusError && err.code === 409) return { requeue: true };
         throw err;
       }
+      return;
     }
+    // An owner a live GET found but its informer has not shown yet (say its monitor started listing after this check,
+    // and the owner is deleted before that list): no event of the owner's will bring this dependent back, so look
+    // again (with backoff) until the cache shows the owner or it is gone, as upstream requeues an owner's virtual
+    // node until an informer has observed it.
+    if (unobserved.length > 0) return { requeue: true };
   }
 
   /** The resource serving an owner reference's kind: its exact version when served, else the preferred one. */
@@ -484,7 +493,13 @@ class GarbageCollector {
    * present in the cache with the right uid and not deleting → solid without a round trip; otherwise a live GET
    * decides (and a 404 or another uid is remembered), so a lagging cache never gets a dependent deleted.
    */
-  private async ownerState(ref: OwnerReference, dependentResource: DiscoveredResource, dependent: KubeObject, cluster: string): Promise<OwnerState> {
+  private async ownerState(
+    ref: OwnerReference,
+    dependentResource: DiscoveredResource,
+    dependent: KubeObject,
+    cluster: string,
+    unobserved: string[],
+  ): Promise<OwnerState> {
     const target = this.ownerResource(ref, cluster);
     if (!target) return 'unresolvable';
     const dependentNamespace = dependent.metadata?.namespace ?? '';
@@ -513,6 +528,8 @@ class GarbageCollector {
       this.absentOwners.add(coordinates);
       return 'dangling';
     }
+    // Present, and its monitor's cache does not hold it yet: the caller looks again until it does.
+    if (!cached && this.monitorFor(target.group, target.resource, cluster)) unobserved.push(ref.uid);
     if (live.metadata?.deletionTimestamp && hasFinalizer(live, foregroundDeletionFinalizer)) return 'waiting';
     return 'solid';
   }
