@@ -171,6 +171,12 @@ export interface ResourceCodec {
    * anything was (with `check`: would be) dropped; with `check` the object is left as it is.
    */
   roundTrip?(obj: KubeObject, check?: boolean): boolean;
+  /**
+   * The part of roundTrip that decoding alone does, applied before validation: a built-in kind's zero scalars that
+   * Go leaves out go and the fields it always writes are filled in (omit-empty.ts decodeAsGo), so the validation of
+   * an update compares the new object with the stored one in the same form.
+   */
+  decodeAsGo?(obj: KubeObject): void;
   /** The type a strategic merge patch of the resource (or of its subresource's kind) follows. */
   strategicMergePatchSchema(subresource: string): StrategicMergePatchSchema;
   /**

@@ -9,7 +9,7 @@ import type { KubeObject } from '../../apimachinery/object.js';
 import { builtinCatalog, builtinProtobufHints } from '../../apimachinery/schema/builtin/index.js';
 import { META_V1 } from '../../apimachinery/schema/builtin/field-types.js';
 import { firstDecodeTypeError } from '../../apimachinery/schema/decode-type-errors.js';
-import { dropEmptyOmitted } from '../../apimachinery/schema/omit-empty.js';
+import { decodeAsGo, roundTripAsGo } from '../../apimachinery/schema/omit-empty.js';
 import { canonicalizeQuantities } from '../../apimachinery/schema/quantities.js';
 import { dropUnknownFields } from '../../apimachinery/schema/unknown-fields.js';
 import { unknownFieldsOf } from '../../apimachinery/schema/unknown-fields.js';
@@ -23,7 +23,7 @@ const OBJECT_META = `${META_V1}.ObjectMeta`;
  * finalizers, ownerReferences) are dropped, while the rest of the object keeps its empty values.
  */
 function coerceObjectMeta(obj: KubeObject, check?: boolean): boolean {
-  return dropEmptyOmitted(obj.metadata, builtinCatalog, OBJECT_META, builtinProtobufHints.emitZero, check);
+  return roundTripAsGo(obj.metadata, builtinCatalog, OBJECT_META, builtinProtobufHints.emitZero, check);
 }
 
 /**
@@ -77,8 +77,11 @@ export function builtinCodec(
       canonicalizeQuantities(obj, builtinCatalog, typeName);
       defaults?.(obj);
     },
+    decodeAsGo(obj) {
+      if (typedRoundTrip && catalogued(definitionName)) decodeAsGo(obj, builtinCatalog, definitionName, builtinProtobufHints.emitZero);
+    },
     roundTrip(obj, check) {
-      if (typedRoundTrip && catalogued(definitionName)) return dropEmptyOmitted(obj, builtinCatalog, definitionName, builtinProtobufHints.emitZero, check);
+      if (typedRoundTrip && catalogued(definitionName)) return roundTripAsGo(obj, builtinCatalog, definitionName, builtinProtobufHints.emitZero, check);
       return coerceObjectMeta(obj, check);
     },
     // The result is decoded into the Go type before anything else looks at it: a value of the wrong type, or an

@@ -539,6 +539,7 @@ export class GenericStore {
     const owned = opts.inputHandedOver === true;
     const sentResourceVersion = opts.rejectResourceVersion === true && !!input.metadata?.resourceVersion;
     const obj = opts.fieldManager !== undefined ? this.trackCreate(input, opts.fieldManager, owned) : owned ? input : deepCopy(input);
+    this.def.codec.decodeAsGo?.(obj);
     const meta = metaOf(obj);
     this.prepareCreateMeta(obj, namespace);
     // As Store.create, expand generateName before the strategy's PrepareForCreate (a Job labels its pod template with
@@ -799,6 +800,9 @@ export class GenericStore {
     const current = pristine ? deepCopy(pristine) : this.decode(kv);
     let desired = proposed === NO_CHANGE ? (pristine ? deepCopy(pristine) : this.decode(kv)) : proposed;
     this.checkIdentity(desired, namespace, name);
+    // As decoded into the Go type, before the strategy compares it with the stored object (generation, immutable
+    // fields): a writer that leaves out what Go always writes changes nothing by that.
+    this.def.codec.decodeAsGo?.(desired);
     if (!subresource) desired = this.trackMainUpdate(current, desired, opts);
     let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
     if (subresource) next = this.trackSubresourceUpdate(subresource, current, desired, next, opts);

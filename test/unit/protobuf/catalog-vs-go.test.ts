@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { builtinCatalog, builtinProtobufHints, fieldHintKey } from '../../../src/apimachinery/schema/builtin/index.js';
+import { GO_UNSET_VALUES } from '../../../src/apimachinery/schema/builtin/go-unset-values.js';
 import { TESTDATA_DIR } from './fixture-support.js';
 
 interface GoField {
@@ -19,6 +20,11 @@ interface GoField {
 }
 
 const goTypes = JSON.parse(readFileSync(`${TESTDATA_DIR}go-struct-tags.json`, 'utf8')) as Record<string, GoField[]>;
+
+/** The JSON names an inlined Go struct contributes, through the structs it inlines in turn. */
+function inlinedJsonNames(typeName: string): string[] {
+  return (goTypes[typeName] ?? []).flatMap((f) => (f.inline ? inlinedJsonNames(f.type) : [f.json]));
+}
 const SCALARS = new Set(['string', 'bool', 'int32', 'int64', 'float64']);
 
 /** Go types the catalog describes field by field (well-known wrappers such as metav1.Time are scalars there). */
@@ -48,7 +54,7 @@ describe('catalog vs. the Go struct tags of k8s.io v0.32.4', () => {
           if (!embeds.some((e) => e.proto === goField.proto && e.type === goField.type)) {
             problems.push(`embedded ${goField.type} (protobuf ${goField.proto}) is not declared`);
           }
-          for (const name of goTypes[goField.type]?.map((f) => f.json) ?? []) goJsonNames.add(name);
+          for (const name of inlinedJsonNames(goField.type)) goJsonNames.add(name);
           continue;
         }
         goJsonNames.add(goField.json);
@@ -77,4 +83,47 @@ describe('catalog vs. the Go struct tags of k8s.io v0.32.4', () => {
       assert.deepEqual(problems, []);
     });
   }
+
+  // What Go's JSON encoding writes for an unset field (go-unset-values.ts, which the typed round trip fills in).
+  it('the values Go writes for unset fields, for every compared type', () => {
+    const byValue: Record<string, unknown> = {
+      'io.k8s.apimachinery.pkg.apis.meta.v1.Time': null,
+      'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime': null,
+      'io.k8s.apimachinery.pkg.runtime.RawExtension': null,
+      'io.k8s.apimachinery.pkg.api.resource.Quantity': '0',
+      'io.k8s.apimachinery.pkg.util.intstr.IntOrString': 0,
+      'io.k8s.apimachinery.pkg.apis.meta.v1.Duration': '0s',
+    };
+    const zero: Record<string, unknown> = { string: '', bool: false, int32: 0, int64: 0, float64: 0 };
+    const problems: string[] = [];
+    for (const typeName of compared) {
+      const descriptor = builtinCatalog.get(typeName)!;
+      const isKind = descriptor.fields.some((f) => f.name === 'apiVersion');
+      const expected: Record<string, unknown> = {};
+      const visit = (fields: GoField[]) => {
+        for (const f of fields) {
+          if (f.inline) {
+            visit(goTypes[f.type] ?? []);
+            continue;
+          }
+          if (!descriptor.fields.some((d) => d.name === f.json)) continue;
+          // A kind's own metadata is always set on a stored object; a list's is not stored.
+          if (f.json === 'metadata' && (isKind || f.type.endsWith('.ListMeta'))) continue;
+          if (f.pointer) {
+            if (!f.omitempty) expected[f.json] = null;
+          } else if (f.type in byValue) expected[f.json] = byValue[f.type];
+          else if (goTypes[f.type]) expected[f.json] = {};
+          else if (!f.omitempty) expected[f.json] = f.type.startsWith('[]') || f.type.startsWith('map[') ? null : zero[f.type];
+        }
+      };
+      visit(goTypes[typeName]!);
+      const actual = GO_UNSET_VALUES[typeName] ?? {};
+      for (const name of new Set([...Object.keys(expected), ...Object.keys(actual)])) {
+        if (JSON.stringify(expected[name]) !== JSON.stringify(actual[name])) {
+          problems.push(`${typeName}#${name}: table ${JSON.stringify(actual[name])}, Go writes ${JSON.stringify(expected[name])}`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
 });

@@ -10,15 +10,15 @@ const webhookFields = (kind: 'Validating' | 'Mutating') => [
   { name: 'name', proto: 1, type: STRING, required: true, emitZero: true, description: 'The fully qualified name of the webhook, e.g. imagepolicy.kubernetes.io.' },
   { name: 'clientConfig', proto: 2, type: ref(AR, 'WebhookClientConfig'), required: true, description: 'How to reach the webhook: a URL or a service.' },
   { name: 'rules', proto: 3, type: list(ref(AR, 'RuleWithOperations')), listType: 'atomic' as const, description: 'The operations on resources the webhook cares about.' },
-  { name: 'failurePolicy', proto: 4, type: STRING, enum: ['Fail', 'Ignore'], description: 'What to do when the webhook cannot be called or answers badly: Ignore or Fail (default).' },
-  { name: 'matchPolicy', proto: 9, type: STRING, enum: ['Equivalent', 'Exact'], description: 'How rules match requests: Exact, or Equivalent (default) to also match other versions of the same resources.' },
+  { name: 'failurePolicy', proto: 4, type: STRING, emitZero: true, enum: ['Fail', 'Ignore'], description: 'What to do when the webhook cannot be called or answers badly: Ignore or Fail (default).' },
+  { name: 'matchPolicy', proto: 9, type: STRING, emitZero: true, enum: ['Equivalent', 'Exact'], description: 'How rules match requests: Exact, or Equivalent (default) to also match other versions of the same resources.' },
   { name: 'namespaceSelector', proto: 5, type: ref(META_V1, 'LabelSelector'), description: 'Which namespaces\' objects the webhook sees, by the namespace\'s labels.' },
   { name: 'objectSelector', proto: kind === 'Validating' ? 10 : 11, type: ref(META_V1, 'LabelSelector'), description: 'Which objects the webhook sees, by their labels (old or new).' },
-  { name: 'sideEffects', proto: 6, type: STRING, required: true, enum: ['None', 'NoneOnDryRun', 'Some', 'Unknown'], description: 'Whether calling the webhook has side effects: None or NoneOnDryRun in v1. Dry-run requests only go to webhooks without side effects.' },
-  { name: 'timeoutSeconds', proto: 7, type: INT32, description: 'How long to wait for the webhook, 1 to 30 seconds (default 10).' },
+  { name: 'sideEffects', proto: 6, type: STRING, emitZero: true, required: true, enum: ['None', 'NoneOnDryRun', 'Some', 'Unknown'], description: 'Whether calling the webhook has side effects: None or NoneOnDryRun in v1. Dry-run requests only go to webhooks without side effects.' },
+  { name: 'timeoutSeconds', proto: 7, type: INT32, emitZero: true, description: 'How long to wait for the webhook, 1 to 30 seconds (default 10).' },
   { name: 'admissionReviewVersions', proto: 8, type: list(STRING), required: true, listType: 'atomic' as const, emitZero: true, description: 'AdmissionReview versions the webhook accepts, in order of preference.' },
   ...(kind === 'Mutating'
-    ? [{ name: 'reinvocationPolicy', proto: 10, type: STRING, enum: ['IfNeeded', 'Never'], description: 'Never (default), or IfNeeded to be called again when a later mutation changed the object.' }]
+    ? [{ name: 'reinvocationPolicy', proto: 10, type: STRING, emitZero: true, enum: ['IfNeeded', 'Never'], description: 'Never (default), or IfNeeded to be called again when a later mutation changed the object.' }]
     : []),
   {
     name: 'matchConditions',
@@ -70,14 +70,14 @@ export const admissionregistrationV1Types: readonly BuiltinTypeSpec[] = [
       { name: 'apiGroups', proto: 1, type: list(STRING), listType: 'atomic', description: 'API groups; "" is the core group and "*" all groups.' },
       { name: 'apiVersions', proto: 2, type: list(STRING), listType: 'atomic', description: 'API versions, or "*" for all.' },
       { name: 'resources', proto: 3, type: list(STRING), listType: 'atomic', description: 'Resources ("pods"), subresources ("pods/status"), "*", "*/scale" or "*/*".' },
-      { name: 'scope', proto: 4, type: STRING, enum: ['*', 'Cluster', 'Namespaced'], description: 'Cluster, Namespaced, or * (default) for both.' },
+      { name: 'scope', proto: 4, type: STRING, emitZero: true, enum: ['*', 'Cluster', 'Namespaced'], description: 'Cluster, Namespaced, or * (default) for both.' },
     ],
   },
   {
     name: AR + '.WebhookClientConfig',
     description: 'How to reach a webhook over TLS.',
     fields: [
-      { name: 'url', proto: 3, type: STRING, description: 'https://host[:port][/path] of the webhook.' },
+      { name: 'url', proto: 3, type: STRING, emitZero: true, description: 'https://host[:port][/path] of the webhook.' },
       { name: 'service', proto: 1, type: ref(AR, 'ServiceReference'), description: 'A Service in the workspace that reaches the webhook.' },
       { name: 'caBundle', proto: 2, type: BYTES, description: 'PEM CA bundle that signed the webhook\'s serving certificate (base64 in JSON).' },
     ],
@@ -88,8 +88,8 @@ export const admissionregistrationV1Types: readonly BuiltinTypeSpec[] = [
     fields: [
       { name: 'namespace', proto: 1, type: STRING, required: true, emitZero: true, description: 'Namespace of the service.' },
       { name: 'name', proto: 2, type: STRING, required: true, emitZero: true, description: 'Name of the service.' },
-      { name: 'path', proto: 3, type: STRING, description: 'URL path requests are sent to.' },
-      { name: 'port', proto: 4, type: INT32, description: 'Port of the service (default 443).' },
+      { name: 'path', proto: 3, type: STRING, emitZero: true, description: 'URL path requests are sent to.' },
+      { name: 'port', proto: 4, type: INT32, emitZero: true, description: 'Port of the service (default 443).' },
     ],
   },
   {
@@ -118,7 +118,7 @@ export const admissionregistrationV1Types: readonly BuiltinTypeSpec[] = [
       { name: 'paramKind', proto: 1, type: ref(AR, 'ParamKind'), description: 'The kind of the parameter resource bindings name; unset for a policy without parameters.' },
       { name: 'matchConstraints', proto: 2, type: ref(AR, 'MatchResources'), description: 'The resources the policy may apply to. Required.' },
       { name: 'validations', proto: 3, type: list(ref(AR, 'Validation')), listType: 'atomic', description: 'CEL validations; all must hold.' },
-      { name: 'failurePolicy', proto: 4, type: STRING, enum: ['Fail', 'Ignore'], description: 'What to do when the policy cannot be evaluated: Fail (default) or Ignore.' },
+      { name: 'failurePolicy', proto: 4, type: STRING, emitZero: true, enum: ['Fail', 'Ignore'], description: 'What to do when the policy cannot be evaluated: Fail (default) or Ignore.' },
       { name: 'auditAnnotations', proto: 5, type: list(ref(AR, 'AuditAnnotation')), listType: 'atomic', description: 'CEL expressions producing audit annotations.' },
       { name: 'matchConditions', proto: 6, type: list(ref(AR, 'MatchCondition')), patchStrategy: 'merge', patchMergeKey: 'name', listType: 'map', listMapKeys: ['name'], description: 'CEL conditions a request must meet to be validated.' },
       { name: 'variables', proto: 7, type: list(ref(AR, 'Variable')), patchStrategy: 'merge', patchMergeKey: 'name', listType: 'map', listMapKeys: ['name'], description: 'Named CEL expressions the other expressions use as variables.<name>.' },
@@ -162,7 +162,7 @@ export const admissionregistrationV1Types: readonly BuiltinTypeSpec[] = [
       { name: 'objectSelector', proto: 2, type: ref(META_V1, 'LabelSelector'), description: 'Which objects match, by their labels (old or new).' },
       { name: 'resourceRules', proto: 3, type: list(ref(AR, 'NamedRuleWithOperations')), listType: 'atomic', description: 'The operations on resources that match.' },
       { name: 'excludeResourceRules', proto: 4, type: list(ref(AR, 'NamedRuleWithOperations')), listType: 'atomic', description: 'The operations on resources that never match.' },
-      { name: 'matchPolicy', proto: 7, type: STRING, enum: ['Equivalent', 'Exact'], description: 'Exact, or Equivalent (default) to also match other versions of the same resources.' },
+      { name: 'matchPolicy', proto: 7, type: STRING, emitZero: true, enum: ['Equivalent', 'Exact'], description: 'Exact, or Equivalent (default) to also match other versions of the same resources.' },
     ],
   },
   {
@@ -180,7 +180,7 @@ export const admissionregistrationV1Types: readonly BuiltinTypeSpec[] = [
       { name: 'name', proto: 1, type: STRING, description: 'Name of the parameter resource; exclusive with selector.' },
       { name: 'namespace', proto: 2, type: STRING, description: 'Namespace of namespaced parameters; default: the request\'s namespace.' },
       { name: 'selector', proto: 3, type: ref(META_V1, 'LabelSelector'), description: 'Selects the parameter resources by label; exclusive with name.' },
-      { name: 'parameterNotFoundAction', proto: 4, type: STRING, enum: ['Allow', 'Deny'], description: 'What to do when no parameter is found: Allow or Deny. Required.' },
+      { name: 'parameterNotFoundAction', proto: 4, type: STRING, emitZero: true, enum: ['Allow', 'Deny'], description: 'What to do when no parameter is found: Allow or Deny. Required.' },
     ],
   },
   {
@@ -189,7 +189,7 @@ export const admissionregistrationV1Types: readonly BuiltinTypeSpec[] = [
     fields: [
       { name: 'expression', proto: 1, type: STRING, required: true, emitZero: true, description: 'CEL expression over object, oldObject, request, params, namespaceObject, variables and authorizer that must be true.' },
       { name: 'message', proto: 2, type: STRING, description: 'Message when the validation fails.' },
-      { name: 'reason', proto: 3, type: STRING, description: 'Reason of the refusal: Unauthorized, Forbidden, Invalid (default) or RequestEntityTooLarge.' },
+      { name: 'reason', proto: 3, type: STRING, emitZero: true, description: 'Reason of the refusal: Unauthorized, Forbidden, Invalid (default) or RequestEntityTooLarge.' },
       { name: 'messageExpression', proto: 4, type: STRING, description: 'CEL expression giving the message when the validation fails.' },
     ],
   },

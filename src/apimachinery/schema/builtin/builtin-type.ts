@@ -115,6 +115,17 @@ export function compileBuiltinTypes(specs: readonly BuiltinTypeSpec[]): {
       return [plain];
     });
 
+  // The emitZero hints of an embed's fields, also under the parent's name: the JSON walks (omit-empty.ts) see them
+  // at the parent's level (EphemeralContainer#name), the protobuf codec under the embedded type's own.
+  const embeddedEmitZero = (spec: BuiltinTypeSpec, parent: string): void => {
+    for (const entry of spec.fields) {
+      if (isEmbedded(entry)) {
+        const inner = specsByName.get(entry.embedded);
+        if (inner) embeddedEmitZero(inner, parent);
+      } else if (entry.emitZero) emitZero.add(fieldHintKey(parent, entry.name));
+    }
+  };
+
   const descriptors = new Map<string, TypeDescriptor>();
   for (const spec of specs) {
     for (const entry of spec.fields) {
@@ -122,6 +133,8 @@ export function compileBuiltinTypes(specs: readonly BuiltinTypeSpec[]): {
         let list = embeddedMessages.get(spec.name);
         if (!list) embeddedMessages.set(spec.name, (list = []));
         list.push({ proto: entry.proto, type: entry.embedded });
+        const inner = specsByName.get(entry.embedded);
+        if (inner) embeddedEmitZero(inner, spec.name);
         continue;
       }
       if (entry.emitZero) emitZero.add(fieldHintKey(spec.name, entry.name));

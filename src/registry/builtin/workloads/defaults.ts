@@ -90,7 +90,11 @@ export function defaultPodSpec(spec: JsonObject): void {
   if (spec.terminationGracePeriodSeconds === undefined || spec.terminationGracePeriodSeconds === null) spec.terminationGracePeriodSeconds = 30;
   if (!isPlainObject(spec.securityContext)) spec.securityContext = {};
   if (!spec.schedulerName) spec.schedulerName = 'default-scheduler';
-  if (spec.enableServiceLinks === undefined) spec.enableServiceLinks = true;
+  // v1's deprecated `serviceAccount` is an alias the conversion to and from the internal type keeps in step:
+  // serviceAccountName wins when both are set, and every answer carries the alias (as kube-apiserver's do).
+  if (!spec.serviceAccountName && typeof spec.serviceAccount === 'string' && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
+  if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
+  else delete spec.serviceAccount;
   for (const c of [...arrayOfObjects(spec.containers), ...arrayOfObjects(spec.initContainers), ...arrayOfObjects(spec.ephemeralContainers)]) defaultContainer(c);
   for (const v of arrayOfObjects(spec.volumes)) defaultVolume(v);
 }
@@ -130,6 +134,8 @@ export function defaultReplicaSet(obj: JsonObject): void {
 export function defaultPod(obj: JsonObject): void {
   const spec = objectAt(obj, 'spec');
   defaultPodSpec(spec);
+  // A Pod's own default, not a template's (SetDefaults_Pod, not SetDefaults_PodSpec).
+  if (spec.enableServiceLinks === undefined || spec.enableServiceLinks === null) spec.enableServiceLinks = true;
   for (const c of [...arrayOfObjects(spec.containers), ...arrayOfObjects(spec.initContainers)]) {
     const res = isPlainObject(c.resources) ? c.resources : undefined;
     if (!res || !isPlainObject(res.limits)) continue;
@@ -144,6 +150,13 @@ export function defaultService(obj: JsonObject): void {
   const spec = objectAt(obj, 'spec');
   if (!spec.type) spec.type = 'ClusterIP';
   if (!spec.sessionAffinity) spec.sessionAffinity = 'None';
+  if (spec.sessionAffinity === 'None') delete spec.sessionAffinityConfig;
+  if (spec.sessionAffinity === 'ClientIP') {
+    const clientIP = isPlainObject(spec.sessionAffinityConfig) ? spec.sessionAffinityConfig.clientIP : undefined;
+    if (!isPlainObject(clientIP) || clientIP.timeoutSeconds === undefined || clientIP.timeoutSeconds === null) {
+      spec.sessionAffinityConfig = { clientIP: { timeoutSeconds: 10800 } };
+    }
+  }
   if (spec.type !== 'ExternalName' && !spec.internalTrafficPolicy) spec.internalTrafficPolicy = 'Cluster';
   if ((spec.type === 'NodePort' || spec.type === 'LoadBalancer') && !spec.externalTrafficPolicy) spec.externalTrafficPolicy = 'Cluster';
   if (spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts === undefined) spec.allocateLoadBalancerNodePorts = true;

@@ -11,6 +11,7 @@ import { randomInt } from 'node:crypto';
 import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
 import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
 import { defaultDeployment, defaultPod, defaultReplicaSet, defaultService } from './defaults.js';
+import { admitPodCreate } from './pod-admission-defaults.js';
 import { deploymentPrinter, nodePrinter, podPrinter, replicaSetPrinter, servicePrinter } from './printers.js';
 import { podQOSClass } from './qos.js';
 import { scaleSubresource } from './scale.js';
@@ -137,6 +138,7 @@ export const pods = withPrinter(
     strategy: {
       prepareForCreate(obj) {
         defaultPod(obj);
+        admitPodCreate(obj);
         obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec as Record<string, unknown>) };
       },
       prepareForUpdate(obj, old) {
