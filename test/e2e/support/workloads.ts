@@ -16,7 +16,8 @@ import type { KubeObject } from '../../../src/apimachinery/object.js';
 import type { RestClient } from '../../../src/client/rest-client.js';
 import type { GroupVersionResource } from '../../../src/client/resource.js';
 import { locatorOf } from '../../../src/multicluster/api/keys.js';
-import { builtinCatalog } from '../../../src/apimachinery/schema/builtin/index.js';
+import { builtinCatalog, builtinProtobufHints } from '../../../src/apimachinery/schema/builtin/index.js';
+import { roundTripAsGo } from '../../../src/apimachinery/schema/omit-empty.js';
 import { canonicalizeQuantities } from '../../../src/apimachinery/schema/quantities.js';
 
 /** An object of a manifest, with the fields every check reads. */
@@ -509,7 +510,10 @@ export function tables(stdout: string): { headers: string[]; rows: Record<string
  *   status.phase), so the live list never equals the manifest's and the patch always replaces it;
  * - a downwardAPI volume whose items name a fieldRef without apiVersion: the items list is atomic and the server
  *   defaults `apiVersion: v1` into it (checked against kube-apiserver 1.32 with the website's dapi-volume.yaml);
- * - a quantity not in its canonical text (`cpu: .5`, `2000m`): the live object has `500m`, `2`.
+ * - a quantity not in its canonical text (`cpu: .5`, `2000m`): the live object has `500m`, `2`;
+ * - a field set to what Go's round trip leaves out (`hostNetwork: false`, `initialDelaySeconds: 0`, `args: null`,
+ *   `nodeSelector: {}`): the live object lacks it, so the patch always sets it (checked against kube-apiserver 1.32
+ *   with public Helm charts' output).
  */
 /** Whether every quantity of the manifest is in the canonical text the server stores (true for kinds not catalogued). */
 function quantitiesCanonical(o: Manifest): boolean {
@@ -529,5 +533,27 @@ export function alwaysPatchedByApply(o: Manifest): string | undefined {
   const volumes: any[] = Array.isArray(podSpec?.volumes) ? podSpec.volumes : [];
   if (volumes.some((v) => (v?.downwardAPI?.items ?? []).some((i: any) => i?.fieldRef && !i.fieldRef.apiVersion))) return 'downwardAPI volume items (fieldRef.apiVersion defaulted by the server)';
   if (!quantitiesCanonical(o)) return 'a quantity not in its canonical text';
+  if (roundTripDrops(o)) return "a field set to a value Go's round trip leaves out (a zero, null or empty value)";
   return undefined;
+}
+
+/** The catalog type of a built-in kind's manifest, if any. */
+function catalogTypeOf(o: Manifest): string | undefined {
+  const [group, version] = (o.apiVersion ?? 'v1').includes('/') ? (o.apiVersion as string).split('/') : ['', o.apiVersion ?? 'v1'];
+  return [...builtinCatalog.values()].find((t) => t.gvk?.some((g) => g.group === group && g.version === version && g.kind === o.kind))?.name;
+}
+
+/** Whether the stored form of the manifest lacks something the manifest sets (the round trip only otherwise adds). */
+function roundTripDrops(o: Manifest): boolean {
+  const type = catalogTypeOf(o);
+  if (!type) return false;
+  const stored = JSON.parse(JSON.stringify(o));
+  roundTripAsGo(stored, builtinCatalog, type, builtinProtobufHints.emitZero);
+  const covers = (sent: unknown, kept: unknown): boolean => {
+    if (sent === null || typeof sent !== 'object') return kept !== undefined;
+    if (kept === null || typeof kept !== 'object') return false;
+    if (Array.isArray(sent)) return Array.isArray(kept) && sent.length === kept.length && sent.every((v, i) => covers(v, kept[i]));
+    return Object.entries(sent).every(([k, v]) => covers(v, (kept as Record<string, unknown>)[k]));
+  };
+  return !covers(o, stored);
 }
