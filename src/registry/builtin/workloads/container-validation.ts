@@ -6,15 +6,15 @@
  * same checks, other init containers may not set them); host ports must not collide. The image-whitespace rule
  * applies to Pods only (validateContainersOnlyForPod), after the whole spec, as upstream keeps templates lenient.
  *
- * Not checked (yet): volumeDevices, resource names and request/limit relations, resizePolicy (dropped by
- * kube-apiserver 1.32 itself while InPlacePodVerticalScaling is off), ephemeral containers.
+ * Not checked (yet): volumeDevices, ephemeral containers; resizePolicy is not checked as kube-apiserver 1.32 drops it
+ * while InPlacePodVerticalScaling is off.
  */
 import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
 import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
-import { isQuantity } from '../../../apimachinery/quantity.js';
 import { validateEnv, validateEnvFrom } from './container-env-validation.js';
+import { validateContainerResources } from './container-resources-validation.js';
 import { validateLifecycle, validateProbes } from './container-probe-validation.js';
 import { validateSecurityContext } from './container-security-validation.js';
 import { validateContainerPorts, validateVolumeMounts } from './pod-spec-validation.js';
@@ -40,17 +40,6 @@ function policy(value: unknown, supported: string[], path: string): FieldError[]
   return supported.includes(v) ? [] : [fe.notSupported(path, v, supported)];
 }
 
-function validateResources(resources: unknown, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const r = present(resources) ? resources : {};
-  for (const part of ['limits', 'requests']) {
-    for (const [name, q] of Object.entries(present(r[part]) ? r[part] : {})) {
-      if (!isQuantity(q)) errs.push(fe.invalid(`${path}.${part}[${name}]`, q, 'must be a valid quantity'));
-    }
-  }
-  return errs;
-}
-
 /** validateContainerCommon: the checks every kind of container gets, in upstream's order. */
 function validateContainerCommon(c: JsonObject, path: string, ctx: ContainerContext): FieldError[] {
   const errs: FieldError[] = [];
@@ -66,7 +55,7 @@ function validateContainerCommon(c: JsonObject, path: string, ctx: ContainerCont
   errs.push(...validateEnvFrom(c.envFrom, `${path}.envFrom`));
   errs.push(...validateVolumeMounts(c.volumeMounts, ctx.volumes, `${path}.volumeMounts`));
   errs.push(...policy(c.imagePullPolicy, PULL_POLICIES, `${path}.imagePullPolicy`));
-  errs.push(...validateResources(c.resources, `${path}.resources`));
+  errs.push(...validateContainerResources(c.resources, `${path}.resources`));
   errs.push(...validateSecurityContext(c.securityContext, `${path}.securityContext`));
   return errs;
 }
