@@ -11,6 +11,7 @@ import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
 import { isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
+import { localDescendingPath } from './pod-spec-validation.js';
 
 const present = (v: unknown): v is JsonObject => isPlainObject(v);
 const isSet = (v: unknown): boolean => v !== undefined && v !== null;
@@ -39,14 +40,6 @@ function renderSecurityContext(sc: JsonObject): string {
     ['AppArmorProfile', 'core.AppArmorProfile', sc.appArmorProfile],
   ];
   return `core.SecurityContext{${fields.map(([name, type, v], i) => `${name}:${goPointer(type, v, i)}`).join(', ')}}`;
-}
-
-/** validateLocalDescendingPath: relative, and no `..` element. */
-function localDescendingPath(p: string, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  if (p.startsWith('/')) errs.push(fe.invalid(path, p, 'must be a relative path'));
-  if (p.split('/').includes('..')) errs.push(fe.invalid(path, p, "must not contain '..'"));
-  return errs;
 }
 
 const PROFILE_TYPES = ['Localhost', 'RuntimeDefault', 'Unconfined'];

@@ -1,13 +1,13 @@
 /**
  * A pod spec's containers and init containers, validated as kube-apiserver 1.32's validateContainers,
  * validateInitContainers and validateContainerCommon do, with their messages and order: per container its name,
- * image, terminationMessagePolicy, ports, env, envFrom, volumeMounts, imagePullPolicy, resources and securityContext;
- * then its name's uniqueness, lifecycle and probes (sidecars — init containers with restartPolicy Always — get the
- * same checks, other init containers may not set them); host ports must not collide. The image-whitespace rule
+ * image, terminationMessagePolicy, ports, env, envFrom, volumeMounts, volumeDevices, imagePullPolicy, resources and
+ * securityContext; then its name's uniqueness, lifecycle and probes (sidecars — init containers with restartPolicy
+ * Always — get the same checks, other init containers may not set them); host ports must not collide. The image-whitespace rule
  * applies to Pods only (validateContainersOnlyForPod), after the whole spec, as upstream keeps templates lenient.
  *
- * Not checked (yet): volumeDevices, ephemeral containers; resizePolicy is not checked as kube-apiserver 1.32 drops it
- * while InPlacePodVerticalScaling is off.
+ * Not checked: ephemeral containers (a Pod cannot be created with them); resizePolicy, as kube-apiserver 1.32 drops
+ * it while InPlacePodVerticalScaling is off.
  */
 import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
@@ -17,12 +17,14 @@ import { validateEnv, validateEnvFrom } from './container-env-validation.js';
 import { validateContainerResources } from './container-resources-validation.js';
 import { validateLifecycle, validateProbes } from './container-probe-validation.js';
 import { validateSecurityContext } from './container-security-validation.js';
-import { validateContainerPorts, validateVolumeMounts } from './pod-spec-validation.js';
+import { pathsByName, validateContainerPorts, validateVolumeDevices, validateVolumeMounts } from './pod-spec-validation.js';
 
 /** What the containers of one pod spec are checked against. */
 export interface ContainerContext {
   /** The names of the pod's volumes that validated (only those can be mounted). */
   volumes: ReadonlySet<string>;
+  /** Those of them a volumeDevice may name (claims and generic ephemeral volumes). */
+  blockVolumes: ReadonlySet<string>;
   /** The pod's terminationGracePeriodSeconds, the upper bound of a sleep hook. */
   gracePeriod: number | undefined;
 }
@@ -53,7 +55,10 @@ function validateContainerCommon(c: JsonObject, path: string, ctx: ContainerCont
   errs.push(...validateContainerPorts(c.ports, `${path}.ports`));
   errs.push(...validateEnv(c.env, `${path}.env`));
   errs.push(...validateEnvFrom(c.envFrom, `${path}.envFrom`));
-  errs.push(...validateVolumeMounts(c.volumeMounts, ctx.volumes, `${path}.volumeMounts`));
+  const devices = pathsByName(c.volumeDevices, 'devicePath');
+  const privileged = present(c.securityContext) && c.securityContext.privileged === true;
+  errs.push(...validateVolumeMounts(c.volumeMounts, ctx.volumes, `${path}.volumeMounts`, { devices, privileged }));
+  errs.push(...validateVolumeDevices(c.volumeDevices, ctx.volumes, ctx.blockVolumes, pathsByName(c.volumeMounts, 'mountPath'), `${path}.volumeDevices`));
   errs.push(...policy(c.imagePullPolicy, PULL_POLICIES, `${path}.imagePullPolicy`));
   errs.push(...validateContainerResources(c.resources, `${path}.resources`));
   errs.push(...validateSecurityContext(c.securityContext, `${path}.securityContext`));

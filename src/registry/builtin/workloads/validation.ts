@@ -29,7 +29,7 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const s = asObject(spec);
   const volumes = validateVolumes(s.volumes, `${path}.volumes`);
   const gracePeriod = typeof s.terminationGracePeriodSeconds === 'number' ? s.terminationGracePeriodSeconds : undefined;
-  const containerContext = { volumes: volumes.names, gracePeriod };
+  const containerContext = { volumes: volumes.names, blockVolumes: volumes.blockNames, gracePeriod };
   const errs = [
     ...volumes.errors,
     ...validateContainers(s.containers, `${path}.containers`, containerContext),
