@@ -320,6 +320,53 @@ const cases: Case[] = [
     message: "Pod \"p\" is invalid: [spec.containers[0].volumeMounts.subPath: Invalid value: \"/abs/../x\": must be a relative path, spec.containers[0].volumeMounts.subPath: Invalid value: \"/abs/../x\": must not contain '..', spec.containers[0].volumeMounts[1].subPathExpr: Invalid value: \"$(POD)/../y\": subPathExpr and subPath are mutually exclusive, spec.containers[0].volumeMounts.subPathExpr: Invalid value: \"$(POD)/../y\": must not contain '..', spec.containers[0].volumeMounts.mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers, spec.containers[0].volumeMounts.mountPropagation: Unsupported value: \"Shared\": supported values: \"Bidirectional\", \"HostToContainer\", \"None\", spec.containers[0].volumeMounts.recursiveReadOnly: Forbidden: may only be specified when readOnly is true, spec.containers[0].volumeMounts.recursiveReadOnly: Forbidden: may only be specified when mountPropagation is None or not specified, spec.containers[0].volumeMounts.recursiveReadOnly: Unsupported value: \"Sometimes\": supported values: \"Disabled\", \"Enabled\", \"IfPossible\"]",
   },
   {
+    name: "divisors are compared canonically (1024 is not 1Ki, 1000 is 1k)",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x","env":[{"name":"a","valueFrom":null},{"name":"b","value":"","valueFrom":{"secretKeyRef":{"name":"s","key":"k"}}},{"name":"c","valueFrom":{"fieldRef":null,"secretKeyRef":{"name":"s","key":"k"}}},{"name":"d","valueFrom":{"resourceFieldRef":{"resource":"limits.cpu","divisor":"1m"}}},{"name":"e","valueFrom":{"resourceFieldRef":{"resource":"limits.memory","divisor":"1024"}}},{"name":"f","valueFrom":{"resourceFieldRef":{"resource":"limits.memory","divisor":"1000"}}}]}]}},
+    message: "Pod \"p\" is invalid: spec.containers[0].env[4].valueFrom.resourceFieldRef.divisor: Invalid value: \"limits.memory\": only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource",
+  },
+  {
+    name: "a null exec command is missing; an httpGet port given as the string \"8080\" is a port name without a letter",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x","livenessProbe":{"exec":{"command":null}},"readinessProbe":{"httpGet":{"port":"8080","path":""}},"startupProbe":{"tcpSocket":{"port":"http","host":"x"}}}]}},
+    message: "Pod \"p\" is invalid: [spec.containers[0].livenessProbe.exec.command: Required value, spec.containers[0].readinessProbe.httpGet.port: Invalid value: \"8080\": must contain at least one letter (a-z)]",
+  },
+  {
+    name: "a sleep hook with terminationGracePeriodSeconds 0",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x","lifecycle":{"preStop":{"sleep":{"seconds":1}}}}],"terminationGracePeriodSeconds":0}},
+    message: "Pod \"p\" is invalid: spec.containers[0].lifecycle.preStop.sleep: Invalid value: 1: must be greater than 0 and less than terminationGracePeriodSeconds (0). Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep.",
+  },
+  {
+    name: "a sidecar's sleep hook is held to the grace period too",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"initContainers":[{"name":"i","image":"x","restartPolicy":"Always","lifecycle":{"preStop":{"sleep":{"seconds":100}}}}]}},
+    message: "Pod \"p\" is invalid: spec.initContainers[0].lifecycle.preStop.sleep: Invalid value: 100: must be greater than 0 and less than terminationGracePeriodSeconds (30). Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep.",
+  },
+  {
+    name: "a Job template's init container may not have a probe",
+    path: "/apis/batch/v1/namespaces/default/jobs",
+    body: {"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}],"initContainers":[{"name":"i","image":"x","readinessProbe":{"exec":{"command":["x"]}}}]}}}},
+    message: "Job.batch \"j\" is invalid: spec.template.spec.initContainers[0].readinessProbe: Forbidden: may not be set for init containers without restartPolicy=Always",
+  },
+  {
+    name: "a StatefulSet's template containers are not validated, as upstream does not validate them",
+    path: "/apis/apps/v1/namespaces/default/statefulsets",
+    body: {"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"s"},"spec":{"serviceName":"s","selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":" x ","env":[{"name":"A=B"}],"livenessProbe":{"exec":{"command":["x"]},"successThreshold":5}}]}}}},
+  },
+  {
+    name: "CAP_SYS_ADMIN added twice with allowPrivilegeEscalation false: the two identical errors are reported once",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x","securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"add":["CAP_SYS_ADMIN","CAP_SYS_ADMIN"]},"runAsUser":5}}]}},
+    message: "Pod \"p\" is invalid: spec.containers[0].securityContext: Invalid value: core.SecurityContext{Capabilities:(*core.Capabilities)(0xe1164f26360), Privileged:(*bool)(nil), SELinuxOptions:(*core.SELinuxOptions)(nil), WindowsOptions:(*core.WindowsSecurityContextOptions)(nil), RunAsUser:(*int64)(0xe11619b5e80), RunAsGroup:(*int64)(nil), RunAsNonRoot:(*bool)(nil), ReadOnlyRootFilesystem:(*bool)(nil), AllowPrivilegeEscalation:(*bool)(0xe11619b5dad), ProcMount:(*core.ProcMountType)(nil), SeccompProfile:(*core.SeccompProfile)(nil), AppArmorProfile:(*core.AppArmorProfile)(nil)}: cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN",
+  },
+  {
+    name: "Windows runAsUserName: one backslash at most, a NetBIOS or DNS domain, a non-empty user without special characters",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x","securityContext":{"windowsOptions":{"runAsUserName":"a\\b\\c"}}},{"name":"d","image":"x","securityContext":{"windowsOptions":{"runAsUserName":".bad\\..."}}},{"name":"e","image":"x","securityContext":{"windowsOptions":{"runAsUserName":"DOM\\us@er"}}},{"name":"f","image":"x","securityContext":{"windowsOptions":{"runAsUserName":"DOM\\"}}}]}},
+    message: "Pod \"p\" is invalid: [spec.containers[0].securityContext.windowsOptions.runAsUserName: Invalid value: \"a\\\\b\\\\c\": runAsUserName cannot contain more than one backslash, spec.containers[1].securityContext.windowsOptions.runAsUserName: Invalid value: \".bad\\\\...\": runAsUserName's Domain doesn't match the NetBios nor the DNS format, spec.containers[1].securityContext.windowsOptions.runAsUserName: Invalid value: \".bad\\\\...\": runAsUserName's User cannot contain only periods or spaces, spec.containers[2].securityContext.windowsOptions.runAsUserName: Invalid value: \"DOM\\\\us@er\": runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[], spec.containers[3].securityContext.windowsOptions.runAsUserName: Invalid value: \"DOM\\\\\": runAsUserName's User cannot be empty]",
+  },
+  {
     name: "Bidirectional propagation in a privileged container and block devices from a claim and an ephemeral volume are accepted",
     path: "/api/v1/namespaces/default/pods",
     body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x","securityContext":{"privileged":true},"volumeMounts":[{"name":"e","mountPath":"/c","mountPropagation":"Bidirectional"},{"name":"m","mountPath":"/d","mountPropagation":"None","recursiveReadOnly":"Disabled"}],"volumeDevices":[{"name":"v","devicePath":"/dev/xvda"},{"name":"w","devicePath":"/dev/xvdb"}]}],"volumes":[{"name":"e","emptyDir":{}},{"name":"m","emptyDir":{}},{"name":"v","persistentVolumeClaim":{"claimName":"c"}},{"name":"w","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}}}]}},
