@@ -367,6 +367,24 @@ const cases: Case[] = [
     message: "Pod \"p\" is invalid: [spec.containers[0].securityContext.windowsOptions.runAsUserName: Invalid value: \"a\\\\b\\\\c\": runAsUserName cannot contain more than one backslash, spec.containers[1].securityContext.windowsOptions.runAsUserName: Invalid value: \".bad\\\\...\": runAsUserName's Domain doesn't match the NetBios nor the DNS format, spec.containers[1].securityContext.windowsOptions.runAsUserName: Invalid value: \".bad\\\\...\": runAsUserName's User cannot contain only periods or spaces, spec.containers[2].securityContext.windowsOptions.runAsUserName: Invalid value: \"DOM\\\\us@er\": runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[], spec.containers[3].securityContext.windowsOptions.runAsUserName: Invalid value: \"DOM\\\\\": runAsUserName's User cannot be empty]",
   },
   {
+    name: "a DaemonSet template's containers are validated (a padded image passes in a template)",
+    path: "/apis/apps/v1/namespaces/default/daemonsets",
+    body: {"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":" x","env":[{"name":"a","valueFrom":{}}],"readinessProbe":{"exec":{"command":["x"]},"terminationGracePeriodSeconds":3}}]}}}},
+    message: "DaemonSet.apps \"d\" is invalid: [spec.template.spec.containers[0].env[0].valueFrom: Invalid value: \"\": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`, spec.template.spec.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 3: must not be set for readinessProbes]",
+  },
+  {
+    name: "a PodTemplate's containers are validated under template.spec",
+    path: "/api/v1/namespaces/default/podtemplates",
+    body: {"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"d"},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":" x","env":[{"name":"a","valueFrom":{}}],"readinessProbe":{"exec":{"command":["x"]},"terminationGracePeriodSeconds":3}}]}}},
+    message: "PodTemplate \"d\" is invalid: [template.spec.containers[0].env[0].valueFrom: Invalid value: \"\": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`, template.spec.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 3: must not be set for readinessProbes]",
+  },
+  {
+    name: "a CronJob's job template containers are validated",
+    path: "/apis/batch/v1/namespaces/default/cronjobs",
+    body: {"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"d"},"spec":{"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"c","image":" x","env":[{"name":"a","valueFrom":{}}],"readinessProbe":{"exec":{"command":["x"]},"terminationGracePeriodSeconds":3}}]}}}}}},
+    message: "CronJob.batch \"d\" is invalid: [spec.jobTemplate.spec.template.spec.containers[0].env[0].valueFrom: Invalid value: \"\": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`, spec.jobTemplate.spec.template.spec.containers[0].readinessProbe.terminationGracePeriodSeconds: Invalid value: 3: must not be set for readinessProbes]",
+  },
+  {
     name: "Bidirectional propagation in a privileged container and block devices from a claim and an ephemeral volume are accepted",
     path: "/api/v1/namespaces/default/pods",
     body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x","securityContext":{"privileged":true},"volumeMounts":[{"name":"e","mountPath":"/c","mountPropagation":"Bidirectional"},{"name":"m","mountPath":"/d","mountPropagation":"None","recursiveReadOnly":"Disabled"}],"volumeDevices":[{"name":"v","devicePath":"/dev/xvda"},{"name":"w","devicePath":"/dev/xvdb"}]}],"volumes":[{"name":"e","emptyDir":{}},{"name":"m","emptyDir":{}},{"name":"v","persistentVolumeClaim":{"claimName":"c"}},{"name":"w","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}}}]}},
