@@ -39,15 +39,18 @@ function defaultFieldRef(ref: unknown): void {
 function defaultContainer(c: JsonObject): void {
   if (c.terminationMessagePath === undefined || c.terminationMessagePath === '') c.terminationMessagePath = '/dev/termination-log';
   if (c.terminationMessagePolicy === undefined || c.terminationMessagePolicy === '') c.terminationMessagePolicy = 'File';
-  if ((c.imagePullPolicy === undefined || c.imagePullPolicy === '') && typeof c.image === 'string') c.imagePullPolicy = defaultImagePullPolicy(c.image);
+  // An image upstream cannot parse (a missing one included) gets IfNotPresent; validation then reports only the image.
+  if (c.imagePullPolicy === undefined || c.imagePullPolicy === '') c.imagePullPolicy = typeof c.image === 'string' && c.image ? defaultImagePullPolicy(c.image) : 'IfNotPresent';
   for (const p of arrayOfObjects(c.ports)) if (!p.protocol) p.protocol = 'TCP';
   for (const e of arrayOfObjects(c.env)) if (isPlainObject(e.valueFrom)) defaultFieldRef(e.valueFrom.fieldRef);
   for (const probe of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
     if (!isPlainObject(probe)) continue;
-    probe.timeoutSeconds ??= 1;
-    probe.periodSeconds ??= 10;
-    probe.successThreshold ??= 1;
-    probe.failureThreshold ??= 3;
+    // SetDefaults_Probe treats an explicit 0 as unset (a liveness probe with successThreshold 0 is accepted as 1).
+    const unset = (v: unknown): boolean => v === undefined || v === null || v === 0;
+    if (unset(probe.timeoutSeconds)) probe.timeoutSeconds = 1;
+    if (unset(probe.periodSeconds)) probe.periodSeconds = 10;
+    if (unset(probe.successThreshold)) probe.successThreshold = 1;
+    if (unset(probe.failureThreshold)) probe.failureThreshold = 3;
     defaultHTTPGet(probe.httpGet);
     // GRPCAction.service is `+default=""` and serialized without omitempty: kube-apiserver always returns it, and
     // `kubectl describe` dereferences it (it panics on a gRPC probe without it).

@@ -1,7 +1,7 @@
 /**
- * A pod spec's volumes, its containers' ports and volumeMounts, validated as kube-apiserver 1.32's ValidateVolumes and
- * ValidateVolumeMounts do, with their messages and order: a volume has a DNS-1123 label name, unique, and exactly one
- * source; the sources users write most (secret, configMap, emptyDir, hostPath, persistentVolumeClaim, projected and
+ * A pod spec's volumes, its containers' ports, volumeMounts and volumeDevices, validated as kube-apiserver 1.32's
+ * ValidateVolumes, ValidateVolumeMounts and ValidateVolumeDevices do, with their messages and order: a volume has a
+ * DNS-1123 label name, unique, and exactly one source; the sources users write most (secret, configMap, emptyDir, hostPath, persistentVolumeClaim, projected and
  * downwardAPI items) have their fields checked; only a volume without errors can be mounted, so a mount of an invalid
  * volume is also "Not found" — as upstream. Sources of other types are counted but their fields are not checked here.
  */
@@ -61,11 +61,17 @@ function fileMode(value: unknown, path: string): FieldError[] {
   return typeof value === 'number' && (value > 0o777 || value < 0) ? [fe.invalid(path, value, FILE_MODE_MESSAGE)] : [];
 }
 
-/** validateLocalDescendingPath + validateLocalNonReservedPath: relative, no `..` element, not starting with `..`. */
-function localNonReservedPath(p: string, path: string): FieldError[] {
+/** validateLocalDescendingPath: relative, and no `..` element. */
+export function localDescendingPath(p: string, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (p.startsWith('/')) errs.push(fe.invalid(path, p, 'must be a relative path'));
   if (p.split('/').includes('..')) errs.push(fe.invalid(path, p, "must not contain '..'"));
+  return errs;
+}
+
+/** validateLocalNonReservedPath: a descending path that does not start with `..` either. */
+function localNonReservedPath(p: string, path: string): FieldError[] {
+  const errs = localDescendingPath(p, path);
   if (p.startsWith('..') && !p.startsWith('../')) errs.push(fe.invalid(path, p, "must not start with '..'"));
   return errs;
 }
@@ -121,11 +127,15 @@ function volumeSource(volume: JsonObject, path: string): FieldError[] {
   return errs;
 }
 
-/** ValidateVolumes: the errors, and the names of the volumes without errors (the ones a mount may name). */
-export function validateVolumes(list: unknown, path: string): { errors: FieldError[]; names: Set<string> } {
+/**
+ * ValidateVolumes: the errors, the names of the volumes without errors (the ones a mount may name), and those of them
+ * a volumeDevice may name (a claim, or a generic ephemeral volume: block devices come from PVs).
+ */
+export function validateVolumes(list: unknown, path: string): { errors: FieldError[]; names: Set<string>; blockNames: Set<string> } {
   const errors: FieldError[] = [];
   const names = new Set<string>();
-  if (!Array.isArray(list)) return { errors, names };
+  const blockNames = new Set<string>();
+  if (!Array.isArray(list)) return { errors, names, blockNames };
   list.forEach((raw, i) => {
     const volume = present(raw) ? raw : {};
     const p = `${path}[${i}]`;
@@ -134,17 +144,61 @@ export function validateVolumes(list: unknown, path: string): { errors: FieldErr
     if (!name) el.push(fe.required(`${p}.name`));
     else for (const msg of isDNS1123Label(name)) el.push(fe.invalid(`${p}.name`, name, msg));
     if (names.has(name)) el.push(fe.duplicate(`${p}.name`, name));
-    if (el.length === 0) names.add(name);
-    else errors.push(...el);
+    if (el.length === 0) {
+      names.add(name);
+      if (present(volume.persistentVolumeClaim) || present(volume.ephemeral)) blockNames.add(name);
+    } else errors.push(...el);
   });
-  return { errors, names };
+  return { errors, names, blockNames };
 }
 
-/** ValidateVolumeMounts: each mount names a valid volume of the pod and a unique, non-empty mountPath. */
-export function validateVolumeMounts(list: unknown, volumes: ReadonlySet<string>, path: string): FieldError[] {
+/** What a container's mounts are checked against beside the pod's volumes: its block devices, its privilege. */
+export interface MountContext {
+  /** volumeDevices by name → devicePath (the last one of a name wins, as upstream's map). */
+  devices: ReadonlyMap<string, string>;
+  privileged: boolean;
+}
+
+const PROPAGATIONS = ['Bidirectional', 'HostToContainer', 'None'];
+const RECURSIVE_READ_ONLY = ['Disabled', 'Enabled', 'IfPossible'];
+
+/**
+ * A mount's subPath, subPathExpr, mountPropagation and recursiveReadOnly. Their errors name the list
+ * (`volumeMounts.subPath`), not the mount — upstream's paths, kept (but for the mutual-exclusion one, which does).
+ */
+function mountOptions(mount: JsonObject, p: string, path: string, ctx: MountContext): FieldError[] {
+  const errs: FieldError[] = [];
+  const subPath = text(mount.subPath);
+  const subPathExpr = text(mount.subPathExpr);
+  if (subPath) errs.push(...localDescendingPath(subPath, `${path}.subPath`));
+  if (subPathExpr) {
+    if (subPath) errs.push(fe.invalid(`${p}.subPathExpr`, subPathExpr, 'subPathExpr and subPath are mutually exclusive'));
+    errs.push(...localDescendingPath(subPathExpr, `${path}.subPathExpr`));
+  }
+  const propagation = mount.mountPropagation;
+  if (typeof propagation === 'string') {
+    if (!PROPAGATIONS.includes(propagation)) errs.push(fe.notSupported(`${path}.mountPropagation`, propagation, PROPAGATIONS));
+    if (propagation === 'Bidirectional' && !ctx.privileged) errs.push(fe.forbidden(`${path}.mountPropagation`, 'Bidirectional mount propagation is available only to privileged containers'));
+  }
+  const rro = mount.recursiveReadOnly;
+  if (typeof rro === 'string' && rro !== 'Disabled') {
+    if (rro === 'Enabled' || rro === 'IfPossible') {
+      if (mount.readOnly !== true) errs.push(fe.forbidden(`${path}.recursiveReadOnly`, 'may only be specified when readOnly is true'));
+      if (typeof propagation === 'string' && propagation !== 'None') errs.push(fe.forbidden(`${path}.recursiveReadOnly`, 'may only be specified when mountPropagation is None or not specified'));
+    } else errs.push(fe.notSupported(`${path}.recursiveReadOnly`, rro, RECURSIVE_READ_ONLY));
+  }
+  return errs;
+}
+
+/**
+ * ValidateVolumeMounts: each mount names a valid volume of the pod and a unique, non-empty mountPath, neither used by
+ * one of the container's volumeDevices; then its options.
+ */
+export function validateVolumeMounts(list: unknown, volumes: ReadonlySet<string>, path: string, ctx: MountContext = { devices: new Map(), privileged: false }): FieldError[] {
   const errs: FieldError[] = [];
   if (!Array.isArray(list)) return errs;
   const mountPoints = new Set<string>();
+  const devicePaths = new Set(ctx.devices.values());
   list.forEach((raw, i) => {
     const mount = present(raw) ? raw : {};
     const p = `${path}[${i}]`;
@@ -155,6 +209,46 @@ export function validateVolumeMounts(list: unknown, volumes: ReadonlySet<string>
     if (!mountPath) errs.push(fe.required(`${p}.mountPath`));
     if (mountPoints.has(mountPath)) errs.push(fe.invalid(`${p}.mountPath`, mountPath, 'must be unique'));
     mountPoints.add(mountPath);
+    if (ctx.devices.has(name)) errs.push(fe.invalid(`${p}.name`, name, 'must not already exist in volumeDevices'));
+    if (devicePaths.has(mountPath)) errs.push(fe.invalid(`${p}.mountPath`, mountPath, 'must not already exist as a path in volumeDevices'));
+    errs.push(...mountOptions(mount, p, path, ctx));
+  });
+  return errs;
+}
+
+/** name → path of a container's mounts or devices, the last of a name winning (upstream's GetVolumeMountMap). */
+export function pathsByName(list: unknown, pathField: string): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const raw of Array.isArray(list) ? list : []) if (present(raw)) m.set(text(raw.name), text(raw[pathField]));
+  return m;
+}
+
+/**
+ * ValidateVolumeDevices: each device names a claim (or ephemeral) volume of the pod, once, at a unique devicePath
+ * without `..`, and neither name nor path is one of the container's mounts.
+ */
+export function validateVolumeDevices(list: unknown, volumes: ReadonlySet<string>, blockVolumes: ReadonlySet<string>, mounts: ReadonlyMap<string, string>, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!Array.isArray(list)) return errs;
+  const names = new Set<string>();
+  const devicePaths = new Set<string>();
+  const mountPaths = new Set(mounts.values());
+  list.forEach((raw, i) => {
+    const device = present(raw) ? raw : {};
+    const p = `${path}[${i}]`;
+    const name = text(device.name);
+    const devicePath = text(device.devicePath);
+    if (!name) errs.push(fe.required(`${p}.name`));
+    if (names.has(name)) errs.push(fe.invalid(`${p}.name`, name, 'must be unique'));
+    if (volumes.has(name) && !blockVolumes.has(name)) errs.push(fe.invalid(`${p}.name`, name, 'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'));
+    if (!volumes.has(name)) errs.push(fe.notFound(`${p}.name`, name));
+    if (!devicePath) errs.push(fe.required(`${p}.devicePath`));
+    if (devicePaths.has(devicePath)) errs.push(fe.invalid(`${p}.devicePath`, devicePath, 'must be unique'));
+    if (devicePath && devicePath.split('/').includes('..')) errs.push(fe.invalid(`${p}.devicePath`, devicePath, "can not contain backsteps ('..')"));
+    else devicePaths.add(devicePath);
+    if (mounts.has(name)) errs.push(fe.invalid(`${p}.name`, name, 'must not already exist in volumeMounts'));
+    if (mountPaths.has(devicePath)) errs.push(fe.invalid(`${p}.devicePath`, devicePath, 'must not already exist as a path in volumeMounts'));
+    if (name) names.add(name);
   });
   return errs;
 }

@@ -7,9 +7,9 @@ import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
-import { isDNS1123Label, isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
-import { isQuantity } from '../../../apimachinery/quantity.js';
-import { validateContainerPorts, validateVolumeMounts, validateVolumes } from './pod-spec-validation.js';
+import { isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
+import { validateContainers, validateContainersOnlyForPod, validateInitContainers } from './container-validation.js';
+import { validateVolumes } from './pod-spec-validation.js';
 
 function asObject(v: unknown): JsonObject {
   return isPlainObject(v) ? v : {};
@@ -21,50 +21,19 @@ function nonNegative(value: unknown, path: string): FieldError[] {
   return value < 0 ? [fe.invalid(path, value, 'must be greater than or equal to 0')] : [];
 }
 
-function validateResources(resources: unknown, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const r = asObject(resources);
-  for (const part of ['limits', 'requests']) {
-    for (const [name, q] of Object.entries(asObject(r[part]))) {
-      if (!isQuantity(q)) errs.push(fe.invalid(`${path}.${part}[${name}]`, q, 'must be a valid quantity'));
-    }
-  }
-  return errs;
-}
-
-function validateContainers(list: unknown, path: string, required: boolean, volumes: ReadonlySet<string>): FieldError[] {
-  if (!Array.isArray(list) || list.length === 0) return required ? [fe.required(path)] : [];
-  const errs: FieldError[] = [];
-  const seen = new Set<string>();
-  list.forEach((raw, i) => {
-    const c = asObject(raw);
-    const p = `${path}[${i}]`;
-    const name = typeof c.name === 'string' ? c.name : '';
-    if (!name) errs.push(fe.required(`${p}.name`));
-    else {
-      for (const msg of isDNS1123Label(name)) errs.push(fe.invalid(`${p}.name`, name, msg));
-      if (seen.has(name)) errs.push(fe.duplicate(`${p}.name`, name));
-      seen.add(name);
-    }
-    if (typeof c.image !== 'string' || c.image.trim() === '') errs.push(fe.required(`${p}.image`));
-    errs.push(...validateContainerPorts(c.ports, `${p}.ports`));
-    errs.push(...validateVolumeMounts(c.volumeMounts, volumes, `${p}.volumeMounts`));
-    errs.push(...validateResources(c.resources, `${p}.resources`));
-  });
-  return errs;
-}
-
 /**
  * A PodSpec at `path`, in ValidatePodSpec's order: volumes (pod-spec-validation.ts), containers and init containers
- * present and well-formed (their ports, and mounts naming valid volumes), restart policy known, nodeName a Node's name.
+ * (container-validation.ts), restart policy known, nodeName a Node's name.
  */
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const s = asObject(spec);
   const volumes = validateVolumes(s.volumes, `${path}.volumes`);
+  const gracePeriod = typeof s.terminationGracePeriodSeconds === 'number' ? s.terminationGracePeriodSeconds : undefined;
+  const containerContext = { volumes: volumes.names, blockVolumes: volumes.blockNames, gracePeriod };
   const errs = [
     ...volumes.errors,
-    ...validateContainers(s.containers, `${path}.containers`, true, volumes.names),
-    ...validateContainers(s.initContainers, `${path}.initContainers`, false, volumes.names),
+    ...validateContainers(s.containers, `${path}.containers`, containerContext),
+    ...validateInitContainers(s.initContainers, s.containers, `${path}.initContainers`, containerContext),
   ];
   if (s.restartPolicy !== undefined && !['Always', 'OnFailure', 'Never'].includes(String(s.restartPolicy))) {
     errs.push(fe.notSupported(`${path}.restartPolicy`, s.restartPolicy, ['Always', 'OnFailure', 'Never']));
@@ -153,8 +122,14 @@ export function validateSelectorImmutable(obj: JsonObject, old: JsonObject): Fie
   return jsonEqual(sel, asObject(old.spec).selector) ? [] : [fe.invalid('spec.selector', sel, 'field is immutable')];
 }
 
+/** A Pod's spec, then (as validatePodMetadataAndSpec) the container checks upstream applies to Pods but not templates. */
 export function validatePod(obj: JsonObject): FieldError[] {
-  return validatePodSpec(obj.spec, 'spec');
+  const spec = asObject(obj.spec);
+  return [
+    ...validatePodSpec(spec, 'spec'),
+    ...validateContainersOnlyForPod(spec.containers, 'spec.containers'),
+    ...validateContainersOnlyForPod(spec.initContainers, 'spec.initContainers'),
+  ];
 }
 
 const podUpdateForbidden =
