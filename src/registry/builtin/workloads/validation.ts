@@ -7,8 +7,10 @@ import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
-import { isDNS1123Label, isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
+import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
 import { isQuantity } from '../../../apimachinery/quantity.js';
+import { validatePodLevelFields } from './pod-level-validation.js';
+import { isSet } from './pod-validation-helpers.js';
 import { validateContainerPorts, validateVolumeMounts, validateVolumes } from './pod-spec-validation.js';
 
 function asObject(v: unknown): JsonObject {
@@ -56,7 +58,8 @@ function validateContainers(list: unknown, path: string, required: boolean, volu
 
 /**
  * A PodSpec at `path`, in ValidatePodSpec's order: volumes (pod-spec-validation.ts), containers and init containers
- * present and well-formed (their ports, and mounts naming valid volumes), restart policy known, nodeName a Node's name.
+ * present and well-formed (their ports, and mounts naming valid volumes), then the pod-level fields
+ * (pod-level-validation.ts).
  */
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const s = asObject(spec);
@@ -66,11 +69,8 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
     ...validateContainers(s.containers, `${path}.containers`, true, volumes.names),
     ...validateContainers(s.initContainers, `${path}.initContainers`, false, volumes.names),
   ];
-  if (s.restartPolicy !== undefined && !['Always', 'OnFailure', 'Never'].includes(String(s.restartPolicy))) {
-    errs.push(fe.notSupported(`${path}.restartPolicy`, s.restartPolicy, ['Always', 'OnFailure', 'Never']));
-  }
-  // As ValidatePodSpec: a node name is a DNS-1123 subdomain (ValidateNodeName), checked only when set, after the rest.
-  if (typeof s.nodeName === 'string' && s.nodeName) for (const msg of isDNS1123Subdomain(s.nodeName)) errs.push(fe.invalid(`${path}.nodeName`, s.nodeName, msg));
+  // Then the pod-level fields (restartPolicy, dnsPolicy, ... nodeName, ... os), in upstream's order.
+  errs.push(...validatePodLevelFields(s, path));
   return errs;
 }
 
@@ -100,6 +100,7 @@ function validateSelectorAndTemplate(spec: JsonObject, kind: string): FieldError
     errs.push(...validatePodSpec(podSpec, 'spec.template.spec'));
     const rp = asObject(podSpec).restartPolicy;
     if (rp !== undefined && rp !== 'Always') errs.push(fe.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
+    if (isSet(asObject(podSpec).activeDeadlineSeconds)) errs.push(fe.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicaSet is not Supported'));
   }
   return errs;
 }
