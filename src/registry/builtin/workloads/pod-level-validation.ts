@@ -13,7 +13,7 @@ import { validateLabelName, validateLabels } from '../../../apimachinery/validat
 import { validatePodAffinity, validateNodeAffinity } from './pod-affinity-validation.js';
 import { at, isSet, list, num, obj, str } from './pod-validation-helpers.js';
 import { validatePodSecurityContext } from './pod-security-context-validation.js';
-import { validateHostAliases, validatePodDNSConfig, validatePodOS } from './pod-misc-validation.js';
+import { validateHostAliases, validateOverhead, validatePodDNSConfig, validatePodOS } from './pod-misc-validation.js';
 
 const INT32_MAX = 2147483647;
 
@@ -136,7 +136,7 @@ function validateTolerations(tolerations: unknown, path: string): FieldError[] {
 
 /**
  * Every check of ValidatePodSpec that follows the containers, in its order, for the (defaulted) spec `s` at `path`.
- * Not checked here: ephemeral containers, pod-level resources, resource claims, overhead, Windows host-process pods.
+ * Not checked here: ephemeral containers, pod-level resources, resource claims, overhead resource names, Windows host-process pods.
  */
 export function validatePodLevelFields(s: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [...validateHostNetworkPorts(s, path)];
@@ -168,6 +168,7 @@ export function validatePodLevelFields(s: JsonObject, path: string): FieldError[
   if (str(s.priorityClassName)) errs.push(...nameErrors(str(s.priorityClassName), `${path}.priorityClassName`, isDNS1123Subdomain));
   if (isSet(s.runtimeClassName)) errs.push(...nameErrors(str(s.runtimeClassName), `${path}.runtimeClassName`, isDNS1123Subdomain));
   if (isSet(s.preemptionPolicy)) errs.push(...enumField(s.preemptionPolicy, `${path}.preemptionPolicy`, ['PreemptLowerPriority', 'Never']));
+  if (isSet(s.overhead)) errs.push(...validateOverhead(s.overhead, `${path}.overhead`));
   if (isSet(s.os)) errs.push(...validatePodOS(s, path));
   return errs;
 }

@@ -1,10 +1,13 @@
 /**
  * Smaller pod-level checks of kube-apiserver 1.32's ValidatePodSpec: dnsConfig (and dnsPolicy None needing it),
- * hostAliases, and the pod OS with the fields a Linux or Windows pod may not set. Messages are upstream's.
+ * hostAliases, overhead quantities, and the pod OS with the fields a Linux or Windows pod may not set. Messages are
+ * upstream's.
  */
 import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
+import { canonicalQuantity } from '../../../apimachinery/exact-quantity.js';
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
+import { isQuantity, parseQuantity } from '../../../apimachinery/quantity.js';
 import { isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
 import { validateIP } from '../../../apimachinery/validation/network.js';
 import { isSet, list, obj, str } from './pod-validation-helpers.js';
@@ -58,6 +61,18 @@ export function validateHostAliases(aliases: unknown, path: string): FieldError[
       ...list(a.hostnames).flatMap((h, j) => isDNS1123Subdomain(str(h)).map((m) => fe.invalid(`${path}[${i}].hostnames[${j}]`, str(h), m))),
     ];
   });
+}
+
+/**
+ * validateOverhead reuses the container limits check; of it only the sign of each quantity is checked here (resource
+ * names and huge pages are not), reported at `overhead.limits[name]` as upstream's reuse makes it.
+ */
+export function validateOverhead(overhead: unknown, path: string): FieldError[] {
+  return Object.entries(obj(overhead)).flatMap(([name, q]) =>
+    (typeof q === 'string' || typeof q === 'number') && isQuantity(q) && parseQuantity(q) < 0
+      ? [fe.invalid(`${path}.limits[${name}]`, canonicalQuantity(q), 'must be greater than or equal to 0')]
+      : [],
+  );
 }
 
 /** Every container of the spec with its path, in upstream's visiting order (init containers, then containers). */

@@ -75,9 +75,12 @@ export function validateSeccompProfile(sp: JsonObject, path: string): FieldError
   return errs;
 }
 
-/** How Go's %#v prints a *core.SeccompProfile whose localhostProfile is set. */
+/**
+ * How upstream prints the profile struct (`%#v`); its localhostProfile pointer shows as a memory address, which no
+ * client can rely on, so a fixed one stands in for it.
+ */
 function seccompGoValue(sp: JsonObject): string {
-  return `&core.SeccompProfile{Type:"${str(sp.type)}", LocalhostProfile:(*string)(${'0xc000000000'})}`;
+  return `core.SeccompProfile{Type:${JSON.stringify(str(sp.type))}, LocalhostProfile:(*string)(0xc000000000)}`;
 }
 
 /** ValidateAppArmorProfileField. */

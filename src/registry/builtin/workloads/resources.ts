@@ -16,7 +16,7 @@ import { podQOSClass } from './qos.js';
 import { scaleSubresource } from './scale.js';
 import {
   validateDeployment,
-  validatePod,
+  validatePodCreate,
   validatePodUpdate,
   validateReplicaSet,
   validateSelectorImmutable,
@@ -143,7 +143,7 @@ export const pods = withPrinter(
         keepStatus(obj, old);
         defaultPod(obj);
       },
-      validate: validatePod,
+      validate: validatePodCreate,
       validateUpdate: validatePodUpdate,
       selectableFields: podFields,
     },

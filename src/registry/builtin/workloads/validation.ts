@@ -158,6 +158,17 @@ export function validatePod(obj: JsonObject): FieldError[] {
   return validatePodSpec(obj.spec, 'spec');
 }
 
+/** ValidatePodCreate: the spec, then what only a new Pod may not have (ephemeral containers, a node while gated). */
+export function validatePodCreate(obj: JsonObject): FieldError[] {
+  const errs = validatePod(obj);
+  const spec = asObject(obj.spec);
+  if (Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0) errs.push(fe.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+  if (spec.nodeName && Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0) {
+    errs.push(fe.forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
+  }
+  return errs;
+}
+
 const podUpdateForbidden =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
