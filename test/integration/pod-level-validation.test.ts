@@ -295,6 +295,52 @@ const cases: Case[] = [
     message: "Deployment.apps \"d\" is invalid: spec.template.spec.runtimeClassName: Invalid value: \"Bad_RC\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
   },
   {
+    name: "pod windowsOptions: gMSA credential spec name and content, a user name with two backslashes",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"securityContext":{"windowsOptions":{"gmsaCredentialSpecName":"Bad_Name","gmsaCredentialSpec":"","runAsUserName":"a\\b\\c"}}}},
+    message: "Pod \"p\" is invalid: [spec.securityContext.windowsOptions.gmsaCredentialSpecName: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), spec.securityContext.windowsOptions.gmsaCredentialSpec: Invalid value: \"\": gmsaCredentialSpec cannot be an empty string, spec.securityContext.windowsOptions.runAsUserName: Invalid value: \"a\\\\b\\\\c\": runAsUserName cannot contain more than one backslash]",
+  },
+  {
+    name: "a runAsUserName whose domain is neither NetBIOS nor DNS and whose user is only dots",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"securityContext":{"windowsOptions":{"runAsUserName":"bad*domain\\..."}}}},
+    message: "Pod \"p\" is invalid: [spec.securityContext.windowsOptions.runAsUserName: Invalid value: \"bad*domain\\\\...\": runAsUserName's Domain doesn't match the NetBios nor the DNS format, spec.securityContext.windowsOptions.runAsUserName: Invalid value: \"bad*domain\\\\...\": runAsUserName's User cannot contain only periods or spaces]",
+  },
+  {
+    name: "a runAsUserName with an empty user",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"securityContext":{"windowsOptions":{"runAsUserName":"DOMAIN\\"}}}},
+    message: "Pod \"p\" is invalid: spec.securityContext.windowsOptions.runAsUserName: Invalid value: \"DOMAIN\\\\\": runAsUserName's User cannot be empty",
+  },
+  {
+    name: "a runAsUserName with a forbidden character",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"securityContext":{"windowsOptions":{"runAsUserName":"us@er"}}}},
+    message: "Pod \"p\" is invalid: spec.securityContext.windowsOptions.runAsUserName: Invalid value: \"us@er\": runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]",
+  },
+  {
+    name: "a runAsUserName with a control character",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"securityContext":{"windowsOptions":{"runAsUserName":"a\tb"}}}},
+    message: "Pod \"p\" is invalid: spec.securityContext.windowsOptions.runAsUserName: Invalid value: \"a\\tb\": runAsUserName cannot contain control characters",
+  },
+  {
+    name: "valid Windows user name and gMSA options are accepted",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"securityContext":{"windowsOptions":{"runAsUserName":"NT AUTHORITY\\NETWORK SERVICE","gmsaCredentialSpecName":"webapp1","gmsaCredentialSpec":"{}"}}}},
+  },
+  {
+    name: "host-process pods: pod and container settings differ, not all containers host-process, no host network",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"securityContext":{"windowsOptions":{"hostProcess":true}},"initContainers":[{"name":"i","image":"x","securityContext":{"windowsOptions":{"hostProcess":false}}}]}},
+    message: "Pod \"p\" is invalid: [spec.initContainers[0].securityContext.windowsOptions.hostProcess: Invalid value: false: pod hostProcess value must be identical if both are specified, was true, spec: Invalid value: \"\": If pod contains any hostProcess containers then all containers must be HostProcess containers, spec.hostNetwork: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers]",
+  },
+  {
+    name: "a Windows host-process pod on the host network is accepted",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"hostNetwork":true,"os":{"name":"windows"},"securityContext":{"windowsOptions":{"hostProcess":true,"runAsUserName":"NT AUTHORITY\\SYSTEM"}}}},
+  },
+  {
     name: "supplementalGroupsPolicy is behind a disabled gate in 1.32: dropped, not checked",
     path: "/api/v1/namespaces/default/pods",
     body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"securityContext":{"supplementalGroupsPolicy":"Bogus"}}},

@@ -12,6 +12,7 @@ import { isDNS1123Label, isDNS1123Subdomain, isValidLabelValue } from '../../../
 import { validateLabelName, validateLabels } from '../../../apimachinery/validation/object-meta.js';
 import { validatePodAffinity, validateNodeAffinity } from './pod-affinity-validation.js';
 import { at, isSet, list, num, obj, str } from './pod-validation-helpers.js';
+import { validateWindowsHostProcessPod } from './pod-windows-validation.js';
 import { validatePodSecurityContext } from './pod-security-context-validation.js';
 import { validateHostAliases, validateOverhead, validatePodDNSConfig, validatePodOS } from './pod-misc-validation.js';
 
@@ -136,7 +137,7 @@ function validateTolerations(tolerations: unknown, path: string): FieldError[] {
 
 /**
  * Every check of ValidatePodSpec that follows the containers, in its order, for the (defaulted) spec `s` at `path`.
- * Not checked here: ephemeral containers, pod-level resources, resource claims, overhead resource names, Windows host-process pods.
+ * Not checked here: ephemeral containers, pod-level resources, resource claims, overhead resource names.
  */
 export function validatePodLevelFields(s: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [...validateHostNetworkPorts(s, path)];
@@ -155,6 +156,7 @@ export function validatePodLevelFields(s: JsonObject, path: string): FieldError[
   errs.push(...validateReadinessGates(s.readinessGates, `${path}.readinessGates`));
   errs.push(...validateSchedulingGates(s.schedulingGates, `${path}.schedulingGates`));
   errs.push(...validateTopologySpreadConstraints(s.topologySpreadConstraints, `${path}.topologySpreadConstraints`));
+  errs.push(...validateWindowsHostProcessPod(s, path));
   if (str(s.serviceAccountName)) errs.push(...nameErrors(str(s.serviceAccountName), `${path}.serviceAccountName`, isDNS1123Subdomain));
   if (str(s.nodeName)) errs.push(...nameErrors(str(s.nodeName), `${path}.nodeName`, isDNS1123Subdomain));
   if (isSet(s.activeDeadlineSeconds)) {

@@ -1,7 +1,7 @@
 /**
  * The pod-level security context, as kube-apiserver 1.32's validatePodSpecSecurityContext checks it: user and group
  * ids in range, shareProcessNamespace against hostPID, sysctl names (and namespaced ones against host namespaces),
- * fsGroupChangePolicy, the seccomp and AppArmor profiles. Windows options are not checked here.
+ * fsGroupChangePolicy, the seccomp profile, Windows options (pod-windows-validation.ts) and the AppArmor profile.
  *
  * In v1 hostNetwork, hostPID, hostIPC and shareProcessNamespace sit on the PodSpec; upstream's internal type keeps
  * them in the security context, which is why its messages name `securityContext.shareProcessNamespace`.
@@ -10,6 +10,7 @@ import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
 import { isSet, list, num, obj, str } from './pod-validation-helpers.js';
+import { validateWindowsOptions } from './pod-windows-validation.js';
 
 const ID_RANGE = 'must be between 0 and 2147483647, inclusive';
 const validId = (v: number): boolean => Number.isInteger(v) && v >= 0 && v <= 2147483647;
@@ -123,6 +124,7 @@ export function validatePodSecurityContext(spec: JsonObject, path: string): Fiel
     errs.push(fe.notSupported(`${p}.fsGroupChangePolicy`, str(sc.fsGroupChangePolicy), ['Always', 'OnRootMismatch']));
   }
   if (isPlainObject(sc.seccompProfile)) errs.push(...validateSeccompProfile(sc.seccompProfile, `${p}.seccompProfile`));
+  if (isPlainObject(sc.windowsOptions)) errs.push(...validateWindowsOptions(sc.windowsOptions, `${p}.windowsOptions`));
   if (isPlainObject(sc.appArmorProfile)) errs.push(...validateAppArmorProfile(sc.appArmorProfile, `${p}.appArmorProfile`));
   return errs;
 }
