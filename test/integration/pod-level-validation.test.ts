@@ -341,6 +341,17 @@ const cases: Case[] = [
     body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"hostNetwork":true,"os":{"name":"windows"},"securityContext":{"windowsOptions":{"hostProcess":true,"runAsUserName":"NT AUTHORITY\\SYSTEM"}}}},
   },
   {
+    name: "a new Pod's matchLabelKeys become selector expressions from its labels first, so a key its selector already names is rejected",
+    path: "/api/v1/namespaces/default/pods",
+    body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"x"}],"affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"podAffinityTerm":{"labelSelector":{"matchLabels":{"app":"x"}},"topologyKey":"zone","matchLabelKeys":["app"]}}]}}}},
+    message: "Pod \"p\" is invalid: spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm[0]: Invalid value: \"app\": exists in both matchLabelKeys and labelSelector",
+  },
+  {
+    name: "the same term in a template is not merged, so accepted",
+    path: "/apis/apps/v1/namespaces/default/deployments",
+    body: {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"x"}],"affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"podAffinityTerm":{"labelSelector":{"matchLabels":{"app":"x"}},"topologyKey":"zone","matchLabelKeys":["app"]}}]}}}}}},
+  },
+  {
     name: "supplementalGroupsPolicy is behind a disabled gate in 1.32: dropped, not checked",
     path: "/api/v1/namespaces/default/pods",
     body: {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}],"securityContext":{"supplementalGroupsPolicy":"Bogus"}}},
@@ -431,4 +442,30 @@ test('a hostNetwork Pod has its container ports defaulted as host ports, as upst
   });
   assert.equal(r.status, 201, r.text);
   assert.equal(r.json.spec.containers[0].ports[0].hostPort, 8080);
+});
+
+test("a new Pod's pod affinity matchLabelKeys and mismatchLabelKeys are merged into the term's selector from its labels, as kube-apiserver stores them", async () => {
+  const r = await ts.request('POST', '/api/v1/namespaces/default/pods?dryRun=All', {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'mlk', labels: { app: 'x', team: 't' } },
+    spec: {
+      containers: [{ name: 'c', image: 'x' }],
+      affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { tier: 'web' } }, topologyKey: 'zone', matchLabelKeys: ['app', 'missing'], mismatchLabelKeys: ['team'] }] } },
+    },
+  });
+  assert.equal(r.status, 201, r.text);
+  // kube-apiserver v1.32.4's answer to the same dry-run POST.
+  assert.deepEqual(r.json.spec.affinity, {
+    podAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        {
+          labelSelector: { matchLabels: { tier: 'web' }, matchExpressions: [{ key: 'app', operator: 'In', values: ['x'] }, { key: 'team', operator: 'NotIn', values: ['t'] }] },
+          topologyKey: 'zone',
+          matchLabelKeys: ['app', 'missing'],
+          mismatchLabelKeys: ['team'],
+        },
+      ],
+    },
+  });
 });

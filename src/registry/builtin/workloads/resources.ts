@@ -11,6 +11,7 @@ import { randomInt } from 'node:crypto';
 import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
 import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
 import { defaultDeployment, defaultPod, defaultReplicaSet, defaultService } from './defaults.js';
+import { mergeAffinityLabelKeys } from './pod-affinity-label-keys.js';
 import { deploymentPrinter, nodePrinter, podPrinter, replicaSetPrinter, servicePrinter } from './printers.js';
 import { podQOSClass } from './qos.js';
 import { scaleSubresource } from './scale.js';
@@ -138,6 +139,7 @@ export const pods = withPrinter(
       prepareForCreate(obj) {
         defaultPod(obj);
         obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec as Record<string, unknown>) };
+        mergeAffinityLabelKeys(obj);
       },
       prepareForUpdate(obj, old) {
         keepStatus(obj, old);
