@@ -469,3 +469,57 @@ test("a new Pod's pod affinity matchLabelKeys and mismatchLabelKeys are merged i
     },
   });
 });
+
+/**
+ * Pod updates: activeDeadlineSeconds only set or lowered, tolerations only added (existing ones only changing their
+ * tolerationSeconds), scheduling gates only removed — kube-apiserver v1.32.4's answers to dry-run PUTs of the same
+ * changes to the same Pod (its DefaultTolerationSeconds admission adds two tolerations there, which none of these
+ * changes touch).
+ */
+interface Spec {
+  schedulingGates?: { name: string }[];
+  tolerations: { key: string; operator?: string; value?: string; tolerationSeconds?: number }[];
+  activeDeadlineSeconds?: number;
+}
+const updates: { name: string; change: (s: Spec) => void; message?: string }[] = [
+  { name: "remove one gate", change: (s) => { s.schedulingGates = [{ name: 'g2' }]; }, message: undefined },
+  { name: "remove all gates", change: (s) => { delete s.schedulingGates; }, message: undefined },
+  { name: "add a gate", change: (s) => { s.schedulingGates!.push({ name: 'g3' }); }, message: "Pod \"u\" is invalid: spec.schedulingGates[2].name: Forbidden: only deletion is allowed, but found new scheduling gate 'g3'" },
+  { name: "add a toleration", change: (s) => { s.tolerations.push({ key: 'c', operator: 'Exists' }); }, message: undefined },
+  { name: "change tolerationSeconds", change: (s) => { s.tolerations[0]!.tolerationSeconds = 20; }, message: undefined },
+  { name: "modify a toleration", change: (s) => { s.tolerations[1]!.value = 'w'; }, message: "Pod \"u\" is invalid: spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds" },
+  { name: "remove a toleration", change: (s) => { s.tolerations = s.tolerations.filter((t) => t.key !== 'b'); }, message: "Pod \"u\" is invalid: spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds" },
+  { name: "lower activeDeadlineSeconds", change: (s) => { s.activeDeadlineSeconds = 50; }, message: undefined },
+  { name: "raise activeDeadlineSeconds", change: (s) => { s.activeDeadlineSeconds = 200; }, message: "Pod \"u\" is invalid: spec.activeDeadlineSeconds: Invalid value: 200: must be less than or equal to previous value" },
+  { name: "unset activeDeadlineSeconds", change: (s) => { delete s.activeDeadlineSeconds; }, message: "Pod \"u\" is invalid: spec.activeDeadlineSeconds: Invalid value: \"null\": must not update from a positive integer to nil value" },
+  { name: "activeDeadlineSeconds 0", change: (s) => { s.activeDeadlineSeconds = 0; }, message: "Pod \"u\" is invalid: spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive" },
+  { name: "activeDeadlineSeconds -1", change: (s) => { s.activeDeadlineSeconds = -1; }, message: "Pod \"u\" is invalid: [spec.activeDeadlineSeconds: Invalid value: -1: must be between 1 and 2147483647, inclusive, spec.activeDeadlineSeconds: Invalid value: -1: must be between 0 and 2147483647, inclusive]" },
+  { name: "modify toleration and add gate", change: (s) => { s.tolerations[1]!.value = 'w'; s.schedulingGates!.push({ name: 'g3' }); }, message: "Pod \"u\" is invalid: [spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds, spec.schedulingGates[2].name: Forbidden: only deletion is allowed, but found new scheduling gate 'g3']" },
+];
+
+test('pod updates: the rules for activeDeadlineSeconds, tolerations and scheduling gates', async () => {
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'u' },
+    spec: {
+      containers: [{ name: 'c', image: 'x' }],
+      activeDeadlineSeconds: 100,
+      tolerations: [{ key: 'a', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 }, { key: 'b', operator: 'Equal', value: 'v' }],
+      schedulingGates: [{ name: 'g1' }, { name: 'g2' }],
+    },
+  };
+  assert.equal((await ts.request('POST', '/api/v1/namespaces/default/pods', pod)).status, 201);
+  for (const u of updates) {
+    // The current Pod each time (the scheduler or kubelet may have written it), changed and sent without a resourceVersion.
+    const current = (await ts.request('GET', '/api/v1/namespaces/default/pods/u')).json;
+    delete current.metadata.resourceVersion;
+    u.change(current.spec);
+    const r = await ts.request('PUT', '/api/v1/namespaces/default/pods/u?dryRun=All', current);
+    if (u.message === undefined) assert.equal(r.status, 200, `${u.name}: ${r.text}`);
+    else {
+      assert.equal(r.status, 422, `${u.name}: ${r.text}`);
+      assert.equal(r.json.message, u.message, u.name);
+    }
+  }
+});

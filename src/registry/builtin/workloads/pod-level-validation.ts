@@ -109,7 +109,7 @@ function validateSpreadMatchLabelKeys(keys: unknown, selector: unknown, path: st
 }
 
 /** ValidateTolerations: key a label name; empty key needs Exists; tolerationSeconds needs NoExecute; operator/value/effect. */
-function validateTolerations(tolerations: unknown, path: string): FieldError[] {
+export function validateTolerations(tolerations: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
   list(tolerations).forEach((raw, i) => {
     const t = obj(raw);

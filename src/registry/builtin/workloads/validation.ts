@@ -10,6 +10,7 @@ import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery
 import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
 import { isQuantity } from '../../../apimachinery/quantity.js';
 import { validatePodLevelFields } from './pod-level-validation.js';
+import { validatePodSpecUpdateRules } from './pod-update-validation.js';
 import { isSet } from './pod-validation-helpers.js';
 import { validateContainerPorts, validateVolumeMounts, validateVolumes } from './pod-spec-validation.js';
 
@@ -173,12 +174,15 @@ const podUpdateForbidden =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
 /**
- * Pod specs are immutable but for images, activeDeadlineSeconds and tolerations. Binding an unbound pod (spec.nodeName
- * from empty to a node) is also allowed here, because this server's scheduler binds through an update rather than
- * the pods/binding subresource.
+ * Pod specs are immutable but for images, activeDeadlineSeconds, tolerations and scheduling gates, within the rules of
+ * pod-update-validation.ts. Binding an unbound pod (spec.nodeName from empty to a node) is also allowed here, because
+ * this server's scheduler binds through an update rather than the pods/binding subresource.
  */
 export function validatePodUpdate(obj: JsonObject, old: JsonObject): FieldError[] {
   const errs = validatePod(obj);
+  const rules = validatePodSpecUpdateRules(asObject(obj.spec), asObject(old.spec));
+  errs.push(...rules.errors);
+  if (rules.stop) return errs;
   const mutable = (spec: unknown, oldNodeName: unknown): JsonObject => {
     const s = structuredClone(asObject(spec));
     for (const key of ['containers', 'initContainers']) {
@@ -186,6 +190,7 @@ export function validatePodUpdate(obj: JsonObject, old: JsonObject): FieldError[
     }
     delete s.activeDeadlineSeconds;
     delete s.tolerations;
+    delete s.schedulingGates;
     if (!oldNodeName) delete s.nodeName;
     return s;
   };
