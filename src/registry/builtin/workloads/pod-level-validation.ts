@@ -2,7 +2,9 @@
  * The pod-level fields of a PodSpec — everything kube-apiserver 1.32's ValidatePodSpec checks after the containers —
  * validated in upstream's order with upstream's messages and field paths (recorded from kube-apiserver v1.32.4; see
  * test/integration/pod-level-validation.test.ts). Defaults are applied before this runs (defaults.ts), as upstream
- * does, so some "Required" branches (an empty dnsPolicy or restartPolicy) are only reachable through updates.
+ * does, so the "Required" answers for an empty dnsPolicy or restartPolicy are never given; they are kept so the
+ * checks read as upstream's. Admission plugins kube-apiserver runs before validation (Priority, RuntimeClass,
+ * DefaultTolerationSeconds) are not emulated: a Pod's unknown priorityClassName is a 403 there, not checked here.
  */
 import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
