@@ -4,11 +4,13 @@
  * immutable fields. Field paths and detail texts are upstream's (pkg/apis/apps/validation, pkg/apis/core/validation).
  */
 import * as fe from '../../../apimachinery/field-errors.js';
-import type { FieldError } from '../../../apimachinery/field-errors.js';
+import { type FieldError, FieldPath } from '../../../apimachinery/field-errors.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
 import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
+import { validateAnnotations, validateLabels } from '../../../apimachinery/validation/object-meta.js';
 import { isQuantity } from '../../../apimachinery/quantity.js';
+import { validatePodAnnotations } from './pod-annotation-validation.js';
 import { validatePodLevelFields } from './pod-level-validation.js';
 import { validatePodSpecUpdateRules } from './pod-update-validation.js';
 import { isSet } from './pod-validation-helpers.js';
@@ -76,6 +78,25 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
 }
 
 /**
+ * ValidatePodTemplateSpec: a pod template's labels and annotations, its pod-specific annotations, its spec, and no
+ * ephemeral containers.
+ */
+export function validatePodTemplateSpec(template: unknown, path: string): FieldError[] {
+  const t = asObject(template);
+  const meta = asObject(t.metadata);
+  const at = FieldPath.root(path);
+  const errs = [
+    ...validateLabels(isPlainObject(meta.labels) ? (meta.labels as Record<string, string>) : undefined, at.child('labels')),
+    ...validateAnnotations(isPlainObject(meta.annotations) ? (meta.annotations as Record<string, string>) : undefined, at.child('annotations')),
+    ...validatePodAnnotations(meta.annotations, t.spec, `${path}.annotations`),
+    ...validatePodSpec(t.spec, `${path}.spec`),
+  ];
+  const ephemeral = asObject(t.spec).ephemeralContainers;
+  if (Array.isArray(ephemeral) && ephemeral.length > 0) errs.push(fe.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
+  return errs;
+}
+
+/**
  * The selector/template pair of a Deployment or ReplicaSet: the selector is required and non-empty, valid, and
  * must select the template's labels; the template restarts Always.
  */
@@ -98,7 +119,7 @@ function validateSelectorAndTemplate(spec: JsonObject, kind: string): FieldError
   if (!isPlainObject(spec.template)) errs.push(fe.required('spec.template'));
   else {
     const podSpec = asObject(spec.template).spec;
-    errs.push(...validatePodSpec(podSpec, 'spec.template.spec'));
+    errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
     const rp = asObject(podSpec).restartPolicy;
     if (rp !== undefined && rp !== 'Always') errs.push(fe.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
     if (isSet(asObject(podSpec).activeDeadlineSeconds)) errs.push(fe.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicaSet is not Supported'));
@@ -155,8 +176,10 @@ export function validateSelectorImmutable(obj: JsonObject, old: JsonObject): Fie
   return jsonEqual(sel, asObject(old.spec).selector) ? [] : [fe.invalid('spec.selector', sel, 'field is immutable')];
 }
 
-export function validatePod(obj: JsonObject): FieldError[] {
-  return validatePodSpec(obj.spec, 'spec');
+/** A Pod: its pod-specific annotations, then its spec. */
+export function validatePod(obj: JsonObject, old?: JsonObject): FieldError[] {
+  const annotations = (o: JsonObject): unknown => asObject(o.metadata).annotations;
+  return [...validatePodAnnotations(annotations(obj), obj.spec, 'metadata.annotations', old && (annotations(old) ?? {})), ...validatePodSpec(obj.spec, 'spec')];
 }
 
 /** ValidatePodCreate: the spec, then what only a new Pod may not have (ephemeral containers, a node while gated). */
@@ -179,7 +202,7 @@ const podUpdateForbidden =
  * this server's scheduler binds through an update rather than the pods/binding subresource.
  */
 export function validatePodUpdate(obj: JsonObject, old: JsonObject): FieldError[] {
-  const errs = validatePod(obj);
+  const errs = validatePod(obj, old);
   const rules = validatePodSpecUpdateRules(asObject(obj.spec), asObject(old.spec));
   errs.push(...rules.errors);
   if (rules.stop) return errs;
