@@ -7,7 +7,7 @@ import { type FieldError, FieldPath } from '../../../apimachinery/field-errors.j
 import { selectorFromSet } from '../../../apimachinery/labels/selector.js';
 import { type JsonObject, isPlainObject } from '../../../apimachinery/object.js';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from '../../../apimachinery/validation/names.js';
-import { FIELD_IMMUTABLE_ERROR_MSG, validateAnnotations, validateLabels, validateNonnegativeField } from '../../../apimachinery/validation/object-meta.js';
+import { FIELD_IMMUTABLE_ERROR_MSG, validateLabels, validateNonnegativeField } from '../../../apimachinery/validation/object-meta.js';
 import {
   isValidPortNum,
   validateFullyQualifiedDomainName,
@@ -16,7 +16,7 @@ import {
   validateIPv6Address,
   validateNonSpecialIP,
 } from '../../../apimachinery/validation/network.js';
-import { validatePodSpec } from './validation.js';
+import { validatePodTemplateSpec as validateTemplate } from './validation.js';
 
 function asObject(v: unknown): JsonObject {
   return isPlainObject(v) ? v : {};
@@ -40,18 +40,9 @@ function goStringMap(value: unknown): string {
   return `map[string]string{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(String(v))}`).join(', ')}}`;
 }
 
-/** ValidatePodTemplateSpec's checks atrium makes: labels, annotations, the pod spec, no ephemeral containers. */
+/** ValidatePodTemplateSpec (validation.ts), at a FieldPath. */
 export function validatePodTemplateSpec(template: JsonObject, path: FieldPath): FieldError[] {
-  const meta = asObject(template.metadata);
-  const errs = [
-    ...validateLabels(isPlainObject(meta.labels) ? (meta.labels as Record<string, string>) : undefined, path.child('labels')),
-    ...validateAnnotations(isPlainObject(meta.annotations) ? (meta.annotations as Record<string, string>) : undefined, path.child('annotations')),
-    ...validatePodSpec(template.spec, path.child('spec').toString()),
-  ];
-  if (objects(asObject(template.spec).ephemeralContainers).length > 0) {
-    errs.push(fe.forbidden(path.child('spec').child('ephemeralContainers').toString(), 'ephemeral containers not allowed in pod template'));
-  }
-  return errs;
+  return validateTemplate(template, path.toString());
 }
 
 /** ValidatePodTemplate. */

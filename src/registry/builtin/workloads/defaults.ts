@@ -139,6 +139,12 @@ export function defaultPod(obj: JsonObject): void {
   defaultPodSpec(spec);
   // A Pod's own default, not a template's (SetDefaults_Pod, not SetDefaults_PodSpec).
   if (spec.enableServiceLinks === undefined || spec.enableServiceLinks === null) spec.enableServiceLinks = true;
+  // With host networking a Pod's container ports are its host ports (defaultHostNetworkPorts; Pods only, not templates).
+  if (spec.hostNetwork === true) {
+    for (const c of [...arrayOfObjects(spec.containers), ...arrayOfObjects(spec.initContainers)]) {
+      for (const p of arrayOfObjects(c.ports)) if (!p.hostPort && typeof p.containerPort === 'number') p.hostPort = p.containerPort;
+    }
+  }
   for (const c of [...arrayOfObjects(spec.containers), ...arrayOfObjects(spec.initContainers)]) {
     const res = isPlainObject(c.resources) ? c.resources : undefined;
     if (!res || !isPlainObject(res.limits)) continue;

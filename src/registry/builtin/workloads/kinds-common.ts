@@ -9,12 +9,12 @@ import { FieldPath, type FieldError } from '../../../apimachinery/field-errors.j
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { type JsonObject, type KubeObject, isPlainObject, metaOf } from '../../../apimachinery/object.js';
 import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
-import { validateAnnotations, validateLabelName, validateLabels, validateObjectMetaUpdate } from '../../../apimachinery/validation/object-meta.js';
+import { validateLabelName, validateLabels, validateObjectMetaUpdate } from '../../../apimachinery/validation/object-meta.js';
 import { isValidLabelValue } from '../../../apimachinery/validation/names.js';
 import type { ResourceDefinition, SubresourceStrategy } from '../../rest.js';
 import { statusOnly } from '../define.js';
 import { scaleSubresource } from './scale.js';
-import { validatePodSpec } from './validation.js';
+import { validatePodTemplateSpec } from './validation.js';
 
 export function asObject(v: unknown): JsonObject {
   return isPlainObject(v) ? v : {};
@@ -193,17 +193,7 @@ export function notMoreThan100Percent(v: unknown, path: string): FieldError[] {
   return [{ ...fe.invalid(path, v, 'must not be greater than 100%'), renderedValue: goIntOrString(v) }];
 }
 
-/**
- * corevalidation.ValidatePodTemplateSpec, as far as atrium validates pods: the template's labels and annotations,
- * and its pod spec.
- */
+/** corevalidation.ValidatePodTemplateSpec (validation.ts). */
 export function validatePodTemplate(template: unknown, path: string): FieldError[] {
-  const t = asObject(template);
-  const meta = asObject(t.metadata);
-  const p = FieldPath.root(path);
-  return [
-    ...validateLabels(asObject(meta.labels) as Record<string, string>, p.child('labels')),
-    ...validateAnnotations(asObject(meta.annotations) as Record<string, string>, p.child('annotations')),
-    ...validatePodSpec(t.spec, `${path}.spec`),
-  ];
+  return validatePodTemplateSpec(template, path);
 }

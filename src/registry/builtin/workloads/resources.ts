@@ -12,12 +12,13 @@ import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js'
 import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
 import { defaultDeployment, defaultPod, defaultReplicaSet, defaultService } from './defaults.js';
 import { admitPodCreate } from './pod-admission-defaults.js';
+import { mergeAffinityLabelKeys } from './pod-affinity-label-keys.js';
 import { deploymentPrinter, nodePrinter, podPrinter, replicaSetPrinter, servicePrinter } from './printers.js';
 import { podQOSClass } from './qos.js';
 import { scaleSubresource } from './scale.js';
 import {
   validateDeployment,
-  validatePod,
+  validatePodCreate,
   validatePodUpdate,
   validateReplicaSet,
   validateSelectorImmutable,
@@ -140,12 +141,13 @@ export const pods = withPrinter(
         defaultPod(obj);
         admitPodCreate(obj);
         obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec as Record<string, unknown>) };
+        mergeAffinityLabelKeys(obj);
       },
       prepareForUpdate(obj, old) {
         keepStatus(obj, old);
         defaultPod(obj);
       },
-      validate: validatePod,
+      validate: validatePodCreate,
       validateUpdate: validatePodUpdate,
       selectableFields: podFields,
     },

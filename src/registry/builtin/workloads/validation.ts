@@ -4,11 +4,17 @@
  * immutable fields. Field paths and detail texts are upstream's (pkg/apis/apps/validation, pkg/apis/core/validation).
  */
 import * as fe from '../../../apimachinery/field-errors.js';
-import type { FieldError } from '../../../apimachinery/field-errors.js';
+import { type FieldError, FieldPath } from '../../../apimachinery/field-errors.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
-import { isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
+import { validateAnnotations, validateLabels } from '../../../apimachinery/validation/object-meta.js';
+import { isQuantity } from '../../../apimachinery/quantity.js';
 import { validateContainers, validateContainersOnlyForPod, validateInitContainers } from './container-validation.js';
+import { validatePodAnnotations } from './pod-annotation-validation.js';
+import { validatePodLevelFields } from './pod-level-validation.js';
+import { validatePodSpecUpdateRules } from './pod-update-validation.js';
+import { isSet } from './pod-validation-helpers.js';
 import { validateVolumes } from './pod-spec-validation.js';
 
 function asObject(v: unknown): JsonObject {
@@ -23,7 +29,7 @@ function nonNegative(value: unknown, path: string): FieldError[] {
 
 /**
  * A PodSpec at `path`, in ValidatePodSpec's order: volumes (pod-spec-validation.ts), containers and init containers
- * (container-validation.ts), restart policy known, nodeName a Node's name.
+ * (container-validation.ts), then the pod-level fields (pod-level-validation.ts).
  */
 export function validatePodSpec(spec: unknown, path: string): FieldError[] {
   const s = asObject(spec);
@@ -35,11 +41,27 @@ export function validatePodSpec(spec: unknown, path: string): FieldError[] {
     ...validateContainers(s.containers, `${path}.containers`, containerContext),
     ...validateInitContainers(s.initContainers, s.containers, `${path}.initContainers`, containerContext),
   ];
-  if (s.restartPolicy !== undefined && !['Always', 'OnFailure', 'Never'].includes(String(s.restartPolicy))) {
-    errs.push(fe.notSupported(`${path}.restartPolicy`, s.restartPolicy, ['Always', 'OnFailure', 'Never']));
-  }
-  // As ValidatePodSpec: a node name is a DNS-1123 subdomain (ValidateNodeName), checked only when set, after the rest.
-  if (typeof s.nodeName === 'string' && s.nodeName) for (const msg of isDNS1123Subdomain(s.nodeName)) errs.push(fe.invalid(`${path}.nodeName`, s.nodeName, msg));
+  // Then the pod-level fields (restartPolicy, dnsPolicy, ... nodeName, ... os), in upstream's order.
+  errs.push(...validatePodLevelFields(s, path));
+  return errs;
+}
+
+/**
+ * ValidatePodTemplateSpec: a pod template's labels and annotations, its pod-specific annotations, its spec, and no
+ * ephemeral containers.
+ */
+export function validatePodTemplateSpec(template: unknown, path: string): FieldError[] {
+  const t = asObject(template);
+  const meta = asObject(t.metadata);
+  const at = FieldPath.root(path);
+  const errs = [
+    ...validateLabels(isPlainObject(meta.labels) ? (meta.labels as Record<string, string>) : undefined, at.child('labels')),
+    ...validateAnnotations(isPlainObject(meta.annotations) ? (meta.annotations as Record<string, string>) : undefined, at.child('annotations')),
+    ...validatePodAnnotations(meta.annotations, t.spec, `${path}.annotations`),
+    ...validatePodSpec(t.spec, `${path}.spec`),
+  ];
+  const ephemeral = asObject(t.spec).ephemeralContainers;
+  if (Array.isArray(ephemeral) && ephemeral.length > 0) errs.push(fe.forbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
   return errs;
 }
 
@@ -66,9 +88,10 @@ function validateSelectorAndTemplate(spec: JsonObject, kind: string): FieldError
   if (!isPlainObject(spec.template)) errs.push(fe.required('spec.template'));
   else {
     const podSpec = asObject(spec.template).spec;
-    errs.push(...validatePodSpec(podSpec, 'spec.template.spec'));
+    errs.push(...validatePodTemplateSpec(spec.template, 'spec.template'));
     const rp = asObject(podSpec).restartPolicy;
     if (rp !== undefined && rp !== 'Always') errs.push(fe.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
+    if (isSet(asObject(podSpec).activeDeadlineSeconds)) errs.push(fe.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicaSet is not Supported'));
   }
   return errs;
 }
@@ -122,26 +145,45 @@ export function validateSelectorImmutable(obj: JsonObject, old: JsonObject): Fie
   return jsonEqual(sel, asObject(old.spec).selector) ? [] : [fe.invalid('spec.selector', sel, 'field is immutable')];
 }
 
-/** A Pod's spec, then (as validatePodMetadataAndSpec) the container checks upstream applies to Pods but not templates. */
-export function validatePod(obj: JsonObject): FieldError[] {
+/**
+ * A Pod: its pod-specific annotations, then its spec, then (as validatePodMetadataAndSpec) the container checks
+ * upstream applies to Pods but not templates.
+ */
+export function validatePod(obj: JsonObject, old?: JsonObject): FieldError[] {
+  const annotations = (o: JsonObject): unknown => asObject(o.metadata).annotations;
   const spec = asObject(obj.spec);
   return [
+    ...validatePodAnnotations(annotations(obj), obj.spec, 'metadata.annotations', old && (annotations(old) ?? {})),
     ...validatePodSpec(spec, 'spec'),
     ...validateContainersOnlyForPod(spec.containers, 'spec.containers'),
     ...validateContainersOnlyForPod(spec.initContainers, 'spec.initContainers'),
   ];
 }
 
+/** ValidatePodCreate: the spec, then what only a new Pod may not have (ephemeral containers, a node while gated). */
+export function validatePodCreate(obj: JsonObject): FieldError[] {
+  const errs = validatePod(obj);
+  const spec = asObject(obj.spec);
+  if (Array.isArray(spec.ephemeralContainers) && spec.ephemeralContainers.length > 0) errs.push(fe.forbidden('spec.ephemeralContainers', 'cannot be set on create'));
+  if (spec.nodeName && Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0) {
+    errs.push(fe.forbidden('spec.nodeName', 'cannot be set until all schedulingGates have been cleared'));
+  }
+  return errs;
+}
+
 const podUpdateForbidden =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
 /**
- * Pod specs are immutable but for images, activeDeadlineSeconds and tolerations. Binding an unbound pod (spec.nodeName
- * from empty to a node) is also allowed here, because this server's scheduler binds through an update rather than
- * the pods/binding subresource.
+ * Pod specs are immutable but for images, activeDeadlineSeconds, tolerations and scheduling gates, within the rules of
+ * pod-update-validation.ts. Binding an unbound pod (spec.nodeName from empty to a node) is also allowed here, because
+ * this server's scheduler binds through an update rather than the pods/binding subresource.
  */
 export function validatePodUpdate(obj: JsonObject, old: JsonObject): FieldError[] {
-  const errs = validatePod(obj);
+  const errs = validatePod(obj, old);
+  const rules = validatePodSpecUpdateRules(asObject(obj.spec), asObject(old.spec));
+  errs.push(...rules.errors);
+  if (rules.stop) return errs;
   const mutable = (spec: unknown, oldNodeName: unknown): JsonObject => {
     const s = structuredClone(asObject(spec));
     for (const key of ['containers', 'initContainers']) {
@@ -149,6 +191,7 @@ export function validatePodUpdate(obj: JsonObject, old: JsonObject): FieldError[
     }
     delete s.activeDeadlineSeconds;
     delete s.tolerations;
+    delete s.schedulingGates;
     if (!oldNodeName) delete s.nodeName;
     return s;
   };
