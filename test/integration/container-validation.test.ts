@@ -5,39 +5,14 @@
  * difference in wording, order or what is caught fails here. Two kinds of message print a Go struct with pointer
  * addresses, which differ on every request; those are compared with the addresses masked.
  */
-import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startPcluster } from '../../src/pcluster/pcluster.js';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { useValidationCluster, validationCases, type ValidationCase } from '../helpers/validation-cases.js';
 
-let ts: TestServer;
-before(async () => {
-  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-container-validation-'));
-  const cluster = await startPcluster({ name: 'cv', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' }, readyDelayMs: 300 });
-  ts = harnessFor(cluster, rootDir, async () => {
-    await cluster.stop();
-    rmSync(rootDir, { recursive: true, force: true });
-  });
-});
-after(async () => {
-  await ts?.stop();
-});
-
-interface Case {
-  name: string;
-  path: string;
-  body: unknown;
-  /** kube-apiserver's message; undefined: it accepts the object (201). */
-  message?: string;
-}
+const server = useValidationCluster('container-validation');
 
 /** Go pointers print as addresses that change per request. */
 const maskAddresses = (message: string): string => message.replace(/\(0x[0-9a-f]+\)/g, '(0x…)');
 
-const cases: Case[] = [
+const cases: ValidationCase[] = [
   {
     name: "env names: required, then 1.32's relaxed rule (printable ASCII but '='; a space or a leading digit is fine)",
     path: "/api/v1/namespaces/default/pods",
@@ -401,14 +376,4 @@ const cases: Case[] = [
   },
 ];
 
-for (const c of cases) {
-  test(c.name, async () => {
-    const r = await ts.request('POST', `${c.path}?dryRun=All`, c.body);
-    if (c.message === undefined) {
-      assert.equal(r.status, 201, r.text);
-      return;
-    }
-    assert.equal(r.status, 422, r.text);
-    assert.equal(maskAddresses(r.json.message), maskAddresses(c.message));
-  });
-}
+validationCases(cases, server, maskAddresses);

@@ -8,35 +8,12 @@
  * preemptionPolicy, on a Pod) are left out: those paths are checked on templates instead.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startPcluster } from '../../src/pcluster/pcluster.js';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { test } from 'node:test';
+import { useValidationCluster, validationCases, type ValidationCase } from '../helpers/validation-cases.js';
 
-let ts: TestServer;
-before(async () => {
-  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-pod-level-validation-'));
-  const cluster = await startPcluster({ name: 'pl', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' }, readyDelayMs: 300 });
-  ts = harnessFor(cluster, rootDir, async () => {
-    await cluster.stop();
-    rmSync(rootDir, { recursive: true, force: true });
-  });
-});
-after(async () => {
-  await ts?.stop();
-});
+const server = useValidationCluster('pod-level-validation');
 
-interface Case {
-  name: string;
-  path: string;
-  body: unknown;
-  /** kube-apiserver's message; undefined: it accepts the object (201). */
-  message?: string;
-}
-
-const cases: Case[] = [
+const cases: ValidationCase[] = [
   {
     name: "a Pod with bad dnsPolicy, nodeSelector, serviceAccountName, nodeName, activeDeadlineSeconds, hostname, subdomain and toleration: each reported, nodeName in its place",
     path: "/api/v1/namespaces/default/pods",
@@ -486,20 +463,10 @@ const cases: Case[] = [
   },
 ];
 
-for (const c of cases) {
-  test(c.name, async () => {
-    const r = await ts.request('POST', `${c.path}?dryRun=All`, c.body);
-    if (c.message === undefined) {
-      assert.equal(r.status, 201, r.text);
-      return;
-    }
-    assert.equal(r.status, 422, r.text);
-    assert.equal(r.json.message, c.message);
-  });
-}
+validationCases(cases, server);
 
 test('a hostNetwork Pod has its container ports defaulted as host ports, as upstream defaults them', async () => {
-  const r = await ts.request('POST', '/api/v1/namespaces/default/pods?dryRun=All', {
+  const r = await server().request('POST', '/api/v1/namespaces/default/pods?dryRun=All', {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'hn' },
@@ -510,7 +477,7 @@ test('a hostNetwork Pod has its container ports defaulted as host ports, as upst
 });
 
 test("a new Pod's pod affinity matchLabelKeys and mismatchLabelKeys are merged into the term's selector from its labels, as kube-apiserver stores them", async () => {
-  const r = await ts.request('POST', '/api/v1/namespaces/default/pods?dryRun=All', {
+  const r = await server().request('POST', '/api/v1/namespaces/default/pods?dryRun=All', {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'mlk', labels: { app: 'x', team: 't' } },
@@ -574,13 +541,13 @@ test('pod updates: the rules for activeDeadlineSeconds, tolerations and scheduli
       schedulingGates: [{ name: 'g1' }, { name: 'g2' }],
     },
   };
-  assert.equal((await ts.request('POST', '/api/v1/namespaces/default/pods', pod)).status, 201);
+  assert.equal((await server().request('POST', '/api/v1/namespaces/default/pods', pod)).status, 201);
   for (const u of updates) {
     // The current Pod each time (the scheduler or kubelet may have written it), changed and sent without a resourceVersion.
-    const current = (await ts.request('GET', '/api/v1/namespaces/default/pods/u')).json;
+    const current = (await server().request('GET', '/api/v1/namespaces/default/pods/u')).json;
     delete current.metadata.resourceVersion;
     u.change(current.spec);
-    const r = await ts.request('PUT', '/api/v1/namespaces/default/pods/u?dryRun=All', current);
+    const r = await server().request('PUT', '/api/v1/namespaces/default/pods/u?dryRun=All', current);
     if (u.message === undefined) assert.equal(r.status, 200, `${u.name}: ${r.text}`);
     else {
       assert.equal(r.status, 422, `${u.name}: ${r.text}`);

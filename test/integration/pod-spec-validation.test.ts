@@ -5,35 +5,12 @@
  * benchmark builds), so a difference in wording, order or what is caught fails here.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startPcluster } from '../../src/pcluster/pcluster.js';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { test } from 'node:test';
+import { useValidationCluster, validationCases, type ValidationCase } from '../helpers/validation-cases.js';
 
-let ts: TestServer;
-before(async () => {
-  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-pod-spec-validation-'));
-  const cluster = await startPcluster({ name: 'vv', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' }, readyDelayMs: 300 });
-  ts = harnessFor(cluster, rootDir, async () => {
-    await cluster.stop();
-    rmSync(rootDir, { recursive: true, force: true });
-  });
-});
-after(async () => {
-  await ts?.stop();
-});
+const server = useValidationCluster('pod-spec-validation');
 
-interface Case {
-  name: string;
-  path: string;
-  body: unknown;
-  /** kube-apiserver's message; undefined: it accepts the object (201). */
-  message?: string;
-}
-
-const cases: Case[] = [
+const cases: ValidationCase[] = [
   {
     name: "a CronJob whose configMap volume has defaultMode 755 (YAML 0755 read as decimal): invalid, and its mount is Not found",
     path: "/apis/batch/v1/namespaces/default/cronjobs",
@@ -64,20 +41,10 @@ const cases: Case[] = [
   },
 ];
 
-for (const c of cases) {
-  test(c.name, async () => {
-    const r = await ts.request('POST', `${c.path}?dryRun=All`, c.body);
-    if (c.message === undefined) {
-      assert.equal(r.status, 201, r.text);
-      return;
-    }
-    assert.equal(r.status, 422, r.text);
-    assert.equal(r.json.message, c.message);
-  });
-}
+validationCases(cases, server);
 
 test('a volume without a source is stored as an emptyDir, as upstream defaults it', async () => {
-  const r = await ts.request('POST', '/api/v1/namespaces/default/pods?dryRun=All', {
+  const r = await server().request('POST', '/api/v1/namespaces/default/pods?dryRun=All', {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'defaulted' },

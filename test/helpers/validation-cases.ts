@@ -1,0 +1,59 @@
+/**
+ * Validation suites whose expectations are kube-apiserver's own answers: a simulated cluster (which serves the
+ * workload types as every workspace with compute does) answers dry-run creates, and each case's message must be the
+ * one kube-apiserver v1.32.4 gave for the same body (recorded from the binary the `kube` benchmark builds).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { startPcluster } from '../../src/pcluster/pcluster.js';
+import { harnessFor, type TestServer } from './harness.js';
+
+export interface ValidationCase {
+  name: string;
+  /** The collection the body is created in. */
+  path: string;
+  body: unknown;
+  /** kube-apiserver's message (a 422); undefined: it accepts the object (201). */
+  message?: string;
+}
+
+/** Starts a one-node simulated cluster for the file's tests (before/after hooks); the getter returns it. */
+export function useValidationCluster(name: string): () => TestServer {
+  let ts: TestServer | undefined;
+  before(async () => {
+    const rootDir = mkdtempSync(join(tmpdir(), `atrium-${name}-`));
+    const cluster = await startPcluster({ name: name.slice(0, 8), rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' }, readyDelayMs: 300 });
+    ts = harnessFor(cluster, rootDir, async () => {
+      await cluster.stop();
+      rmSync(rootDir, { recursive: true, force: true });
+    });
+  });
+  after(async () => {
+    await ts?.stop();
+  });
+  return () => {
+    if (!ts) throw new Error('the validation cluster has not started');
+    return ts;
+  };
+}
+
+/**
+ * One test per case: a dry-run create answers 201, or 422 with kube-apiserver's message (both passed through
+ * `normalise`, for parts that differ on every request, such as Go pointers printed as addresses).
+ */
+export function validationCases(cases: readonly ValidationCase[], server: () => TestServer, normalise: (message: string) => string = (m) => m): void {
+  for (const c of cases) {
+    test(c.name, async () => {
+      const r = await server().request('POST', `${c.path}?dryRun=All`, c.body);
+      if (c.message === undefined) {
+        assert.equal(r.status, 201, r.text);
+        return;
+      }
+      assert.equal(r.status, 422, r.text);
+      assert.equal(normalise(r.json.message), normalise(c.message));
+    });
+  }
+}
