@@ -49,6 +49,11 @@ export interface FieldManagerOptions {
    * A create is recorded as an Update from that zero value, so they are not members of the creator's entry.
    */
   zeroStructs?: readonly string[][];
+  /**
+   * Paths of the atomic value structs of the zero value (RoleRef, a LabelSelector): leaves the creator owns unless
+   * they still hold the zero value `{}`, which a create then leaves as it found it.
+   */
+  zeroLeaves?: readonly string[][];
   /** Clock for entry times (tests). */
   now?: () => string;
 }
@@ -107,6 +112,7 @@ export class FieldManager {
    */
   private createdEntry(next: KubeObject, manager: string): Record<string, unknown>[] | undefined {
     const fieldsV1 = createdFieldsV1(withoutManagedFields(next), this.opts.root, this.createStripped, this.ignored);
+    for (const path of this.opts.zeroLeaves ?? []) if (isEmptyObjectAt(next, path)) dropFieldsV1Path(fieldsV1, path);
     if (Object.keys(fieldsV1).length === 0) return undefined;
     // manager is omitempty, as in encodeManagedFields.
     const entry: Record<string, unknown> = { ...(manager === '' ? {} : { manager }), operation: 'Update', apiVersion: this.opts.apiVersion, time: this.now(), fieldsType: 'FieldsV1', fieldsV1 };
@@ -291,4 +297,24 @@ function setManagedFields(obj: KubeObject, encoded: Record<string, unknown>[] | 
   }
   if (encoded) obj.metadata.managedFields = encoded;
   else delete obj.metadata.managedFields;
+}
+
+/** Whether `obj` holds an empty object at `path` (JSON names). */
+function isEmptyObjectAt(obj: unknown, path: readonly string[]): boolean {
+  let v: unknown = obj;
+  for (const name of path) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+    v = (v as Record<string, unknown>)[name];
+  }
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
+}
+
+/** Removes the trie entry at `path` (JSON names) and the parents it leaves empty. */
+function dropFieldsV1Path(trie: Record<string, unknown>, path: readonly string[]): void {
+  const [head, ...rest] = path;
+  const key = `f:${head}`;
+  const child = trie[key] as Record<string, unknown> | undefined;
+  if (!child) return;
+  if (rest.length > 0) dropFieldsV1Path(child, rest);
+  if (rest.length === 0 || Object.keys(child).length === 0) delete trie[key];
 }

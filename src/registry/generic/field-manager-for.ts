@@ -25,6 +25,11 @@ export function resetFieldsOf(def: ResourceDefinition, subresource: string): str
   return def.subresources.some((s) => s.name === 'status') ? ['status'] : [];
 }
 
+function zeroStructsOf(definitionName: string): { zeroStructs: string[][]; zeroLeaves: string[][] } {
+  const { granular, atomic } = zeroValueStructPaths(builtinCatalog, definitionName);
+  return { zeroStructs: granular, zeroLeaves: atomic };
+}
+
 /** The (cached) FieldManager for `def` written through `subresource` ('' for the main resource). */
 export function fieldManagerFor(def: ResourceDefinition, subresource = ''): FieldManager {
   let byEndpoint = cache.get(def);
@@ -38,7 +43,7 @@ export function fieldManagerFor(def: ResourceDefinition, subresource = ''): Fiel
       subresource,
       resetFields: resetFieldsOf(def, subresource),
       // A custom resource's zero value is an empty object; a built-in kind's holds its value structs.
-      zeroStructs: def.ssaSchema ? [] : zeroValueStructPaths(builtinCatalog, def.definitionName),
+      ...(def.ssaSchema ? {} : zeroStructsOf(def.definitionName)),
     });
     byEndpoint.set(subresource, fm);
   }

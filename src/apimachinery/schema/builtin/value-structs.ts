@@ -7,12 +7,17 @@
  * is always set. Only paths through structs count: a value struct inside a list item (a container's `resources`)
  * is added with its item.
  */
-import type { TypeCatalog } from '../types.js';
+import type { FieldDescriptor, TypeCatalog } from '../types.js';
 import { GO_UNSET_VALUES } from './go-unset-values.js';
 
-/** The paths (JSON names) of the value structs the zero value of `definitionName` holds, outermost first. */
-export function zeroValueStructPaths(catalog: TypeCatalog, definitionName: string): string[][] {
-  const out: string[][] = [];
+/**
+ * The value structs the zero value of `definitionName` holds, outermost first, by path (JSON names): `granular` ones
+ * (the field manager tracks their fields) and `atomic` ones (RoleRef, a LabelSelector: leaves, left out of a create
+ * only while they still hold the zero value).
+ */
+export function zeroValueStructPaths(catalog: TypeCatalog, definitionName: string): { granular: string[][]; atomic: string[][] } {
+  const granularPaths: string[][] = [];
+  const atomicPaths: string[][] = [];
   const walk = (typeName: string, path: string[], seen: ReadonlySet<string>) => {
     const t = catalog.get(typeName);
     if (!t || seen.has(typeName)) return;
@@ -22,10 +27,28 @@ export function zeroValueStructPaths(catalog: TypeCatalog, definitionName: strin
       const value = unset[f.name];
       if (value === null || typeof value !== 'object') continue;
       const p = [...path, f.name];
-      out.push(p);
+      const atomic = f.mapType !== undefined ? f.mapType === 'atomic' : catalog.get(f.type.ref)?.mapType === 'atomic';
+      if (atomic) {
+        atomicPaths.push(p);
+        continue;
+      }
+      granularPaths.push(p);
       walk(f.type.ref, p, new Set([...seen, typeName]));
+    }
+    // A granular list or map without omitempty is in the zero value too, as null (a pod spec's `containers`): a
+    // create fills in its items without adding the field itself. (An atomic one is a leaf the creator owns whole.)
+    for (const f of t.fields) {
+      if (unset[f.name] === null && granular(f)) granularPaths.push([...path, f.name]);
     }
   };
   walk(definitionName, [], new Set());
-  return out;
+  return { granular: granularPaths, atomic: atomicPaths };
+}
+
+/** Whether the field manager tracks a list's items or a map's keys one by one (as patch/apply/builtin-schema.ts reads it). */
+function granular(f: FieldDescriptor): boolean {
+  if ('map' in f.type) return f.mapType !== 'atomic';
+  if (!('list' in f.type)) return false;
+  if (f.listType) return f.listType !== 'atomic';
+  return !!f.patchStrategy?.split(',').includes('merge') && (!!f.patchMergeKey || 'scalar' in f.type.list);
 }

@@ -39,6 +39,8 @@ export const statefulSets: ResourceDefinition = withPrinter(
     shortNames: ['sts'],
     categories: ['all'],
     definitionName: 'io.k8s.api.apps.v1.StatefulSet',
+    // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+    defaults: defaultStatefulSet,
     strategy: {
       // ValidateStatefulSetName: pods are named <set>-<ordinal>, so the set's name must be a DNS label.
       nameValidation: 'label',
@@ -77,6 +79,13 @@ export const daemonSets: ResourceDefinition = withPrinter(
     shortNames: ['ds'],
     categories: ['all'],
     definitionName: 'io.k8s.api.apps.v1.DaemonSet',
+    // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+    // Decoding goes through the internal type, whose conversion back to apps/v1 always writes the template generation
+    // annotation ("0" until the strategy sets it): the writer owns it, as on kube-apiserver.
+    defaults: (obj) => {
+      defaultDaemonSet(obj);
+      if (templateGeneration(obj) === 0) setTemplateGeneration(obj, 0);
+    },
     strategy: {
       tracksGeneration: true,
       prepareForCreate(obj) {

@@ -26,6 +26,8 @@ export const horizontalPodAutoscalersV2: ResourceDefinition = withPrinter(
     shortNames: ['hpa'],
     categories: ['all'],
     definitionName: 'io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler',
+    // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+    defaults: defaultHPAv2,
     strategy: {
       prepareForCreate(obj) {
         obj.status = {};

@@ -29,6 +29,8 @@ export const jobs: ResourceDefinition = withPrinter(
     namespaced: true,
     categories: ['all'],
     definitionName: 'io.k8s.api.batch.v1.Job',
+    // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+    defaults: defaultJob,
     strategy: {
       tracksGeneration: true,
       prepareForCreate(obj) {
@@ -63,6 +65,8 @@ export const cronJobs: ResourceDefinition = withPrinter(
     shortNames: ['cj'],
     categories: ['all'],
     definitionName: 'io.k8s.api.batch.v1.CronJob',
+    // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+    defaults: defaultCronJob,
     strategy: {
       tracksGeneration: true,
       prepareForCreate(obj) {

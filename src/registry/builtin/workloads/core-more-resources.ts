@@ -31,6 +31,8 @@ export const replicationControllers = defineBuiltin({
   shortNames: ['rc'],
   categories: ['all'],
   definitionName: 'io.k8s.api.core.v1.ReplicationController',
+  // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+  defaults: defaultReplicationController,
   strategy: {
     tracksGeneration: true,
     prepareForCreate(obj) {
@@ -83,6 +85,8 @@ export const podTemplates = defineBuiltin({
   kind: 'PodTemplate',
   namespaced: true,
   definitionName: 'io.k8s.api.core.v1.PodTemplate',
+  // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+  defaults: defaultPodTemplateObject,
   strategy: {
     tracksGeneration: true,
     prepareForCreate: defaultPodTemplateObject,

@@ -65,6 +65,8 @@ export const deployments = withPrinter(
     shortNames: ['deploy'],
     categories: ['all'],
     definitionName: 'io.k8s.api.apps.v1.Deployment',
+    // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+    defaults: defaultDeployment,
     strategy: {
       tracksGeneration: true,
       prepareForCreate(obj) {
@@ -93,6 +95,8 @@ export const replicaSets = withPrinter(
     shortNames: ['rs'],
     categories: ['all'],
     definitionName: 'io.k8s.api.apps.v1.ReplicaSet',
+    // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+    defaults: defaultReplicaSet,
     strategy: {
       tracksGeneration: true,
       prepareForCreate(obj) {
@@ -136,6 +140,8 @@ export const pods = withPrinter(
     shortNames: ['po'],
     categories: ['all'],
     definitionName: 'io.k8s.api.core.v1.Pod',
+    // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+    defaults: defaultPod,
     strategy: {
       prepareForCreate(obj) {
         defaultPod(obj);
@@ -192,6 +198,8 @@ export const services = withPrinter(
     shortNames: ['svc'],
     categories: ['all'],
     definitionName: 'io.k8s.api.core.v1.Service',
+    // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+    defaults: defaultService,
     strategy: {
       nameValidation: 'label',
       prepareForCreate(obj) {

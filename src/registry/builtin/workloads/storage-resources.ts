@@ -83,6 +83,8 @@ export const persistentVolumeClaims = defineBuiltin({
   namespaced: true,
   shortNames: ['pvc'],
   definitionName: 'io.k8s.api.core.v1.PersistentVolumeClaim',
+  // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
+  defaults: defaultPersistentVolumeClaim,
   strategy: {
     prepareForCreate(obj) {
       obj.status = {};
