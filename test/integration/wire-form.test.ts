@@ -4,7 +4,9 @@
  * and empty maps (testdata/wire-form/manifests.yaml) are created, dry run and for real, in a simulated cluster, and
  * each answer must equal kube-apiserver v1.32.4's answer to the same dry-run create (testdata/wire-form/
  * kube-answers.json, recorded from the binary the `kube` benchmark builds, with ServiceAccount admission off), but
- * for uids, resourceVersions, timestamps, managedFields and allocated cluster IPs.
+ * for uids, resourceVersions, timestamps, managedFields and allocated cluster IPs; and the creator's managedFields
+ * entry must be kube-apiserver's (testdata/wire-form/kube-managed-fields.json): what it owns after defaulting, without
+ * the value structs of the kind's zero value.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +20,8 @@ import { harnessFor, type TestServer } from '../helpers/harness.js';
 const testdata = join(import.meta.dirname, '..', '..', '..', 'test', 'integration', 'testdata', 'wire-form');
 const manifests = YAML.parseAllDocuments(readFileSync(join(testdata, 'manifests.yaml'), 'utf8')).map((d) => d.toJSON() as Record<string, any>);
 const kubeAnswers = JSON.parse(readFileSync(join(testdata, 'kube-answers.json'), 'utf8')) as Record<string, any>[];
+/** kube-apiserver's managedFields for the same creates with `fieldManager=wire-form` (the time left out). */
+const kubeManagedFields = JSON.parse(readFileSync(join(testdata, 'kube-managed-fields.json'), 'utf8')) as { kind: string; name: string; managedFields: Record<string, unknown>[] }[];
 const NAMESPACE = 'wire-form';
 
 const plural: Record<string, string> = { DaemonSet: 'daemonsets', Deployment: 'deployments', Service: 'services', Pod: 'pods', CronJob: 'cronjobs' };
@@ -67,6 +71,10 @@ describe("built-in objects in kube-apiserver's stored form", () => {
       const dry = await ts.request('POST', `${collectionPath(manifest)}?dryRun=All`, manifest);
       assert.equal(dry.status, 201, dry.text);
       assert.deepEqual(normalised(dry.json), expected);
+      const withManager = await ts.request('POST', `${collectionPath(manifest)}?dryRun=All&fieldManager=wire-form`, manifest);
+      assert.equal(withManager.status, 201, withManager.text);
+      const entries = (withManager.json.metadata.managedFields as Record<string, unknown>[]).map(({ time: _time, ...e }) => e);
+      assert.deepEqual(entries, kubeManagedFields[i]!.managedFields);
       const created = await ts.request('POST', collectionPath(manifest), manifest);
       assert.equal(created.status, 201, created.text);
       assert.deepEqual(normalised(created.json), expected);

@@ -140,10 +140,11 @@ describe('PersistentVolumeClaims', () => {
     assert.equal(first.status, 200, first.text);
     const second = await ts.request('PATCH', `${ns}/persistentvolumeclaims/resizing/status`, { status: { conditions: [condition('FileSystemResizePending', 'True'), { type: 'Resizing', status: 'False' }] } }, { headers: strategic });
     assert.equal(second.status, 200, second.text);
-    // Merged by type: Resizing keeps its lastTransitionTime; the patch's order wins (normalizeElementOrder).
+    // Merged by type: Resizing keeps its lastTransitionTime; the patch's order wins (normalizeElementOrder). An unset
+    // lastProbeTime (a metav1.Time held by value) is written as null, as Go writes it.
     assert.deepEqual(second.json.status.conditions, [
-      condition('FileSystemResizePending', 'True'),
-      { type: 'Resizing', status: 'False', lastTransitionTime: '2024-05-17T09:30:12Z' },
+      { ...condition('FileSystemResizePending', 'True'), lastProbeTime: null },
+      { type: 'Resizing', status: 'False', lastTransitionTime: '2024-05-17T09:30:12Z', lastProbeTime: null },
     ]);
     assert.equal(second.json.status.phase, 'Pending');
   });

@@ -4,7 +4,7 @@
  * columns and the Job's `status.successful` field selector. The controllers that run them are
  * the simulated cluster's (src/pcluster/controllers/job, cronjob); the registry only stores and serves them.
  */
-import type { KubeObject } from '../../../apimachinery/object.js';
+import { isPlainObject, jsonEqual, type KubeObject } from '../../../apimachinery/object.js';
 import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
 import type { ResourceDefinition } from '../../rest.js';
 import { defineBuiltin } from '../define.js';
@@ -35,7 +35,14 @@ export const jobs: ResourceDefinition = withPrinter(
       tracksGeneration: true,
       prepareForCreate(obj) {
         obj.status = {};
+        // SetDefaults_Job hands a Job without labels its template's label map itself (Go aliasing), so the labels the
+        // selector generation then adds to the template show on the Job too: labels still equal to the template's
+        // were taken from it at decode time and follow it here.
+        const meta = asObject(obj.metadata);
+        const templateMeta = asObject(asObject(asObject(obj.spec).template).metadata);
+        const aliased = isPlainObject(meta.labels) && isPlainObject(templateMeta.labels) && jsonEqual(meta.labels, templateMeta.labels);
         generateJobSelector(obj);
+        if (aliased) meta.labels = { ...(templateMeta.labels as Record<string, string>) };
         defaultJob(obj);
       },
       prepareForUpdate(obj, old) {
