@@ -91,8 +91,8 @@ function planOf(typeName: string, w: Walk): Plan | undefined {
 /**
  * Gives `obj`, in place, read as catalog type `typeName`, the form Go's round trip leaves (see the module comment):
  * drops empty or null list and map fields that are not in `keepsEmpty`, zero plain scalars that are not in it, and
- * fills in what Go always writes. Returns whether anything changed; with `check`, only answers that, leaving `obj` as
- * it is.
+ * fills in what Go always writes. Returns whether anything changed; with `check`, only answers that (a null that would be
+ * filled in does not count), leaving `obj` as it is.
  */
 export function roundTripAsGo(obj: unknown, catalog: TypeCatalog, typeName: string, keepsEmpty: ReadonlySet<string>, check = false): boolean {
   return walkType(obj, typeName, { plans: plansFor(catalog, keepsEmpty), catalog, keepsEmpty, check, dropEmpty: true });
@@ -125,7 +125,12 @@ function walkType(value: unknown, typeName: string, w: Walk): boolean {
   let found = false;
   for (const [name, unset] of plan.fills) {
     if (name in value) continue;
-    if (w.check) return true;
+    // A null Go writes is nothing anyone reads or owns (the field manager skips nulls): only a struct or zero value
+    // filled in counts as a change to look at, which spares the store a copy of most writes.
+    if (w.check) {
+      if (unset === null) continue;
+      return true;
+    }
     // A filled struct is walked below like any other, so its own always-written fields are filled in too.
     value[name] = isPlainObject(unset) ? {} : unset;
     found = true;

@@ -38,8 +38,9 @@ describe('roundTripAsGo (the typed round trip of a built-in object)', () => {
     assert.equal(drop(cm, 'io.k8s.api.core.v1.ConfigMap', true), true);
     assert.deepEqual(cm.binaryData, {});
     assert.equal(drop({ metadata: { name: 'x', creationTimestamp: '2026-11-27T00:00:00Z' }, data: { a: 'b' } }, 'io.k8s.api.core.v1.ConfigMap', true), false);
-    // A field Go always writes, unset, is a change too.
-    assert.equal(drop({ metadata: { name: 'x' }, data: { a: 'b' } }, 'io.k8s.api.core.v1.ConfigMap', true), true);
+    // A struct Go always writes, unset, is a change too; a null it would write is not (nobody reads or owns it).
+    assert.equal(drop({ metadata: { name: 'x' }, data: { a: 'b' } }, 'io.k8s.api.core.v1.ConfigMap', true), false);
+    assert.equal(drop({ metadata: { name: 'x' }, spec: {} }, 'io.k8s.api.core.v1.Service', true), true);
   });
 
   it('drops zero scalars held by value with omitempty; keeps those of pointers and of fields without omitempty', () => {
