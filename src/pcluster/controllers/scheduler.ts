@@ -41,7 +41,9 @@ function nodeNameOf(pod: KubeObject): string {
 
 function wantsScheduling(pod: KubeObject): boolean {
   const spec = isPlainObject(pod.spec) ? pod.spec : {};
-  return !nodeNameOf(pod) && (spec.schedulerName ?? schedulerName) === schedulerName && isPodActive(pod);
+  // A pod with scheduling gates waits until its gates are all removed (its update then queues it).
+  const gated = Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0;
+  return !nodeNameOf(pod) && !gated && (spec.schedulerName ?? schedulerName) === schedulerName && isPodActive(pod);
 }
 
 export const schedulerInstaller: ControllerInstaller = {

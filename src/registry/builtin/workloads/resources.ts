@@ -8,7 +8,7 @@
  * control plane runs no workload controllers for them.
  */
 import { randomInt } from 'node:crypto';
-import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
+import { type KubeObject, isPlainObject, nowRFC3339 } from '../../../apimachinery/object.js';
 import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
 import { defaultDeployment, defaultPod, defaultReplicaSet, defaultService } from './defaults.js';
 import { admitPodCreate } from './pod-admission-defaults.js';
@@ -146,7 +146,15 @@ export const pods = withPrinter(
       prepareForCreate(obj) {
         defaultPod(obj);
         admitPodCreate(obj);
-        obj.status = { phase: 'Pending', qosClass: podQOSClass(obj.spec as Record<string, unknown>) };
+        const status: Record<string, unknown> = { phase: 'Pending', qosClass: podQOSClass(obj.spec as Record<string, unknown>) };
+        obj.status = status;
+        // applySchedulingGatedCondition: a pod created with scheduling gates says why it is not scheduled.
+        const gates = (obj.spec as Record<string, unknown> | undefined)?.schedulingGates;
+        if (Array.isArray(gates) && gates.length > 0) {
+          status.conditions = [
+            { type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: nowRFC3339(), reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' },
+          ];
+        }
         mergeAffinityLabelKeys(obj);
       },
       prepareForUpdate(obj, old) {
