@@ -4,12 +4,9 @@
  * one kube-apiserver v1.32.4 gave for the same body (recorded from the binary the `kube` benchmark builds).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { startPcluster } from '../../src/pcluster/pcluster.js';
-import { harnessFor, type TestServer } from './harness.js';
+import { test } from 'node:test';
+import type { TestServer } from './harness.js';
+import { useSimulatedCluster } from './simulated-cluster.js';
 
 export interface ValidationCase {
   name: string;
@@ -20,24 +17,9 @@ export interface ValidationCase {
   message?: string;
 }
 
-/** Starts a one-node simulated cluster for the file's tests (before/after hooks); the getter returns it. */
+/** The file's simulated cluster (one node of 2 CPU / 4 Gi), named after the suite. */
 export function useValidationCluster(name: string): () => TestServer {
-  let ts: TestServer | undefined;
-  before(async () => {
-    const rootDir = mkdtempSync(join(tmpdir(), `atrium-${name}-`));
-    const cluster = await startPcluster({ name: name.slice(0, 8), rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' }, readyDelayMs: 300 });
-    ts = harnessFor(cluster, rootDir, async () => {
-      await cluster.stop();
-      rmSync(rootDir, { recursive: true, force: true });
-    });
-  });
-  after(async () => {
-    await ts?.stop();
-  });
-  return () => {
-    if (!ts) throw new Error('the validation cluster has not started');
-    return ts;
-  };
+  return useSimulatedCluster(name.slice(0, 8), { nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' } });
 }
 
 /**

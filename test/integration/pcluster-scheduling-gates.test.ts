@@ -4,32 +4,16 @@
  * writes it on create) and the scheduler leaves it alone; once the controller removes the last gate, it is bound and
  * runs like any other pod.
  */
-import { after, before, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
-import { startPcluster } from '../../src/pcluster/pcluster.js';
+import { useSimulatedCluster } from '../helpers/simulated-cluster.js';
 
-let ts: TestServer;
+const server = useSimulatedCluster('gates', { readyDelayMs: 200 });
 const pods = '/api/v1/namespaces/default/pods';
 
-before(async () => {
-  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-pcluster-gates-'));
-  const cluster = await startPcluster({ name: 'gates', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, readyDelayMs: 200 });
-  ts = harnessFor(cluster, rootDir, async () => {
-    await cluster.stop();
-    rmSync(rootDir, { recursive: true, force: true });
-  });
-});
-after(async () => {
-  await ts?.stop();
-});
-
 it('a gated pod waits with PodScheduled=False/SchedulingGated, and runs once its gates are removed', async () => {
-  const created = await ts.request('POST', pods, {
+  const created = await server().request('POST', pods, {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'queued' },
@@ -47,22 +31,22 @@ it('a gated pod waits with PodScheduled=False/SchedulingGated, and runs once its
   });
 
   // An ungated pod created after it is scheduled and running: the scheduler has had its chance at the gated one.
-  assert.equal((await ts.request('POST', pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'free' }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } })).status, 201);
+  assert.equal((await server().request('POST', pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'free' }, spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] } })).status, 201);
   await eventually('the ungated pod running', async () => {
-    const r = await ts.request('GET', `${pods}/free`);
+    const r = await server().request('GET', `${pods}/free`);
     return r.json?.status?.phase === 'Running' ? r.json : undefined;
   });
-  const waiting = await ts.request('GET', `${pods}/queued`);
+  const waiting = await server().request('GET', `${pods}/queued`);
   assert.equal(waiting.json.spec.nodeName, undefined, 'a gated pod is never bound');
   assert.equal(waiting.json.status.phase, 'Pending');
 
   // Removing one gate is not enough; removing the last one lets it be scheduled.
-  const oneLeft = await ts.request('PATCH', `${pods}/queued`, { spec: { schedulingGates: [{ name: 'example.com/admission' }] } }, { headers: { 'Content-Type': 'application/merge-patch+json' } });
+  const oneLeft = await server().request('PATCH', `${pods}/queued`, { spec: { schedulingGates: [{ name: 'example.com/admission' }] } }, { headers: { 'Content-Type': 'application/merge-patch+json' } });
   assert.equal(oneLeft.status, 200, oneLeft.text);
-  const ungated = await ts.request('PATCH', `${pods}/queued`, { spec: { schedulingGates: null } }, { headers: { 'Content-Type': 'application/merge-patch+json' } });
+  const ungated = await server().request('PATCH', `${pods}/queued`, { spec: { schedulingGates: null } }, { headers: { 'Content-Type': 'application/merge-patch+json' } });
   assert.equal(ungated.status, 200, ungated.text);
   const running = await eventually('the released pod bound and running', async () => {
-    const r = await ts.request('GET', `${pods}/queued`);
+    const r = await server().request('GET', `${pods}/queued`);
     return r.json?.spec?.nodeName && r.json?.status?.phase === 'Running' ? r.json : undefined;
   });
   const scheduled = running.status.conditions.find((c: { type: string }) => c.type === 'PodScheduled');

@@ -9,13 +9,11 @@
  * the value structs of the kind's zero value.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { before, describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { startPcluster } from '../../src/pcluster/pcluster.js';
-import { harnessFor, type TestServer } from '../helpers/harness.js';
+import { useSimulatedCluster } from '../helpers/simulated-cluster.js';
 
 const testdata = join(import.meta.dirname, '..', '..', '..', 'test', 'integration', 'testdata', 'wire-form');
 const manifests = YAML.parseAllDocuments(readFileSync(join(testdata, 'manifests.yaml'), 'utf8')).map((d) => d.toJSON() as Record<string, any>);
@@ -42,22 +40,14 @@ function normalised(obj: Record<string, any>): Record<string, any> {
   return o;
 }
 
-let ts: TestServer;
-before(async () => {
-  const rootDir = mkdtempSync(join(tmpdir(), 'atrium-wire-form-'));
-  const cluster = await startPcluster({ name: 'wf', rootDir, bindAddress: '127.0.0.1', securePort: 0, nodes: 1, nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' }, readyDelayMs: 300 });
-  ts = harnessFor(cluster, rootDir, async () => {
-    await cluster.stop();
-    rmSync(rootDir, { recursive: true, force: true });
-  });
-  const ns = await ts.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
-  assert.equal(ns.status, 201, ns.text);
-});
-after(async () => {
-  await ts?.stop();
-});
+const server = useSimulatedCluster('wf', { nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' } });
 
 describe("built-in objects in kube-apiserver's stored form", () => {
+  before(async () => {
+    const ns = await server().request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+    assert.equal(ns.status, 201, ns.text);
+  });
+
   it('the recorded answers cover every manifest', () => {
     assert.deepEqual(
       kubeAnswers.map((o) => `${o.kind}/${o.metadata.name}`),
@@ -68,17 +58,17 @@ describe("built-in objects in kube-apiserver's stored form", () => {
   for (const [i, manifest] of manifests.entries()) {
     it(`${manifest.kind} ${manifest.metadata.name}: the dry-run answer, the create's answer and the stored object read back`, async () => {
       const expected = kubeAnswers[i]!;
-      const dry = await ts.request('POST', `${collectionPath(manifest)}?dryRun=All`, manifest);
+      const dry = await server().request('POST', `${collectionPath(manifest)}?dryRun=All`, manifest);
       assert.equal(dry.status, 201, dry.text);
       assert.deepEqual(normalised(dry.json), expected);
-      const withManager = await ts.request('POST', `${collectionPath(manifest)}?dryRun=All&fieldManager=wire-form`, manifest);
+      const withManager = await server().request('POST', `${collectionPath(manifest)}?dryRun=All&fieldManager=wire-form`, manifest);
       assert.equal(withManager.status, 201, withManager.text);
       const entries = (withManager.json.metadata.managedFields as Record<string, unknown>[]).map(({ time: _time, ...e }) => e);
       assert.deepEqual(entries, kubeManagedFields[i]!.managedFields);
-      const created = await ts.request('POST', collectionPath(manifest), manifest);
+      const created = await server().request('POST', collectionPath(manifest), manifest);
       assert.equal(created.status, 201, created.text);
       assert.deepEqual(normalised(created.json), expected);
-      const read = await ts.request('GET', `${collectionPath(manifest)}/${manifest.metadata.name}`);
+      const read = await server().request('GET', `${collectionPath(manifest)}/${manifest.metadata.name}`);
       assert.equal(read.status, 200, read.text);
       // Controllers may have written status and annotations since, and the scheduler a pod's node: the spec as stored.
       const { nodeName: _bound, ...storedSpec } = normalised(read.json).spec;

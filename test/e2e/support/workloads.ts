@@ -517,11 +517,10 @@ export function tables(stdout: string): { headers: string[]; rows: Record<string
  */
 /** Whether every quantity of the manifest is in the canonical text the server stores (true for kinds not catalogued). */
 function quantitiesCanonical(o: Manifest): boolean {
-  const [group, version] = (o.apiVersion ?? 'v1').includes('/') ? (o.apiVersion as string).split('/') : ['', o.apiVersion ?? 'v1'];
-  const type = [...builtinCatalog.values()].find((t) => t.gvk?.some((g) => g.group === group && g.version === version && g.kind === o.kind));
+  const type = catalogTypeOf(o);
   if (!type) return true;
   const copy = JSON.parse(JSON.stringify(o));
-  canonicalizeQuantities(copy, builtinCatalog, type.name);
+  canonicalizeQuantities(copy, builtinCatalog, type);
   return JSON.stringify(copy) === JSON.stringify(o);
 }
 
