@@ -4,8 +4,9 @@
  * bound): a log-agent DaemonSet in the style of the Kubernetes documentation's fluentd example (with the ConfigMap
  * it mounts) and a Deployment, both `kubectl apply`'d into kube-system, run on both clusters with their status back
  * upstream and their pods mirrored (`kubectl get pods -n kube-system`). Downstream they live in the hashed namespace
- * of the workspace's kube-system, never in the cluster's own kube-system; what is not a placed workload's (an unused
- * ConfigMap, a Lease, kube-root-ca.crt) reaches no cluster; kube-node-lease is never placed.
+ * of the workspace's kube-system, never in the cluster's own kube-system, and so does a ConfigMap no pod names (its
+ * agents may read it through the API); what is not a placed workload's (a Secret no pod names, a Lease,
+ * kube-root-ca.crt) reaches no cluster; kube-node-lease is never placed.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,6 +23,7 @@ const G = {
   ns: gvr('', 'v1', 'namespaces'),
   pods: gvr('', 'v1', 'pods'),
   cm: gvr('', 'v1', 'configmaps'),
+  secrets: gvr('', 'v1', 'secrets'),
   leases: gvr('coordination.k8s.io', 'v1', 'leases'),
   ds: gvr('apps', 'v1', 'daemonsets'),
   deploy: gvr('apps', 'v1', 'deployments'),
@@ -40,9 +42,17 @@ data:
 apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: unused-settings
+  name: agent-settings
   namespace: kube-system
 data:
+  a: b
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: unused-settings
+  namespace: kube-system
+stringData:
   a: b
 ---
 apiVersion: apps/v1
@@ -123,7 +133,7 @@ describe('workloads in kube-system are placed', { timeout: 300_000 }, () => {
       multicluster: fastScheduling(),
       server: { builtinControllers: true },
       bindCompute: true,
-      waitReady: { resources: ['deployments', 'daemonsets', 'configmaps'], timeoutMs: 60_000 },
+      waitReady: { resources: ['deployments', 'daemonsets', 'configmaps', 'secrets'], timeoutMs: 60_000 },
     });
   });
 
@@ -171,17 +181,20 @@ describe('workloads in kube-system are placed', { timeout: 300_000 }, () => {
       // The DaemonSet's pods: one per node of this cluster, in the hashed namespace.
       const pods = ((await fleet.cluster(c).client.list(G.pods, { namespace: down! })).items as KubeObject[]).filter((p) => p.metadata?.labels?.name === 'fluentd-elasticsearch');
       assert.deepEqual(pods.map((p) => (p.spec as { nodeName?: string }).nodeName).sort(), fleet.cluster(c).pcluster!.nodeNames, `${c}: a fluentd pod per node`);
-      // The ConfigMap the DaemonSet mounts followed it; the unused one, the Lease and kube-root-ca.crt's copy did not.
+      // The ConfigMap the DaemonSet mounts followed it, and so did the one no pod names (read through the API); the
+      // unused Secret, the Lease and kube-root-ca.crt's copy did not.
       const cms = await names(c, G.cm, down!);
       assert.ok(cms.includes('fluentd-config'), `${c}: ${cms}`);
-      assert.ok(!cms.includes('unused-settings'), `${c}: ${cms}`);
+      await eventually(`${c}: agent-settings followed the workloads`, async () => (await names(c, G.cm, down!)).includes('agent-settings'), 30_000, 200);
+      assert.ok(!(await names(c, G.secrets, down!)).includes('unused-settings'), `${c}: the unused Secret stays upstream`);
       const copied = ((await fleet.cluster(c).client.list(G.cm, { namespace: down! })).items as KubeObject[]).find((o) => o.metadata?.name === 'kube-root-ca.crt');
       assert.ok(!copied || copied.metadata?.labels?.['internal.workload.kcp.io/cluster'] === undefined, `${c}: kube-root-ca.crt is the cluster's own`);
       assert.deepEqual(await names(c, G.leases, down!), [], `${c}: no Lease synced`);
       // Nothing of the workspace's landed in the cluster's own kube-system.
       assert.deepEqual((await names(c, G.ds, NS)).filter((n) => n === 'fluentd-elasticsearch'), [], `${c}: real kube-system untouched`);
       assert.deepEqual((await names(c, G.deploy, NS)).filter((n) => n.startsWith('metrics-relay')), [], `${c}: real kube-system untouched`);
-      assert.deepEqual((await names(c, G.cm, NS)).filter((n) => n === 'fluentd-config' || n === 'unused-settings'), [], `${c}: real kube-system untouched`);
+      assert.deepEqual((await names(c, G.cm, NS)).filter((n) => n === 'fluentd-config' || n === 'agent-settings'), [], `${c}: real kube-system untouched`);
+      assert.deepEqual((await names(c, G.secrets, NS)).filter((n) => n === 'unused-settings'), [], `${c}: real kube-system untouched`);
     }
   });
 

@@ -40,6 +40,7 @@ type GVR = ReturnType<typeof gvr>;
 const G = {
   ns: gvr('', 'v1', 'namespaces'),
   cm: gvr('', 'v1', 'configmaps'),
+  secret: gvr('', 'v1', 'secrets'),
   svc: gvr('', 'v1', 'services'),
   pvc: gvr('', 'v1', 'persistentvolumeclaims'),
   pods: gvr('', 'v1', 'pods'),
@@ -170,9 +171,10 @@ describe('every workload kind placed on the clusters, its status back upstream',
 
   let dbCluster = '';
 
-  it('a StatefulSet goes whole to one cluster with the ConfigMap it mounts; the cluster creates and binds its claims; its status comes up and kubectl rollout status works', async () => {
+  it('a StatefulSet goes whole to one cluster with the ConfigMap it mounts (and one no pod names: read through the API); the cluster creates and binds its claims; its status comes up and kubectl rollout status works', async () => {
     await up.create(G.cm, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'db-config' }, data: { mode: 'primary' } }, scope);
-    await up.create(G.cm, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unused' }, data: { a: '1' } }, scope);
+    await up.create(G.cm, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unreferenced' }, data: { a: '1' } }, scope);
+    await up.create(G.secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unused' }, stringData: { token: 'x' } }, scope);
     await up.create(
       G.sts,
       {
@@ -222,8 +224,11 @@ describe('every workload kind placed on the clusters, its status back upstream',
     for (const c of claims) assert.deepEqual(await where(G.pvc, c), [dbCluster], `${c} only where db runs`);
 
     await settle();
-    assert.deepEqual(await where(G.cm, 'unused'), [], 'a ConfigMap no workload uses goes nowhere');
-    const unused = scheduled(await up.get(G.cm, 'unused', scope));
+    // A ConfigMap no pod template names may be read by name through the API: it goes where the namespace's workloads
+    // run (db alone so far). A Secret no pod names goes nowhere: credentials are not spread by guess.
+    await waitFor(`unreferenced ConfigMap in ${dbCluster}`, async () => (await where(G.cm, 'unreferenced')).join() === dbCluster, about);
+    assert.deepEqual(await where(G.secret, 'unused'), [], 'a Secret no workload uses goes nowhere');
+    const unused = scheduled(await up.get(G.secret, 'unused', scope));
     assert.deepEqual([unused?.status, unused?.reason, unused?.message], ['False', 'NotUsed', 'no workload placed in the namespace uses it']);
     assert.deepEqual(await where(G.sts, 'db'), [dbCluster]);
     for (const c of claims) await check((await downGet(dbCluster, G.pvc, c)) !== undefined, `${c} left alone by the syncer`, about);

@@ -5,7 +5,7 @@
  *
  * | follower | used by |
  * | --- | --- |
- * | ConfigMap | a pod template's volumes (configMap, projected), envFrom configMapRef, env valueFrom configMapKeyRef |
+ * | ConfigMap | a pod template's volumes (configMap, projected), envFrom configMapRef, env valueFrom configMapKeyRef; one no workload names: every workload of the namespace (read by name through the API) |
  * | Secret | volumes (secret, projected), envFrom secretRef, env secretKeyRef, imagePullSecrets; a placed ServiceAccount's imagePullSecrets/secrets; a placed Ingress's TLS |
  * | ServiceAccount | serviceAccountName |
  * | PersistentVolumeClaim | volumes[].persistentVolumeClaim.claimName (a StatefulSet's volumeClaimTemplates are the cluster's) |
@@ -15,6 +15,12 @@
  * | Ingress | the Services its backends name |
  * | PodDisruptionBudget | spec.selector matches the pod template labels |
  * | HorizontalPodAutoscaler | spec.scaleTargetRef (kind and name; a split Deployment's children count as it) |
+ *
+ * A ConfigMap no workload of the namespace names is still often read by one: programs fetch their settings by name
+ * through the API (ingress-nginx's `--configmap`, a sidecar collecting the ConfigMaps with a label, an operator's
+ * settings), and nothing in a pod template says so. It goes wherever any workload of the namespace runs, as it would
+ * sit beside them on one cluster. Secrets and ServiceAccounts stay strictly by reference: spreading a credential that
+ * no pod names to every cluster (an upstream tool's token, a Helm release) is not something to do by guess.
  *
  * Cluster names are the SyncTargets' names. Pure: the controller supplies the namespace's objects.
  */
@@ -69,7 +75,7 @@ function followSet(resource: string, obj: KubeObject, ctx: FollowContext, visiti
   const byRefs = (kind: keyof PodReferences) => union(usersOf(ctx)[kind].get(name) ?? []);
   switch (resource) {
     case 'configmaps':
-      return byRefs('configMaps');
+      return usersOf(ctx).configMaps.has(name) ? byRefs('configMaps') : union(ctx.workloads);
     case 'serviceaccounts':
       return byRefs('serviceAccounts');
     case 'persistentvolumeclaims': {

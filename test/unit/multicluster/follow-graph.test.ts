@@ -51,7 +51,9 @@ describe('follow graph: an object goes exactly where the workloads that use it r
     { name: 'ConfigMap in a projected volume', resource: 'configmaps', obj: o('db-projected-cm'), want: ['b'] },
     { name: 'ConfigMap in an init container env valueFrom', resource: 'configmaps', obj: o('db-mode'), want: ['b'] },
     { name: 'ConfigMap used by an ephemeral container', resource: 'configmaps', obj: o('debug'), want: ['c'] },
-    { name: 'ConfigMap nothing uses: nowhere', resource: 'configmaps', obj: o('unused'), want: [] },
+    { name: 'ConfigMap no workload names (read through the API): wherever a workload of the namespace runs', resource: 'configmaps', obj: o('unused'), want: ['a', 'b', 'c'] },
+    { name: 'Secret no workload names: nowhere', resource: 'secrets', obj: o('unused'), want: [] },
+    { name: 'ServiceAccount no workload names: nowhere', resource: 'serviceaccounts', obj: o('unused'), want: [] },
     { name: 'Secret in envFrom', resource: 'secrets', obj: o('web-secret-env'), want: ['a', 'b'] },
     { name: 'Secret volume', resource: 'secrets', obj: o('db-tls'), want: ['b'] },
     { name: 'Secret in a projected volume', resource: 'secrets', obj: o('db-projected-secret'), want: ['b'] },
@@ -107,6 +109,12 @@ describe('follow graph: an object goes exactly where the workloads that use it r
       assert.deepEqual(followClusters(tc.resource, tc.obj, ctx), tc.want);
     });
   }
+
+  it('a ConfigMap no workload names goes nowhere while nothing runs; one a workload names goes only where that workload runs, even when it runs nowhere yet', () => {
+    assert.deepEqual(followClusters('configmaps', o('settings'), { ...ctx, workloads: [] }), []);
+    const pending = w('StatefulSet', 'queue', [], { volumes: [{ name: 'cfg', configMap: { name: 'queue-config' } }] });
+    assert.deepEqual(followClusters('configmaps', o('queue-config'), { ...ctx, workloads: [...ctx.workloads, pending] }), []);
+  });
 
   it('a Secret reached through a ServiceAccount and an Ingress cycle-free, sorted, deduplicated', () => {
     const c: FollowContext = { ...ctx, serviceAccounts: [o('web-sa', { secrets: [{ name: 'shared' }] })], ingresses: [o('front', { spec: { tls: [{ secretName: 'shared' }], defaultBackend: { service: { name: 'db' } } } })] };
