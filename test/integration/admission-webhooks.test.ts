@@ -125,6 +125,11 @@ describe('calling webhooks', () => {
     assert.equal(review.request.dryRun, false);
     assert.equal(review.request.options.kind, 'CreateOptions');
     assert.equal(review.request.oldObject, null);
+    // managedFields record the request before admission (upstream's order): the webhook sees them, and the label it
+    // added is owned by no manager.
+    assert.ok(Array.isArray(review.request.object.metadata.managedFields), 'the webhook sees the managedFields of the create');
+    assert.ok(created.json.metadata.managedFields.length > 0);
+    assert.ok(!JSON.stringify(created.json.metadata.managedFields).includes('f:mutated'), JSON.stringify(created.json.metadata.managedFields));
 
     // Not in a namespace the selector picks.
     const other = await ts.request('POST', '/api/v1/namespaces/wh-b/configmaps', cm('wh-b', 'plain'));
@@ -139,6 +144,21 @@ describe('calling webhooks', () => {
     assert.equal(updReview.request.oldObject.data.a, 'b');
     assert.equal(updReview.request.options.kind, 'UpdateOptions');
     await remove(MWC, 'mutate');
+  });
+
+  it('managedFields a mutating webhook leaves undecodable go back to what they were, with upstream\'s warning', async () => {
+    wh.handle('/break-fields', (review) =>
+      admissionResponse(review, { allowed: true, patchType: 'JSONPatch', patch: jsonPatch([{ op: 'replace', path: '/metadata/managedFields', value: [{ manager: 'x', operation: 'Bogus', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: {} }] }]) }),
+    );
+    await configure(MWC, 'break-fields', [hook('break-fields.example.com', '/break-fields', { namespaceSelector: { matchLabels: { team: 'wh-a' } } })]);
+    const created = await eventually('the webhook is called', async () => {
+      const r = await ts.request('POST', '/api/v1/namespaces/wh-a/configmaps?fieldManager=creator', cm('wh-a', `bf-${Math.random().toString(36).slice(2, 8)}`));
+      assert.equal(r.status, 201, r.text);
+      return String(r.headers.warning ?? '').includes('managedFields') ? r : undefined;
+    });
+    assert.match(String(created.headers.warning), /\.metadata\.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: operation must be `Apply` or `Update`/);
+    assert.deepEqual(created.json.metadata.managedFields.map((e: { manager: string; operation: string }) => [e.manager, e.operation]), [['creator', 'Update']]);
+    await remove(MWC, 'break-fields');
   });
 
   it('a validating webhook denies with its message and code; objectSelector and dry run', async () => {

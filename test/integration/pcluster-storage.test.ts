@@ -93,6 +93,11 @@ describe('pcluster storage classes and admission', () => {
     const plain = await create(`${ns}/persistentvolumeclaims`, claim('adm-plain', '1Gi'));
     assert.equal(plain.spec.storageClassName, 'standard');
     assert.deepEqual(plain.metadata.finalizers, ['kubernetes.io/pvc-protection']);
+    // managedFields record the create before mutating admission, as kube-apiserver's: the default class and the
+    // protection finalizer admission added are owned by no manager; what the writer sent is its own.
+    const owned = JSON.stringify(plain.metadata.managedFields);
+    assert.ok(owned.includes('"f:resources"'), owned);
+    assert.ok(!owned.includes('f:storageClassName') && !owned.includes('f:finalizers'), owned);
     const empty = await create(`${ns}/persistentvolumeclaims`, claim('adm-empty', '1Gi', { storageClassName: '' }));
     assert.equal(empty.spec.storageClassName, '');
     const named = await create(`${ns}/persistentvolumeclaims`, claim('adm-named', '1Gi', { storageClassName: 'gold' }));

@@ -3,6 +3,7 @@
  * webhooks see (AdmissionRequest.options), and the validating phase as the store's hook (rest.ValidateObjectFunc).
  */
 import type { KubeObject } from '../../apimachinery/object.js';
+import { managedFieldsProblem } from '../../patch/apply/managed-fields.js';
 import type { AdmissionAttributes } from '../admission/admission.js';
 import type { RequestTarget } from './parsed-request.js';
 
@@ -36,4 +37,25 @@ export function validateWrite(r: RequestTarget, attrs: AdmissionAttributes): ((o
 export function validateDelete(r: RequestTarget, attrs: AdmissionAttributes): ((old: KubeObject) => Promise<void>) | undefined {
   if (!r.admission.validates) return undefined;
   return (old) => r.admission.validate({ ...attrs, name: old.metadata?.name ?? attrs.name, oldObject: old });
+}
+
+/**
+ * Mutating admission of `attrs` (its object is replaced by what admission returns), keeping managedFields valid as
+ * upstream's ManagedFieldsValidatingAdmissionController does: admission ran after the field manager recorded the write,
+ * and managedFields it leaves undecodable go back to what they were before it, with a warning.
+ */
+export async function admitKeepingManagedFields(r: RequestTarget, attrs: AdmissionAttributes): Promise<KubeObject> {
+  const before = attrs.object?.metadata?.managedFields;
+  await r.admission.admit(attrs);
+  const obj = attrs.object!;
+  const after = obj.metadata?.managedFields;
+  if (after !== before) {
+    const problem = managedFieldsProblem(after);
+    if (problem !== undefined) {
+      if (before === undefined) delete obj.metadata!.managedFields;
+      else obj.metadata!.managedFields = before;
+      attrs.warnings?.push(`.metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: ${problem}`);
+    }
+  }
+  return obj;
 }

@@ -9,7 +9,7 @@ import { addWarnings } from '../http/response.js';
 import { fieldValidationProblems } from './field-validation-problems.js';
 import { type ParsedRequest, subresourceView } from './parsed-request.js';
 import { writeObject } from './render.js';
-import { optionsObject, validateWrite } from './admission-attributes.js';
+import { admitKeepingManagedFields, optionsObject, validateWrite } from './admission-attributes.js';
 import type { AdmissionAttributes } from '../admission/admission.js';
 
 /**
@@ -71,9 +71,9 @@ export async function handleApply(r: ParsedRequest<'apply'>): Promise<void> {
           warnings,
           options: optionsObject(current ? 'UpdateOptions' : 'CreateOptions', { dryRun, fieldManager, fieldValidation }),
         };
-        await r.admission.admit(attrs);
-        // A mutating webhook's patch replaces the object: it is what gets stored.
-        const admitted = attrs.object!;
+        // A mutating webhook's patch replaces the object: it is what gets stored. Apply recorded managedFields above,
+        // before admission, as upstream's patcher does.
+        const admitted = await admitKeepingManagedFields(r, attrs);
         // A resourceVersion in the configuration is a precondition on the existing object (the store's update checks
         // the merged object's), also when nothing would change.
         const wanted = isPlainObject(config.metadata) ? config.metadata.resourceVersion : undefined;

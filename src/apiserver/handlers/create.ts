@@ -5,7 +5,7 @@ import { decodeBody, readBody } from '../http/body.js';
 import { addWarnings } from '../http/response.js';
 import { checkTypeMeta, decodeObject } from './decode-object.js';
 import { dedupOwnerReferences } from './dedup-owner-references.js';
-import { optionsObject, validateWrite } from './admission-attributes.js';
+import { admitKeepingManagedFields, optionsObject, validateWrite } from './admission-attributes.js';
 import type { AdmissionAttributes } from '../admission/admission.js';
 import type { ParsedRequest } from './parsed-request.js';
 import { writeObject } from './render.js';
@@ -35,11 +35,17 @@ export async function handleCreate(r: ParsedRequest<'create'>): Promise<void> {
     options: optionsObject('CreateOptions', { dryRun, fieldManager, fieldValidation: r.options.fieldValidation }),
   };
   let created: KubeObject;
+  // Mutating admission runs in the store once managedFields record the create (as upstream's handler updates them
+  // before admitting), so what admission adds is owned by no manager.
+  const admit = async (obj: KubeObject): Promise<KubeObject> => {
+    attrs.object = obj;
+    const admitted = await admitKeepingManagedFields(r, attrs);
+    warnings.push(...dedupOwnerReferences(admitted, true));
+    return admitted;
+  };
   try {
-    await r.admission.admit(attrs);
-    warnings.push(...dedupOwnerReferences(attrs.object!, true));
     // The decoded body is this request's own: the store may write into it.
-    created = await r.store.create(r.ctx, r.namespace, attrs.object!, { dryRun, fieldManager, inputHandedOver: true, rejectResourceVersion: true, validateAdmission: validateWrite(r, attrs) });
+    created = await r.store.create(r.ctx, r.namespace, obj, { dryRun, fieldManager, inputHandedOver: true, rejectResourceVersion: true, admit, validateAdmission: validateWrite(r, attrs) });
   } catch (err) {
     // Warnings recorded before a failure (a webhook's, say) go out with the error, as upstream's recorder sends them.
     addWarnings(r.res, warnings);

@@ -6,7 +6,7 @@ import { goPatchedDocument, patchInvalid, patchInvalidValue, renderPatchValue } 
 import { findDuplicateKeys, readBody } from '../http/body.js';
 import { addWarnings } from '../http/response.js';
 import { dedupOwnerReferences } from './dedup-owner-references.js';
-import { optionsObject, validateWrite } from './admission-attributes.js';
+import { admitKeepingManagedFields, optionsObject, validateWrite } from './admission-attributes.js';
 import type { AdmissionAttributes } from '../admission/admission.js';
 import { fieldValidationProblems } from './field-validation-problems.js';
 import { type ParsedRequest, subresourceView } from './parsed-request.js';
@@ -39,6 +39,12 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
   let warnings: string[] = [];
   const options = optionsObject('UpdateOptions', { dryRun, fieldManager, fieldValidation });
   let attrs: AdmissionAttributes | undefined;
+  const admit = async (obj: KubeObject): Promise<KubeObject> => {
+    attrs!.object = obj;
+    const admitted = await admitKeepingManagedFields(r, attrs!);
+    warnings.push(...dedupOwnerReferences(admitted, true));
+    return admitted;
+  };
   let updated: { object: KubeObject };
   try {
     updated = await r.store.guaranteedUpdate(
@@ -85,11 +91,16 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
           throw errors.badRequest(`the API version or kind of the object changed in the patch`);
         }
         attrs = { operation: 'UPDATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: patched, oldObject: original, subresource: r.subresource, dryRun, warnings, options };
-        await r.admission.admit(attrs);
-        warnings.push(...dedupOwnerReferences(attrs.object!, true));
-        return attrs.object!;
+        // A main-resource patch is admitted in the store once managedFields record it (upstream's patcher runs the
+        // field manager in applyPatch, before applyAdmission); a subresource's view is admitted here.
+        return r.subresource ? admit(patched) : patched;
       },
-      { dryRun, fieldManager, validateAdmission: r.admission.validates ? (obj, old) => validateWrite(r, attrs!)!(obj, old) : undefined },
+      {
+        dryRun,
+        fieldManager,
+        ...(r.subresource ? {} : { admit: (obj: KubeObject) => admit(obj) }),
+        validateAdmission: r.admission.validates ? (obj, old) => validateWrite(r, attrs!)!(obj, old) : undefined,
+      },
       r.subresource,
     );
   } catch (err) {

@@ -3,7 +3,7 @@ import { errors } from '../../apimachinery/status.js';
 import { addWarnings } from '../http/response.js';
 import { decodeObject } from './decode-object.js';
 import { dedupOwnerReferences } from './dedup-owner-references.js';
-import { optionsObject, validateWrite } from './admission-attributes.js';
+import { admitKeepingManagedFields, optionsObject, validateWrite } from './admission-attributes.js';
 import type { AdmissionAttributes } from '../admission/admission.js';
 import { type ParsedRequest, subresourceView } from './parsed-request.js';
 import { writeObject } from './render.js';
@@ -32,14 +32,18 @@ export async function handleUpdate(r: ParsedRequest<'update'>): Promise<void> {
     attrs.oldObject = current ? subresourceView(r, current) : undefined;
     if (current) attrs.options = optionsObject('UpdateOptions', { dryRun, fieldManager, fieldValidation: r.options.fieldValidation });
     else attrs.options = optionsObject('CreateOptions', { dryRun, fieldManager, fieldValidation: r.options.fieldValidation });
-    await r.admission.admit(attrs);
-    dedupWarnings = dedupOwnerReferences(attrs.object, true);
-    return attrs.object;
+    const admitted = await admitKeepingManagedFields(r, attrs);
+    dedupWarnings = dedupOwnerReferences(admitted, true);
+    return admitted;
   };
   let dedupWarnings: string[] = [];
   let result: { object: KubeObject; created: boolean };
   try {
-    result = await r.store.update(r.ctx, r.namespace, r.name, obj, { dryRun, fieldManager, admitUpdate, validateAdmission: validateWrite(r, attrs) }, r.subresource);
+    // A main-resource PUT is admitted in the store once managedFields record it (upstream's transformers: the field
+    // manager's, then admission's); a subresource's view is admitted as it comes, before the store maps it onto the
+    // object (atrium records a subresource write's managedFields on the mapped result).
+    const admission = r.subresource ? { admitUpdate } : { admit: admitUpdate };
+    result = await r.store.update(r.ctx, r.namespace, r.name, obj, { dryRun, fieldManager, ...admission, validateAdmission: validateWrite(r, attrs) }, r.subresource);
   } catch (err) {
     // Warnings recorded before a failure (a webhook's, say) go out with the error, as upstream's recorder sends them.
     addWarnings(r.res, warnings);

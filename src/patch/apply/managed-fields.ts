@@ -60,6 +60,31 @@ export function decodeManagedFields(raw: unknown): ManagedEntry[] | undefined {
 }
 
 /**
+ * What is wrong with managedFields as upstream's DecodeManagedFields words it (managedfields.ValidateManagedFields),
+ * or undefined when they decode: every entry's operation is Apply or Update, its apiVersion set, its fieldsType
+ * FieldsV1, its fieldsV1 a field set.
+ */
+export function managedFieldsProblem(raw: unknown): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) return 'managedFields is not a list';
+  for (const [i, item] of raw.entries()) {
+    if (!isObjectValue(item)) return `managed fields entry ${i} is not an object`;
+    if (item.operation !== 'Apply' && item.operation !== 'Update') return 'operation must be `Apply` or `Update`';
+    if (typeof item.apiVersion !== 'string' || item.apiVersion.length < 1) return 'apiVersion must not be empty';
+    if (item.fieldsType === undefined || item.fieldsType === '') return `missing fieldsType in managed fields entry ${i}`;
+    if (item.fieldsType !== 'FieldsV1') return `invalid fieldsType ${JSON.stringify(item.fieldsType)} in managed fields entry ${i}`;
+    if (item.fieldsV1 !== undefined && item.fieldsV1 !== null) {
+      try {
+        FieldSet.fromFieldsV1(item.fieldsV1);
+      } catch (err) {
+        return `error decoding versioned set: error decoding set: ${(err as Error).message}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
  * The wire form: entries with empty sets dropped, sorted like kube-apiserver (operation, time, manager, apiVersion,
  * subresource), keys in the order of metav1.ManagedFieldsEntry. An empty result is undefined (the field is omitted).
  */

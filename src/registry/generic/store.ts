@@ -78,6 +78,14 @@ export interface WriteOptions {
    * the PUT creates), as upstream's update handler admits; returns the object to store.
    */
   admitUpdate?: (obj: KubeObject, old: KubeObject | null) => Promise<KubeObject>;
+  /**
+   * Mutating admission of a create or of a main-resource update (PUT, PATCH), run once managedFields record the write
+   * and before the strategy prepares it: upstream's handlers run the field manager's transformer before admission's
+   * (create.go, update.go, patch.go), so what admission adds (a claim's default class, a pod's service account volume)
+   * is owned by no manager. Called with the stored object for an update, null for a create; returns the object to
+   * store. Retries after a storage conflict call it again.
+   */
+  admit?: (obj: KubeObject, old: KubeObject | null) => Promise<KubeObject>;
 }
 
 export interface DeleteOptions {
@@ -538,7 +546,8 @@ export class GenericStore {
     // A deep copy of a 2 KB object costs ~20 µs, a tenth of a create: skipped when the caller hands the input over.
     const owned = opts.inputHandedOver === true;
     const sentResourceVersion = opts.rejectResourceVersion === true && !!input.metadata?.resourceVersion;
-    const obj = opts.fieldManager !== undefined ? this.trackCreate(input, opts.fieldManager, owned) : owned ? input : deepCopy(input);
+    let obj = opts.fieldManager !== undefined ? this.trackCreate(input, opts.fieldManager, owned) : owned ? input : deepCopy(input);
+    if (opts.admit) obj = await opts.admit(obj, null);
     this.def.codec.decodeAsGo?.(obj);
     const meta = metaOf(obj);
     this.prepareCreateMeta(obj, namespace);
@@ -804,6 +813,11 @@ export class GenericStore {
     // fields): a writer that leaves out what Go always writes changes nothing by that.
     this.def.codec.decodeAsGo?.(desired);
     if (!subresource) desired = this.trackMainUpdate(current, desired, opts);
+    if (!subresource && opts.admit) {
+      // Admission reads the stored object as oldObject and never writes it (as upstream's, which gets the live object).
+      desired = await opts.admit(desired, current);
+      this.def.codec.decodeAsGo?.(desired);
+    }
     let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
     if (subresource) next = this.trackSubresourceUpdate(subresource, current, desired, next, opts);
     const errs = subresource
