@@ -53,8 +53,9 @@ node port exists once per cluster); a copy's namespaces are the app's with `-<co
  * what applying the apps alone costs on the real thing on this machine.
  *
  * Diagnostics printed before the figures: the delay model of every corpus app; the phases of the pipeline (namespace
- * placed by the scheduler, objects applied, Deployments split / other workloads placed, ready on the clusters and
- * synced up, the split children's readiness folded onto the root), p50 / p99 / max; the three slowest apps.
+ * placed by the scheduler, objects applied, each awaited object from its own apply answered to ready minus its floor,
+ * Deployments split / other workloads placed, ready on the clusters and synced up, the split children's readiness
+ * folded onto the root), p50 / p99 / max; the three slowest apps.
  *
  * Gives up ATRIUM_BENCH_WORKLOADS_TIMEOUT_MS (default 150 s) after the applies started, naming every object not ready
  * and why; an app never ready counts as the whole timeout (the figure fails), and the p99 over the apps that did get
@@ -631,6 +632,8 @@ export async function runWorkloadBenchmarks(): Promise<Figure[]> {
     console.log(`workloads: phases, ms p50 / p99 / max (count): ${[
       nsPlaced.length ? `namespace applied → placed by the scheduler ${percentile(nsPlaced, 50).toFixed(0)} / ${percentile(nsPlaced, 99).toFixed(0)} / ${Math.max(...nsPlaced).toFixed(0)} (${nsPlaced.length})` : 'namespace applied → placed -',
       phase('app start → object applied', (e) => (e.appliedAt !== undefined ? e.appliedAt - e.inst.startedAt! : undefined)),
+      // The pipeline alone, without the wait for the app's own earlier applies: each workload from its apply answered.
+      phase('awaited object: applied → ready upstream, minus its floor', (e) => (e.appliedAt !== undefined && e.readyAt !== undefined ? Math.max(0, e.readyAt - e.appliedAt - e.a.floorMs) : undefined)),
       phase('Deployments: applied → split', (e) => (e.a.kind === 'Deployment' && e.placedAt !== undefined && e.appliedAt !== undefined ? e.placedAt - e.appliedAt : undefined)),
       phase('other workloads: applied → placed', (e) => (live(e) && e.a.kind !== 'Deployment' && e.placedAt !== undefined && e.appliedAt !== undefined ? e.placedAt - e.appliedAt : undefined)),
       phase('placed → ready upstream, minus its floor', (e) => (live(e) && e.placedAt !== undefined && e.readyAt !== undefined ? e.readyAt - e.placedAt - e.a.floorMs : undefined)),
