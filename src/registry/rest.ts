@@ -78,6 +78,17 @@ export interface SubresourceStrategy {
    */
   view?(parent: KubeObject): KubeObject;
   viewDefinitionName?: string;
+  /**
+   * The body is the parent's kind, decoded as a write of the parent is (wrong types refused, unknown fields dropped,
+   * defaults applied): pods/ephemeralcontainers, whose new containers come without the defaults upstream's decoder
+   * gives them. Other subresources leave their bodies as sent.
+   */
+  decodedAsParent?: boolean;
+  /**
+   * A write leaves managedFields as stored: pods/ephemeralcontainers, whose upstream strategy rebuilds the pod from the
+   * stored one (dropNonEphemeralContainerUpdates), dropping the entry the field manager recorded for the write.
+   */
+  keepsManagedFields?: boolean;
 }
 
 /** A served resource: its discovery descriptor plus the behaviour the generic store needs. */

@@ -47,7 +47,7 @@ export function builtinCodec(
     const sub = subresource ? subresourceStrategies[subresource] : undefined;
     return sub?.view ? (sub.viewDefinitionName ?? definitionName) : definitionName;
   };
-  const bodyTypeOf = (subresource: string): string | undefined => (subresource ? undefined : definitionName);
+  const bodyTypeOf = (subresource: string): string | undefined => (!subresource || subresourceStrategies[subresource]?.decodedAsParent ? definitionName : undefined);
   return {
     strictErrorsInDocumentOrder: true,
     typedList: true,

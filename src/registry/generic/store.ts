@@ -819,7 +819,7 @@ export class GenericStore {
       this.def.codec.decodeAsGo?.(desired);
     }
     let next = subresource ? this.applySubresource(subresource, desired, current) : this.prepareUpdate(desired, current);
-    if (subresource) next = this.trackSubresourceUpdate(subresource, current, desired, next, opts);
+    if (subresource && !this.def.subresourceStrategies[subresource]?.keepsManagedFields) next = this.trackSubresourceUpdate(subresource, current, desired, next, opts);
     const errs = subresource
       ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
       : this.validateUpdate(next, current);

@@ -6,8 +6,11 @@
  * Always — get the same checks, other init containers may not set them); host ports must not collide. The image-whitespace rule
  * applies to Pods only (validateContainersOnlyForPod), after the whole spec, as upstream keeps templates lenient.
  *
- * Not checked: ephemeral containers (a Pod cannot be created with them); resizePolicy, as kube-apiserver 1.32 drops
- * it while InPlacePodVerticalScaling is off.
+ * Ephemeral containers (validateEphemeralContainers) get the common checks and the image-whitespace rule, a name unique
+ * across every container of the pod, a targetContainerName naming a regular or init container, and none of the fields
+ * upstream's allow list leaves out (ports, resources, probes, lifecycle, ...) nor a volume subPath.
+ *
+ * Not checked: resizePolicy, as kube-apiserver 1.32 drops it while InPlacePodVerticalScaling is off.
  */
 import * as fe from '../../../apimachinery/field-errors.js';
 import type { FieldError } from '../../../apimachinery/field-errors.js';
@@ -146,4 +149,49 @@ export function validateContainersOnlyForPod(list: unknown, path: string): Field
     const image = text(c.image);
     return image !== image.trim() ? [fe.invalid(`${path}[${i}].image`, image, 'must not have leading or trailing whitespace')] : [];
   });
+}
+
+/**
+ * EphemeralContainerCommon's fields upstream's allowedEphemeralContainerFields leaves out, in the struct's order: set
+ * (anything but Go's zero value: an empty list or map decoded from JSON is not nil, so it counts) they are forbidden.
+ */
+const EPHEMERAL_FORBIDDEN_FIELDS = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+
+/** Whether a field holds something other than Go's zero value of its type (absent, null, or `resources: {}`). */
+function setForEphemeral(field: string, v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  // ResourceRequirements is a struct: `{}` (what Go always writes) is its zero value; any member makes it set.
+  if (field === 'resources') return present(v) && Object.values(v).some((x) => x !== undefined && x !== null);
+  return true;
+}
+
+/**
+ * validateEphemeralContainers: for each, the common checks and the Pod-only image rule, a name unique across the
+ * regular, init and earlier ephemeral containers, a targetContainerName among the regular and init containers, the
+ * allow list of fields, and no subPath or subPathExpr in its mounts.
+ */
+export function validateEphemeralContainers(list: unknown, regular: unknown, init: unknown, path: string, ctx: ContainerContext): FieldError[] {
+  const ephemeral = asObjects(list);
+  if (ephemeral.length === 0) return [];
+  const others = new Set([...asObjects(regular), ...asObjects(init)].map((c) => text(c.name)));
+  const all = new Set(others);
+  const errs: FieldError[] = [];
+  ephemeral.forEach((c, i) => {
+    const p = `${path}[${i}]`;
+    errs.push(...validateContainerCommon(c, p, ctx));
+    // validateContainerOnlyForPod, here for templates too (upstream checks ephemeral containers alike everywhere).
+    const image = text(c.image);
+    if (image !== image.trim()) errs.push(fe.invalid(`${p}.image`, image, 'must not have leading or trailing whitespace'));
+    const name = text(c.name);
+    if (all.has(name)) errs.push(fe.duplicate(`${p}.name`, name));
+    else all.add(name);
+    const target = text(c.targetContainerName);
+    if (target && !others.has(target)) errs.push(fe.notFound(`${p}.targetContainerName`, target));
+    for (const field of EPHEMERAL_FORBIDDEN_FIELDS) if (setForEphemeral(field, c[field])) errs.push(fe.forbidden(`${p}.${field}`, 'cannot be set for an Ephemeral Container'));
+    asObjects(c.volumeMounts).forEach((m, j) => {
+      if (text(m.subPath)) errs.push(fe.forbidden(`${p}.volumeMounts[${j}].subPath`, 'cannot be set for an Ephemeral Container'));
+      if (text(m.subPathExpr)) errs.push(fe.forbidden(`${p}.volumeMounts[${j}].subPathExpr`, 'cannot be set for an Ephemeral Container'));
+    });
+  });
+  return errs;
 }

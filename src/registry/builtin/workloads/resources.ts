@@ -8,7 +8,7 @@
  * control plane runs no workload controllers for them.
  */
 import { randomInt } from 'node:crypto';
-import { type KubeObject, isPlainObject, nowRFC3339 } from '../../../apimachinery/object.js';
+import { type JsonObject, type KubeObject, isPlainObject, nowRFC3339 } from '../../../apimachinery/object.js';
 import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.js';
 import { defaultDeployment, defaultPod, defaultReplicaSet, defaultService } from './defaults.js';
 import { admitPodCreate } from './pod-admission-defaults.js';
@@ -19,6 +19,7 @@ import { scaleSubresource } from './scale.js';
 import {
   validateDeployment,
   validatePodCreate,
+  validatePodEphemeralContainersUpdate,
   validatePodUpdate,
   validateReplicaSet,
   validateSelectorImmutable,
@@ -130,6 +131,31 @@ function podFields(obj: KubeObject): Record<string, string> {
   };
 }
 
+/**
+ * pods/ephemeralcontainers (`kubectl debug`): a write changes the pod's spec.ephemeralContainers and nothing else
+ * (upstream's dropNonEphemeralContainerUpdates keeps the stored pod but for them), validated as
+ * ValidatePodEphemeralContainersUpdate.
+ */
+const ephemeralContainersDescriptor = {
+  name: 'ephemeralcontainers',
+  kind: 'Pod',
+  verbs: ['get', 'patch', 'update'],
+  strategy: {
+    apply(incoming: KubeObject, current: KubeObject): KubeObject {
+      const spec = (isPlainObject(current.spec) ? current.spec : (current.spec = {})) as Record<string, unknown>;
+      const wanted = isPlainObject(incoming.spec) ? incoming.spec.ephemeralContainers : undefined;
+      if (wanted === undefined || wanted === null) delete spec.ephemeralContainers;
+      else spec.ephemeralContainers = wanted;
+      return current;
+    },
+    validate: (obj: KubeObject, old: KubeObject) => validatePodEphemeralContainersUpdate(obj as JsonObject, old as JsonObject),
+    decodedAsParent: true,
+    // Upstream's strategy starts from the stored pod, so the entry its field manager recorded is lost: no
+    // `ephemeralcontainers` entry ever appears in managedFields.
+    keepsManagedFields: true,
+  },
+};
+
 export const pods = withPrinter(
   defineBuiltin({
     group: '',
@@ -165,7 +191,7 @@ export const pods = withPrinter(
       validateUpdate: validatePodUpdate,
       selectableFields: podFields,
     },
-    subresources: [statusDescriptor('Pod')],
+    subresources: [ephemeralContainersDescriptor, statusDescriptor('Pod')],
   }),
   podPrinter,
 );
