@@ -12,6 +12,7 @@ import {
   apiResourceList,
   apiVersions,
   etagOf,
+  withConnectSubresources,
 } from './discovery/discovery.js';
 import { handleResource } from './handlers/resource-handler.js';
 import { wantsAggregatedDiscovery } from './http/negotiation.js';
@@ -70,19 +71,21 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
     return false;
   }
   const resources = () => servedResources(deps, info);
+  // Discovery also lists the streaming subresources plugins answer (pods/exec, log, ...), as kube-apiserver does.
+  const listed = () => (info.wildcardCluster ? resources() : withConnectSubresources(resources(), deps.connect));
   switch (path) {
     case '/version':
       writeJson(res, 200, versionInfo());
       return true;
     case '/api': {
       const agg = wantsAggregatedDiscovery(req.headers.accept);
-      if (agg) return writeDiscovery(req, res, aggregatedDiscovery(resources(), true, agg), agg);
+      if (agg) return writeDiscovery(req, res, aggregatedDiscovery(listed(), true, agg), agg);
       writeJson(res, 200, apiVersions(req.headers.host ?? ''));
       return true;
     }
     case '/apis': {
       const agg = wantsAggregatedDiscovery(req.headers.accept);
-      if (agg) return writeDiscovery(req, res, aggregatedDiscovery(resources(), false, agg), agg);
+      if (agg) return writeDiscovery(req, res, aggregatedDiscovery(listed(), false, agg), agg);
       writeJson(res, 200, apiGroupList(resources()));
       return true;
     }
@@ -97,7 +100,7 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
     return deps.openapi.serveV3GroupVersion(req, res, path.slice('/openapi/v3/'.length), resources());
   }
   if (path === '/api/v1') {
-    writeJson(res, 200, apiResourceList('', 'v1', resources()));
+    writeJson(res, 200, apiResourceList('', 'v1', listed()));
     return true;
   }
   const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
@@ -106,7 +109,7 @@ async function serveNonResource(req: IncomingMessage, res: ServerResponse, path:
     const all = resources();
     if (version) {
       if (!all.some((r) => r.group === group && r.version === version)) return false;
-      writeJson(res, 200, apiResourceList(group!, version, all));
+      writeJson(res, 200, apiResourceList(group!, version, withConnectSubresources(all, deps.connect)));
       return true;
     }
     const g = apiGroup(group!, all);

@@ -19,10 +19,23 @@ describe('pods/ephemeralcontainers', () => {
     assert.equal(r.status, 201, r.text);
   });
 
-  it('is listed in discovery as kube-apiserver lists it', async () => {
+  it("is listed in discovery as kube-apiserver lists it, with the streaming subresources the cluster serves, in the installer's order", async () => {
+    // kube-apiserver v1.32.4's /api/v1 lists these (and pods/binding, pods/eviction and pods/proxy, not served here).
+    const expected = [
+      ['pods/attach', 'PodAttachOptions', ['create', 'get']],
+      ['pods/ephemeralcontainers', 'Pod', ['get', 'patch', 'update']],
+      ['pods/exec', 'PodExecOptions', ['create', 'get']],
+      ['pods/log', 'Pod', ['get']],
+      ['pods/portforward', 'PodPortForwardOptions', ['create', 'get']],
+      ['pods/status', 'Pod', ['get', 'patch', 'update']],
+    ];
     const r = await server().request('GET', '/api/v1');
-    const pods = (r.json.resources as { name: string; kind: string; verbs: string[] }[]).filter((x) => x.name.startsWith('pods/ephemeral'));
-    assert.deepEqual(pods.map((x) => [x.name, x.kind, x.verbs]), [['pods/ephemeralcontainers', 'Pod', ['get', 'patch', 'update']]]);
+    const pods = (r.json.resources as { name: string; kind: string; verbs: string[] }[]).filter((x) => x.name.startsWith('pods/'));
+    assert.deepEqual(pods.map((x) => [x.name, x.kind, x.verbs]), expected);
+    const agg = await server().request('GET', '/api', undefined, { headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } });
+    assert.equal(agg.status, 200, agg.text);
+    const entry = (agg.json.items[0].versions[0].resources as { resource: string; subresources: { subresource: string; responseKind: { kind: string }; verbs: string[] }[] }[]).find((x) => x.resource === 'pods')!;
+    assert.deepEqual(entry.subresources.map((x) => [`pods/${x.subresource}`, x.responseKind.kind, x.verbs]), expected);
   });
 
   it('adds a debug container as kubectl debug does: defaulted, nothing else changed, managedFields as they were', async () => {

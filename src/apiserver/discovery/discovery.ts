@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { APIResourceDescriptor } from '../../apimachinery/api-resource.js';
+import type { APIResourceDescriptor, APISubresourceDescriptor } from '../../apimachinery/api-resource.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
 
 /** Kubernetes version ordering: GA > beta > alpha, higher numbers first (v2 > v1 > v1beta2 > v1beta1 > v1alpha1). */
@@ -87,7 +87,10 @@ export function apiResourceList(group: string, version: string, resources: APIRe
     if (r.categories.length) entry.categories = r.categories;
     entry.storageVersionHash = storageVersionHash(r);
     list.push(entry);
-    for (const s of r.subresources) {
+    // A built-in kind's subresources by name, as kube-apiserver's installer lists them; a custom resource's as the
+    // CRD has them.
+    const subresources = r.strategicMergePatch ? [...r.subresources].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) : r.subresources;
+    for (const s of subresources) {
       const sub: Record<string, unknown> = { name: `${r.resource}/${s.name}`, singularName: '', namespaced: r.namespaced };
       if (s.group !== undefined) sub.group = s.group;
       if (s.version !== undefined) sub.version = s.version;
@@ -161,4 +164,34 @@ export function aggregatedDiscovery(resources: APIResourceDescriptor[], core: bo
 
 export function etagOf(body: string): string {
   return `"${createHash('sha512').update(body).digest('hex')}"`;
+}
+
+/**
+ * What discovery says of the streaming subresources a connect handler answers (connect.ts), as kube-apiserver lists
+ * them: the options kind each takes and its verbs. Only these are listed; other connect handlers (computed views)
+ * stand for whole resources, which the registry lists.
+ */
+const CONNECT_SUBRESOURCES: Record<string, Pick<APISubresourceDescriptor, 'kind' | 'verbs'>> = {
+  '/pods/attach': { kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+  '/pods/exec': { kind: 'PodExecOptions', verbs: ['create', 'get'] },
+  '/pods/log': { kind: 'Pod', verbs: ['get'] },
+  '/pods/portforward': { kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+};
+
+/**
+ * `resources` with the streaming subresources the given connect handlers serve added to the resources they belong to
+ * (pods/log, exec, attach, portforward wherever Pods are served with those handlers), for discovery; the registry's
+ * descriptors are left untouched.
+ */
+export function withConnectSubresources(resources: APIResourceDescriptor[], connect: readonly { group: string; resource: string; subresource: string }[]): APIResourceDescriptor[] {
+  if (connect.length === 0) return resources;
+  return resources.map((r) => {
+    const extra = connect
+      .filter((h) => h.group === r.group && h.resource === r.resource && h.subresource && !r.subresources.some((x) => x.name === h.subresource))
+      .flatMap((h) => {
+        const d = CONNECT_SUBRESOURCES[`${h.group}/${h.resource}/${h.subresource}`];
+        return d ? [{ name: h.subresource, ...d }] : [];
+      });
+    return extra.length ? { ...r, subresources: [...r.subresources, ...extra] } : r;
+  });
 }
