@@ -239,7 +239,15 @@ export interface ComputedCreateRequest {
   name: string;
   subresource: string;
   object: KubeObject;
+  /** An admitted computed create only: the request's dryRun=All. */
+  dryRun?: boolean;
+  /** An admitted computed create only: validating admission of the (mutated) object (rest.ValidateObjectFunc). */
+  validate?: (obj: KubeObject) => Promise<void>;
 }
 
-/** Answers a computed create; throws a StatusError to refuse it. */
-export type ComputedCreate = (ctx: RequestContext, request: ComputedCreateRequest) => Promise<KubeObject>;
+/**
+ * Answers a computed create; throws a StatusError to refuse it. A returned Status with a code is answered with that
+ * code. `admitted`: the create goes through admission (mutating before the call, validating through
+ * request.validate) and reads dryRun, as pods/eviction does upstream; reviews and token requests do neither.
+ */
+export type ComputedCreate = ((ctx: RequestContext, request: ComputedCreateRequest) => Promise<KubeObject>) & { admitted?: boolean };

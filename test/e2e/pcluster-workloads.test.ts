@@ -248,4 +248,26 @@ spec:
     assert.deepEqual([pdb.status.expectedPods, pdb.status.currentHealthy, pdb.status.desiredHealthy], [5, 5, 2]);
     assert.deepEqual([pdb.status.conditions[0].type, pdb.status.conditions[0].status, pdb.status.conditions[0].reason], ['DisruptionAllowed', 'True', 'SufficientPods']);
   });
+
+  it('kubectl drain evicts through pods/eviction and honours the PodDisruptionBudget', async () => {
+    const pods = await kubectlJson(k, ['get', 'pods', '-l', 'app=busy']);
+    const node = pods.items[0].spec.nodeName as string;
+    const onNode = (pods.items as { spec: { nodeName: string } }[]).filter((p) => p.spec.nodeName === node).length;
+    // A budget no eviction fits: drain keeps retrying and says why.
+    await kubectlOk(k, ['patch', 'pdb', 'busy', '--type=merge', '-p', '{"spec":{"minAvailable":5}}']);
+    await eventually('no disruption allowed', async () => (await kubectlJson(k, ['get', 'pdb', 'busy'])).status.disruptionsAllowed === 0, 30_000, 250);
+    const blocked = await k.kubectl(['drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--pod-selector=app=busy', '--timeout=4s']);
+    assert.notEqual(blocked.code, 0, blocked.stdout);
+    assert.match(blocked.stderr + blocked.stdout, /Cannot evict pod as it would violate the pod's disruption budget\./);
+    assert.equal((await kubectlJson(k, ['get', 'pods', '-l', 'app=busy'])).items.filter((p: { spec: { nodeName: string } }) => p.spec.nodeName === node).length, onNode, 'nothing evicted');
+    // Room for it: the node's busy pods are evicted and the Deployment runs them elsewhere.
+    await kubectlOk(k, ['patch', 'pdb', 'busy', '--type=merge', '-p', '{"spec":{"minAvailable":2}}']);
+    await eventually('disruptions allowed again', async () => (await kubectlJson(k, ['get', 'pdb', 'busy'])).status.disruptionsAllowed > 0, 30_000, 250);
+    const drained = await k.kubectl(['drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--pod-selector=app=busy', '--timeout=60s']);
+    assert.equal(drained.code, 0, drained.stderr);
+    assert.match(drained.stdout, /evicted/);
+    await kubectlOk(k, ['rollout', 'status', 'deployment/busy', '--timeout=60s']);
+    assert.equal((await kubectlJson(k, ['get', 'pods', '-l', 'app=busy'])).items.filter((p: { spec: { nodeName: string } }) => p.spec.nodeName === node).length, 0);
+    await kubectlOk(k, ['uncordon', node]);
+  });
 });

@@ -65,6 +65,29 @@ export async function handleComputedCreate(r: ParsedRequest<'computed-create'>):
   const decoded = decodeBody(await readBody(r.req), r.contentType, { kind, version });
   const obj = decoded.object as KubeObject;
   checkTypeMeta(obj, kind, gv);
-  const result = await r.options.compute(r.ctx, { namespace: r.namespace, name: r.name, subresource: r.subresource, object: obj });
-  writeObject(r.res, 201, result, r.output, def);
+  const { compute, dryRun } = r.options;
+  let result: KubeObject;
+  if (compute.admitted) {
+    // As upstream's create handler: mutating admission of the subresource's CREATE, then the call, which runs the
+    // validating phase where its REST storage calls createValidation.
+    const warnings: string[] = [];
+    const attrs: AdmissionAttributes = {
+      operation: 'CREATE', ctx: r.ctx, def, namespace: r.namespace, name: r.name, object: obj, subresource: r.subresource, dryRun, warnings,
+      options: optionsObject('CreateOptions', { dryRun }),
+    };
+    try {
+      await r.admission.admit(attrs);
+      const validate = r.admission.validates ? (o: KubeObject) => r.admission.validate({ ...attrs, object: o }) : undefined;
+      result = await compute(r.ctx, { namespace: r.namespace, name: r.name, subresource: r.subresource, object: attrs.object!, dryRun, ...(validate ? { validate } : {}) });
+    } catch (err) {
+      addWarnings(r.res, warnings);
+      throw err;
+    }
+    addWarnings(r.res, warnings);
+  } else {
+    result = await compute(r.ctx, { namespace: r.namespace, name: r.name, subresource: r.subresource, object: obj });
+  }
+  // A Status answer carries its own code (upstream's create handler fills 201 only into a Status without one).
+  const code = result.kind === 'Status' && typeof (result as { code?: unknown }).code === 'number' ? ((result as { code: number }).code) : 201;
+  writeObject(r.res, code, result, r.output, def);
 }

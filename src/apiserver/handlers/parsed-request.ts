@@ -85,7 +85,7 @@ export interface VerbOptions {
   list: ListOptions;
   watch: WatchRequestOptions;
   create: BodyWriteOptions;
-  'computed-create': { compute: ComputedCreate };
+  'computed-create': { compute: ComputedCreate; dryRun: boolean };
   update: BodyWriteOptions;
   patch: PatchOptions;
   apply: ApplyOptions;
@@ -152,7 +152,7 @@ export function parseRequest(r: ResourceRequest): ParsedRequest {
       const output = negotiateObjectOutput(accept, null, false, protobuf);
       // A create answered by code takes none of CreateOptions.
       const compute = def.computedCreates?.[subresource];
-      if (compute) return { ...target, output, verb: 'computed-create', options: { compute } };
+      if (compute) return { ...target, output, verb: 'computed-create', options: { compute, dryRun: compute.admitted ? parseDryRun(query, 'CreateOptions') : false } };
       return { ...target, output, verb: 'create', options: bodyWriteOptions(query, userAgent, 'CreateOptions') };
     }
     case 'update': {

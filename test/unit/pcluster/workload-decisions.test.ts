@@ -28,7 +28,7 @@ import {
 import { ttlRemaining } from '../../../src/pcluster/controllers/job/ttl-after-finished.js';
 import { limitByBehaviorRate, limitWithRules, rawResourceReplicas, resourceReplicas, stabilizeRecommendation, stabilizeWithBehaviors } from '../../../src/pcluster/controllers/hpa/math.js';
 import { formatMilliQuantity, podRequest, podUsage } from '../../../src/pcluster/controllers/hpa/metrics.js';
-import { countHealthy, expectedPodCount, pdbStatus } from '../../../src/pcluster/controllers/disruption/budget.js';
+import { countHealthy, disruptedPodsOf, DISRUPTION_DELETION_TIMEOUT_MS, expectedPodCount, pdbStatus } from '../../../src/pcluster/controllers/disruption/budget.js';
 import { completedStatus } from '../../../src/pcluster/controllers/pod-run.js';
 import { equalRevisions, revisionsToPrune, templatePatch } from '../../../src/pcluster/controllers/controller-history.js';
 
@@ -448,6 +448,19 @@ describe('disruption budgets', () => {
     assert.deepEqual((s.conditions as any[])[0], { type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods', message: '', observedGeneration: 2, lastTransitionTime: '1970-01-01T00:00:00Z' });
     assert.equal(pdbStatus(budget({}), { currentHealthy: 2, desiredHealthy: 2, expected: 3 }, 0).disruptionsAllowed, 0);
     assert.equal(pdbStatus(budget({}), { currentHealthy: 2, desiredHealthy: 0, expected: 0 }, 0).disruptionsAllowed, 0, 'nothing expected: nothing allowed');
+  });
+  it('counts pods an eviction recorded as disrupted out until their deadline, and forgets gone or overdue ones', () => {
+    const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+    const now = Date.parse('2026-01-01T00:10:00Z');
+    const recorded = { a: at(now - 60_000), b: at(now - 3 * 60_000), gone: at(now - 1000) };
+    const withRecord = { metadata: { generation: 2 }, spec: {}, status: { disruptedPods: recorded } };
+    const { disrupted, recheckAtMs } = disruptedPodsOf(withRecord, pods, now);
+    assert.deepEqual(disrupted, { a: recorded.a }, 'b is overdue (over 2 minutes), gone is not among the pods');
+    assert.equal(recheckAtMs, now - 60_000 + DISRUPTION_DELETION_TIMEOUT_MS);
+    assert.equal(countHealthy(pods, disrupted), countHealthy(pods) - 1, 'a disrupted pod is not healthy');
+    const s = pdbStatus(withRecord, { currentHealthy: 1, desiredHealthy: 1, expected: 3, disrupted }, now);
+    assert.deepEqual(s.disruptedPods, { a: recorded.a });
+    assert.equal(pdbStatus(withRecord, { currentHealthy: 1, desiredHealthy: 1, expected: 3, disrupted: {} }, now).disruptedPods, undefined, 'an empty map is left out');
   });
   it('cannot scale pods of an unknown controller', () => {
     assert.throws(() => expectedPodCount(budget({ maxUnavailable: 1 }), pods, () => undefined), /found no controllers for pod "a"/);

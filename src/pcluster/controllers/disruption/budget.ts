@@ -49,9 +49,33 @@ export function expectedPodCount(pdb: PodDisruptionBudget, pods: KubeObject[], f
   return { expected: 0, desiredHealthy: 0, unmanaged };
 }
 
-/** countHealthyPods: Ready and not being deleted. */
-export function countHealthy(pods: KubeObject[]): number {
-  return pods.filter((p) => !p.metadata?.deletionTimestamp && isPodReady(p)).length;
+/** How long an evicted pod may take to go before the budget counts it again (upstream's DeletionTimeout). */
+export const DISRUPTION_DELETION_TIMEOUT_MS = 2 * 60_000;
+
+/**
+ * buildDisruptedPodMap: of the pods the eviction API recorded in status.disruptedPods, those still there, not yet
+ * being deleted and within DISRUPTION_DELETION_TIMEOUT_MS of their eviction — they count as disrupted; entries for
+ * pods gone, being deleted or overdue are dropped. `recheckAtMs`: when the earliest of them falls due.
+ */
+export function disruptedPodsOf(pdb: PodDisruptionBudget, pods: KubeObject[], now: number): { disrupted: Record<string, string>; recheckAtMs?: number } {
+  const recorded = isPlainObject(pdb.status?.disruptedPods) ? (pdb.status!.disruptedPods as Record<string, unknown>) : {};
+  const disrupted: Record<string, string> = {};
+  let recheckAtMs: number | undefined;
+  for (const pod of pods) {
+    const name = pod.metadata?.name ?? '';
+    const at = recorded[name];
+    if (pod.metadata?.deletionTimestamp || typeof at !== 'string') continue;
+    const due = Date.parse(at) + DISRUPTION_DELETION_TIMEOUT_MS;
+    if (due < now) continue;
+    disrupted[name] = at;
+    if (recheckAtMs === undefined || due < recheckAtMs) recheckAtMs = due;
+  }
+  return recheckAtMs === undefined ? { disrupted } : { disrupted, recheckAtMs };
+}
+
+/** countHealthyPods: Ready, not being deleted and not disrupted by an eviction in progress. */
+export function countHealthy(pods: KubeObject[], disrupted: Record<string, string> = {}): number {
+  return pods.filter((p) => !p.metadata?.deletionTimestamp && !Object.hasOwn(disrupted, p.metadata?.name ?? '') && isPodReady(p)).length;
 }
 
 /** meta.SetStatusCondition for a metav1.Condition (message is always written, empty or not). */
@@ -64,8 +88,11 @@ function setCondition(conditions: JsonObject[], next: { type: string; status: st
   return out;
 }
 
-/** updatePdbStatus + UpdateDisruptionAllowedCondition (no disruptions allowed while nothing is expected). */
-export function pdbStatus(pdb: PodDisruptionBudget, counts: { currentHealthy: number; desiredHealthy: number; expected: number }, now: number): JsonObject {
+/**
+ * updatePdbStatus + UpdateDisruptionAllowedCondition (no disruptions allowed while nothing is expected); disruptedPods
+ * as buildDisruptedPodMap left them (omitted when empty), or as recorded when the caller did not build them.
+ */
+export function pdbStatus(pdb: PodDisruptionBudget, counts: { currentHealthy: number; desiredHealthy: number; expected: number; disrupted?: Record<string, string> }, now: number): JsonObject {
   let allowed = counts.currentHealthy - counts.desiredHealthy;
   if (counts.expected <= 0 || allowed <= 0) allowed = 0;
   const generation = pdb.metadata?.generation ?? 1;
@@ -84,7 +111,9 @@ export function pdbStatus(pdb: PodDisruptionBudget, counts: { currentHealthy: nu
     expectedPods: counts.expected,
     conditions,
   };
-  if (pdb.status?.disruptedPods) status.disruptedPods = pdb.status.disruptedPods;
+  if (counts.disrupted !== undefined) {
+    if (Object.keys(counts.disrupted).length > 0) status.disruptedPods = counts.disrupted;
+  } else if (pdb.status?.disruptedPods) status.disruptedPods = pdb.status.disruptedPods;
   return status;
 }
 

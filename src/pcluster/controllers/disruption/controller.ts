@@ -14,7 +14,7 @@ import { EventRecorder } from '../../../controllers/runtime/event-recorder.js';
 import { deploymentsGVR, podsGVR, replicaSetsGVR } from '../gvrs.js';
 import { controllerOf } from '../owner-references.js';
 import { pdbGVR, replicationControllersGVR, statefulSetsGVR } from '../workload-gvrs.js';
-import { type PodDisruptionBudget, type ScaleFinder, countHealthy, expectedPodCount, failSafeStatus, pdbStatus } from './budget.js';
+import { type PodDisruptionBudget, type ScaleFinder, countHealthy, disruptedPodsOf, expectedPodCount, failSafeStatus, pdbStatus } from './budget.js';
 
 export const disruptionControllerInstaller: ControllerInstaller = {
   name: 'disruption',
@@ -63,13 +63,17 @@ export const disruptionControllerInstaller: ControllerInstaller = {
       const { cluster, namespace } = parseObjectKey(key);
       const now = Date.now();
       let status: JsonObject;
+      let recheck: number | undefined;
       try {
         const selector = fromLabelSelector(pdb.spec?.selector as LabelSelectorSpec | undefined);
         const matching = pods.lister.list().filter((p) => p.metadata?.namespace === namespace && selector.matches(p.metadata?.labels ?? {}));
         const involved = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace, name: pdb.metadata?.name ?? '', uid: pdb.metadata?.uid };
         if (matching.length === 0 && (pdb.status?.expectedPods ?? 0) !== 0) void recorder.record(clusterOf(pdb), involved, 'Normal', 'NoPods', 'No matching pods found');
         const { expected, desiredHealthy } = expectedPodCount(pdb, matching, finderFor(cluster));
-        status = pdbStatus(pdb, { currentHealthy: countHealthy(matching), desiredHealthy, expected }, now);
+        const { disrupted, recheckAtMs } = disruptedPodsOf(pdb, matching, now);
+        status = pdbStatus(pdb, { currentHealthy: countHealthy(matching, disrupted), desiredHealthy, expected, disrupted }, now);
+        // An evicted pod that has not gone by its deadline counts again then: look at the budget at that moment.
+        if (recheckAtMs !== undefined) recheck = recheckAtMs - now;
       } catch (err) {
         void recorder.record(clusterOf(pdb), { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace, name: pdb.metadata?.name ?? '', uid: pdb.metadata?.uid }, 'Warning', 'CalculateExpectedPodCountFailed', `Failed to calculate the number of expected pods: ${(err as Error).message}`);
         status = failSafeStatus(pdb, (err as Error).message, now);
@@ -79,6 +83,7 @@ export const disruptionControllerInstaller: ControllerInstaller = {
         next.status = status;
         await client.updateStatus(pdbGVR, next, { namespace });
       }
+      if (recheck !== undefined) return { requeueAfterMs: Math.max(0, recheck) + 1 };
     };
 
     const controller = new Controller<string>({ name: 'disruption', reconcile, workers: 1, rateLimiter: { baseDelayMs: 50, maxDelayMs: 10_000 } });
