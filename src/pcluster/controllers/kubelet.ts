@@ -185,7 +185,9 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           }));
         } else delete status.initContainerStatuses;
         if (running) {
-          const ip = allocatePodIP(uid, node);
+          // A pod on the host's network has the node's address (kubelet: podIPs are the hostIPs), as the node debugger
+          // pod of `kubectl debug node/<node>` and DaemonSets such as node exporters do.
+          const ip = isPlainObject(pod.spec) && pod.spec.hostNetwork === true ? hostIP : allocatePodIP(uid, node);
           status.podIP = ip;
           status.podIPs = [{ ip }];
         }
