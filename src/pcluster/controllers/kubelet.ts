@@ -23,6 +23,7 @@ import { isClaimBound, podClaimNames } from './storage/binding.js';
 import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, type SimulatedNode } from './node-object.js';
 import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
 import { PodRunner, crashLoopStep, crashLoops, podDesc, runsToCompletion } from './pod-run.js';
+import { type EphemeralContainer, EphemeralContainerStarter, withEphemeralStatuses } from './ephemeral-containers.js';
 
 export interface KubeletOptions {
   clusterName: string;
@@ -70,13 +71,20 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const containerIDs = new Map<string, string>();
       const timers: NodeJS.Timeout[] = [];
       const runner = new PodRunner(opts.jobDurationMs ?? 2000);
+      const ephemerals = new EphemeralContainerStarter(opts.readyDelayMs);
       // The kubelet's container events, as `kubectl describe pod` shows them: Pulled, Created and Started once per
       // container when the pod starts (kubelet 1.32's messages, images "already present": nothing is pulled here).
       // Recorded only on the transition to Running, so a pod costs three events per container, once.
       const recorder = new EventRecorder(client, 'kubelet', { aggregate: true });
-      const containerEvents = (pod: KubeObject, node: string) => {
+      // Ephemeral containers get the same three, under spec.ephemeralContainers{<name>}, when they start.
+      const containerEvents = (pod: KubeObject, node: string, ephemeral: EphemeralContainer[] = []) =>
+        startEvents(pod, node, [
+          ...initContainersOf(pod).map((c) => ({ ...c, field: 'initContainers' })),
+          ...containerNames(pod).map((c) => ({ ...c, field: 'containers' })),
+          ...ephemeral.map((c) => ({ ...c, field: 'ephemeralContainers' })),
+        ]);
+      const startEvents = (pod: KubeObject, node: string, all: { name: string; image: string; field: string }[]) => {
         const involved = { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid };
-        const all = [...initContainersOf(pod).map((c) => ({ ...c, field: 'initContainers' })), ...containerNames(pod).map((c) => ({ ...c, field: 'containers' }))];
         for (const c of all) {
           const at = { ...involved, fieldPath: `spec.${c.field}{${c.name}}` };
           void recorder.record(clusterOf(pod), at, 'Normal', 'Pulled', `Container image "${c.image}" already present on machine`, node);
@@ -108,6 +116,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         if (!id) containerIDs.set(k, (id = `containerd://${randomBytes(32).toString('hex')}`));
         return id;
       };
+      const identity = (pod: KubeObject) => ({ containerID: (name: string) => containerID(pod.metadata?.uid ?? '', name), imageID });
 
       /** The status the pod should have now: creating until the delay has passed, then running and ready. */
       const desiredStatus = (pod: KubeObject, node: SimulatedNode, running: boolean, startTime: string): JsonObject => {
@@ -176,7 +185,9 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           }));
         } else delete status.initContainerStatuses;
         if (running) {
-          const ip = allocatePodIP(uid, node);
+          // A pod on the host's network has the node's address (kubelet: podIPs are the hostIPs), as the node debugger
+          // pod of `kubectl debug node/<node>` and DaemonSets such as node exporters do.
+          const ip = isPlainObject(pod.spec) && pod.spec.hostNetwork === true ? hostIP : allocatePodIP(uid, node);
           status.podIP = ip;
           status.podIPs = [{ ip }];
         }
@@ -187,7 +198,8 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const sameState = (have: JsonObject, want: JsonObject): boolean => {
         const strip = (s: JsonObject) => {
           const c = deepCopy(s);
-          for (const cs of [...(Array.isArray(c.containerStatuses) ? c.containerStatuses : []), ...(Array.isArray(c.initContainerStatuses) ? c.initContainerStatuses : [])] as JsonObject[]) {
+          const lists = [c.containerStatuses, c.initContainerStatuses, c.ephemeralContainerStatuses];
+          for (const cs of lists.flatMap((l) => (Array.isArray(l) ? l : [])) as JsonObject[]) {
             const state = cs.state as JsonObject | undefined;
             if (isPlainObject(state?.running)) delete state.running.startedAt;
             if (isPlainObject(state?.terminated)) {
@@ -211,7 +223,12 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         const node = byName.get(isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '');
         if (!node || !isPodActive(pod)) return;
         const status = isPlainObject(pod.status) ? pod.status : {};
-        if (status.phase === 'Running') return runsToCompletion(pod) ? runToCompletion(pod) : crashLoops(pod) ? crashLoop(pod, node.name) : undefined;
+        if (status.phase === 'Running') {
+          const started = await startEphemeralContainers(pod, node.name);
+          if (started === 'written') return undefined; // the update brings the pod back for its other steps
+          const next = runsToCompletion(pod) ? await runToCompletion(pod) : crashLoops(pod) ? await crashLoop(pod, node.name) : undefined;
+          return soonest(started, next);
+        }
         const claimKey = (name: string) => formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name });
         const volumesReady = podClaimNames(pod).every((name) => isClaimBound(claimInformer.lister.get(claimKey(name))));
         let since = boundAt.get(key);
@@ -220,7 +237,8 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         const remaining = since === undefined ? Infinity : since + opts.readyDelayMs - Date.now();
         const running = remaining <= 0;
         const startTime = typeof status.startTime === 'string' ? status.startTime : nowRFC3339();
-        const want = desiredStatus(pod, node, running, startTime);
+        const eph = ephemerals.step(pod, running, identity(pod));
+        const want = withEphemeralStatuses(desiredStatus(pod, node, running, startTime), eph.statuses);
         if (!sameState(status, want)) {
           const next = deepCopy(pod);
           next.status = want;
@@ -230,10 +248,35 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
             if (err instanceof StatusError && err.code === 404) return;
             throw err;
           }
-          if (running && status.phase !== 'Running') containerEvents(pod, node.name);
+          if (running && status.phase !== 'Running') containerEvents(pod, node.name, eph.started);
         }
         if (running) return undefined;
         return Number.isFinite(remaining) ? { requeueAfterMs: remaining } : undefined;
+      };
+
+      /**
+       * A running pod's ephemeral containers (ephemeral-containers.ts): writes their statuses when one appears or
+       * starts ('written'), else says when one is due to start.
+       */
+      const startEphemeralContainers = async (pod: KubeObject, node: string): Promise<'written' | ReconcileResult | undefined> => {
+        const status = isPlainObject(pod.status) ? pod.status : {};
+        const eph = ephemerals.step(pod, true, identity(pod));
+        const want = withEphemeralStatuses(status, eph.statuses);
+        if (jsonEqual(want, status)) return eph.requeueAfterMs !== undefined ? { requeueAfterMs: eph.requeueAfterMs } : undefined;
+        try {
+          await client.updateStatus(podsGVR, { ...deepCopy(pod), status: want }, { namespace: pod.metadata?.namespace });
+        } catch (err) {
+          if (err instanceof StatusError && err.code === 404) return 'written';
+          throw err;
+        }
+        startEvents(pod, node, eph.started.map((c) => ({ ...c, field: 'ephemeralContainers' })));
+        return 'written';
+      };
+
+      /** The earlier of two requeues. */
+      const soonest = (a: ReconcileResult | undefined | void, b: ReconcileResult | undefined | void): ReconcileResult | undefined => {
+        const ms = [a?.requeueAfterMs, b?.requeueAfterMs].filter((v): v is number => v !== undefined);
+        return ms.length ? { requeueAfterMs: Math.min(...ms) } : undefined;
       };
 
       /** A running pod with restartPolicy Always and a non-zero simulated exit code: it crash-loops (pod-run.ts). */
@@ -326,7 +369,13 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           controller.enqueue(formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' }));
         }
       };
-      podInformer.addEventHandler({ add: enqueue, update: (_o, n) => enqueue(n), delete: enqueue });
+      const forget = (pod: KubeObject) => {
+        const uid = pod.metadata?.uid ?? '';
+        runner.forget(uid);
+        ephemerals.forget(uid);
+        enqueue(pod);
+      };
+      podInformer.addEventHandler({ add: enqueue, update: (_o, n) => enqueue(n), delete: forget });
       const enqueueUsersOf = (claim: KubeObject) => {
         for (const pod of podInformer.lister.list()) {
           if (pod.metadata?.namespace === claim.metadata?.namespace && clusterOf(pod) === clusterOf(claim) && podClaimNames(pod).includes(claim.metadata?.name ?? '')) enqueue(pod);

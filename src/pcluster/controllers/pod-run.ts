@@ -86,9 +86,10 @@ export function completedStatus(pod: KubeObject, startedAt: number, now: number,
   ]) {
     conditions = setPodCondition(conditions, c).conditions;
   }
-  // Once the containers are done the kubelet stops the sidecars (restartable init containers still running); the
-  // simulated ones exit cleanly on SIGTERM.
+  // Once the containers are done the kubelet stops the sidecars (restartable init containers still running) and the
+  // ephemeral containers (`kubectl debug`) with the pod; the simulated ones exit cleanly on SIGTERM.
   const inits = Array.isArray(status.initContainerStatuses) ? status.initContainerStatuses.filter(isPlainObject) : [];
+  const ephemerals = Array.isArray(status.ephemeralContainerStatuses) ? status.ephemeralContainerStatuses.filter(isPlainObject) : [];
   const stopped = (cs: JsonObject) => {
     const since = (isPlainObject(cs.state) && isPlainObject(cs.state.running) ? String(cs.state.running.startedAt ?? '') : '') || started;
     return { terminated: { exitCode: 0, reason: 'Completed', startedAt: since, finishedAt: finished, containerID: cs.containerID ?? containerIDFor(uid, String(cs.name), Number(cs.restartCount ?? 0)) } };
@@ -98,6 +99,7 @@ export function completedStatus(pod: KubeObject, startedAt: number, now: number,
     phase: succeeded ? 'Succeeded' : 'Failed',
     conditions,
     ...(inits.length ? { initContainerStatuses: inits.map((cs) => (isPlainObject(cs.state) && isPlainObject(cs.state.running) ? { ...cs, ready: false, started: false, state: stopped(cs) } : cs)) } : {}),
+    ...(ephemerals.length ? { ephemeralContainerStatuses: ephemerals.map((cs) => (isPlainObject(cs.state) && isPlainObject(cs.state.running) ? { ...cs, state: stopped(cs) } : cs)) } : {}),
     containerStatuses: containers.map((cs) => ({ ...cs, ready: false, started: false, state: terminated(cs) })),
   };
 }

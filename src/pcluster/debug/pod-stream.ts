@@ -8,9 +8,10 @@
  *
  * What attach joins: the simulated main process's output is its log, so attach streams the container's new log
  * lines; each line typed on stdin is echoed into the log (and so comes back through attach), as an echo server
- * would. The session ends when the container instance ends or the pod is deleted.
+ * would. The session ends when the container instance ends or the pod is deleted, or, for a container with
+ * `stdin: true`, when the client's stdin ends (detachesOnStdinEnd).
  */
-import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import { StatusError, errors } from '../../apimachinery/status.js';
 import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js';
 import { podAttachOptions, podExecOptions, podPortForwardOptions } from '../../apiserver/connect-options.js';
@@ -37,6 +38,18 @@ function requireStreamable(pod: KubeObject): void {
 function requireRunning(pod: KubeObject, container: string): void {
   const cs = containerStatus(pod, container);
   if (!cs || !(isPlainObject(cs.state) && isPlainObject(cs.state.running))) throw errors.badRequest(`container not found (${JSON.stringify(container)})`);
+}
+
+/**
+ * Whether the end of an attach client's stdin ends the session, as containerd's CRI attach decides: a container
+ * with an open stdin (spec stdin) that is not "stdinOnce without a TTY" keeps its stdin and drops the session's
+ * output, so the client is detached (`kubectl debug -i` with piped input returns once the input is sent). With
+ * stdinOnce (and no TTY) the container's stdin closes instead and the session follows the container to its end; a
+ * container without stdin ignores the client's.
+ */
+export function detachesOnStdinEnd(spec: JsonObject): boolean {
+  if (spec.stdin !== true) return false;
+  return !(spec.stdinOnce === true && spec.tty !== true);
 }
 
 function notUpgraded(kind: 'exec' | 'attach' | 'portforward'): StatusError {
@@ -90,18 +103,27 @@ export function podAttachHandler(runtime: ContainerRuntime): ConnectHandler {
         session.finish({ exitCode: 0 });
         return;
       }
+      const stop = instance.log.follow({ line: (e) => session.stdout?.write(`${e.text}\n`), end: () => session.finish({ exitCode: 0 }) });
+      const undo = runtime.onPodGone(uid, () => session.finish({ exitCode: 0 }));
+      const detach = () => {
+        stop();
+        undo();
+      };
       let partial = '';
       session.stdin?.on('data', (chunk: Buffer) => {
         const lines = (partial + chunk.toString('utf8')).split(/\r?\n|\r/);
         partial = lines.pop() ?? '';
         for (const line of lines) instance.log.append(`[stdin] ${line}`);
       });
-      const stop = instance.log.follow({ line: (e) => session.stdout?.write(`${e.text}\n`), end: () => session.finish({ exitCode: 0 }) });
-      const undo = runtime.onPodGone(uid, () => session.finish({ exitCode: 0 }));
-      session.once('close', () => {
-        stop();
-        undo();
+      session.stdin?.once('end', () => {
+        if (partial) instance.log.append(`[stdin] ${partial}`);
+        partial = '';
+        if (!session.open || !detachesOnStdinEnd(podContainer(pod, container) ?? {})) return;
+        // The echoed lines are written; no later line may reach a finished session.
+        detach();
+        session.finish({ exitCode: 0 });
       });
+      session.once('close', detach);
     },
   };
 }

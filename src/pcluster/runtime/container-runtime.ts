@@ -77,6 +77,15 @@ function probeDescriptions(c: JsonObject): string[] {
   return out;
 }
 
+/**
+ * The pod's ephemeral containers (`kubectl debug`): they run and log like the others (a log for `kubectl logs -c`, a
+ * working directory for exec, a main process to attach to) but declare no ports (validation forbids them).
+ */
+const ephemeralContainersOf = (pod: KubeObject): JsonObject[] => {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  return Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers.filter(isPlainObject) : [];
+};
+
 /** The TCP ports a container declares. */
 function declaredPorts(c: JsonObject): number[] {
   const ports = Array.isArray(c.ports) ? c.ports.filter(isPlainObject) : [];
@@ -97,8 +106,9 @@ export class ContainerRuntime {
     const status = isPlainObject(pod.status) ? pod.status : {};
     if (!uid || !Array.isArray(status.containerStatuses)) return;
     let sim = this.pods.get(uid);
-    const specs = new Map([...initContainersOf(pod), ...containersOf(pod)].map((c) => [String(c.name), c]));
-    const statuses = [...(Array.isArray(status.initContainerStatuses) ? status.initContainerStatuses : []), ...status.containerStatuses].filter(isPlainObject);
+    const specs = new Map([...initContainersOf(pod), ...containersOf(pod), ...ephemeralContainersOf(pod)].map((c) => [String(c.name), c]));
+    const listed = (v: unknown) => (Array.isArray(v) ? v : []);
+    const statuses = [...listed(status.initContainerStatuses), ...status.containerStatuses, ...listed(status.ephemeralContainerStatuses)].filter(isPlainObject);
     for (const cs of statuses) {
       const state = isPlainObject(cs.state) ? cs.state : {};
       const name = String(cs.name);
@@ -207,7 +217,11 @@ export class ContainerRuntime {
     if (restartCount > 0) log(`[atrium-sim] restart #${restartCount}`);
     for (const port of declaredPorts(spec)) log(`[atrium-sim] listening on port ${port}/TCP (simulated HTTP responder)`);
     for (const probe of instance.probes) log(`[atrium-sim] ${probe}: started`);
-    log('[atrium-sim] ready');
+    // An ephemeral container is never ready (the kubelet does not probe it); it names the container whose processes
+    // it would see (targetContainerName shares that container's process namespace).
+    if (ephemeralContainersOf(pod).some((c) => c.name === instance.name)) {
+      log(`[atrium-sim] ephemeral container${typeof spec.targetContainerName === 'string' && spec.targetContainerName ? ` targeting container ${spec.targetContainerName}` : ''}: running`);
+    } else log('[atrium-sim] ready');
     return instance;
   }
 
