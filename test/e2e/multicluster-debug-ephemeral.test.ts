@@ -119,7 +119,26 @@ describe('kubectl debug in a workspace reaches the pod on its cluster', { timeou
         assert.equal((copy.spec as { containers?: { name: string }[] }).containers![0]!.name, 'app');
         await reportsRunning(t, m.cluster, name);
       });
+
+      it('kubectl debug -i waits for the container in the workspace, attaches through atrium; attach again', async (t) => {
+        if (!(await kubeletRunsEphemeral(m.cluster, mirrors.get(m.mode)!.metadata!.name!))) return void t.skip('the simulated kubelet does not run ephemeral containers in this build');
+        for (const name of [mirrors.get(m.mode)!.metadata!.name!, `bare-${m.mode}`]) {
+          // kubectl watches the workspace's pod until it reports the container running, then attaches to it.
+          const r = await runKubectl(fleet.kubeconfig, ['debug', name, '-i', '--image=busybox', '-c', 'dbgi', '--', 'sh'], { input: 'echo hello\n', timeoutMs: 60_000 });
+          assert.equal(r.code, 0, r.stderr);
+          assert.deepEqual(r.stdout.split('\n').filter((l) => l.startsWith('[stdin] ')), ['[stdin] echo hello'], r.stdout);
+          const again = await runKubectl(fleet.kubeconfig, ['attach', name, '-c', 'dbgi', '-i'], { input: 'once more\n', timeoutMs: 30_000 });
+          assert.equal(again.code, 0, again.stderr);
+          assert.deepEqual(again.stdout.split('\n').filter((l) => l.startsWith('[stdin] ')), ['[stdin] once more'], again.stdout);
+          assert.match((await kubectl(['logs', name, '-c', 'dbgi'])).stdout, /\[stdin\] echo hello\n\[stdin\] once more\n/);
+        }
+      });
     });
+  }
+
+  /** Whether the cluster runs the debug container the first test of the mode added (this build's simulated kubelet does). */
+  async function kubeletRunsEphemeral(cluster: string, name: string): Promise<boolean> {
+    return statusOf(await original(cluster, await upPod(name)), 'dbg')?.state?.running !== undefined;
   }
 
   /**
