@@ -7,7 +7,8 @@
  * delay starts then. Pods with restartPolicy Never or OnFailure then run to completion (pod-run.ts: Succeeded, Failed
  * or restarted); pods with restartPolicy Always and a non-zero `sim.atrium.io/exit-code` crash-loop (pod-run.ts
  * crashLoopStep), with the kubelet's BackOff event and, on each restart, its Pulled/Created/Started events again
- * (counted on the first ones, as kube's event correlator does).
+ * (counted on the first ones, as kube's event correlator does). Ephemeral containers (`kubectl debug`) are started
+ * once each, as they are added (ephemeral-containers.ts), without touching the pod's conditions.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { findCondition } from '../../apimachinery/conditions.js';
