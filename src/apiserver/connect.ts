@@ -45,6 +45,12 @@ export interface ConnectHandler {
    * request is then reviewed by admission as a CONNECT of this options object before serve() is called.
    */
   connectOptions?: ConnectOptionsCodec;
+  /**
+   * Whether this handler answers the request; when it says no, the request is served as if no handler were installed
+   * (the generic store's verbs, with their admission). For a handler that answers some objects of a resource only
+   * (a mirror pod's pods/ephemeralcontainers, not a synced one's). Its absence means every request.
+   */
+  accepts?(r: ConnectRequest): Promise<boolean>;
   serve(r: ConnectRequest): Promise<void>;
 }
 

@@ -52,8 +52,10 @@ export async function route(req: IncomingMessage, res: ServerResponse, info: Req
   const connect = info.wildcardCluster ? undefined : findConnectHandler(deps.connect, info);
   if (connect) {
     const r = { req, res, upgrade, info, query, ctx, store };
-    await admitConnect(connect, r, deps.admission);
-    return connect.serve(r);
+    if (!connect.accepts || (await connect.accepts(r))) {
+      await admitConnect(connect, r, deps.admission);
+      return connect.serve(r);
+    }
   }
   await handleResource({ req, res, info, query, ctx, store, admission: deps.admission });
 }

@@ -30,6 +30,7 @@ import { WorkspaceWorkloadSource } from './serving/workload-source.js';
 import { TunnelHub } from './streams/tunnel-hub.js';
 import { DownstreamDialer } from './streams/downstream-dialer.js';
 import { podStreamsHandlers } from './streams/pod-streams.js';
+import { mirrorEphemeralContainersHandler } from './streams/mirror-ephemeral-containers.js';
 import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
 import { workspaceViewHandlers, workspaceViewResources } from './metrics/workspace-views.js';
 
@@ -105,7 +106,8 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
       const tunnels = new TunnelHub();
       const dialer = new DownstreamDialer(tunnels);
       return {
-        connect: [...podStreamsHandlers(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
+        // A mirror pod's pods/ephemeralcontainers (`kubectl debug`) is written on its original, the same way.
+        connect: [...podStreamsHandlers(host.registry, dialer), mirrorEphemeralContainersHandler(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
         // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
         // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
         // ReadOnlyMirrors: the mirrors of what the clusters run (pods, events, ...) are written by syncers only.

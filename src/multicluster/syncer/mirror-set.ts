@@ -26,6 +26,7 @@ import { Controller } from '../../controllers/runtime/controller.js';
 import { logger } from '../../logging/logger.js';
 import { kindPlacementOfKind } from '../api/kind-placement.js';
 import { MIRROR_CLUSTER_LABEL, MIRROR_LABEL, MIRROR_SOURCE_ANNOTATION, MIRROR_SOURCE_UID_ANNOTATION, MIRROR_SYNC_TARGET_KEY_ANNOTATION, isMirror } from '../api/mirrors.js';
+import { ephemeralContainersDiffer, ephemeralContainersOf, withEphemeralContainersOf } from '../decisions/ephemeral-containers.js';
 import { controllerOf, mirrorChanges, type MirrorCluster } from '../decisions/mirror-objects.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
 import { contentHash } from './transform.js';
@@ -59,6 +60,11 @@ export interface MirrorSetDeps {
    * upstream and a watch event to every controller there. New and deleted objects are handled at once.
    */
   coalesceMs?: number;
+  /**
+   * Pods: spec.ephemeralContainers (`kubectl debug`) is written through pods/ephemeralcontainers, after the create or
+   * PUT of the rest (a Pod refuses them on create and in a PUT).
+   */
+  ephemeralContainers?: boolean;
   /** Pods: a mirror deleted by someone else deletes its original. */
   deleteOriginalWithMirror?: boolean;
   /** A mirror was deleted by someone else (a user, or the garbage collector after its owner went). */
@@ -210,15 +216,17 @@ export class MirrorSet {
     }
     const changes = mirrorChanges(current, desired);
     let written = current;
-    if (changes.content) {
-      try {
-        written = await this.deps.upstream.update(this.deps.gvr, { ...desired, metadata: { ...desired.metadata, uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion } }, this.scope(ns));
-      } catch (err) {
-        // A change the upstream object cannot take (most of a pod's spec is immutable): the mirror is made anew.
-        if (!(err instanceof StatusError && err.code === 422)) throw err;
-        await this.deleteMirror(current);
-        return { requeueAfterMs: 100 };
+    try {
+      if (changes.content) {
+        const body = { ...desired, metadata: { ...desired.metadata, uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion } };
+        written = await this.deps.upstream.update(this.deps.gvr, this.deps.ephemeralContainers ? withEphemeralContainersOf(body, current) : body, this.scope(ns));
       }
+      if (this.deps.ephemeralContainers && ephemeralContainersDiffer(written, desired)) written = await this.writeEphemeralContainers(desired);
+    } catch (err) {
+      // A change the upstream object cannot take (most of a pod's spec is immutable): the mirror is made anew.
+      if (!(err instanceof StatusError && err.code === 422)) throw err;
+      await this.deleteMirror(current);
+      return { requeueAfterMs: 100 };
     }
     if (changes.status) await this.writeStatus(written, desired);
     return again;
@@ -227,7 +235,7 @@ export class MirrorSet {
   private async create(desired: KubeObject, ns: string): Promise<{ requeueAfterMs: number } | void> {
     let created: KubeObject;
     try {
-      created = await this.deps.upstream.create(this.deps.gvr, desired, this.scope(ns));
+      created = await this.deps.upstream.create(this.deps.gvr, this.deps.ephemeralContainers ? withEphemeralContainersOf(desired, undefined) : desired, this.scope(ns));
     } catch (err) {
       if (!(err instanceof StatusError && err.code === 409)) throw err;
       const other = await this.deps.upstream.get(this.deps.gvr, desired.metadata!.name!, this.scope(ns)).catch(() => undefined);
@@ -236,7 +244,19 @@ export class MirrorSet {
       logger.warn('syncer: an object of that name exists upstream; not mirrored', { resource: this.deps.gvr.resource, namespace: ns, name: desired.metadata?.name });
       return;
     }
+    if (this.deps.ephemeralContainers && ephemeralContainersOf(desired)) created = await this.writeEphemeralContainers(desired);
     if (this.deps.hasStatus) await this.writeStatus(created, desired);
+  }
+
+  /**
+   * The cluster's ephemeral containers onto a pod mirror, through the workspace's pods/ephemeralcontainers: merged by
+   * name (a strategic merge patch), so containers the mirror already has are never taken away. That subresource
+   * sends a mirror's write to its original (streams/mirror-ephemeral-containers.ts), where these containers already
+   * are, and records the original's on the mirror.
+   */
+  private async writeEphemeralContainers(desired: KubeObject): Promise<KubeObject> {
+    const patch = { spec: { ephemeralContainers: ephemeralContainersOf(desired) ?? [] } };
+    return this.deps.upstream.patch(this.deps.gvr, desired.metadata!.name!, 'strategic', patch, { ...this.scope(desired.metadata!.namespace!), subresource: 'ephemeralcontainers' });
   }
 
   private async writeStatus(current: KubeObject, desired: KubeObject): Promise<void> {

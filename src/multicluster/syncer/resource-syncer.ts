@@ -4,6 +4,8 @@
  * - spec down: an assigned upstream object gets a downstream copy (toDownstream) in the mapped namespace, created or
  *   rewritten only when its content hash changed, then the syncer finalizer and its Synced condition (one write);
  * - fields a downstream controller owns are kept downstream and mirrored up (downstream-owned.ts);
+ * - a Pod's ephemeral containers (`kubectl debug` upstream) go down through the copy's pods/ephemeralcontainers, the
+ *   only way a cluster lets them change, before the rest of the copy is rewritten (decisions/ephemeral-containers.ts);
  * - status up: the downstream status, when it differs from what was last written, replaces the upstream status;
  * - syncing state: a per-target Synced condition annotation on the upstream object (sync-condition.ts), plus Events
  *   for failures;
@@ -34,6 +36,7 @@ import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withou
 import type { NamespaceMapper } from './namespace-mapper.js';
 import type { UpstreamCache } from './upstream-refs.js';
 import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
+import { ephemeralContainersDiffer, ephemeralContainersOf, withEphemeralContainersOf } from '../decisions/ephemeral-containers.js';
 import { contentHash, downstreamHashOf, heldOver, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
 export interface ResourceSyncerDeps {
@@ -465,6 +468,7 @@ export class ResourceSyncer {
   private async updateDown(desired: KubeObject, down: KubeObject, namespace: string | undefined): Promise<KubeObject> {
     const { gvr, target } = this.deps;
     let current = down;
+    if (gvr.resource === 'pods' && ephemeralContainersDiffer(current, desired)) current = await this.writeEphemeralContainersDown(desired, namespace);
     for (let attempt = 0; ; attempt++) {
       const body = deepCopy(desired);
       const owned = downstreamOwnedPaths(current);
@@ -484,8 +488,22 @@ export class ResourceSyncer {
   }
 
   private async writeDown(method: 'POST' | 'PUT', obj: KubeObject, namespace: string | undefined): Promise<KubeObject> {
+    // A pod is created without ephemeral containers (refused on create), which then go down as for an update.
+    if (method === 'POST' && this.deps.gvr.resource === 'pods' && ephemeralContainersOf(obj)) {
+      await this.writeDown('POST', withEphemeralContainersOf(obj, undefined), namespace);
+      return this.writeEphemeralContainersDown(obj, namespace);
+    }
     const path = resourcePath(this.deps.gvr, { namespace, name: method === 'PUT' ? obj.metadata!.name! : undefined }) + `?fieldManager=${SYNCER_FIELD_MANAGER}`;
     return (await this.deps.downstream.call(method, path, obj)) as KubeObject;
+  }
+
+  /**
+   * The upstream pod's ephemeral containers onto its copy, through the copy's pods/ephemeralcontainers (a PUT of the
+   * pod cannot change them), merged by name: those the copy has are kept, the cluster validates the new ones.
+   */
+  private async writeEphemeralContainersDown(desired: KubeObject, namespace: string | undefined): Promise<KubeObject> {
+    const patch = { spec: { ephemeralContainers: ephemeralContainersOf(desired) ?? [] } };
+    return this.deps.downstream.patch(this.deps.gvr, desired.metadata!.name!, 'strategic', patch, { namespace, subresource: 'ephemeralcontainers', fieldManager: SYNCER_FIELD_MANAGER });
   }
 
   /** Records this target's Synced condition on the upstream object when it changed; returns the (new) object. */

@@ -142,7 +142,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
  * Carries fields the physical cluster generated or allocated (see toDownstream) from its copy into an update, so a
  * rewrite neither drops nor changes them (they are immutable there, or bound to the cluster's own objects): a
  * Service's clusterIPs and nodePorts, a Job's generated selector and labels, a PersistentVolumeClaim's bound volume
- * and the class its admission defaulted, a Pod's node, and the finalizers the cluster's controllers hold
+ * and the class its admission defaulted, a Pod's node and ephemeral containers, and the finalizers the cluster's controllers hold
  * (pvc-protection, load-balancer cleanup), which upstream objects never carry down.
  */
 export function keepDownstreamAllocations(resource: string, desired: KubeObject, existing: KubeObject): void {
@@ -173,6 +173,9 @@ export function keepDownstreamAllocations(resource: string, desired: KubeObject,
     if ((d.storageClassName === undefined || d.storageClassName === null) && typeof e.storageClassName === 'string') d.storageClassName = e.storageClassName;
   } else if (resource === 'pods') {
     if (e.nodeName !== undefined) d.nodeName = e.nodeName;
+    // A PUT cannot change them: the syncer writes the upstream ones through pods/ephemeralcontainers first.
+    if (e.ephemeralContainers !== undefined) d.ephemeralContainers = deepCopy(e.ephemeralContainers);
+    else delete d.ephemeralContainers;
   }
 }
 

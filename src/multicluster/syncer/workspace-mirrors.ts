@@ -104,7 +104,7 @@ export class WorkspaceMirrors {
     });
   }
 
-  private set(gvr: GroupVersionResource, downstream: Informer, hasStatus: boolean, o: Pick<ConstructorParameters<typeof MirrorSet>[0], 'candidate' | 'desired' | 'deleteOriginalWithMirror' | 'recheckAfterMs'>): MirrorSet {
+  private set(gvr: GroupVersionResource, downstream: Informer, hasStatus: boolean, o: Pick<ConstructorParameters<typeof MirrorSet>[0], 'candidate' | 'desired' | 'deleteOriginalWithMirror' | 'ephemeralContainers' | 'recheckAfterMs'>): MirrorSet {
     const { deps } = this;
     // A mirror deleted by someone else may have lost its owner (garbage collection): resolve owners afresh.
     const onForeignDelete = (m: KubeObject) => {
@@ -126,6 +126,7 @@ export class WorkspaceMirrors {
       const set = this.set(podsGVR, downPods, true, {
         candidate: isMirroredPod,
         deleteOriginalWithMirror: true,
+        ephemeralContainers: true,
         desired: async (pod, ns) => {
           const owner = await this.refs.resolve(pod.metadata!.namespace!, ns, controllerOf(pod)!);
           return owner === 'wait' || owner === undefined ? owner : podMirror(pod, ns, owner, deps.cluster);
