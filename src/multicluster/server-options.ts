@@ -25,12 +25,14 @@ import { revisionHistoryControllerInstaller } from './splitter/revision-history-
 import { mirrorEventTtlControllerInstaller, type MirrorEventTtlOptions } from './controllers/mirror-event-ttl.js';
 import { placementControllerInstaller, type PlacementControllerOptions } from './placement/controller.js';
 import { workspaceWorkloadResources } from './api/workload-resources.js';
+import { withPodEviction, type EvictionStores } from '../registry/builtin/workloads/pod-eviction.js';
 import { ComputeIndex } from './serving/compute-index.js';
 import { WorkspaceWorkloadSource } from './serving/workload-source.js';
 import { TunnelHub } from './streams/tunnel-hub.js';
 import { DownstreamDialer } from './streams/downstream-dialer.js';
 import { podStreamsHandlers } from './streams/pod-streams.js';
 import { mirrorEphemeralContainersHandler } from './streams/mirror-ephemeral-containers.js';
+import { mirrorEvictionHandler } from './streams/mirror-eviction.js';
 import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
 import { workspaceViewHandlers, workspaceViewResources } from './metrics/workspace-views.js';
 
@@ -100,14 +102,21 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
       const compute = new ComputeIndex(stores);
       await compute.start();
       // With them, the clusters' metrics and a read-only view of their nodes (metrics/), for `kubectl top`.
-      host.registry.addSource(new WorkspaceWorkloadSource(compute, [...workspaceWorkloadResources, ...workspaceViewResources], host.registry), { first: true });
+      // Pods with pods/eviction, which reads and writes the workspace's pods and budgets (a mirror's eviction is sent
+      // to its cluster instead: streams/mirror-eviction.ts).
+      const evictionStores: EvictionStores = {
+        pods: (cluster) => host.registry.lookup(cluster, '', 'v1', 'pods'),
+        podDisruptionBudgets: (cluster) => host.registry.lookup(cluster, 'policy', 'v1', 'poddisruptionbudgets'),
+      };
+      const workloads = workspaceWorkloadResources.map((d) => withPodEviction(d, evictionStores));
+      host.registry.addSource(new WorkspaceWorkloadSource(compute, [...workloads, ...workspaceViewResources], host.registry), { first: true });
       // Pod streams (logs, exec, attach, port-forward) reach the pod on its cluster: directly in push mode, through
       // the syncer's tunnel otherwise (streams/).
       const tunnels = new TunnelHub();
       const dialer = new DownstreamDialer(tunnels);
       return {
         // A mirror pod's pods/ephemeralcontainers (`kubectl debug`) is written on its original, the same way.
-        connect: [...podStreamsHandlers(host.registry, dialer), mirrorEphemeralContainersHandler(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
+        connect: [...podStreamsHandlers(host.registry, dialer), mirrorEphemeralContainersHandler(host.registry, dialer), mirrorEvictionHandler(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
         // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
         // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
         // ReadOnlyMirrors: the mirrors of what the clusters run (pods, events, ...) are written by syncers only.

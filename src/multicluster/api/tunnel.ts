@@ -26,7 +26,8 @@ export type TunnelMessage = { type: 'open'; id: string } | { type: 'ping' } | { 
 
 /**
  * The requests a syncer forwards to its cluster: the pod streams, writes of a pod's ephemeral containers (`kubectl
- * debug` of a mirrored pod, streams/mirror-ephemeral-containers.ts), reads of the metrics API, and reads of the
+ * debug` of a mirrored pod, streams/mirror-ephemeral-containers.ts), a pod's eviction (streams/mirror-eviction.ts),
+ * reads of the metrics API, and reads of the
  * cluster's Nodes (the workspace's read-only view of them, which `kubectl top node` lists beside NodeMetrics);
  * nothing else.
  */
@@ -34,6 +35,7 @@ export function isTunnelledRequest(method: string, path: string): boolean {
   const p = path.split('?')[0]!;
   if (/^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/(log|exec|attach|portforward)$/.test(p)) return true;
   if ((method === 'PATCH' || method === 'PUT') && /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/ephemeralcontainers$/.test(p)) return true;
+  if (method === 'POST' && /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/eviction$/.test(p)) return true;
   return method === 'GET' && (/^\/apis\/metrics\.k8s\.io\/v1beta1(\/.*)?$/.test(p) || /^\/api\/v1\/nodes(\/[^/]+)?$/.test(p));
 }
 

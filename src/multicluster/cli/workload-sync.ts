@@ -62,8 +62,9 @@ export function syncerRules(name: string, resources: string[]): KubeObject[] {
     { apiGroups: [''], resources: ['events'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
     // The mirrors of the pods the cluster runs for synced workloads, and of the Jobs its CronJobs make; the owners
     // they are given: the revision-history ReplicaSets of split Deployments.
-    // Their ephemeral containers (`kubectl debug`) go through pods/ephemeralcontainers (syncer/mirror-set.ts).
-    ...(resources.includes('pods') ? [{ apiGroups: [''], resources: ['pods', 'pods/status', 'pods/ephemeralcontainers'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
+    // Their ephemeral containers (`kubectl debug`) go through pods/ephemeralcontainers (syncer/mirror-set.ts); a
+    // mirror's eviction is sent on as pods/eviction (streams/mirror-eviction.ts).
+    ...(resources.includes('pods') ? [{ apiGroups: [''], resources: ['pods', 'pods/status', 'pods/ephemeralcontainers', 'pods/eviction'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
     ...(resources.includes('jobs.batch') && resources.includes('cronjobs.batch') ? [{ apiGroups: ['batch'], resources: ['jobs', 'jobs/status'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }] : []),
     ...(resources.includes('deployments.apps') ? [{ apiGroups: ['apps'], resources: ['replicasets', 'deployments'], verbs: ['get', 'list'] }] : []),
     // The ReplicaSets of Deployments synced whole, mirrored up with their status.

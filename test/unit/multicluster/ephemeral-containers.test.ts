@@ -55,6 +55,9 @@ describe('ephemeral containers between a workspace and a cluster', () => {
     assert.equal(isTunnelledRequest('DELETE', path), false);
     assert.equal(isTunnelledRequest('PATCH', '/api/v1/namespaces/ns/pods/web'), false);
     assert.equal(isTunnelledRequest('PATCH', '/api/v1/namespaces/ns/pods/web/status'), false);
+    // A mirror's eviction goes to its cluster too (streams/mirror-eviction.ts).
+    assert.equal(isTunnelledRequest('POST', '/api/v1/namespaces/ns/pods/web/eviction'), true);
+    assert.equal(isTunnelledRequest('POST', '/api/v1/namespaces/ns/pods/web/binding'), false);
   });
 
   it('a cluster\'s refusal names the pod as the workspace does', () => {

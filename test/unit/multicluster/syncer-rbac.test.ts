@@ -34,6 +34,7 @@ describe('kubectl atrium workload sync: the syncer\'s RBAC covers every kind syn
     assert.ok(allows('', 'pods/status', 'patch'));
     // The mirror writer writes a mirror's ephemeral containers (kubectl debug) through their subresource.
     assert.ok(allows('', 'pods/ephemeralcontainers', 'patch'));
+    assert.ok(allows('', 'pods/eviction', 'create'));
     assert.ok(allows('batch', 'jobs/status', 'patch'));
     for (const verb of ['list', 'watch']) assert.ok(allows('', 'events', verb), `events ${verb}`);
     assert.ok(allows('apps', 'replicasets', 'list'));
