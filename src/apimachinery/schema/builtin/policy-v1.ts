@@ -1,5 +1,5 @@
 /**
- * Built-in type descriptors for policy/v1 PodDisruptionBudgets: JSON names, protobuf field numbers (k8s.io/api v1.32
+ * Built-in type descriptors for policy/v1 PodDisruptionBudgets and Evictions: JSON names, protobuf field numbers (k8s.io/api v1.32
  * generated.proto), merge/apply semantics from the Go struct tags and markers, and short descriptions for kubectl
  * explain.
  */
@@ -10,6 +10,16 @@ import { INT32, INT64, INT_OR_STRING, META_V1, OBJECT_META_FIELD, STRING, TIME, 
 export const POLICY_V1 = 'io.k8s.api.policy.v1';
 
 export const policyV1Types: readonly BuiltinTypeSpec[] = [
+  {
+    name: POLICY_V1 + '.Eviction',
+    description: "Evicts a pod, as a POST to its pods/eviction subresource: deleted only if its PodDisruptionBudget allows it.",
+    gvk: [{ group: 'policy', version: 'v1', kind: 'Eviction' }],
+    fields: [
+      ...TYPE_META_FIELDS,
+      { ...OBJECT_META_FIELD, description: "Names the pod being evicted." },
+      { name: 'deleteOptions', proto: 2, type: ref(META_V1, 'DeleteOptions'), description: "Options of the pod's deletion (preconditions, dryRun, ...)." },
+    ],
+  },
   {
     name: POLICY_V1 + '.PodDisruptionBudget',
     description: "Limits how many pods of a set voluntary disruptions (evictions) may take down at once.",
