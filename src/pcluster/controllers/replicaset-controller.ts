@@ -17,7 +17,8 @@ import { EventRecorder } from '../../controllers/runtime/event-recorder.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../controllers/runtime/context.js';
 import { Expectations } from './expectations.js';
 import { podsGVR, replicaSetsGVR, replicationControllersGVR } from './gvrs.js';
-import { controllerOf, controllerRef, isControlledBy } from './owner-references.js';
+import { claimObjects } from './claim-objects.js';
+import { controllerOf, controllerRef } from './owner-references.js';
 import { isPodActive, isPodAvailable, isPodReady, podCondition } from './pod-conditions.js';
 
 /** A ReplicaSet or a ReplicationController (whose selector is a label map). */
@@ -127,12 +128,10 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
           return;
         }
         const { namespace } = parseObjectKey(key);
-        const uid = rs.metadata?.uid;
         const selector = k.selector(rs);
-        const owned = podInformer.lister
-          .list()
-          .filter((p) => p.metadata?.namespace === namespace && isControlledBy(p, uid) && selector.matches(p.metadata?.labels ?? {}));
-        const active = owned.filter(isPodActive);
+        // claimPods: the namespace's active pods, adopting matching orphans and releasing its own that stopped matching.
+        const candidates = podInformer.lister.list().filter((p) => p.metadata?.namespace === namespace && clusterOf(p) === clusterOf(rs) && isPodActive(p));
+        const active = await claimObjects({ client, gvr: podsGVR, controllerGVR: k.gvr, apiVersion: k.apiVersion, kind: k.kind }, rs, selector, candidates);
 
         if (expectations.satisfied(key) && !rs.metadata?.deletionTimestamp) {
           const diff = active.length - (rs.spec?.replicas ?? 1);
@@ -184,10 +183,20 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
       const controller = new Controller<string>({ name: k.controller, reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
       const enqueueRS = (rs: ReplicaSet) => controller.enqueue(formatObjectKey({ cluster: clusterOf(rs), namespace: rs.metadata?.namespace ?? '', name: rs.metadata?.name ?? '' }));
       rsInformer.addEventHandler({ add: enqueueRS, update: (_o, n) => enqueueRS(n), delete: enqueueRS });
+      /** An orphan pod wakes every set of its namespace whose selector matches it (getPodReplicaSets): one may adopt it. */
+      const enqueueMatching = (pod: KubeObject) => {
+        for (const rs of rsInformer.lister.list()) {
+          if (rs.metadata?.namespace !== pod.metadata?.namespace || clusterOf(rs) !== clusterOf(pod)) continue;
+          if (k.selector(rs).matches(pod.metadata?.labels ?? {})) enqueueRS(rs);
+        }
+      };
       podInformer.addEventHandler({
         add(pod) {
           const key = rsKeyOfPod(pod);
-          if (!key) return;
+          if (!key) {
+            if (!controllerOf(pod)) enqueueMatching(pod);
+            return;
+          }
           expectations.observedAdd(key);
           controller.enqueue(key);
         },
@@ -196,6 +205,9 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
           if (key) controller.enqueue(key);
           const oldKey = rsKeyOfPod(oldPod);
           if (oldKey && oldKey !== key) controller.enqueue(oldKey);
+          // An orphan (released, or relabelled) may now match another set.
+          if (!controllerOf(pod) && !jsonEqual(oldPod.metadata?.labels ?? {}, pod.metadata?.labels ?? {})) enqueueMatching(pod);
+          else if (!controllerOf(pod) && controllerOf(oldPod)) enqueueMatching(pod);
         },
         delete(pod) {
           const key = rsKeyOfPod(pod);
