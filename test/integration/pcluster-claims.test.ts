@@ -53,3 +53,32 @@ for (const kind of [
     });
   });
 }
+
+describe('Job: pods claimed by labels', () => {
+  const jobs = useSimulatedCluster('claims-job', { nodes: 1, readyDelayMs: 50, jobDurationMs: 120_000 });
+  const JSON_PATCH = { headers: { 'Content-Type': 'application/json-patch+json' } };
+  const jobPods = async () => ((await jobs().request('GET', `${NS}/pods?labelSelector=${encodeURIComponent('job-name=adopter')}`)).json.items as (Pod & { metadata: { finalizers?: string[] } })[]);
+
+  it('re-adopts an orphaned pod (with its tracking finalizer) and releases one relabelled out of its selector', async () => {
+    const created = await jobs().request('POST', '/apis/batch/v1/namespaces/default/jobs', { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'adopter' }, spec: { parallelism: 2, completions: 2, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } } });
+    assert.equal(created.status, 201, created.text);
+    const [pod] = await eventually('2 pods', async () => {
+      const list = await jobPods();
+      return list.length === 2 && list;
+    });
+    const name = pod!.metadata.name;
+    const orphaned = await jobs().request('PATCH', `${NS}/pods/${name}`, [{ op: 'remove', path: '/metadata/ownerReferences' }], JSON_PATCH);
+    assert.equal(orphaned.status, 200, orphaned.text);
+    const readopted = await eventually('re-adopted', async () => {
+      const p = (await jobPods()).find((x) => x.metadata.name === name);
+      return p && controller(p)?.uid === created.json.metadata.uid && (p.metadata.finalizers ?? []).includes('batch.kubernetes.io/job-tracking') && p;
+    });
+    assert.equal(controller(readopted)?.kind, 'Job');
+    const relabelled = await jobs().request('PATCH', `${NS}/pods/${name}`, [{ op: 'replace', path: '/metadata/labels', value: { quarantined: 'true' } }], JSON_PATCH);
+    assert.equal(relabelled.status, 200, relabelled.text);
+    await eventually('released, without the tracking finalizer', async () => {
+      const p = (await jobs().request('GET', `${NS}/pods/${name}`)).json as Pod & { metadata: { finalizers?: string[] } };
+      return controller(p) === undefined && !(p.metadata.finalizers ?? []).includes('batch.kubernetes.io/job-tracking');
+    });
+  });
+});

@@ -46,6 +46,8 @@ export interface ClaimTarget {
   /** The controller's apiVersion and kind, for the controller reference. */
   apiVersion: string;
   kind: string;
+  /** A finalizer adopted objects get and released ones lose (a Job's batch.kubernetes.io/job-tracking). */
+  finalizer?: string;
 }
 
 /**
@@ -67,10 +69,13 @@ export async function claimObjects(t: ClaimTarget, controller: KubeObject, selec
         canAdopt ??= stillAdopting(t, controller);
         if (!(await canAdopt)) continue;
         const ref = controllerRef(controller, t.apiVersion, t.kind);
-        claimed.push(await t.client.patch(t.gvr, obj.metadata!.name!, 'strategic', { metadata: { ownerReferences: [ref], uid: obj.metadata?.uid } }, { namespace }));
+        const metadata: JsonObject = { ownerReferences: [ref], uid: obj.metadata?.uid };
+        if (t.finalizer) metadata.finalizers = [t.finalizer];
+        claimed.push(await t.client.patch(t.gvr, obj.metadata!.name!, 'strategic', { metadata }, { namespace }));
       } else {
-        const patch: JsonObject = { metadata: { ownerReferences: [{ $patch: 'delete', uid: controller.metadata?.uid }], uid: obj.metadata?.uid } };
-        await t.client.patch(t.gvr, obj.metadata!.name!, 'strategic', patch, { namespace });
+        const metadata: JsonObject = { ownerReferences: [{ $patch: 'delete', uid: controller.metadata?.uid }], uid: obj.metadata?.uid };
+        if (t.finalizer) metadata['$deleteFromPrimitiveList/finalizers'] = [t.finalizer];
+        await t.client.patch(t.gvr, obj.metadata!.name!, 'strategic', { metadata }, { namespace });
       }
     } catch (err) {
       if (err instanceof StatusError && (err.code === 404 || err.code === 409 || err.code === 422)) continue;

@@ -19,6 +19,7 @@ import type { ControllerContext, ControllerInstaller, RunningController } from '
 import { EventRecorder } from '../../../controllers/runtime/event-recorder.js';
 import { Expectations } from '../expectations.js';
 import { podsGVR } from '../gvrs.js';
+import { claimObjects } from '../claim-objects.js';
 import { controllerOf, controllerRef, isControlledBy } from '../owner-references.js';
 import { deletionOrder } from '../replicaset-controller.js';
 import { jobsGVR } from '../workload-gvrs.js';
@@ -173,9 +174,13 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         if (Number(job.metadata?.resourceVersion ?? 0) < (written.get(key) ?? 0)) return { requeueAfterMs: 100 };
         const { namespace } = parseObjectKey(key);
         const selector = fromLabelSelector(job.spec?.selector as LabelSelectorSpec | undefined);
-        const owned = pods.lister
-          .list()
-          .filter((p) => p.metadata?.namespace === namespace && isControlledBy(p, job.metadata?.uid) && selector.matches(p.metadata?.labels ?? {}))
+        // getPodsForJob: the namespace's pods claimed by the Job (matching orphans adopted with the tracking
+        // finalizer, its own that stopped matching released), unless it is finished or being deleted.
+        const inNamespace = pods.lister.list().filter((p) => p.metadata?.namespace === namespace && clusterOf(p) === clusterOf(job));
+        const claimable = finishedCondition(job) || job.metadata?.deletionTimestamp
+          ? inNamespace.filter((p) => isControlledBy(p, job.metadata?.uid) && selector.matches(p.metadata?.labels ?? {}))
+          : await claimObjects({ client, gvr: podsGVR, controllerGVR: jobsGVR, apiVersion: 'batch/v1', kind: 'Job', finalizer: jobTrackingFinalizer }, job, selector, inNamespace);
+        const owned = claimable
           .map((p) => (removing.has(p.metadata?.uid ?? '') && hasTrackingFinalizer(p) ? { ...p, metadata: { ...p.metadata, finalizers: (p.metadata?.finalizers ?? []).filter((f) => f !== jobTrackingFinalizer) } } : p));
 
         if (finishedCondition(job) || job.metadata?.deletionTimestamp) {
@@ -374,6 +379,18 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         const job = k ? jobs.lister.get(k) : undefined;
         if (!job || job.metadata?.uid !== controllerOf(p)?.uid) controller.enqueue(orphanPrefix + jobKeyOf(p));
       };
+      /** An orphan pod wakes every Job of its namespace whose selector matches it (getPodJobs): one may adopt it. */
+      const enqueueMatchingJobs = (p: KubeObject) => {
+        if (controllerOf(p)) return;
+        for (const j of jobs.lister.list()) {
+          if (j.metadata?.namespace !== p.metadata?.namespace || clusterOf(j) !== clusterOf(p)) continue;
+          try {
+            if (fromLabelSelector(j.spec?.selector as LabelSelectorSpec | undefined).matches(p.metadata?.labels ?? {})) controller.enqueue(jobKeyOf(j));
+          } catch {
+            // an invalid selector matches nothing
+          }
+        }
+      };
       jobs.addEventHandler({ add: (j) => controller.enqueue(jobKeyOf(j)), update: (_o, n) => controller.enqueue(jobKeyOf(n)), delete: (j) => controller.enqueue(jobKeyOf(j)) });
       pods.addEventHandler({
         add(p) {
@@ -383,12 +400,17 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
             controller.enqueue(k);
           }
           checkOrphan(p, k);
+          enqueueMatchingJobs(p);
         },
-        update(_o, p) {
+        update(o, p) {
           if (!hasTrackingFinalizer(p)) removing.delete(p.metadata?.uid ?? '');
           const k = ownerKey(p);
           if (k) controller.enqueue(k);
+          // Released by a relabelling: the Job it left counts again.
+          const old = ownerKey(o);
+          if (old && old !== k) controller.enqueue(old);
           checkOrphan(p, k);
+          enqueueMatchingJobs(p);
         },
         delete(p) {
           removing.delete(p.metadata?.uid ?? '');
