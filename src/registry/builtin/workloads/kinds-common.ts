@@ -12,7 +12,7 @@ import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.
 import { validateLabelName, validateLabels, validateObjectMetaUpdate } from '../../../apimachinery/validation/object-meta.js';
 import { isValidLabelValue } from '../../../apimachinery/validation/names.js';
 import type { ResourceDefinition, SubresourceStrategy } from '../../rest.js';
-import { statusOnly } from '../define.js';
+import { statusAndMetadata, statusOnly } from '../define.js';
 import { scaleSubresource } from './scale.js';
 import { validatePodTemplateSpec } from './validation.js';
 
@@ -43,10 +43,13 @@ export const statusDescriptor = (kind: string) => ({ name: 'status', kind, verbs
  * omitempty: a status write that leaves them out still reads back with their zero values), and validates the write
  * as the kind's status strategy does.
  */
-export function statusSubresource(kind: string, zeros: JsonObject, validate?: (obj: KubeObject, old: KubeObject) => FieldError[]) {
+export function statusSubresource(kind: string, zeros: JsonObject, validate?: (obj: KubeObject, old: KubeObject) => FieldError[], opts: { keepsLabelsAndAnnotations?: boolean } = {}) {
+  // Most status strategies reset all but status; a Job's and a CronJob's reset only the spec (their PrepareForUpdate
+  // copies the old spec alone), so a status write's labels and annotations are kept too.
+  const base = opts.keepsLabelsAndAnnotations ? statusAndMetadata : statusOnly;
   const strategy: SubresourceStrategy = {
     apply(incoming, current) {
-      const next = statusOnly.apply(incoming, current);
+      const next = base.apply(incoming, current);
       fillStatusZeros(next, zeros);
       return next;
     },
