@@ -48,11 +48,16 @@ interface ReplicaSet extends KubeObject {
 
 const specReplicas = (rs: ReplicaSet): number => rs.spec?.replicas ?? 0;
 const sum = (list: ReplicaSet[], f: (rs: ReplicaSet) => number): number => list.reduce((n, rs) => n + f(rs), 0);
-const revisionOf = (rs: ReplicaSet): number => Number(rs.metadata?.annotations?.[revisionAnnotation] ?? 0) || 0;
+/** The revision annotation as upstream's int64 (a BigInt: revisions beyond 2^53 stay exact); 0 when absent or not a number. */
+const revisionOf = (rs: ReplicaSet): bigint => {
+  const text = rs.metadata?.annotations?.[revisionAnnotation];
+  return text !== undefined && /^-?\d+$/.test(text) ? BigInt(text) : 0n;
+};
+const maxRevision = (list: ReplicaSet[]): bigint => list.reduce((m, rs) => (revisionOf(rs) > m ? revisionOf(rs) : m), 0n);
 const createdAt = (o: KubeObject): number => Date.parse(o.metadata?.creationTimestamp ?? '') || 0;
 
 /** The ReplicaSet a Deployment creates for its current template. */
-function newReplicaSetFor(d: Deployment, hash: string, replicas: number, revision: number, maxSurge: number): ReplicaSet {
+function newReplicaSetFor(d: Deployment, hash: string, replicas: number, revision: bigint, maxSurge: number): ReplicaSet {
   const template = deepCopy(d.spec?.template ?? {});
   const tmeta = (isPlainObject(template.metadata) ? template.metadata : (template.metadata = {})) as JsonObject;
   tmeta.labels = { ...((tmeta.labels as Record<string, string> | undefined) ?? {}), [podTemplateHashLabel]: hash };
@@ -111,12 +116,12 @@ export const deploymentControllerInstaller: ControllerInstaller = {
       let collisionCount = d.status?.collisionCount;
 
       if (!d.spec?.paused) {
-        const maxOldRevision = Math.max(0, ...old.map(revisionOf));
+        const maxOldRevision = maxRevision(old);
         if (!newRS && (strategy === 'RollingUpdate' || sum(old, specReplicas) === 0 && sum(old, (rs) => rs.status?.replicas ?? 0) === 0)) {
           const hash = computeTemplateHash(d.spec?.template ?? {}, collisionCount);
           const replicas = strategy === 'Recreate' ? desired : newReplicaSetReplicas(desired, surge, sum(old, specReplicas), 0);
           try {
-            newRS = await client.create(replicaSetsGVR, newReplicaSetFor(d, hash, replicas, maxOldRevision + 1, surge), { namespace });
+            newRS = await client.create(replicaSetsGVR, newReplicaSetFor(d, hash, replicas, maxOldRevision + 1n, surge), { namespace });
             if (replicas > 0) scalingEvent(d, `Scaled up replica set ${newRS.metadata?.name} from 0 to ${replicas}`);
             conditions = setCondition(conditions, { type: 'Progressing', status: 'True', reason: reasons.newReplicaSetCreated, message: `Created new replica set "${newRS.metadata?.name}"` }, now);
           } catch (err) {
@@ -134,7 +139,7 @@ export const deploymentControllerInstaller: ControllerInstaller = {
           if (revisionOf(newRS) <= maxOldRevision) {
             // A rollback to an older template: that ReplicaSet becomes the newest revision again.
             const next = deepCopy(newRS);
-            next.metadata!.annotations = { ...(next.metadata?.annotations ?? {}), [revisionAnnotation]: String(maxOldRevision + 1) };
+            next.metadata!.annotations = { ...(next.metadata?.annotations ?? {}), [revisionAnnotation]: String(maxOldRevision + 1n) };
             newRS = await client.update(replicaSetsGVR, next, { namespace });
           }
         }
