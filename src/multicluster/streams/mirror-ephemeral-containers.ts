@@ -28,9 +28,9 @@ import { servesProtobuf, writeObject } from '../../apiserver/handlers/render.js'
 import { SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import { logger } from '../../logging/logger.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
-import { isMirror } from '../api/mirrors.js';
 import type { DownstreamDialer } from './downstream-dialer.js';
-import { requestDownstream, type DownstreamReply } from './downstream-request.js';
+import type { DownstreamReply } from './downstream-request.js';
+import { mirrorPodRequests, requestOriginal } from './original-pod-request.js';
 import { PodLocator, type PodLocation } from './pod-location.js';
 
 export const EPHEMERAL_CONTAINERS = 'ephemeralcontainers';
@@ -45,41 +45,18 @@ const mirrorWriter = (cluster: string) => ({ cluster, user: { username: 'system:
 
 export function mirrorEphemeralContainersHandler(registry: ResourceRegistry, dialer: DownstreamDialer): ConnectHandler {
   const locator = new PodLocator(registry);
-  /** The mirror read by accepts(), for serve() of the same request. */
-  const mirrors = new WeakMap<ConnectRequest, KubeObject>();
+  const mirrors = mirrorPodRequests(['PUT', 'PATCH']);
   return {
     group: '',
     resource: 'pods',
     subresource: EPHEMERAL_CONTAINERS,
-    async accepts(r) {
-      if (r.req.method !== 'PUT' && r.req.method !== 'PATCH') return false;
-      const pod = await r.store.get(r.ctx, r.info.namespace, r.info.name).catch(() => undefined);
-      if (!pod || !isMirror(pod)) return false;
-      mirrors.set(r, pod);
-      return true;
-    },
+    accepts: mirrors.accepts,
     async serve(r) {
-      const mirror = mirrors.get(r)!;
+      const mirror = mirrors.mirrorOf(r);
       const where = await locator.locate(r.ctx.cluster, mirror);
       const body = await readBody(r.req);
       const sent = r.req.method === 'PUT' ? putForOriginal(body, mirror, where) : body;
-      const query = r.query.size > 0 ? `?${r.query.toString()}` : '';
-      const path = `/api/v1/namespaces/${encodeURIComponent(where.namespace)}/pods/${encodeURIComponent(where.name)}/${EPHEMERAL_CONTAINERS}${query}`;
-      let reply: DownstreamReply;
-      try {
-        reply = await requestDownstream(dialer, where.target, where.targetCluster, {
-          method: r.req.method!,
-          path,
-          body: sent,
-          contentType: r.req.headers['content-type'],
-          userAgent: r.req.headers['user-agent'] ?? 'atrium',
-          timeoutMs: WRITE_TIMEOUT_MS,
-        });
-      } catch (err) {
-        // As an unreachable cluster answers exec and logs (pod-streams.ts).
-        const message = (err as Error).message;
-        throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: message.startsWith('error dialing backend') ? message : `error dialing backend: ${message}`, code: 500 });
-      }
+      const reply: DownstreamReply = await requestOriginal(dialer, where, r, EPHEMERAL_CONTAINERS, sent, WRITE_TIMEOUT_MS);
       const original = reply.body as KubeObject;
       if (reply.status >= 300 || !isPlainObject(original) || original.kind !== 'Pod') throw new StatusError(upstreamStatus(reply, where.name, r.info.name));
       const wanted = (original.spec as { ephemeralContainers?: unknown } | undefined)?.ephemeralContainers;

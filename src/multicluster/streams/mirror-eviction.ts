@@ -14,14 +14,13 @@
  */
 import { isPlainObject, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
-import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js';
+import type { ConnectHandler } from '../../apiserver/connect.js';
 import { readBody } from '../../apiserver/http/body.js';
 import { writeJson } from '../../apiserver/http/response.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
-import { isMirror } from '../api/mirrors.js';
 import type { DownstreamDialer } from './downstream-dialer.js';
-import { requestDownstream, type DownstreamReply } from './downstream-request.js';
 import { upstreamStatus } from './mirror-ephemeral-containers.js';
+import { mirrorPodRequests, requestOriginal } from './original-pod-request.js';
 import { PodLocator, type PodLocation } from './pod-location.js';
 
 /** How long the cluster may take to answer (an eviction retries its budget on conflicts for up to 10 s there). */
@@ -29,39 +28,16 @@ const EVICTION_TIMEOUT_MS = 30_000;
 
 export function mirrorEvictionHandler(registry: ResourceRegistry, dialer: DownstreamDialer): ConnectHandler {
   const locator = new PodLocator(registry);
-  /** The mirror read by accepts(), for serve() of the same request. */
-  const mirrors = new WeakMap<ConnectRequest, KubeObject>();
+  const mirrors = mirrorPodRequests(['POST']);
   return {
     group: '',
     resource: 'pods',
     subresource: 'eviction',
-    async accepts(r) {
-      if (r.req.method !== 'POST') return false;
-      const pod = await r.store.get(r.ctx, r.info.namespace, r.info.name).catch(() => undefined);
-      if (!pod || !isMirror(pod)) return false;
-      mirrors.set(r, pod);
-      return true;
-    },
+    accepts: mirrors.accepts,
     async serve(r) {
-      const mirror = mirrors.get(r)!;
+      const mirror = mirrors.mirrorOf(r);
       const where = await locator.locate(r.ctx.cluster, mirror);
-      const body = forOriginal(await readBody(r.req), mirror, where);
-      const query = r.query.size > 0 ? `?${r.query.toString()}` : '';
-      let reply: DownstreamReply;
-      try {
-        reply = await requestDownstream(dialer, where.target, where.targetCluster, {
-          method: 'POST',
-          path: `/api/v1/namespaces/${encodeURIComponent(where.namespace)}/pods/${encodeURIComponent(where.name)}/eviction${query}`,
-          body,
-          contentType: r.req.headers['content-type'],
-          userAgent: r.req.headers['user-agent'] ?? 'atrium',
-          timeoutMs: EVICTION_TIMEOUT_MS,
-        });
-      } catch (err) {
-        // As an unreachable cluster answers exec and logs (pod-streams.ts).
-        const message = (err as Error).message;
-        throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: message.startsWith('error dialing backend') ? message : `error dialing backend: ${message}`, code: 500 });
-      }
+      const reply = await requestOriginal(dialer, where, r, 'eviction', forOriginal(await readBody(r.req), mirror, where), EVICTION_TIMEOUT_MS);
       const status = upstreamStatus(reply, where.name, r.info.name);
       // The cluster's Status whatever it says: success (201), a budget's refusal (429), two budgets (500), ...
       if (reply.status >= 300 && status.status !== 'Failure') throw new StatusError(status);
