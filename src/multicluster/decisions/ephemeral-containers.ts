@@ -25,7 +25,18 @@ export function withEphemeralContainersOf(pod: KubeObject, from: KubeObject | un
   return { ...pod, spec };
 }
 
-/** Whether the copy's ephemeral containers are not the source's (compared whole: they never change once added). */
+/**
+ * Whether the copy's ephemeral containers are not the source's (compared whole: they never change once added). Asked
+ * on every write of a pod copy or mirror, so pods without any answer at once.
+ */
 export function ephemeralContainersDiffer(current: KubeObject, desired: KubeObject): boolean {
-  return contentHash(ephemeralContainersOf(current) ?? []) !== contentHash(ephemeralContainersOf(desired) ?? []);
+  const have = ephemeralContainersOf(current);
+  const want = ephemeralContainersOf(desired);
+  if (have === undefined || want === undefined) return have !== want;
+  return have.length !== want.length || contentHash(have) !== contentHash(want);
+}
+
+/** The strategic merge patch of pods/ephemeralcontainers that gives a copy `desired`'s containers (merged by name). */
+export function ephemeralContainersPatch(desired: KubeObject): { spec: { ephemeralContainers: unknown[] } } {
+  return { spec: { ephemeralContainers: ephemeralContainersOf(desired) ?? [] } };
 }

@@ -26,7 +26,7 @@ import { Controller } from '../../controllers/runtime/controller.js';
 import { logger } from '../../logging/logger.js';
 import { kindPlacementOfKind } from '../api/kind-placement.js';
 import { MIRROR_CLUSTER_LABEL, MIRROR_LABEL, MIRROR_SOURCE_ANNOTATION, MIRROR_SOURCE_UID_ANNOTATION, MIRROR_SYNC_TARGET_KEY_ANNOTATION, isMirror } from '../api/mirrors.js';
-import { ephemeralContainersDiffer, ephemeralContainersOf, withEphemeralContainersOf } from '../decisions/ephemeral-containers.js';
+import { ephemeralContainersDiffer, ephemeralContainersOf, ephemeralContainersPatch, withEphemeralContainersOf } from '../decisions/ephemeral-containers.js';
 import { controllerOf, mirrorChanges, type MirrorCluster } from '../decisions/mirror-objects.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
 import { contentHash } from './transform.js';
@@ -255,8 +255,7 @@ export class MirrorSet {
    * are, and records the original's on the mirror.
    */
   private async writeEphemeralContainers(desired: KubeObject): Promise<KubeObject> {
-    const patch = { spec: { ephemeralContainers: ephemeralContainersOf(desired) ?? [] } };
-    return this.deps.upstream.patch(this.deps.gvr, desired.metadata!.name!, 'strategic', patch, { ...this.scope(desired.metadata!.namespace!), subresource: 'ephemeralcontainers' });
+    return this.deps.upstream.patch(this.deps.gvr, desired.metadata!.name!, 'strategic', ephemeralContainersPatch(desired), { ...this.scope(desired.metadata!.namespace!), subresource: 'ephemeralcontainers' });
   }
 
   private async writeStatus(current: KubeObject, desired: KubeObject): Promise<void> {

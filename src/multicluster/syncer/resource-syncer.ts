@@ -36,7 +36,7 @@ import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withou
 import type { NamespaceMapper } from './namespace-mapper.js';
 import type { UpstreamCache } from './upstream-refs.js';
 import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
-import { ephemeralContainersDiffer, ephemeralContainersOf, withEphemeralContainersOf } from '../decisions/ephemeral-containers.js';
+import { ephemeralContainersDiffer, ephemeralContainersOf, ephemeralContainersPatch, withEphemeralContainersOf } from '../decisions/ephemeral-containers.js';
 import { contentHash, downstreamHashOf, heldOver, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
 export interface ResourceSyncerDeps {
@@ -502,8 +502,7 @@ export class ResourceSyncer {
    * pod cannot change them), merged by name: those the copy has are kept, the cluster validates the new ones.
    */
   private async writeEphemeralContainersDown(desired: KubeObject, namespace: string | undefined): Promise<KubeObject> {
-    const patch = { spec: { ephemeralContainers: ephemeralContainersOf(desired) ?? [] } };
-    return this.deps.downstream.patch(this.deps.gvr, desired.metadata!.name!, 'strategic', patch, { namespace, subresource: 'ephemeralcontainers', fieldManager: SYNCER_FIELD_MANAGER });
+    return this.deps.downstream.patch(this.deps.gvr, desired.metadata!.name!, 'strategic', ephemeralContainersPatch(desired), { namespace, subresource: 'ephemeralcontainers', fieldManager: SYNCER_FIELD_MANAGER });
   }
 
   /** Records this target's Synced condition on the upstream object when it changed; returns the (new) object. */

@@ -261,6 +261,8 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
        */
       const startEphemeralContainers = async (pod: KubeObject, node: string): Promise<'written' | ReconcileResult | undefined> => {
         const status = isPlainObject(pod.status) ? pod.status : {};
+        // Most running pods never get one: nothing to look at (this runs on every event of a running pod).
+        if (!(isPlainObject(pod.spec) && Array.isArray(pod.spec.ephemeralContainers)) && status.ephemeralContainerStatuses === undefined) return undefined;
         const eph = ephemerals.step(pod, true, identity(pod));
         const want = withEphemeralStatuses(status, eph.statuses);
         if (jsonEqual(want, status)) return eph.requeueAfterMs !== undefined ? { requeueAfterMs: eph.requeueAfterMs } : undefined;

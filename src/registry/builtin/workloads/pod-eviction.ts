@@ -224,7 +224,8 @@ function withDisruptionAllowedFalse(conditions: Record<string, unknown>[] | unde
     observedGeneration: existing?.observedGeneration ?? generation ?? 0,
     lastTransitionTime: changed ? nowRFC3339() : existing!.lastTransitionTime,
     reason: 'InsufficientPods',
-    message: existing?.message ?? '',
+    // SetStatusCondition replaces the message with the new condition's, which is empty.
+    message: '',
   };
   if (i >= 0) list[i] = next;
   else list.push(next);
