@@ -4,7 +4,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { flagParser, parsePort } from './flags.js';
 import { exitWithError, runCommand } from './run-command.js';
 import { parseFlagDuration } from '../apimachinery/go-duration.js';
-import { defaultNodeCapacity, defaultStorageCapacity, parseNodeCapacity, parseStorageCapacity } from '../pcluster/options.js';
+import { defaultMissingImages, defaultNodeCapacity, defaultStorageCapacity, parseMissingImages, parseNodeCapacity, parseStorageCapacity } from '../pcluster/options.js';
 import { parsePool } from '../pcluster/controllers/loadbalancer/ip-pool.js';
 import { startPcluster } from '../pcluster/pcluster.js';
 import { parseControllerList, workloadControllerNames } from '../pcluster/workload-controllers.js';
@@ -28,6 +28,7 @@ interface PclusterFlags {
   horizontalPodAutoscalerDownscaleStabilization: number;
   controllers: string[];
   containerLogInterval: number;
+  missingImages?: RegExp;
 }
 
 function parseTimeScale(v: string): number {
@@ -67,6 +68,7 @@ async function run(flags: PclusterFlags): Promise<void> {
         hpaDownscaleStabilizationMs: flags.horizontalPodAutoscalerDownscaleStabilization,
         controllers: flags.controllers,
         containerLogIntervalMs: flags.containerLogInterval,
+        missingImages: flags.missingImages,
       }),
     ready: (cluster) => `pcluster ${flags.name} is serving at ${cluster.url} with ${cluster.nodeNames.length} node(s); point kubectl at it with: export KUBECONFIG=${cluster.kubeconfigPath}`,
     failure: `pcluster ${flags.name} failed to start`,
@@ -101,6 +103,11 @@ export function addPclusterCommand(program: Command): void {
       if (!(deploymentSchemaVariants as readonly string[]).includes(v)) throw new Error(`must be one of ${deploymentSchemaVariants.join(', ')}`);
       return v as DeploymentSchemaVariant;
     }))
+    .addOption(
+      new Option('--missing-images <regexp>', 'images the simulated registry does not have: pods using them wait in ImagePullBackOff ("" for none)')
+        .argParser(flagParser(parseMissingImages))
+        .default(parseMissingImages(defaultMissingImages), defaultMissingImages),
+    )
     .addOption(new Option('--container-log-interval <duration>', 'how often each running simulated container writes its heartbeat and probe lines to its log').argParser(flagParser(parseFlagDuration)).default(5000, '5s'))
     .addOption(
       new Option('--controllers <list>', `the workload controllers to run (${workloadControllerNames.join(', ')}): * is all, -name disables one, a list without * runs only those named (-* none)`)

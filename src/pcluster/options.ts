@@ -32,3 +32,20 @@ export function parseStorageCapacity(text: string): number {
   if (!(bytes > 0)) throw new Error(`invalid storage capacity "${text}": must be greater than zero`);
   return bytes;
 }
+
+/**
+ * The images the simulated registry lacks by default: those whose registry is `invalid.*` or whose tag says the image
+ * does not exist (`:nonexistent`, `:non-existent`, `:does-not-exist`, `:404`), as manifests and test suites name an
+ * image meant to fail its pull. Every other image is "already present on machine".
+ */
+export const defaultMissingImages = '(^|/)invalid\\.|:(non-?existent|does-?not-?exist|404)$';
+
+/** A --missing-images pattern as a RegExp (an empty pattern: every image exists). Throws naming a bad pattern. */
+export function parseMissingImages(text: string): RegExp | undefined {
+  if (text === '') return undefined;
+  try {
+    return new RegExp(text);
+  } catch (err) {
+    throw new Error(`invalid image pattern "${text}": ${(err as Error).message}`);
+  }
+}

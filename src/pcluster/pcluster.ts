@@ -52,6 +52,8 @@ export interface PclusterOptions extends ServerOptions, WorkloadControllerOption
   loadBalancerCIDR?: string;
   /** How often each running simulated container writes its heartbeat and probe lines (default 5000 ms). */
   containerLogIntervalMs?: number;
+  /** Images the simulated registry does not have (kubelet.ts; the CLI defaults to options.ts defaultMissingImages). */
+  missingImages?: RegExp;
 }
 
 export interface RunningPcluster extends RunningServer {
@@ -82,7 +84,7 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     replicationControllerInstaller,
     deploymentControllerInstaller,
     schedulerInstaller,
-    kubeletInstaller({ clusterName: opts.name, nodes, readyDelayMs: opts.readyDelayMs ?? 1000, jobDurationMs: opts.jobDurationMs }),
+    kubeletInstaller({ clusterName: opts.name, nodes, readyDelayMs: opts.readyDelayMs ?? 1000, jobDurationMs: opts.jobDurationMs, missingImages: opts.missingImages }),
     storageControllerInstaller({ capacityBytes: storageCapacityBytes }),
     endpointsControllerInstaller,
     endpointSliceControllerInstaller,
@@ -92,7 +94,7 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     // StatefulSets, DaemonSets, Jobs, CronJobs, HPAs, PodDisruptionBudgets.
     ...workloadControllerInstallers(opts),
   ];
-  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, jobDurationMs: _jd, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, containerLogIntervalMs: _li, ...serverOptions } = opts;
+  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, jobDurationMs: _jd, missingImages: _mi, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, containerLogIntervalMs: _li, ...serverOptions } = opts;
   const resources = deploymentSchema ? workloadResources.map((r) => (r.resource === 'deployments' ? deploymentsWithSchemaVariant(deploymentSchema) : r)) : workloadResources;
   // The cluster's own API and controllers plug in like any feature; the caller's plugins come after them.
   const workloads: ServerPlugin = {

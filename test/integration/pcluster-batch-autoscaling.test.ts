@@ -141,6 +141,66 @@ describe('Job controller', () => {
     }
   });
 
+  it('reads a plain `exit N` command as the exit code, and fails the Job at once on a podFailurePolicy FailJob rule', async () => {
+    const spec = {
+      backoffLimit: 6,
+      podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] },
+    };
+    const body = job('fail-fast', spec);
+    (body.spec.template.spec.containers[0] as Record<string, unknown>).command = ['sh', '-c', 'exit 42'];
+    assert.equal((await ts.request('POST', `${batch}/jobs`, body)).status, 201);
+    const j = await finished('fail-fast', 'Failed');
+    const [pod] = await jobPods('fail-fast');
+    assert.deepEqual([pod.status.phase, pod.status.containerStatuses[0].state.terminated.exitCode], ['Failed', 42]);
+    assert.equal(j.status.failed, 1, 'one failure, not backoffLimit + 1');
+    assert.deepEqual(j.status.conditions.map((c: any) => [c.type, c.status, c.reason, c.message]), [
+      ['FailureTarget', 'True', 'PodFailurePolicy', `Container work for pod default/${pod.metadata.name} failed with exit code 42 matching FailJob rule at index 0`],
+      ['Failed', 'True', 'PodFailurePolicy', `Container work for pod default/${pod.metadata.name} failed with exit code 42 matching FailJob rule at index 0`],
+    ]);
+  });
+
+  it('stops the containers of an evicted pod that its finalizer keeps, and a podFailurePolicy Ignore rule does not count it', async () => {
+    const spec = {
+      backoffLimit: 0,
+      podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] },
+    };
+    const body = job('evictee', spec);
+    (body.spec.template.spec.containers[0] as Record<string, unknown>).command = ['sleep', '300'];
+    assert.equal((await ts.request('POST', `${batch}/jobs`, body)).status, 201);
+    const running = await eventually('evictee pod Ready', async () => (await jobPods('evictee')).find((p) => condition(p, 'Ready')?.status === 'True'), 20_000, 50);
+    const evicted = await ts.request('POST', `${core}/pods/${running.metadata.name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: running.metadata.name } });
+    assert.equal(evicted.status, 201, evicted.text);
+    // The kubelet stops it (exit 137, Failed), the Job ignores the failure, releases the pod and starts another.
+    const replaced = await eventually('a replacement pod, the evicted one gone', async () => {
+      const pods = await jobPods('evictee');
+      return !pods.some((p) => p.metadata.uid === running.metadata.uid) && pods.some((p) => p.status.phase !== 'Failed') && pods;
+    }, 20_000, 50);
+    assert.equal(replaced.length, 1);
+    const j = await getJob('evictee');
+    assert.equal(condition(j, 'Failed'), undefined, 'an ignored failure does not fail a Job with backoffLimit 0');
+    assert.equal(j.status.failed, undefined);
+    // `sleep 300`: the replacement is still running, not completed after the default run time.
+    assert.equal(condition(j, 'Complete'), undefined);
+    assert.equal((await ts.request('DELETE', `${batch}/jobs/evictee?propagationPolicy=Background`)).status, 200);
+  });
+
+  it('reports the evicted pod as the kubelet does while its finalizer holds it', async () => {
+    // A pod with a finalizer of its own: deletion leaves the object, the kubelet stops the containers.
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'held', finalizers: ['example.com/hold'] }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    assert.equal((await ts.request('POST', `${core}/pods`, pod)).status, 201);
+    await eventually('held Ready', async () => condition((await ts.request('GET', `${core}/pods/held`)).json, 'Ready')?.status === 'True', 20_000, 50);
+    assert.equal((await ts.request('DELETE', `${core}/pods/held`)).status, 200);
+    const stopped = await eventually('held Failed', async () => {
+      const p = (await ts.request('GET', `${core}/pods/held`)).json;
+      return p.status.phase === 'Failed' && p;
+    }, 20_000, 50);
+    const term = stopped.status.containerStatuses[0].state.terminated;
+    assert.deepEqual([term.exitCode, term.reason, stopped.status.containerStatuses[0].ready], [137, 'Error', false]);
+    assert.deepEqual([condition(stopped, 'Ready').status, condition(stopped, 'Ready').reason], ['False', 'PodFailed']);
+    assert.equal((await ts.request('PATCH', `${core}/pods/held`, { metadata: { finalizers: null } }, merge)).status, 200);
+    await eventually('held gone', async () => (await ts.request('GET', `${core}/pods/held`)).status === 404, 20_000, 50);
+  });
+
   it('with restartPolicy OnFailure restarts the container in place and counts restarts against backoffLimit', async () => {
     // A watch sees every restart, however briefly the pod lives.
     const client = await RestClient.fromKubeconfig(ts.kubeconfig);

@@ -48,6 +48,7 @@ before(async () => {
     nodes: 2,
     nodeCapacity: { cpu: '2', memory: '4Gi', pods: '110' },
     readyDelayMs: 300,
+    missingImages: /:nonexistent$/,
   });
   ts = harnessFor(cluster, rootDir, async () => {
     await cluster.stop();
@@ -167,6 +168,29 @@ describe('pcluster workload API', () => {
     assert.equal(newRS.spec.template.spec.containers[0].image, 'nginx:1.28');
     assert.equal(newRS.metadata.annotations['deployment.kubernetes.io/revision'], '2');
     assert.equal(d.metadata.annotations['deployment.kubernetes.io/revision'], '2');
+  });
+
+  it('keeps a Deployment whose new image the registry lacks mid-rollout in ImagePullBackOff, and finishes once the image is fixed', async () => {
+    assert.equal((await ts.request('POST', `${ns}/deployments`, deployment('pull', 2))).status, 201);
+    await rolledOut('pull');
+    const patch = { spec: { template: { spec: { containers: [{ name: 'main', image: 'nginx:nonexistent' }] } } } };
+    assert.equal((await ts.request('PATCH', `${ns}/deployments/pull`, patch, { headers: { 'Content-Type': 'application/strategic-merge-patch+json' } })).status, 200);
+    const stuck = await eventually('a new pod in ImagePullBackOff', async () => {
+      const pods = (await ts.request('GET', '/api/v1/namespaces/default/pods?labelSelector=app%3Dpull')).json.items;
+      return pods.find((p: any) => p.status.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff');
+    }, 20_000);
+    assert.equal(stuck.status.phase, 'Pending');
+    assert.equal(stuck.status.containerStatuses[0].state.waiting.message, 'Back-off pulling image "nginx:nonexistent"');
+    assert.equal(stuck.status.conditions.find((c: any) => c.type === 'Ready').status, 'False');
+    const events = (await ts.request('GET', `/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D${stuck.metadata.name}`)).json.items;
+    assert.ok(events.some((e: any) => e.reason === 'Failed' && e.message === 'Error: ErrImagePull'), JSON.stringify(events.map((e: any) => e.message)));
+    // The rollout is stuck: the old pods keep serving.
+    const d = (await ts.request('GET', `${ns}/deployments/pull`)).json;
+    assert.equal(d.status.availableReplicas, 2);
+    patch.spec.template.spec.containers[0]!.image = 'nginx:1.28';
+    assert.equal((await ts.request('PATCH', `${ns}/deployments/pull`, patch, { headers: { 'Content-Type': 'application/strategic-merge-patch+json' } })).status, 200);
+    const done = await rolledOut('pull');
+    assert.equal(done.spec.template.spec.containers[0].image, 'nginx:1.28');
   });
 
   it('leaves a pod that fits no node Pending with the Unschedulable condition', async () => {

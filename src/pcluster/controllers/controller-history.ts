@@ -23,11 +23,25 @@ export const controllerRevisionHashLabel = 'controller.kubernetes.io/hash';
 /** The pod label naming the revision a pod was made from (apps.ControllerRevisionHashLabelKey). */
 export const podRevisionLabel = 'controller-revision-hash';
 
-/** getPatch: the parent's pod template as a strategic-merge patch that replaces the template. */
+/** A copy of `value` with every object's keys in sorted order, as Go's json.Marshal writes a map. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isPlainObject(value)) return value;
+  const out: JsonObject = {};
+  for (const k of Object.keys(value).sort()) out[k] = sortedKeys(value[k]);
+  return out;
+}
+
+/**
+ * getPatch: the parent's pod template as a strategic-merge patch that replaces the template. Upstream builds it by
+ * decoding the parent into a map and marshalling that, so every key is in sorted order; clients compare a revision's
+ * data with their own getPatch byte for byte (daemon.Match, as `kubectl rollout` and upstream's e2e do), so the keys
+ * are sorted here too.
+ */
 export function templatePatch(parent: KubeObject): JsonObject {
   const spec = isPlainObject(parent.spec) ? parent.spec : {};
   const template = deepCopy(isPlainObject(spec.template) ? spec.template : {});
-  return { spec: { template: { ...template, $patch: 'replace' } } };
+  return sortedKeys({ spec: { template: { ...template, $patch: 'replace' } } }) as JsonObject;
 }
 
 /** The pod template a revision holds. */

@@ -23,7 +23,7 @@ import { leasesGVR, namespacesGVR, nodesGVR, persistentVolumeClaimsGVR, podsGVR 
 import { isClaimBound, podClaimNames } from './storage/binding.js';
 import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, type SimulatedNode } from './node-object.js';
 import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
-import { PodRunner, crashLoopStep, crashLoops, podDesc, runsToCompletion } from './pod-run.js';
+import { PodRunner, crashLoopStep, crashLoops, killedStatus, podDesc, runsToCompletion } from './pod-run.js';
 import { type EphemeralContainer, EphemeralContainerStarter, withEphemeralStatuses } from './ephemeral-containers.js';
 
 export interface KubeletOptions {
@@ -35,6 +35,11 @@ export interface KubeletOptions {
   nodeStatusMs?: number;
   /** How long the containers of run-to-completion pods run by default (pod-run.ts; default 2000 ms). */
   jobDurationMs?: number;
+  /**
+   * The images the simulated registry does not have: a pod with a container (or init container) whose image matches
+   * never starts and waits in ImagePullBackOff, as kubelet reports an image that cannot be pulled.
+   */
+  missingImages?: RegExp;
 }
 
 function isAlreadyExists(err: unknown): boolean {
@@ -222,14 +227,18 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           return;
         }
         const node = byName.get(isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '');
-        if (!node || !isPodActive(pod)) return;
+        if (!node) return;
         const status = isPlainObject(pod.status) ? pod.status : {};
+        if (pod.metadata?.deletionTimestamp && status.phase !== 'Succeeded' && status.phase !== 'Failed') return kill(pod);
+        if (!isPodActive(pod)) return;
         if (status.phase === 'Running') {
           const started = await startEphemeralContainers(pod, node.name);
           if (started === 'written') return undefined; // the update brings the pod back for its other steps
           const next = runsToCompletion(pod) ? await runToCompletion(pod) : crashLoops(pod) ? await crashLoop(pod, node.name) : undefined;
           return soonest(started, next);
         }
+        const missing = opts.missingImages ? [...initContainersOf(pod), ...containerNames(pod)].filter((c) => opts.missingImages!.test(c.image)) : [];
+        if (missing.length) return pullBackOff(pod, node, missing);
         const claimKey = (name: string) => formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name });
         const volumesReady = podClaimNames(pod).every((name) => isClaimBound(claimInformer.lister.get(claimKey(name))));
         let since = boundAt.get(key);
@@ -274,6 +283,58 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         }
         startEvents(pod, node, eph.started.map((c) => ({ ...c, field: 'ephemeralContainers' })));
         return 'written';
+      };
+
+      /**
+       * A pod with an image the simulated registry does not have: Pending, the sandbox up, each such container waiting
+       * in ImagePullBackOff with kubelet's message and the others still creating, until the pod's images are changed
+       * (a pod's images are mutable) or the pod goes. The pull failure's events are recorded once, on the transition.
+       */
+      const pullBackOff = async (pod: KubeObject, node: SimulatedNode, missing: { name: string; image: string }[]): Promise<void> => {
+        const status = isPlainObject(pod.status) ? pod.status : {};
+        const want = desiredStatus(pod, node, false, typeof status.startTime === 'string' ? status.startTime : nowRFC3339());
+        want.conditions = setPodCondition(want.conditions as PodCondition[], { type: 'PodReadyToStartContainers', status: 'True' }).conditions;
+        const byName = new Map(missing.map((c) => [c.name, c.image]));
+        for (const key of ['initContainerStatuses', 'containerStatuses']) {
+          if (!Array.isArray(want[key])) continue;
+          want[key] = (want[key] as JsonObject[]).map((cs) => {
+            const image = byName.get(String(cs.name));
+            return image === undefined ? cs : { ...cs, state: { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` } } };
+          });
+        }
+        if (sameState(status, want)) return;
+        try {
+          await client.updateStatus(podsGVR, { ...deepCopy(pod), status: want }, { namespace: pod.metadata?.namespace });
+        } catch (err) {
+          if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+          throw err;
+        }
+        for (const c of missing) {
+          const at = { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid, fieldPath: `spec.containers{${c.name}}` };
+          void recorder.record(clusterOf(pod), at, 'Normal', 'Pulling', `Pulling image "${c.image}"`, node.name);
+          void recorder.record(clusterOf(pod), at, 'Warning', 'Failed', `Failed to pull image "${c.image}": rpc error: code = NotFound desc = failed to pull and unpack image "${c.image}": not found`, node.name);
+          void recorder.record(clusterOf(pod), at, 'Warning', 'Failed', 'Error: ErrImagePull', node.name);
+          void recorder.record(clusterOf(pod), at, 'Normal', 'BackOff', `Back-off pulling image "${c.image}"`, node.name);
+          void recorder.record(clusterOf(pod), at, 'Warning', 'Failed', 'Error: ImagePullBackOff', node.name);
+        }
+      };
+
+      /**
+       * A pod being deleted that is still there: its finalizers hold the object (a pod without any is gone at once, as
+       * this server deletes pods without a grace period), so its containers are stopped now and the pod reported
+       * terminal, which is what the finalizers' owners wait for (a Job counts it failed and releases it).
+       */
+      const kill = async (pod: KubeObject): Promise<void> => {
+        try {
+          await client.updateStatus(podsGVR, { ...deepCopy(pod), status: killedStatus(pod, Date.now()) }, { namespace: pod.metadata?.namespace });
+        } catch (err) {
+          if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+          throw err;
+        }
+        const involved = { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid };
+        for (const c of containerNames(pod)) {
+          void recorder.record(clusterOf(pod), { ...involved, fieldPath: `spec.containers{${c.name}}` }, 'Normal', 'Killing', `Stopping container ${c.name}`, String((pod.spec as JsonObject).nodeName ?? ''));
+        }
       };
 
       /** The earlier of two requeues. */

@@ -6,6 +6,9 @@
  * - `sim.atrium.io/run-seconds: "5"` — how long the containers run (default: the pcluster's --job-duration, 2 s);
  * - `sim.atrium.io/exit-code: "1"` — the containers' exit code (default 0).
  *
+ * Without them, a first container whose command is plainly `sleep N` or `exit N` (directly or through `sh -c`) runs
+ * N seconds or exits with N, as e2e suites' and examples' pods say; any other command runs the defaults.
+ *
  * Exit 0: phase Succeeded, containers terminated with reason Completed. Non-zero with restartPolicy Never: phase
  * Failed, reason Error. Non-zero with OnFailure: the containers restart in place (restartCount + 1, lastState
  * terminated with the exit code) and run again, so a Job's backoffLimit counts restarts. The run starts when the
@@ -31,18 +34,38 @@ export function runsToCompletion(pod: KubeObject): boolean {
   return policy === 'Never' || policy === 'OnFailure';
 }
 
-/** The simulated run time of the pod's containers in ms: the annotation, else `defaultMs`. */
+/**
+ * What the pod's first container's command says plainly about its run, when it is nothing but a sleep or an exit:
+ * `sleep 300` (directly or as `sh -c "sleep 300"`) runs 300 s, `sh -c "exit 1"` exits at once with 1. Nothing is
+ * executed; anything else is left to the annotations and the defaults.
+ */
+function plainCommand(pod: KubeObject): { sleepSeconds?: number; exitCode?: number } {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  const c = Array.isArray(spec.containers) ? spec.containers.find(isPlainObject) : undefined;
+  if (!c) return {};
+  const words = [...(Array.isArray(c.command) ? c.command : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
+  let script = words;
+  if (words.length === 3 && /^(\/bin\/|\/usr\/bin\/)?(sh|bash|ash)$/.test(words[0]!) && words[1] === '-c') script = words[2]!.trim().split(/\s+/);
+  if (script.length === 2 && /^(\/bin\/|\/usr\/bin\/)?sleep$/.test(script[0]!) && /^\d+(\.\d+)?$/.test(script[1]!)) return { sleepSeconds: Number(script[1]), exitCode: 0 };
+  if (script.length === 2 && script[0] === 'exit' && /^\d+$/.test(script[1]!) && Number(script[1]) <= 255) return { sleepSeconds: 0, exitCode: Number(script[1]) };
+  return {};
+}
+
+/** The simulated run time of the pod's containers in ms: the annotation, else a plain `sleep N` command, else `defaultMs`. */
 export function runDurationMs(pod: KubeObject, defaultMs: number): number {
   const v = pod.metadata?.annotations?.[runSecondsAnnotation];
   const n = v === undefined ? NaN : Number(v);
-  return Number.isFinite(n) && n >= 0 ? n * 1000 : defaultMs;
+  if (Number.isFinite(n) && n >= 0) return n * 1000;
+  const plain = plainCommand(pod).sleepSeconds;
+  return plain !== undefined ? plain * 1000 : defaultMs;
 }
 
-/** The simulated exit code: the annotation (an integer 0-255), else 0. */
+/** The simulated exit code: the annotation (an integer 0-255), else a plain `exit N` command's, else 0. */
 export function exitCodeOf(pod: KubeObject): number {
   const v = pod.metadata?.annotations?.[exitCodeAnnotation];
   const n = v === undefined ? NaN : Number(v);
-  return Number.isInteger(n) && n >= 0 && n <= 255 ? n : 0;
+  if (Number.isInteger(n) && n >= 0 && n <= 255) return n;
+  return plainCommand(pod).exitCode ?? 0;
 }
 
 function containerIDFor(uid: string, name: string, restart: number): string {
@@ -101,6 +124,59 @@ export function completedStatus(pod: KubeObject, startedAt: number, now: number,
     ...(inits.length ? { initContainerStatuses: inits.map((cs) => (isPlainObject(cs.state) && isPlainObject(cs.state.running) ? { ...cs, ready: false, started: false, state: stopped(cs) } : cs)) } : {}),
     ...(ephemerals.length ? { ephemeralContainerStatuses: ephemerals.map((cs) => (isPlainObject(cs.state) && isPlainObject(cs.state.running) ? { ...cs, state: stopped(cs) } : cs)) } : {}),
     containerStatuses: containers.map((cs) => ({ ...cs, ready: false, started: false, state: terminated(cs) })),
+  };
+}
+
+/** The exit code of a container the kubelet killed when its pod was deleted: SIGKILL after the grace period (128 + 9). */
+export const killedExitCode = 137;
+
+/**
+ * The status of a pod whose deletion the kubelet carried out while the pod still held finalizers (a Job's tracking
+ * finalizer, say), so that the object outlives its containers: every running container terminated with exit code
+ * 137 (reason Error), one that never started terminated as ContainerStatusUnknown (as kubelet 1.32 reports a container
+ * it could not locate when the pod was terminated), the pod Failed — kubelet 1.32 gives a pod stopped by its deletion
+ * the phase Failed unless every container had already succeeded — and its Ready, ContainersReady and
+ * PodReadyToStartContainers conditions False.
+ */
+export function killedStatus(pod: KubeObject, now: number): JsonObject {
+  const status = isPlainObject(pod.status) ? pod.status : {};
+  const uid = pod.metadata?.uid ?? '';
+  const finished = formatRFC3339(now);
+  const kill = (cs: JsonObject): JsonObject => {
+    const state = isPlainObject(cs.state) ? cs.state : {};
+    if (isPlainObject(state.terminated)) return cs;
+    const containerID = cs.containerID ?? containerIDFor(uid, String(cs.name), Number(cs.restartCount ?? 0));
+    if (isPlainObject(state.running)) {
+      return { ...cs, ready: false, started: false, state: { terminated: { exitCode: killedExitCode, reason: 'Error', startedAt: state.running.startedAt ?? finished, finishedAt: finished, containerID } } };
+    }
+    return {
+      ...cs,
+      ready: false,
+      started: false,
+      state: { terminated: { exitCode: killedExitCode, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated', startedAt: null, finishedAt: null } },
+    };
+  };
+  const list = (key: string) => (Array.isArray(status[key]) ? (status[key] as unknown[]).filter(isPlainObject).map(kill) : undefined);
+  const containers = list('containerStatuses') ?? [];
+  const allSucceeded = containers.length > 0 && containers.every((cs) => isPlainObject(cs.state) && isPlainObject(cs.state.terminated) && cs.state.terminated.exitCode === 0);
+  const reason = allSucceeded ? 'PodCompleted' : 'PodFailed';
+  let conditions: PodCondition[] = podConditions(pod);
+  for (const c of [
+    { type: 'PodReadyToStartContainers', status: 'False' },
+    { type: 'Ready', status: 'False', reason },
+    { type: 'ContainersReady', status: 'False', reason },
+  ]) {
+    conditions = setPodCondition(conditions, c).conditions;
+  }
+  const inits = list('initContainerStatuses');
+  const ephemerals = list('ephemeralContainerStatuses');
+  return {
+    ...status,
+    phase: allSucceeded ? 'Succeeded' : 'Failed',
+    conditions,
+    ...(inits ? { initContainerStatuses: inits } : {}),
+    ...(ephemerals ? { ephemeralContainerStatuses: ephemerals } : {}),
+    containerStatuses: containers,
   };
 }
 

@@ -496,6 +496,13 @@ describe('ControllerRevision history', () => {
   it('finds equal revisions, newest first', () => {
     assert.deepEqual(equalRevisions([rev('r1', 1), rev('r2', 2, 'b'), rev('r3', 3)], templatePatch({ spec: { template: { spec: { containers: [{ image: 'a' }] } } } })).map((r) => r.metadata?.name), ['r3', 'r1']);
   });
+  it("writes the patch with every key sorted, byte for byte what upstream's getPatch marshals (daemon.Match compares bytes)", () => {
+    const patch = templatePatch({ spec: { template: { spec: { containers: [{ name: 'c', image: 'a', args: ['z', 'y'] }], restartPolicy: 'Always' }, metadata: { labels: { b: '1', a: '2' }, creationTimestamp: null } } } });
+    assert.equal(
+      JSON.stringify(patch),
+      '{"spec":{"template":{"$patch":"replace","metadata":{"creationTimestamp":null,"labels":{"a":"2","b":"1"}},"spec":{"containers":[{"args":["z","y"],"image":"a","name":"c"}],"restartPolicy":"Always"}}}}',
+    );
+  });
   it('prunes the oldest unused revisions beyond the limit', () => {
     const revs = [rev('r1', 1), rev('r2', 2), rev('r3', 3), rev('r4', 4), rev('r5', 5)];
     assert.deepEqual(revisionsToPrune(revs, new Set(['r5', 'r1']), 2).map((r) => r.metadata?.name), ['r2']);

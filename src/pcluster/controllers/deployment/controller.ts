@@ -9,13 +9,14 @@
  */
 import { findCondition } from '../../../apimachinery/conditions.js';
 import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339 } from '../../../apimachinery/object.js';
-import type { LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
+import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { StatusError } from '../../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
 import { Controller, type ReconcileResult } from '../../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../../controllers/runtime/context.js';
 import { EventRecorder } from '../../../controllers/runtime/event-recorder.js';
 import { deploymentsGVR, replicaSetsGVR } from '../gvrs.js';
+import { claimObjects } from '../claim-objects.js';
 import { controllerOf, controllerRef, isControlledBy } from '../owner-references.js';
 import { type DeploymentCondition, reasons, setCondition } from './conditions.js';
 import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from './rollout-math.js';
@@ -105,7 +106,16 @@ export const deploymentControllerInstaller: ControllerInstaller = {
       if (!cached || cached.metadata?.deletionTimestamp) return;
       let d: Deployment = cached;
       const { namespace } = parseObjectKey(key);
-      const all = rsInformer.lister.list().filter((rs) => rs.metadata?.namespace === namespace && isControlledBy(rs, d.metadata?.uid));
+      // getReplicaSetsForDeployment: the namespace's ReplicaSets claimed by the selector — orphans that match are
+      // adopted (a Deployment created over an existing ReplicaSet takes it over, as RollingUpdateDeployment expects),
+      // its own that stopped matching are released.
+      const candidates = rsInformer.lister.list().filter((rs) => rs.metadata?.namespace === namespace && clusterOf(rs) === clusterOf(d));
+      const all: ReplicaSet[] = await claimObjects(
+        { client, gvr: replicaSetsGVR, controllerGVR: deploymentsGVR, apiVersion: 'apps/v1', kind: 'Deployment' },
+        d,
+        fromLabelSelector(d.spec?.selector),
+        candidates,
+      );
       let newRS = all.find((rs) => templateMatches(rs.spec?.template, d.spec?.template));
       const old = all.filter((rs) => rs !== newRS).sort((a, b) => createdAt(a) - createdAt(b));
       const desired = d.spec?.replicas ?? 1;
@@ -277,6 +287,15 @@ export const deploymentControllerInstaller: ControllerInstaller = {
     const enqueueOwner = (rs: ReplicaSet) => {
       const ref = controllerOf(rs);
       if (ref?.kind === 'Deployment') controller.enqueue(formatObjectKey({ cluster: clusterOf(rs), namespace: rs.metadata?.namespace ?? '', name: String(ref.name) }));
+      else if (ref === undefined && !rs.metadata?.deletionTimestamp) {
+        // An orphan: every Deployment of its namespace whose selector matches it may adopt it (upstream's
+        // getDeploymentsForReplicaSet).
+        const labels = rs.metadata?.labels ?? {};
+        for (const d of dInformer.lister.list()) {
+          if (d.metadata?.namespace !== rs.metadata?.namespace || clusterOf(d) !== clusterOf(rs) || !d.spec?.selector) continue;
+          if (fromLabelSelector(d.spec.selector).matches(labels)) enqueue(d);
+        }
+      }
     };
     dInformer.addEventHandler({ add: enqueue, update: (_o, n) => enqueue(n) });
     rsInformer.addEventHandler({ add: enqueueOwner, update: (_o, n) => enqueueOwner(n), delete: enqueueOwner });

@@ -86,8 +86,74 @@ export function formatIndexes(indexes: Iterable<number>): string {
  */
 export function isPodFailed(pod: KubeObject, job: Job): boolean {
   if (phaseOf(pod) === 'Failed') return true;
-  if (job.spec?.podReplacementPolicy === 'Failed') return false;
+  // onlyReplaceFailedPods: a pod failure policy judges pods by their terminal status, so only the phase counts.
+  if (job.spec?.podReplacementPolicy === 'Failed' || job.spec?.podFailurePolicy) return false;
   return Boolean(pod.metadata?.deletionTimestamp) && phaseOf(pod) !== 'Succeeded';
+}
+
+interface PodFailurePolicyRule {
+  action?: string;
+  onExitCodes?: { containerName?: string; operator?: string; values?: number[] };
+  onPodConditions?: { type?: string; status?: string }[];
+}
+
+/**
+ * matchPodFailurePolicy: the first rule of the Job's podFailurePolicy a failed pod matches decides whether the
+ * failure counts towards backoffLimit (`Ignore` does not; `Count`, `FailIndex` — no backoffLimitPerIndex here — and no
+ * match do) and whether it fails the whole Job (`FailJob`, with upstream's message). An exit-code rule looks at the
+ * containers and then the init containers that terminated with a non-zero code; a condition rule at the pod's
+ * conditions (DisruptionTarget for an evicted or preempted pod).
+ */
+export function matchPodFailurePolicy(job: Job, pod: KubeObject): { countFailed: boolean; failJobMessage?: string } {
+  const policy = job.spec?.podFailurePolicy;
+  const rules = isPlainObject(policy) && Array.isArray(policy.rules) ? (policy.rules as unknown[]).filter(isPlainObject) as PodFailurePolicyRule[] : [];
+  const status = isPlainObject(pod.status) ? pod.status : {};
+  const ns = pod.metadata?.namespace ?? '';
+  const name = pod.metadata?.name ?? '';
+  for (const [index, rule] of rules.entries()) {
+    let failJobMessage: string | undefined;
+    if (rule.onExitCodes) {
+      const req = rule.onExitCodes;
+      const matching = (key: string) =>
+        (Array.isArray(status[key]) ? (status[key] as unknown[]).filter(isPlainObject) : []).find((cs) => {
+          const term = isPlainObject(cs.state) && isPlainObject(cs.state.terminated) ? cs.state.terminated : undefined;
+          if (!term || (req.containerName && req.containerName !== cs.name)) return false;
+          const code = Number(term.exitCode ?? 0);
+          if (code === 0) return false;
+          const listed = (req.values ?? []).includes(code);
+          return req.operator === 'In' ? listed : req.operator === 'NotIn' ? !listed : false;
+        });
+      const cs = matching('containerStatuses') ?? matching('initContainerStatuses');
+      if (!cs) continue;
+      failJobMessage = `Container ${cs.name} for pod ${ns}/${name} failed with exit code ${(cs.state as { terminated: { exitCode: number } }).terminated.exitCode} matching ${rule.action} rule at index ${index}`;
+    } else if (rule.onPodConditions) {
+      const patterns = rule.onPodConditions;
+      const condition = (Array.isArray(status.conditions) ? status.conditions.filter(isPlainObject) : []).find((c) => patterns.some((p) => p.type === c.type && p.status === c.status));
+      if (!condition) continue;
+      failJobMessage = `Pod ${ns}/${name} has condition ${condition.type} matching ${rule.action} rule at index ${index}`;
+    } else continue;
+    switch (rule.action) {
+      case 'Ignore':
+        return { countFailed: false };
+      case 'FailJob':
+        return { countFailed: true, failJobMessage };
+      case 'Count':
+      case 'FailIndex':
+        return { countFailed: true };
+    }
+  }
+  return { countFailed: true };
+}
+
+/** getFailJobMessage: the message of the first failed pod a FailJob rule matches, if any. */
+export function podFailurePolicyFailure(job: Job, pods: KubeObject[]): string | undefined {
+  if (!job.spec?.podFailurePolicy) return undefined;
+  for (const pod of pods) {
+    if (!isPodFailed(pod, job)) continue;
+    const message = matchPodFailurePolicy(job, pod).failJobMessage;
+    if (message !== undefined) return message;
+  }
+  return undefined;
 }
 
 export interface PodClasses {
@@ -140,7 +206,8 @@ export function classifyPods(job: Job, pods: KubeObject[], failing: boolean): Po
       if (!isIndexed(job) && !inSucceeded.has(uid)) out.newSucceeded.push(uid);
     } else if (failed || (failing && !finished)) {
       out.releasable.push(pod);
-      if (!inFailed.has(uid)) out.newFailed.push(uid);
+      // A failure the pod failure policy ignores is released without being counted.
+      if (!inFailed.has(uid) && (!job.spec?.podFailurePolicy || matchPodFailurePolicy(job, pod).countFailed)) out.newFailed.push(uid);
     }
   }
   return out;
@@ -248,8 +315,10 @@ export function activeDeadlineRemaining(job: Job, now: number): number | undefin
   return start + deadline * 1000 - now;
 }
 
-/** The failure reason the Job has reached, if any (BackoffLimitExceeded before DeadlineExceeded). */
+/** The failure reason the Job has reached, if any (a FailJob rule first, then BackoffLimitExceeded, then DeadlineExceeded). */
 export function failureReason(job: Job, failed: number, pods: KubeObject[], now: number): { reason: string; message: string } | undefined {
+  const failJob = podFailurePolicyFailure(job, pods);
+  if (failJob !== undefined) return { reason: 'PodFailurePolicy', message: failJob };
   if (failed > (job.spec?.backoffLimit ?? 6) || pastBackoffLimitOnFailure(job, pods)) return { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
   const remaining = activeDeadlineRemaining(job, now);
   if (remaining !== undefined && remaining <= 0) return { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };

@@ -258,8 +258,14 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         };
 
         let latest = job;
-        // 1. Record newly finished pods before their finalizers go, so that none is lost or counted twice.
-        if (classes.newSucceeded.length + classes.newFailed.length > 0) {
+        // 1. Record newly finished pods before their finalizers go, so that none is lost or counted twice — and a new
+        //    failure's interim FailureTarget with them, as upstream does: once the finalizers go, the pods that made
+        //    the Job fail may be gone (their restarts under OnFailure no longer to be seen), and the Job must not
+        //    forget that it failed and start new pods.
+        if (newFailure && ensureCondition(conditions, 'FailureTarget', 'True', newFailure.reason, newFailure.message, Date.now())) {
+          failureTarget = conditions.find((c) => c.type === 'FailureTarget');
+        }
+        if (classes.newSucceeded.length + classes.newFailed.length > 0 || newFailure) {
           status.uncountedTerminatedPods = { ...(uncounted.succeeded.length ? { succeeded: uncounted.succeeded } : {}), ...(uncounted.failed.length ? { failed: uncounted.failed } : {}) };
           latest = await writeStatus(latest, key, zeroCountersDropped({ ...status, ...(conditions.length ? { conditions } : {}) }));
         }
@@ -287,9 +293,6 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         //    count from before the Job finished, so a short TTL deleted it the moment it finished, before any client
         //    could see it Complete.
         const recordedAt = Date.now();
-        if (allCounted && newFailure && ensureCondition(conditions, 'FailureTarget', 'True', newFailure.reason, newFailure.message, recordedAt)) {
-          failureTarget = conditions.find((c) => c.type === 'FailureTarget');
-        }
         let success = successMet;
         if (allCounted && newSuccess && ensureCondition(conditions, 'SuccessCriteriaMet', 'True', 'CompletionsReached', 'Reached expected number of succeeded pods', recordedAt)) {
           success = conditions.find((c) => c.type === 'SuccessCriteriaMet');
@@ -346,7 +349,10 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
           const removed = await deletePods(job, key, victims, false);
           return { active: active.length - removed, removed };
         }
-        let diff = Math.min(want - active.length, maxPodCreateDeletePerSync);
+        // onlyReplaceFailedPods (podReplacementPolicy Failed, implied by a pod failure policy): a pod still being
+        // deleted is replaced only once it has failed.
+        const terminating = job.spec?.podReplacementPolicy === 'Failed' || job.spec?.podFailurePolicy ? all.filter((p) => p.metadata?.deletionTimestamp && !['Succeeded', 'Failed'].includes(String((p.status as JsonObject | undefined)?.phase ?? ''))).length : 0;
+        let diff = Math.min(want - terminating - active.length, maxPodCreateDeletePerSync);
         if (diff <= 0) return { active: active.length, removed: 0 };
         const wait = failureBackoffRemaining(all, job, now, backoffBase, backoffMax);
         if (wait > 0) return { active: active.length, removed: 0, requeueAfterMs: wait };
