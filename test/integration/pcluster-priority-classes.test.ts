@@ -1,8 +1,9 @@
 /**
  * scheduling.k8s.io/v1 PriorityClasses and the Priority admission plugin, over HTTPS against a real `atrium pcluster`
  * (kubectl included): the system classes present from start and refused a DELETE, validation and immutability with
- * upstream's messages, one global default only, the printer columns, discovery, and pods given their class's
- * priority (unknown classes refused, the global default applied, a given priority that differs refused).
+ * upstream's messages, one global default only, the printer columns, discovery, protobuf and OpenAPI, and pods given
+ * their class's priority (unknown classes refused, the global default applied, a given priority that differs
+ * refused). The messages were compared with kube-apiserver v1.32.4's answers to the same requests.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,11 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { harnessFor, type TestServer } from '../helpers/harness.js';
 import { startPcluster } from '../../src/pcluster/pcluster.js';
+import { decodeKubernetesProtobuf } from '../../src/apimachinery/protobuf/decode.js';
 
 let ts: TestServer;
 const PC = '/apis/scheduling.k8s.io/v1/priorityclasses';
 const PODS = '/api/v1/namespaces/default/pods';
 const TABLE = { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } };
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 before(async () => {
   const rootDir = mkdtempSync(join(tmpdir(), 'atrium-pcluster-priority-'));
@@ -107,11 +110,39 @@ describe('PriorityClasses', () => {
   });
 });
 
+describe('PriorityClass bodies and schema', () => {
+  it('are answered as protobuf, which decodes to the object', async () => {
+    await create(PC, priorityClass('pb-class', 77, { description: 'by protobuf', preemptionPolicy: 'Never' }));
+    const pb = await ts.request('GET', `${PC}/pb-class`, undefined, { headers: { Accept: PROTOBUF } });
+    assert.equal(pb.status, 200);
+    assert.equal(pb.headers['content-type'], PROTOBUF);
+    const decoded = decodeKubernetesProtobuf(pb.raw).object as any;
+    assert.deepEqual([decoded.value, decoded.description, decoded.preemptionPolicy, decoded.metadata.name], [77, 'by protobuf', 'Never', 'pb-class']);
+    assert.equal((await ts.request('DELETE', `${PC}/pb-class`)).status, 200);
+    const { metadata: { uid: _u, resourceVersion: _rv, creationTimestamp: _c, managedFields: _m, ...meta }, ...rest } = decoded;
+    const json = await ts.request('POST', PC, { ...rest, metadata: meta });
+    assert.equal(json.status, 201, json.text);
+    assert.deepEqual([json.json.value, json.json.preemptionPolicy], [77, 'Never']);
+  });
+
+  it('are described in OpenAPI v3 under their Go name', async () => {
+    const r = await ts.request('GET', '/openapi/v3/apis/scheduling.k8s.io/v1');
+    assert.equal(r.status, 200, r.text);
+    const schema = r.json.components.schemas['io.k8s.api.scheduling.v1.PriorityClass'];
+    assert.deepEqual(Object.keys(schema.properties).sort(), ['apiVersion', 'description', 'globalDefault', 'kind', 'metadata', 'preemptionPolicy', 'value']);
+    assert.deepEqual(schema.properties.value, { ...schema.properties.value, type: 'integer', format: 'int32' });
+    assert.deepEqual(schema['x-kubernetes-group-version-kind'], [{ group: 'scheduling.k8s.io', kind: 'PriorityClass', version: 'v1' }]);
+  });
+});
+
 describe('Priority admission', () => {
   it('refuses a pod naming an unknown class', async () => {
     const r = await ts.request('POST', PODS, pod('lost', { priorityClassName: 'nope' }));
     assert.equal(r.status, 403);
     assert.equal(r.json.message, 'pods "lost" is forbidden: no PriorityClass with name nope was found');
+    // A pod named by generateName only is refused under that prefix, as kube-apiserver words it.
+    const generated = await ts.request('POST', PODS, { ...pod(''), metadata: { generateName: 'gen-' }, spec: { priorityClassName: 'nope', containers: [{ name: 'c', image: 'busybox' }] } });
+    assert.equal(generated.json.message, 'pods "gen-" is forbidden: no PriorityClass with name nope was found');
   });
 
   it("gives a pod its class's value and policy", async () => {

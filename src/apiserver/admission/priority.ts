@@ -69,7 +69,8 @@ export class PriorityAdmission implements AdmissionPlugin {
     if (!store || this.skip(a.object)) return;
     const pod = a.object;
     const spec = (isPlainObject(pod.spec) ? pod.spec : (pod.spec = {})) as Record<string, unknown>;
-    const name = a.name || pod.metadata?.name || '';
+    // A pod with only generateName is named by it in the refusal, as upstream's admission attributes name it.
+    const name = a.name || pod.metadata?.name || pod.metadata?.generateName || '';
     const className = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
     let priority = 0;
     let policy: unknown = 'PreemptLowerPriority';
@@ -105,7 +106,7 @@ export class PriorityAdmission implements AdmissionPlugin {
     if (a.def.group !== 'scheduling.k8s.io' || a.def.resource !== 'priorityclasses' || a.object?.globalDefault !== true) return;
     const store = priorityClassStore(this.registry, a.ctx.cluster);
     if (!store) return;
-    const name = a.name || a.object.metadata?.name || '';
+    const name = a.name || a.object.metadata?.name || a.object.metadata?.generateName || '';
     const def = defaultClass((await store.list(systemContext(a.ctx.cluster), '', { selection: {} })).items);
     if (def && (a.operation === 'CREATE' || def.metadata?.name !== name)) {
       throw errors.forbidden(priorityClassesGR, name, `PriorityClass ${def.metadata?.name} is already marked as default. Only one default can exist`);
