@@ -203,8 +203,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const stopInstalled = async () => {
     for (const p of installed.splice(0).reverse()) await p.stop?.();
   };
-  // LimitRanger and Priority mutate pods early, as upstream orders them; ResourceQuota charges last, once every plugin has changed
-  // the object, so it accounts what will be stored.
+  // LimitRanger and Priority mutate pods early, as upstream orders them; ResourceQuota charges last, once every plugin
+  // has changed the object, so it accounts what will be stored.
   const resourceQuota = new ResourceQuotaAdmission(registry, (a) => a.object !== undefined && mirrorSourceOf(a.object) !== undefined);
   // Priority gives pods their PriorityClass's value wherever the kind is served; a mirror pod keeps what its cluster
   // computed.
