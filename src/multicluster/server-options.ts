@@ -25,6 +25,8 @@ import { revisionHistoryControllerInstaller } from './splitter/revision-history-
 import { mirrorEventTtlControllerInstaller, type MirrorEventTtlOptions } from './controllers/mirror-event-ttl.js';
 import { placementControllerInstaller, type PlacementControllerOptions } from './placement/controller.js';
 import { workspaceWorkloadResources } from './api/workload-resources.js';
+import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
+import { logger } from '../logging/logger.js';
 import { withPodEviction, type EvictionStores } from '../registry/builtin/workloads/pod-eviction.js';
 import { ComputeIndex } from './serving/compute-index.js';
 import { WorkspaceWorkloadSource } from './serving/workload-source.js';
@@ -110,6 +112,14 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
       };
       const workloads = workspaceWorkloadResources.map((d) => withPodEviction(d, evictionStores));
       host.registry.addSource(new WorkspaceWorkloadSource(compute, [...workloads, ...workspaceViewResources], host.registry), { first: true });
+      // The system PriorityClasses exist in every workspace with compute, as kube-apiserver creates them at start: made
+      // when a workspace gains compute (and for every such workspace now), kept when it loses it, like its other objects.
+      const ensureClasses = (cluster: string) =>
+        ensureSystemPriorityClasses(host.registry, cluster).catch((err: unknown) => logger.warn('system PriorityClasses not created', { cluster, error: (err as Error).message }));
+      compute.onChange((cluster, hasCompute) => void (hasCompute && ensureClasses(cluster)));
+      void (async () => {
+        for (const cluster of compute.clusters()) await ensureClasses(cluster);
+      })();
       // Pod streams (logs, exec, attach, port-forward) reach the pod on its cluster: directly in push mode, through
       // the syncer's tunnel otherwise (streams/).
       const tunnels = new TunnelHub();

@@ -4,8 +4,8 @@
  * a real cluster runs for them: the deployment, replicaset and replication controllers, a scheduler and a kubelet
  * stand-in per node, the endpoints and endpointslice controllers, a volume provisioner and binder with a storage
  * capacity, a cloud's load balancers and an ingress controller (addresses from a simulated pool), and the admission
- * plugins that default storage and ingress classes. It starts with kind's default StorageClass `standard` and an
- * IngressClass `atrium`. Everything the controllers do goes through the public API, and everything a client sees is
+ * plugins that default storage and ingress classes and give pods their PriorityClass's priority. It starts with kind's
+ * default StorageClass `standard`, an IngressClass `atrium` and the two system PriorityClasses. Everything the controllers do goes through the public API, and everything a client sees is
  * the standard API, so tools (kubectl, the syncer) cannot tell it from a real cluster for these types.
  */
 import { startServer, type RunningServer, type ServerOptions } from '../server/server.js';
@@ -22,6 +22,7 @@ import { replicaSetControllerInstaller, replicationControllerInstaller } from '.
 import { schedulerInstaller } from './controllers/scheduler.js';
 import { defaultIngressClassAdmission, defaultStorageClassAdmission, storageObjectInUseProtection } from './admission.js';
 import { defaultIngressClass, defaultStorageClass } from './controllers/classes.js';
+import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
 import { endpointSliceControllerInstaller, endpointsControllerInstaller } from './controllers/endpoints/controller.js';
 import { ingressControllerInstaller, serviceLoadBalancerInstaller } from './controllers/loadbalancer/controller.js';
 import { defaultPoolCIDR, ingressControllerAddress, parsePool } from './controllers/loadbalancer/ip-pool.js';
@@ -103,6 +104,8 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     resources: [...resources, podMetricsResource, nodeMetricsResource],
     async install(host) {
       await createBootstrapObjects(host, [defaultStorageClass(), defaultIngressClass()]);
+      // system-node-critical and system-cluster-critical, as kube-apiserver creates them at start.
+      await ensureSystemPriorityClasses(host.registry, 'root');
       return {
         admission: [defaultStorageClassAdmission(host), defaultIngressClassAdmission(host), storageObjectInUseProtection],
         // pods/log, exec, attach, portforward: only the simulated cluster serves them, from its simulated containers.

@@ -63,6 +63,11 @@ export interface Strategy {
   defaultOnRead?(obj: KubeObject): void;
   /** A DELETE that removes the object answers with the object rather than a Status (upstream's ReturnDeletedObject). */
   returnDeletedObject?: boolean;
+  /**
+   * Why a DELETE of `name` is refused (403 Forbidden) before anything is read, as a kind's own REST.Delete refuses
+   * (the system PriorityClasses); undefined lets it through. deletecollection does not ask, as upstream's does not.
+   */
+  deleteRefusal?(name: string): string | undefined;
 }
 
 /** How one subresource write maps onto the parent object. */

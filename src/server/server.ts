@@ -23,6 +23,7 @@ import { otherGroupResources } from '../registry/builtin/other-groups.js';
 import { Admission, type AdmissionPlugin } from '../apiserver/admission/admission.js';
 import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
 import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
+import { PriorityAdmission } from '../apiserver/admission/priority.js';
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
 import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
 import { admissionPoliciesPlugin } from '../admissionpolicy/plugin.js';
@@ -202,10 +203,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const stopInstalled = async () => {
     for (const p of installed.splice(0).reverse()) await p.stop?.();
   };
-  // LimitRanger mutates pods early, as upstream orders it; ResourceQuota charges last, once every plugin has changed
-  // the object, so it accounts what will be stored.
+  // LimitRanger and Priority mutate pods early, as upstream orders them; ResourceQuota charges last, once every plugin
+  // has changed the object, so it accounts what will be stored.
   const resourceQuota = new ResourceQuotaAdmission(registry, (a) => a.object !== undefined && mirrorSourceOf(a.object) !== undefined);
-  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry)];
+  // Priority gives pods their PriorityClass's value wherever the kind is served; a mirror pod keeps what its cluster
+  // computed.
+  const priority = new PriorityAdmission(registry, (pod) => mirrorSourceOf(pod) !== undefined);
+  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry), priority];
   try {
     for (const plugin of plugins) {
       const done = (await plugin.install?.(pluginHost)) ?? {};

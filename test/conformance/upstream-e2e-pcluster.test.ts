@@ -3,7 +3,7 @@
  * below need running pods and the workload controllers, which a workspace without clusters (./upstream-e2e.test.ts)
  * lacks, and they cover what the pcluster answers as a real cluster would — pods/eviction and the disruption
  * controller, ReplicaSets', ReplicationControllers' and Jobs' adoption and release of pods by labels, a Job's status
- * subresource. Each must pass.
+ * subresource; and `[sig-scheduling]`'s PriorityClass endpoints spec. Each must pass.
  *
  * Not run here: specs that need real images serving HTTP through pods/proxy (`should serve a basic image ...`), real
  * image pulls (an unknown image never fails in the simulation), or long schedules (CronJob); the rest of sig-apps is
@@ -32,6 +32,9 @@ const SPECS = [
   '[sig-apps] ReplicaSet should adopt matching pods on creation and release no longer matching pods [Conformance]',
   '[sig-apps] ReplicationController should adopt matching pods on creation [Conformance]',
   '[sig-apps] ReplicationController should release no longer matching pods [Conformance]',
+  // PriorityClasses (scheduling.k8s.io/v1) with every verb, the system classes kept; the other SchedulerPreemption
+  // specs need the scheduler to preempt, which the simulated one does not.
+  '[sig-scheduling] SchedulerPreemption [Serial] PriorityClass endpoints verify PriorityClass endpoints can be operated with different HTTP methods [Conformance]',
 ];
 
 let dir: string;
@@ -77,9 +80,9 @@ test("upstream's sig-apps conformance specs (k8s.io/kubernetes v1.32.4) against 
     .filter((s) => s.LeafNodeType === 'It');
   const ran = new Map(specs.map((s) => [[...(s.ContainerHierarchyTexts ?? []), s.LeafNodeText].join(' '), s]));
   const problems: string[] = [];
-  // Ginkgo reports the text without the leading `[sig-apps]` container label or the trailing `[Conformance]` label
+  // Ginkgo reports the text without the leading `[sig-…]` container label or the trailing `[Conformance]` label
   // depending on how the spec was declared: both sides are compared without them.
-  const norm = (x: string) => x.replace(/^\[sig-apps\] /, '').replace(/ \[Conformance\]$/, '');
+  const norm = (x: string) => x.replace(/^\[sig-[a-z-]+\] /, '').replace(/ \[Conformance\]$/, '');
   for (const spec of SPECS) {
     const found = [...ran.entries()].find(([n]) => norm(n) === norm(spec));
     if (!found) problems.push(`not run: ${spec}`);

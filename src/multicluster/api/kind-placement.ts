@@ -12,7 +12,8 @@
  *   EndpointSlices, NetworkPolicies, Ingresses, PodDisruptionBudgets (budget apportioned per cluster) and
  *   HorizontalPodAutoscalers (for a split target an observe-only copy per cluster; the upstream HPA scales).
  * - `None`: never synced: the downstream controllers keep their own (ControllerRevisions), or a cluster's classes are
- *   its own (StorageClasses, IngressClasses).
+ *   its own (StorageClasses, IngressClasses, PriorityClasses; a PriorityClass a synced pod spec names is made on the
+ *   cluster when it has none of that name: syncer/priority-classes.ts).
  *
  * Kinds not in the table (operators' types, negotiated CRDs) keep the namespace-wide rule: every cluster the
  * namespace is assigned to.
@@ -60,6 +61,7 @@ export const kindPlacements: readonly KindPlacement[] = [
   { group: 'apps', version: 'v1', resource: 'controllerrevisions', kind: 'ControllerRevision', mode: 'None' },
   { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', kind: 'StorageClass', mode: 'None' },
   { group: 'networking.k8s.io', version: 'v1', resource: 'ingressclasses', kind: 'IngressClass', mode: 'None' },
+  { group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', kind: 'PriorityClass', mode: 'None' },
 ];
 
 const byGroupResource = new Map(kindPlacements.map((k) => [`${k.group}/${k.resource}`, k]));

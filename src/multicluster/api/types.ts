@@ -121,7 +121,8 @@ export interface APIResourceImport extends KubeObject {
 /**
  * The workload kinds a SyncTarget syncs when spec.resources is empty (`<plural>.<group>`, core kinds by plural alone):
  * every kind a placed namespace places (api/kind-placement.ts) but the follower kinds below. Not here: what the
- * clusters keep for themselves (ControllerRevisions, StorageClasses, IngressClasses).
+ * clusters keep for themselves (ControllerRevisions, StorageClasses, IngressClasses, PriorityClasses; the syncer makes
+ * a PriorityClass that synced pods name on a cluster that has none of that name, syncer/priority-classes.ts).
  * To sync another kind by default, add it here: the syncer reports its schema (APIResourceImport), negotiation
  * enforces atrium's built-in schema on it (it must be in workspaceWorkloadResources, or be negotiated as a CRD),
  * `kubectl atrium workload sync` grants the syncer access to it, and objects assigned to a cluster (label or state

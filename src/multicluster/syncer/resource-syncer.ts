@@ -37,6 +37,7 @@ import type { NamespaceMapper } from './namespace-mapper.js';
 import type { UpstreamCache } from './upstream-refs.js';
 import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
 import { ephemeralContainersDiffer, ephemeralContainersOf, ephemeralContainersPatch, withEphemeralContainersOf } from '../decisions/ephemeral-containers.js';
+import type { DownstreamPriorityClasses } from './priority-classes.js';
 import { contentHash, downstreamHashOf, heldOver, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
 export interface ResourceSyncerDeps {
@@ -54,6 +55,8 @@ export interface ResourceSyncerDeps {
   workloadAssignedIn(namespace: string): boolean;
   /** Reports a sync failure on the upstream object (an Event). */
   recordWarning(obj: KubeObject, reason: string, message: string): void;
+  /** Makes the PriorityClasses that synced pod specs name on the cluster (priority-classes.ts). */
+  priorityClasses?: DownstreamPriorityClasses;
   /** Observes end-to-end latencies (benchmarks): 'down' when a downstream write succeeded, 'up' for status. */
   onSynced?(direction: 'down' | 'up', upstream: KubeObject): void;
   workers?: number;
@@ -329,6 +332,8 @@ export class ResourceSyncer {
     const desired = toDownstream(withoutSyncConditions(current), gvr.resource, targetNs, target.key);
     if (down && owned.length > 0) keepDownstreamOwned(desired, down, owned);
     let latestDown = down;
+    // A pod spec naming a PriorityClass needs the class on the cluster before the cluster admits its pods.
+    if (!down || downstreamHashOf(down) !== downstreamHashOf(desired)) await this.deps.priorityClasses?.ensureFor(gvr.resource, desired);
     try {
       if (!down) {
         latestDown = await this.writeDown('POST', desired, targetNs);

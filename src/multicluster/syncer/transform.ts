@@ -85,7 +85,8 @@ const JOB_GENERATED_LABELS = ['controller-uid', 'batch.kubernetes.io/controller-
  * - Jobs (without manualSelector): the selector and the controller-uid / job-name template labels generated from the
  *   upstream object's uid (the cluster's API server generates its own from the copy's uid);
  * - PersistentVolumeClaims: volumeName (the volume is the cluster's; mirrored up by the downstream-owned rule);
- * - Pods: nodeName (the cluster's scheduler binds the pod).
+ * - Pods: nodeName (the cluster's scheduler binds the pod), priority and preemptionPolicy (the cluster's Priority
+ *   admission computes them from its PriorityClass).
  */
 export function toDownstream(up: KubeObject, resource: string, downstreamNamespace: string | undefined, key: string): KubeObject {
   // Copy only what the copy keeps: status and managedFields (often most of the object) are dropped anyway.
@@ -121,7 +122,13 @@ export function toDownstream(up: KubeObject, resource: string, downstreamNamespa
     if (templateLabels) for (const l of JOB_GENERATED_LABELS) delete templateLabels[l];
   }
   if (spec && resource === 'persistentvolumeclaims') delete spec.volumeName;
-  if (spec && resource === 'pods') delete spec.nodeName;
+  if (spec && resource === 'pods') {
+    delete spec.nodeName;
+    // The cluster's Priority admission computes them from its class of that name (the workspace's computed value
+    // given instead would be refused wherever the cluster's class differs).
+    delete spec.priority;
+    delete spec.preemptionPolicy;
+  }
   meta.annotations = annotations;
   annotations[SPEC_HASH_ANNOTATION] = contentHash(out);
   return out;
@@ -142,7 +149,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
  * Carries fields the physical cluster generated or allocated (see toDownstream) from its copy into an update, so a
  * rewrite neither drops nor changes them (they are immutable there, or bound to the cluster's own objects): a
  * Service's clusterIPs and nodePorts, a Job's generated selector and labels, a PersistentVolumeClaim's bound volume
- * and the class its admission defaulted, a Pod's node and ephemeral containers, and the finalizers the cluster's controllers hold
+ * and the class its admission defaulted, a Pod's node, priority and ephemeral containers, and the finalizers the cluster's controllers hold
  * (pvc-protection, load-balancer cleanup), which upstream objects never carry down.
  */
 export function keepDownstreamAllocations(resource: string, desired: KubeObject, existing: KubeObject): void {
@@ -173,6 +180,10 @@ export function keepDownstreamAllocations(resource: string, desired: KubeObject,
     if ((d.storageClassName === undefined || d.storageClassName === null) && typeof e.storageClassName === 'string') d.storageClassName = e.storageClassName;
   } else if (resource === 'pods') {
     if (e.nodeName !== undefined) d.nodeName = e.nodeName;
+    // What the cluster's Priority admission set: immutable there (a class name only when the pod named none: its
+    // global default class).
+    for (const f of ['priority', 'preemptionPolicy']) if (e[f] !== undefined) d[f] = e[f];
+    if (d.priorityClassName === undefined && e.priorityClassName !== undefined) d.priorityClassName = e.priorityClassName;
     // A PUT cannot change them: the syncer writes the upstream ones through pods/ephemeralcontainers first.
     if (e.ephemeralContainers !== undefined) d.ephemeralContainers = deepCopy(e.ephemeralContainers);
     else delete d.ephemeralContainers;

@@ -18,6 +18,7 @@ import { logger } from '../../logging/logger.js';
 import { followerResources, parseGroupResource, type NamespaceMapping } from '../api/types.js';
 import { NamespaceMapper } from './namespace-mapper.js';
 import { ResourceSyncer } from './resource-syncer.js';
+import { DownstreamPriorityClasses } from './priority-classes.js';
 import { WorkspaceMirrors } from './workspace-mirrors.js';
 
 export interface UpstreamWorkspaceDeps {
@@ -52,7 +53,11 @@ export class UpstreamWorkspace {
   /** The mirrors of what the cluster runs for this workspace (pods, a CronJob's Jobs, events). */
   private readonly mirrors: WorkspaceMirrors;
 
+  /** The workspace's PriorityClasses its synced pods name, made on the cluster (one per workspace: shared cache). */
+  private readonly priorityClasses: DownstreamPriorityClasses;
+
   constructor(private readonly deps: UpstreamWorkspaceDeps) {
+    this.priorityClasses = new DownstreamPriorityClasses(deps.upstream, deps.cluster, deps.downstream);
     this.mapper = new NamespaceMapper({
       upstreamCluster: deps.cluster,
       logicalCluster: deps.cluster,
@@ -131,6 +136,7 @@ export class UpstreamWorkspace {
         recordWarning: (obj, reason, message) => this.deps.recordWarning(this.deps.cluster, gvr, obj, reason, message),
         onSynced: this.deps.onSynced ? (d, o) => this.deps.onSynced!(d, gvr, o) : undefined,
         workers: this.deps.workersPerResource,
+        priorityClasses: this.priorityClasses,
       });
       if (!followerResources.has(gvr.resource)) {
         // A workload changing assignment may pull its namespace's ConfigMaps, Secrets and ServiceAccounts along.

@@ -973,6 +973,9 @@ export class GenericStore {
       // (customResourceStrategy.PrepareForUpdate); every type with one keeps status writes out of it.
       const specOf = this.def.subresourceStrategies.status ? withoutMetaAndStatus : withoutMeta;
       if (!jsonEqual(specOf(next), specOf(current))) meta.generation = (old.generation ?? 1) + 1;
+    } else if (old.generation !== undefined) {
+      // rest.BeforeUpdate: a request never sets generation; what the kind set on create (a PriorityClass's 1) stays.
+      meta.generation = old.generation;
     } else {
       delete meta.generation;
     }
@@ -1007,6 +1010,14 @@ export class GenericStore {
    * deleting and returns it; otherwise removes it.
    */
   async delete(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    // A kind's own REST.Delete may refuse some objects outright (the system PriorityClasses); deletecollection goes
+    // straight to the generic delete, as upstream's Store.DeleteCollection does.
+    const refusal = this.def.strategy.deleteRefusal?.(name);
+    if (refusal) throw errors.forbidden(this.gr, name, refusal);
+    return this.deleteObject(ctx, namespace, name, opts);
+  }
+
+  private async deleteObject(ctx: RequestContext, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
     const key = this.key(ctx, namespace, name);
     for (let attempt = 0; attempt < 64; attempt++) {
       let kv: KeyValue | null;
@@ -1131,7 +1142,7 @@ export class GenericStore {
         if (i >= items.length) return;
         const item = items[i]!;
         try {
-          await this.delete(ctx, item.metadata?.namespace ?? '', item.metadata!.name!, opts);
+          await this.deleteObject(ctx, item.metadata?.namespace ?? '', item.metadata!.name!, opts);
         } catch (err) {
           if (err instanceof StatusError && err.code === 404) continue;
           failure ??= err;

@@ -1,7 +1,7 @@
 /** keepDownstreamAllocations: what the physical cluster allocated or added survives the syncer rewriting an object. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { keepDownstreamAllocations } from '../../../src/multicluster/syncer/transform.js';
+import { keepDownstreamAllocations, toDownstream } from '../../../src/multicluster/syncer/transform.js';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
 
 describe('keepDownstreamAllocations', () => {
@@ -36,5 +36,17 @@ describe('keepDownstreamAllocations', () => {
     const cm: KubeObject = { metadata: { name: 'c' }, data: { a: '1' } };
     keepDownstreamAllocations('configmaps', cm, { metadata: { name: 'c' }, data: { a: '2' } });
     assert.deepEqual(cm, { metadata: { name: 'c' }, data: { a: '1' } });
+  });
+
+  it("sends a Pod down without its priority and keeps what the cluster's Priority admission set", () => {
+    const up: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' }, spec: { priorityClassName: 'high', priority: 7, preemptionPolicy: 'Never', containers: [] } };
+    const desired = toDownstream(up, 'pods', 'down-ns', 'k1');
+    assert.deepEqual(desired.spec, { priorityClassName: 'high', containers: [] });
+    keepDownstreamAllocations('pods', desired, { metadata: { name: 'p' }, spec: { priorityClassName: 'high', priority: 42, preemptionPolicy: 'PreemptLowerPriority', containers: [] } });
+    assert.deepEqual(desired.spec, { priorityClassName: 'high', priority: 42, preemptionPolicy: 'PreemptLowerPriority', containers: [] });
+    // A pod naming no class got the cluster's global default class, immutable there.
+    const plain = toDownstream({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q', namespace: 'ns' }, spec: { priority: 0, containers: [] } }, 'pods', 'down-ns', 'k1');
+    keepDownstreamAllocations('pods', plain, { metadata: { name: 'q' }, spec: { priorityClassName: 'cluster-default', priority: 5, preemptionPolicy: 'PreemptLowerPriority', containers: [] } });
+    assert.deepEqual(plain.spec, { priorityClassName: 'cluster-default', priority: 5, preemptionPolicy: 'PreemptLowerPriority', containers: [] });
   });
 });

@@ -239,6 +239,7 @@ export const GO_UNSET_VALUES: Readonly<Record<string, Readonly<Record<string, un
   'io.k8s.api.rbac.v1.RoleBinding': { roleRef: {} },
   'io.k8s.api.rbac.v1.RoleRef': { apiGroup: "", kind: "", name: "" },
   'io.k8s.api.rbac.v1.Subject': { kind: "", name: "" },
+  'io.k8s.api.scheduling.v1.PriorityClass': { value: 0 },
   'io.k8s.api.storage.v1.StorageClass': { provisioner: "" },
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition': { name: "", type: "", jsonPath: "" },
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion': { strategy: "" },

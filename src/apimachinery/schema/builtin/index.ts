@@ -29,6 +29,7 @@ import { metaV1Types } from './meta-v1.js';
 import { networkingV1Types } from './networking-v1.js';
 import { policyV1Types } from './policy-v1.js';
 import { rbacV1Types } from './rbac-v1.js';
+import { schedulingV1Types } from './scheduling-v1.js';
 import { schedulingV1alpha1Types } from './scheduling-v1alpha1.js';
 import { storageV1Types } from './storage-v1.js';
 import { tenancyV1alpha1Types } from './tenancy-v1alpha1.js';
@@ -53,6 +54,7 @@ const compiled = compileBuiltinTypes([
   ...discoveryV1Types,
   ...networkingV1Types,
   ...storageV1Types,
+  ...schedulingV1Types,
   ...appsV1Types,
   ...batchV1Types,
   ...policyV1Types,

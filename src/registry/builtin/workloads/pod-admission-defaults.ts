@@ -1,21 +1,21 @@
 /**
  * What kube-apiserver's default admission plugins set on every Pod it creates, which users see in `kubectl get pod
  * -o yaml` and schedulers and evictions act on:
- *   - Priority: a pod without priorityClassName gets priority 0 and preemptionPolicy PreemptLowerPriority (there is
- *     no global default PriorityClass); the two built-in classes, system-cluster-critical and system-node-critical,
- *     give their values. Deliberate difference: PriorityClasses are not served, so a pod naming another class keeps
- *     what it says (kube-apiserver refuses it while no such class exists, or takes the class's value).
+ *   - Priority: wherever PriorityClasses are served (simulated clusters, workspaces with compute) the Priority
+ *     admission plugin (src/apiserver/admission/priority.ts) has already resolved the pod's class before this runs,
+ *     so the fields are set and nothing changes here. Elsewhere (an embedding program serving pods without
+ *     PriorityClasses) this is the fallback: a pod without priorityClassName gets priority 0 and preemptionPolicy
+ *     PreemptLowerPriority, one naming a system class gets its value, and one naming another class keeps what it says
+ *     (there is no class to check it against).
  *   - DefaultTolerationSeconds: a pod that does not tolerate the not-ready and unreachable NoExecute taints gets
  *     tolerations of them for 300 s, so a node that fails evicts its pods after five minutes.
  * Create only, as the plugins admit only pod creation.
  */
 import { isPlainObject, type JsonObject } from '../../../apimachinery/object.js';
+import { SYSTEM_PRIORITY_CLASSES as SYSTEM_CLASSES } from './priority-class-validation.js';
 
-/** The built-in PriorityClasses' values (scheduling.k8s.io, created by kube-apiserver at start). */
-const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = {
-  'system-cluster-critical': 2_000_000_000,
-  'system-node-critical': 2_000_001_000,
-};
+/** The system PriorityClasses' values (scheduling.k8s.io, created by kube-apiserver at start). */
+const SYSTEM_PRIORITY_CLASSES: Readonly<Record<string, number>> = Object.fromEntries(SYSTEM_CLASSES.map((c) => [c.name, c.value]));
 
 const DEFAULT_TOLERATION_SECONDS = 300;
 const NOT_READY_TAINT = 'node.kubernetes.io/not-ready';

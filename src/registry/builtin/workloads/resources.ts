@@ -2,7 +2,8 @@
  * The workload resources a physical cluster serves on top of the standard set: apps/v1 Deployments and ReplicaSets
  * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status); and, defined in their own
  * files beside this one, StatefulSets, DaemonSets, ControllerRevisions, Jobs, CronJobs, PodDisruptionBudgets,
- * HorizontalPodAutoscalers (v2 and v1 over one storage) and the storage, discovery and networking kinds.
+ * HorizontalPodAutoscalers (v2 and v1 over one storage), the storage, discovery and networking kinds, and
+ * PriorityClasses.
  * `atrium pcluster` serves the whole list; on the control plane, every workspace with compute serves it too, minus
  * Nodes and PersistentVolumes (workspaceWorkloadResources in src/multicluster/api/workload-resources.ts), and the
  * control plane runs no workload controllers for them.
@@ -31,6 +32,7 @@ import { endpoints, podTemplates, replicationControllers } from './core-more-res
 import { endpointSlices } from './discovery-resources.js';
 import { ingressClasses, ingresses, networkPolicies } from './networking-resources.js';
 import { persistentVolumeClaims, persistentVolumes, storageClasses } from './storage-resources.js';
+import { priorityClasses } from './priority-classes.js';
 import { controllerRevisions, daemonSets, statefulSets } from './apps-resources.js';
 import { horizontalPodAutoscalersV1, horizontalPodAutoscalersV2 } from './autoscaling-resources.js';
 import { cronJobs, jobs } from './batch-resources.js';
@@ -156,6 +158,18 @@ const ephemeralContainersDescriptor = {
   },
 };
 
+/**
+ * The Priority admission plugin's update rule: an update that drops spec.priority or spec.preemptionPolicy keeps the
+ * stored ones (both are immutable, so only dropping them could differ). Here rather than in the plugin, which sees no
+ * stored object for a PUT.
+ */
+function keepAdmittedPriority(obj: KubeObject, old: KubeObject): void {
+  if (!isPlainObject(obj.spec) || !isPlainObject(old.spec)) return;
+  for (const field of ['priority', 'preemptionPolicy']) {
+    if ((obj.spec[field] === undefined || obj.spec[field] === null) && old.spec[field] !== undefined && old.spec[field] !== null) obj.spec[field] = old.spec[field];
+  }
+}
+
 export const pods = withPrinter(
   defineBuiltin({
     group: '',
@@ -186,6 +200,7 @@ export const pods = withPrinter(
       prepareForUpdate(obj, old) {
         keepStatus(obj, old);
         defaultPod(obj);
+        keepAdmittedPriority(obj, old);
       },
       validate: validatePodCreate,
       validateUpdate: validatePodUpdate,
@@ -300,6 +315,7 @@ export const workloadResources: ResourceDefinition[] = [
   ingressClasses,
   networkPolicies,
   storageClasses,
+  priorityClasses,
   limitRanges,
 ];
 
