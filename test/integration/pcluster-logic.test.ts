@@ -7,7 +7,7 @@ import { podQOSClass } from '../../src/registry/builtin/workloads/qos.js';
 import { podStatusReason, podSummary } from '../../src/registry/builtin/workloads/printers.js';
 import { parseFlagDuration as parseDuration } from '../../src/apimachinery/go-duration.js';
 import { parseNodeCapacity } from '../../src/pcluster/options.js';
-import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from '../../src/pcluster/controllers/deployment/rollout-math.js';
+import { newReplicaSetReplicas, oldReplicaSetTargets, resolveFenceposts } from '../../src/pcluster/controllers/deployment/rollout-math.js';
 import { computeTemplateHash } from '../../src/registry/builtin/workloads/pod-template-hash.js';
 import { templateMatches } from '../../src/pcluster/controllers/deployment/controller.js';
 import { insufficientResources, podRequests, unschedulableMessage } from '../../src/pcluster/controllers/scheduling-fit.js';
@@ -57,12 +57,16 @@ describe('rolling update arithmetic', () => {
     ['stable scale-up', 5, 2, 3, 3, 5],
   ];
   for (const [name, desired, surge, total, current, want] of grow) it(name, () => assert.equal(newReplicaSetReplicas(desired, surge, total, current), want));
-  const shrink: [string, Parameters<typeof oldPodsToScaleDown>[0], number][] = [
-    ['waits while the new pods are not available', { desired: 3, unavailable: 0, totalSpecReplicas: 4, newRSSpecReplicas: 1, newRSAvailable: 0, totalAvailable: 3, oldUnhealthy: 0 }, 0],
-    ['removes one old pod per available new one', { desired: 3, unavailable: 0, totalSpecReplicas: 4, newRSSpecReplicas: 1, newRSAvailable: 1, totalAvailable: 4, oldUnhealthy: 0 }, 1],
-    ['removes unhealthy old pods first', { desired: 3, unavailable: 1, totalSpecReplicas: 4, newRSSpecReplicas: 1, newRSAvailable: 0, totalAvailable: 0, oldUnhealthy: 3 }, 1],
+  const shrink: [string, { spec: number; available: number }[], Parameters<typeof oldReplicaSetTargets>[1], number[]][] = [
+    ['waits while the new pods are not available', [{ spec: 3, available: 3 }], { desired: 3, unavailable: 0, newRSSpecReplicas: 1, newRSAvailable: 0 }, [3]],
+    ['removes one old pod per available new one', [{ spec: 3, available: 3 }], { desired: 3, unavailable: 0, newRSSpecReplicas: 1, newRSAvailable: 1 }, [2]],
+    ['removes unhealthy old pods first', [{ spec: 3, available: 0 }], { desired: 3, unavailable: 1, newRSSpecReplicas: 1, newRSAvailable: 0 }, [2]],
+    // Rollover: an adopted healthy ReplicaSet (oldest) and a stuck one (an image that cannot be pulled); the stuck
+    // one goes first and the healthy pod stays until a new one is available.
+    ['scales down the unhealthy ReplicaSet, not the older healthy one', [{ spec: 1, available: 1 }, { spec: 1, available: 0 }], { desired: 1, unavailable: 0, newRSSpecReplicas: 0, newRSAvailable: 0 }, [1, 0]],
+    ['then the healthy one once a new pod is available', [{ spec: 1, available: 1 }, { spec: 0, available: 0 }], { desired: 1, unavailable: 0, newRSSpecReplicas: 1, newRSAvailable: 1 }, [0, 0]],
   ];
-  for (const [name, input, want] of shrink) it(name, () => assert.equal(oldPodsToScaleDown(input), want));
+  for (const [name, old, input, want] of shrink) it(name, () => assert.deepEqual(oldReplicaSetTargets(old, input), want));
 });
 
 describe('pod templates', () => {

@@ -94,3 +94,33 @@ describe('ResourceQuota on compute resources', () => {
     await waitForUsed(ns, 'test-quota', { services: '0', 'services.nodeports': '0' });
   });
 });
+
+describe('ReplicaFailure', () => {
+  it('a ReplicaSet the quota refuses pods reports ReplicaFailure FailedCreate with the refusal, until it fits', async () => {
+    const ns = 'rs-failure';
+    assert.equal((await ts.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status, 201);
+    assert.equal((await ts.request('POST', `/api/v1/namespaces/${ns}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'pods' }, spec: { hard: { pods: '1' } } })).status, 201);
+    await waitForUsed(ns, 'pods', { pods: '0' });
+    const rs = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'two' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'two' } }, template: { metadata: { labels: { app: 'two' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } } },
+    };
+    assert.equal((await ts.request('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, rs)).status, 201);
+    const failing = await eventually('ReplicaFailure True', async () => {
+      const r = (await ts.request('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/two`)).json;
+      return r.status?.conditions?.find((c: any) => c.type === 'ReplicaFailure') && r;
+    }, 20_000);
+    const cond = failing.status.conditions.find((c: any) => c.type === 'ReplicaFailure');
+    assert.deepEqual([cond.status, cond.reason], ['True', 'FailedCreate']);
+    assert.match(cond.message, /^pods "two-[a-z0-9]*" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=1, limited: pods=1$/);
+    const events = (await ts.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name%3Dtwo`)).json.items;
+    assert.ok(events.some((e: any) => e.reason === 'FailedCreate' && e.type === 'Warning' && e.message.startsWith('Error creating: pods "two-')), JSON.stringify(events.map((e: any) => e.reason)));
+    assert.equal((await ts.request('PATCH', `/apis/apps/v1/namespaces/${ns}/replicasets/two/scale`, { spec: { replicas: 1 } }, { headers: { 'Content-Type': 'application/merge-patch+json' } })).status, 200);
+    await eventually('ReplicaFailure removed', async () => {
+      const r = (await ts.request('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/two`)).json;
+      return r.status?.observedGeneration === r.metadata.generation && !r.status?.conditions && r.status.replicas === 1;
+    }, 20_000);
+  });
+});

@@ -4,7 +4,7 @@ import type { GenericStore } from '../../registry/generic/store.js';
 import { immortalNamespaces } from '../../registry/builtin/core.js';
 import type { WatchHandle } from '../../storage/interface.js';
 import { logger } from '../../logging/logger.js';
-import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
+import { type AdmissionAttributes, type AdmissionPlugin, admissionObjectName } from './admission.js';
 
 const systemContext = { cluster: 'root', user: { username: 'system:apiserver', groups: ['system:masters'] } };
 
@@ -74,7 +74,7 @@ export class NamespaceLifecycle implements AdmissionPlugin {
       throw err;
     }
     if (terminating(ns)) {
-      throw errors.forbidden(gr, a.name, `unable to create new content in namespace ${a.namespace} because it is being terminated`, [
+      throw errors.forbidden(gr, admissionObjectName(a), `unable to create new content in namespace ${a.namespace} because it is being terminated`, [
         { reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' },
       ]);
     }

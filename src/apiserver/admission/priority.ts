@@ -19,7 +19,7 @@ import type { RequestContext } from '../../registry/rest.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import { isSystemPriorityClassName } from '../../registry/builtin/workloads/priority-class-validation.js';
 import { systemPriorityClassObjects } from '../../registry/builtin/workloads/priority-classes.js';
-import type { AdmissionAttributes, AdmissionPlugin } from './admission.js';
+import { type AdmissionAttributes, type AdmissionPlugin, admissionObjectName } from './admission.js';
 
 const systemContext = (cluster: string): RequestContext => ({ cluster, user: { username: 'system:apiserver', groups: ['system:masters'] } });
 const podsGR = { group: '', resource: 'pods' };
@@ -70,7 +70,7 @@ export class PriorityAdmission implements AdmissionPlugin {
     const pod = a.object;
     const spec = (isPlainObject(pod.spec) ? pod.spec : (pod.spec = {})) as Record<string, unknown>;
     // A pod with only generateName is named by it in the refusal, as upstream's admission attributes name it.
-    const name = a.name || pod.metadata?.name || pod.metadata?.generateName || '';
+    const name = admissionObjectName(a);
     const className = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
     let priority = 0;
     let policy: unknown = 'PreemptLowerPriority';
@@ -106,7 +106,7 @@ export class PriorityAdmission implements AdmissionPlugin {
     if (a.def.group !== 'scheduling.k8s.io' || a.def.resource !== 'priorityclasses' || a.object?.globalDefault !== true) return;
     const store = priorityClassStore(this.registry, a.ctx.cluster);
     if (!store) return;
-    const name = a.name || a.object.metadata?.name || a.object.metadata?.generateName || '';
+    const name = admissionObjectName(a);
     const def = defaultClass((await store.list(systemContext(a.ctx.cluster), '', { selection: {} })).items);
     if (def && (a.operation === 'CREATE' || def.metadata?.name !== name)) {
       throw errors.forbidden(priorityClassesGR, name, `PriorityClass ${def.metadata?.name} is already marked as default. Only one default can exist`);

@@ -7,7 +7,7 @@
  * wraps the ReplicaSet controller): one implementation, parameterised by the kind (`podReplicaKinds`), which differ
  * only in their resource, owner reference and selector (an RC's is a plain label map).
  */
-import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual } from '../../apimachinery/object.js';
+import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339 } from '../../apimachinery/object.js';
 import { LabelSelector, fromLabelSelector, selectorFromSet, type LabelSelectorSpec } from '../../apimachinery/labels/selector.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import { StatusError } from '../../apimachinery/status.js';
@@ -115,6 +115,10 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
         void recorder.record(clusterOf(rs), { apiVersion: k.apiVersion, kind: k.kind, namespace: rs.metadata?.namespace, name: rs.metadata?.name ?? '', uid: rs.metadata?.uid }, 'Normal', reason, `${verb} pod: ${pod.metadata.name}`);
       };
 
+      const failureEvent = (rs: ReplicaSet, reason: string, message: string) => {
+        void recorder.record(clusterOf(rs), { apiVersion: k.apiVersion, kind: k.kind, namespace: rs.metadata?.namespace, name: rs.metadata?.name ?? '', uid: rs.metadata?.uid }, 'Warning', reason, message);
+      };
+
       const rsKeyOfPod = (pod: KubeObject): string | undefined => {
         const ref = controllerOf(pod);
         if (!ref || ref.kind !== k.kind || groupOf(String(ref.apiVersion ?? '')) !== groupOf(k.apiVersion)) return undefined;
@@ -133,33 +137,49 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
         const candidates = podInformer.lister.list().filter((p) => p.metadata?.namespace === namespace && clusterOf(p) === clusterOf(rs) && isPodActive(p));
         const active = await claimObjects({ client, gvr: podsGVR, controllerGVR: k.gvr, apiVersion: k.apiVersion, kind: k.kind }, rs, selector, candidates);
 
-        if (expectations.satisfied(key) && !rs.metadata?.deletionTimestamp) {
-          const diff = active.length - (rs.spec?.replicas ?? 1);
-          if (diff < 0) {
-            const n = Math.min(-diff, burstReplicas);
-            expectations.expect(key, n, 0);
-            const results = await Promise.allSettled(Array.from({ length: n }, () => client.create(podsGVR, podFromTemplate(rs, k), { namespace })));
-            for (const r of results) if (r.status === 'fulfilled') podEvent(rs, 'SuccessfulCreate', 'Created', r.value);
-            const failed = results.filter((r) => r.status === 'rejected');
-            if (failed.length) {
-              expectations.lowerExpectations(key, failed.length, 0);
-              throw (failed[0] as PromiseRejectedResult).reason;
+        // manageReplicas' error goes into status as the ReplicaFailure condition (a pod the quota refuses, say) and is
+        // then returned, so the set is retried with backoff.
+        let manageError: unknown;
+        const diff = active.length - (rs.spec?.replicas ?? 1);
+        const manage = expectations.satisfied(key) && !rs.metadata?.deletionTimestamp;
+        if (manage) {
+          try {
+            if (diff < 0) {
+              const n = Math.min(-diff, burstReplicas);
+              expectations.expect(key, n, 0);
+              const results = await Promise.allSettled(Array.from({ length: n }, () => client.create(podsGVR, podFromTemplate(rs, k), { namespace })));
+              for (const r of results) if (r.status === 'fulfilled') podEvent(rs, 'SuccessfulCreate', 'Created', r.value);
+              const failed = results.filter((r) => r.status === 'rejected');
+              if (failed.length) {
+                expectations.lowerExpectations(key, failed.length, 0);
+                const reason = (failed[0] as PromiseRejectedResult).reason;
+                failureEvent(rs, 'FailedCreate', `Error creating: ${(reason as Error).message}`);
+                throw reason;
+              }
+            } else if (diff > 0) {
+              const victims = [...active].sort(deletionOrder).slice(0, Math.min(diff, burstReplicas));
+              expectations.expect(key, 0, victims.length);
+              const results = await Promise.allSettled(victims.map((p) => client.delete(podsGVR, p.metadata?.name ?? '', { namespace })));
+              results.forEach((r, i) => r.status === 'fulfilled' && podEvent(rs, 'SuccessfulDelete', 'Deleted', victims[i]));
+              const failed = results.filter((r) => r.status === 'rejected' && !(r.reason instanceof StatusError && r.reason.code === 404));
+              expectations.lowerExpectations(key, 0, results.length - results.filter((r) => r.status === 'fulfilled').length);
+              if (failed.length) {
+                const reason = (failed[0] as PromiseRejectedResult).reason;
+                failureEvent(rs, 'FailedDelete', `Error deleting: ${(reason as Error).message}`);
+                throw reason;
+              }
             }
-          } else if (diff > 0) {
-            const victims = [...active].sort(deletionOrder).slice(0, Math.min(diff, burstReplicas));
-            expectations.expect(key, 0, victims.length);
-            const results = await Promise.allSettled(victims.map((p) => client.delete(podsGVR, p.metadata?.name ?? '', { namespace })));
-            results.forEach((r, i) => r.status === 'fulfilled' && podEvent(rs, 'SuccessfulDelete', 'Deleted', victims[i]));
-            const failed = results.filter((r) => r.status === 'rejected' && !(r.reason instanceof StatusError && r.reason.code === 404));
-            expectations.lowerExpectations(key, 0, results.length - results.filter((r) => r.status === 'fulfilled').length);
-            if (failed.length) throw (failed[0] as PromiseRejectedResult).reason;
+          } catch (err) {
+            manageError = err;
           }
         }
-        return updateStatus(rs, active);
+        const result = await updateStatus(rs, active, manageError === undefined ? undefined : { reason: diff < 0 ? 'FailedCreate' : 'FailedDelete', message: (manageError as Error).message });
+        if (manageError !== undefined) throw manageError;
+        return result;
       };
 
       /** Computes status from the cached pods and writes it when it changed; requeues to notice pods becoming available. */
-      const updateStatus = async (rs: ReplicaSet, active: KubeObject[]): Promise<ReconcileResult | void> => {
+      const updateStatus = async (rs: ReplicaSet, active: KubeObject[], failure?: { reason: string; message: string }): Promise<ReconcileResult | void> => {
         const now = Date.now();
         const minReady = rs.spec?.minReadySeconds ?? 0;
         const templateLabels = ((rs.spec?.template?.metadata as JsonObject | undefined)?.labels ?? {}) as Record<string, string>;
@@ -171,6 +191,17 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
           availableReplicas: active.filter((p) => isPodAvailable(p, minReady, now)).length,
           observedGeneration: rs.metadata?.generation ?? 1,
         };
+        // calculateStatus: a failure to create or delete pods is set as ReplicaFailure (once: a condition already there
+        // keeps its first message), and removed by the first sync that manages the pods without one.
+        const conditions = (Array.isArray(status.conditions) ? status.conditions : []) as JsonObject[];
+        const hasFailure = conditions.some((c) => c.type === 'ReplicaFailure');
+        if (failure && !hasFailure) {
+          status.conditions = [...conditions, { type: 'ReplicaFailure', status: 'True', lastTransitionTime: nowRFC3339(), reason: failure.reason, message: failure.message }];
+        } else if (!failure && hasFailure) {
+          const rest = conditions.filter((c) => c.type !== 'ReplicaFailure');
+          if (rest.length) status.conditions = rest;
+          else delete status.conditions;
+        }
         if (!jsonEqual(status, rs.status ?? {})) {
           const next = deepCopy(rs);
           next.status = status;

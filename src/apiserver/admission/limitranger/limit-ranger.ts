@@ -9,7 +9,7 @@ import type { KubeObject } from '../../../apimachinery/object.js';
 import { errors } from '../../../apimachinery/status.js';
 import type { RequestContext } from '../../../registry/rest.js';
 import type { ResourceRegistry } from '../../../registry/resource-registry.js';
-import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
+import { type AdmissionAttributes, type AdmissionPlugin, admissionObjectName } from '../admission.js';
 import { aggregate, applyContainerDefaults, claimViolations, defaultRequestsFromLimits, podViolations } from './limit-rules.js';
 
 const systemContext = (cluster: string): RequestContext => ({ cluster, user: { username: 'system:apiserver', groups: ['system:masters'] } });
@@ -36,7 +36,7 @@ export class LimitRanger implements AdmissionPlugin {
     }
     for (const r of ranges) {
       const why = isPod ? podViolations(r, a.object) : claimViolations(r, a.object);
-      if (why.length > 0) throw errors.forbidden({ group: '', resource: a.def.resource }, a.name, aggregate(why));
+      if (why.length > 0) throw errors.forbidden({ group: '', resource: a.def.resource }, admissionObjectName(a), aggregate(why));
     }
   }
 }

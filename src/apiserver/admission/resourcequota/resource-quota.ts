@@ -19,7 +19,7 @@ import type { RequestContext } from '../../../registry/rest.js';
 import type { ResourceRegistry } from '../../../registry/resource-registry.js';
 import type { WatchHandle } from '../../../storage/interface.js';
 import { logger } from '../../../logging/logger.js';
-import type { AdmissionAttributes, AdmissionPlugin } from '../admission.js';
+import { type AdmissionAttributes, type AdmissionPlugin, admissionObjectName } from '../admission.js';
 import { checkRequest } from './check-request.js';
 
 const systemContext = (cluster: string): RequestContext => ({ cluster, user: { username: 'system:apiserver', groups: ['system:masters'] } });
@@ -112,7 +112,7 @@ export class ResourceQuotaAdmission implements AdmissionPlugin {
       const { items } = await quotas.list(ctx, a.namespace, { selection: {} });
       if (items.length === 0) return;
       const decision = checkRequest(items, evaluator, { operation: a.operation as 'CREATE' | 'UPDATE', object: a.object!, oldObject });
-      if ('refused' in decision) throw errors.forbidden(gr, a.name, decision.refused);
+      if ('refused' in decision) throw errors.forbidden(gr, admissionObjectName(a), decision.refused);
       if (a.dryRun || decision.charged.length === 0) return;
       try {
         // Each write carries the resourceVersion the check read: a concurrent change is a 409, and the check reruns.

@@ -19,7 +19,7 @@ import { deploymentsGVR, replicaSetsGVR } from '../gvrs.js';
 import { claimObjects } from '../claim-objects.js';
 import { controllerOf, controllerRef, isControlledBy } from '../owner-references.js';
 import { type DeploymentCondition, reasons, setCondition } from './conditions.js';
-import { newReplicaSetReplicas, oldPodsToScaleDown, resolveFenceposts } from './rollout-math.js';
+import { newReplicaSetReplicas, oldReplicaSetTargets, resolveFenceposts } from './rollout-math.js';
 import { computeTemplateHash, podTemplateHashLabel, templateMatches } from '../../../registry/builtin/workloads/pod-template-hash.js';
 
 export { podTemplateHashLabel, templateMatches };
@@ -164,22 +164,11 @@ export const deploymentControllerInstaller: ControllerInstaller = {
             await scale(newRS, target, d, surge);
             newRS = { ...newRS, spec: { ...newRS.spec, replicas: target } };
           }
-          let toRemove = oldPodsToScaleDown({
-            desired,
-            unavailable,
-            totalSpecReplicas: specReplicas(newRS) + sum(old, specReplicas),
-            newRSSpecReplicas: specReplicas(newRS),
-            newRSAvailable: newRS.status?.availableReplicas ?? 0,
-            totalAvailable: sum(all, (rs) => rs.status?.availableReplicas ?? 0),
-            oldUnhealthy: sum(old, (rs) => Math.max(0, specReplicas(rs) - (rs.status?.availableReplicas ?? 0))),
-          });
-          for (const rs of old) {
-            if (toRemove <= 0) break;
-            const n = Math.min(specReplicas(rs), toRemove);
-            if (n === 0) continue;
-            await scale(rs, specReplicas(rs) - n, d, surge);
-            toRemove -= n;
-          }
+          const targets = oldReplicaSetTargets(
+            old.map((rs) => ({ spec: specReplicas(rs), available: rs.status?.availableReplicas ?? 0 })),
+            { desired, unavailable, newRSSpecReplicas: specReplicas(newRS), newRSAvailable: newRS.status?.availableReplicas ?? 0 },
+          );
+          for (const [i, rs] of old.entries()) if (targets[i]! !== specReplicas(rs)) await scale(rs, targets[i]!, d, surge);
         }
 
         // Keep at most revisionHistoryLimit fully scaled-down old ReplicaSets, deleting the oldest first.

@@ -38,24 +38,35 @@ export function newReplicaSetReplicas(desired: number, surge: number, totalSpecR
 }
 
 /**
- * How many old pods may be removed now (reconcileOldReplicaSets): first old pods that are not available anyway
- * (cleanupUnhealthyReplicas), then available ones as long as desired - unavailable pods stay available; pods the
- * new ReplicaSet still has to bring up count as unavailable.
+ * The replicas each old ReplicaSet keeps now (reconcileOldReplicaSets), `old` ordered oldest first: nothing while the
+ * pods beyond the minimum available (desired − unavailable) are all taken by new pods not yet available; else first
+ * the old pods that are not available anyway (cleanupUnhealthyReplicas: an old ReplicaSet whose new template cannot
+ * start must not block the rollout), at most that many, then available ones while more than the minimum are available
+ * (scaleDownOldReplicaSetsForRollingUpdate), each time from the oldest ReplicaSet on.
  */
-export function oldPodsToScaleDown(input: {
-  desired: number;
-  unavailable: number;
-  totalSpecReplicas: number;
-  newRSSpecReplicas: number;
-  newRSAvailable: number;
-  totalAvailable: number;
-  oldUnhealthy: number;
-}): number {
+export function oldReplicaSetTargets(
+  old: readonly { spec: number; available: number }[],
+  input: { desired: number; unavailable: number; newRSSpecReplicas: number; newRSAvailable: number },
+): number[] {
+  const target = old.map((rs) => rs.spec);
   const minAvailable = input.desired - input.unavailable;
-  const newRSUnavailable = input.newRSSpecReplicas - input.newRSAvailable;
-  const maxScaledDown = input.totalSpecReplicas - minAvailable - newRSUnavailable;
-  if (maxScaledDown <= 0) return 0;
-  const unhealthy = Math.min(maxScaledDown, Math.max(0, input.oldUnhealthy));
-  const byAvailability = Math.max(0, Math.min(maxScaledDown - unhealthy, input.totalAvailable - minAvailable));
-  return unhealthy + byAvailability;
+  const totalSpec = target.reduce((n, r) => n + r, 0) + input.newRSSpecReplicas;
+  const maxScaledDown = totalSpec - minAvailable - (input.newRSSpecReplicas - input.newRSAvailable);
+  if (maxScaledDown <= 0) return target;
+  let cleaned = 0;
+  old.forEach((rs, i) => {
+    const unhealthy = rs.spec - rs.available;
+    if (cleaned >= maxScaledDown || rs.spec === 0 || unhealthy <= 0) return;
+    const n = Math.min(maxScaledDown - cleaned, unhealthy);
+    target[i] = rs.spec - n;
+    cleaned += n;
+  });
+  let toScale = old.reduce((n, rs) => n + rs.available, 0) + input.newRSAvailable - minAvailable;
+  target.forEach((replicas, i) => {
+    if (toScale <= 0 || replicas === 0) return;
+    const n = Math.min(replicas, toScale);
+    target[i] = replicas - n;
+    toScale -= n;
+  });
+  return target;
 }
