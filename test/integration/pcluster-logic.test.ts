@@ -7,7 +7,7 @@ import { podQOSClass } from '../../src/registry/builtin/workloads/qos.js';
 import { podStatusReason, podSummary } from '../../src/registry/builtin/workloads/printers.js';
 import { parseFlagDuration as parseDuration } from '../../src/apimachinery/go-duration.js';
 import { parseNodeCapacity } from '../../src/pcluster/options.js';
-import { newReplicaSetReplicas, oldReplicaSetTargets, resolveFenceposts } from '../../src/pcluster/controllers/deployment/rollout-math.js';
+import { type ScalableReplicaSet, isScalingEvent, newReplicaSetReplicas, oldReplicaSetTargets, proportionalScale, resolveFenceposts } from '../../src/pcluster/controllers/deployment/rollout-math.js';
 import { computeTemplateHash } from '../../src/registry/builtin/workloads/pod-template-hash.js';
 import { templateMatches } from '../../src/pcluster/controllers/deployment/controller.js';
 import { insufficientResources, podRequests, unschedulableMessage } from '../../src/pcluster/controllers/scheduling-fit.js';
@@ -67,6 +67,23 @@ describe('rolling update arithmetic', () => {
     ['then the healthy one once a new pod is available', [{ spec: 1, available: 1 }, { spec: 0, available: 0 }], { desired: 1, unavailable: 0, newRSSpecReplicas: 1, newRSAvailable: 1 }, [0, 0]],
   ];
   for (const [name, old, input, want] of shrink) it(name, () => assert.deepEqual(oldReplicaSetTargets(old, input), want));
+  const rs = (name: string, spec: number, created: number, extra: Partial<ScalableReplicaSet> = {}): ScalableReplicaSet => ({ name, spec, available: spec, created, desired: 10, maxReplicas: 13, ...extra });
+  it('a scaling event is an active set sized for another Deployment size', () => {
+    assert.equal(isScalingEvent([rs('a', 8, 1), rs('b', 0, 2, { desired: 3 })], 10), false);
+    assert.equal(isScalingEvent([rs('a', 8, 1)], 30), true);
+  });
+  it('scales a rollout in proportion (upstream e2e: 8 + 5 of 10 with maxSurge 3, scaled to 30 → 20 + 13)', () => {
+    const targets = proportionalScale({ replicas: 30, maxSurge: 3, statusReplicas: 13, rollingUpdate: true }, rs('second', 5, 2, { available: 0 }), [rs('first', 8, 1)]);
+    assert.deepEqual(Object.fromEntries(targets), { first: 20, second: 13 });
+  });
+  it('scales down in proportion, leftovers to the largest, and to zero entirely', () => {
+    assert.deepEqual(Object.fromEntries(proportionalScale({ replicas: 5, maxSurge: 1, statusReplicas: 13, rollingUpdate: true }, rs('new', 5, 2, { available: 0 }), [rs('old', 8, 1)])), { old: 4, new: 2 });
+    assert.deepEqual(Object.fromEntries(proportionalScale({ replicas: 0, maxSurge: 1, statusReplicas: 13, rollingUpdate: true }, rs('new', 5, 2, { available: 0 }), [rs('old', 8, 1)])), { old: 0, new: 0 });
+  });
+  it('gives a single active set the whole size, and a saturated new set all of it', () => {
+    assert.deepEqual(Object.fromEntries(proportionalScale({ replicas: 4, maxSurge: 1, statusReplicas: 3, rollingUpdate: true }, rs('new', 3, 2), [rs('old', 0, 1)])), { new: 4 });
+    assert.deepEqual(Object.fromEntries(proportionalScale({ replicas: 4, maxSurge: 1, statusReplicas: 5, rollingUpdate: true }, rs('new', 4, 2, { desired: 4 }), [rs('old', 1, 1)])), { old: 0 });
+  });
 });
 
 describe('pod templates', () => {

@@ -193,6 +193,33 @@ describe('pcluster workload API', () => {
     assert.equal(done.spec.template.spec.containers[0].image, 'nginx:1.28');
   });
 
+  it('keeps host ports apart: the scheduler avoids a node whose port is taken, the kubelet rejects a pod bound there by name', async () => {
+    const hostPod = (name: string, nodeName?: string) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name },
+      spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'web', image: 'httpd', ports: [{ containerPort: 21017, hostPort: 21017, name: 'conflict' }] }] },
+    });
+    const pods = '/api/v1/namespaces/default/pods';
+    assert.equal((await ts.request('POST', pods, hostPod('port-first', 'it-node-1'))).status, 201);
+    await eventually('port-first Running', async () => (await ts.request('GET', `${pods}/port-first`)).json.status?.phase === 'Running', 20_000);
+    assert.equal((await ts.request('POST', pods, hostPod('port-scheduled'))).status, 201);
+    const scheduled = await eventually('port-scheduled bound', async () => (await ts.request('GET', `${pods}/port-scheduled`)).json.spec.nodeName, 20_000);
+    assert.equal(scheduled, 'it-node-2');
+    assert.equal((await ts.request('POST', pods, hostPod('port-clash', 'it-node-1'))).status, 201);
+    const rejected = await eventually('port-clash Failed', async () => {
+      const p = (await ts.request('GET', `${pods}/port-clash`)).json;
+      return p.status?.phase === 'Failed' && p;
+    }, 20_000);
+    assert.equal(rejected.status.reason, 'NodePorts');
+    assert.equal(rejected.status.message, "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports");
+    // A third pod asking for the port fits nowhere now.
+    assert.equal((await ts.request('POST', pods, hostPod('port-none'))).status, 201);
+    const unschedulable = await eventually('port-none Unschedulable', async () => (await ts.request('GET', `${pods}/port-none`)).json.status?.conditions?.find((c: any) => c.type === 'PodScheduled' && c.status === 'False'), 20_000);
+    assert.match(unschedulable.message, /^0\/2 nodes are available: 2 node\(s\) didn't have free ports for the requested pod ports\./);
+    for (const name of ['port-first', 'port-scheduled', 'port-clash', 'port-none']) await ts.request('DELETE', `${pods}/${name}`);
+  });
+
   it('leaves a pod that fits no node Pending with the Unschedulable condition', async () => {
     const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'huge' }, spec: { containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '3', memory: '1Gi' } } }] } };
     assert.equal((await ts.request('POST', '/api/v1/namespaces/default/pods', pod)).status, 201);

@@ -25,6 +25,7 @@ import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, type Simu
 import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
 import { PodRunner, crashLoopStep, crashLoops, killedStatus, podDesc, runsToCompletion } from './pod-run.js';
 import { type EphemeralContainer, EphemeralContainerStarter, withEphemeralStatuses } from './ephemeral-containers.js';
+import { type HostPort, hostPortsConflict, hostPortsOf, nodePortsReason } from './scheduling-fit.js';
 
 export interface KubeletOptions {
   clusterName: string;
@@ -237,6 +238,10 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           const next = runsToCompletion(pod) ? await runToCompletion(pod) : crashLoops(pod) ? await crashLoop(pod, node.name) : undefined;
           return soonest(started, next);
         }
+        if (!status.phase || status.phase === 'Pending') {
+          const wanted = hostPortsOf(pod);
+          if (wanted.length && hostPortsConflict(wanted, admittedPortsOn(pod, node.name))) return reject(pod, node, 'NodePorts', `Predicate NodePorts failed: ${nodePortsReason}`);
+        }
         const missing = opts.missingImages ? [...initContainersOf(pod), ...containerNames(pod)].filter((c) => opts.missingImages!.test(c.image)) : [];
         if (missing.length) return pullBackOff(pod, node, missing);
         const claimKey = (name: string) => formatObjectKey({ cluster: clusterOf(pod), namespace: pod.metadata?.namespace ?? '', name });
@@ -283,6 +288,38 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         }
         startEvents(pod, node, eph.started.map((c) => ({ ...c, field: 'ephemeralContainers' })));
         return 'written';
+      };
+
+      /**
+       * The host ports held on `node` by the pods admitted before `pod` (the kubelet admits pods one by one, in the
+       * order they reach it): running ones, and not-yet-running ones created earlier.
+       */
+      const admittedPortsOn = (pod: KubeObject, node: string): HostPort[] => {
+        const before = (p: KubeObject) => (isPlainObject(p.status) && p.status.phase === 'Running') || `${p.metadata?.creationTimestamp}/${p.metadata?.name}` < `${pod.metadata?.creationTimestamp}/${pod.metadata?.name}`;
+        return podInformer.lister
+          .list()
+          .filter((p) => p.metadata?.uid !== pod.metadata?.uid && clusterOf(p) === clusterOf(pod) && isPlainObject(p.spec) && p.spec.nodeName === node && isPodActive(p) && before(p))
+          .flatMap(hostPortsOf);
+      };
+
+      /**
+       * rejectPod: a pod the kubelet's admission refuses (host ports another pod on the node holds — the scheduler
+       * avoids that, a pod bound by nodeName does not) fails at once, with the predicate as its reason and a Warning.
+       */
+      const reject = async (pod: KubeObject, node: SimulatedNode, reason: string, message: string): Promise<void> => {
+        const status = isPlainObject(pod.status) ? pod.status : {};
+        try {
+          // The status is the rejection alone (the QoS class kept), but for conditions the kubelet does not own
+          // (PodScheduled), which its status manager keeps.
+          const kubeletOwned = new Set(['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady']);
+          const conditions = podConditions(pod).filter((c) => !kubeletOwned.has(c.type));
+          const next = { ...(status.qosClass !== undefined ? { qosClass: status.qosClass } : {}), phase: 'Failed', ...(conditions.length ? { conditions } : {}), reason, message: `Pod was rejected: ${message}` };
+          await client.updateStatus(podsGVR, { ...deepCopy(pod), status: next }, { namespace: pod.metadata?.namespace });
+        } catch (err) {
+          if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+          throw err;
+        }
+        void recorder.record(clusterOf(pod), { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', reason, message, node.name);
       };
 
       /**

@@ -25,7 +25,7 @@ import { EventRecorder } from '../../controllers/runtime/event-recorder.js';
 import { nodesGVR, persistentVolumeClaimsGVR, persistentVolumesGVR, podsGVR, storageClassesGVR } from './gvrs.js';
 import { nodeFilterReason } from './node-affinity.js';
 import { isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
-import { type Resources, addResources, insufficientResources, leastAllocatedScore, nodeAllocatable, podRequests, preFilterUnschedulableMessage, unschedulableMessage } from './scheduling-fit.js';
+import { type HostPort, type Resources, addResources, hostPortsConflict, hostPortsOf, insufficientResources, leastAllocatedScore, nodeAllocatable, nodePortsReason, podRequests, preFilterUnschedulableMessage, unschedulableMessage } from './scheduling-fit.js';
 import { podVolumes, selectedNodeAnnotation, volumeNodeConflicts } from './storage/binding.js';
 
 const schedulerName = 'default-scheduler';
@@ -110,12 +110,25 @@ export const schedulerInstaller: ControllerInstaller = {
       const scoringUsage = usageByNode(true);
       const nodes = nodeInformer.lister.list().sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
       const reasonsByNode: string[][] = [];
+      // NodePorts: the host ports the node's active pods hold (only when this pod asks for any).
+      const wantedPorts = hostPortsOf(pod);
+      const portsByNode = new Map<string, HostPort[]>();
+      if (wantedPorts.length) {
+        for (const p of podInformer.lister.list()) {
+          const node = nodeNameOf(p);
+          if (node && clusterOf(p) === cluster && isPodActive(p)) portsByNode.set(node, [...(portsByNode.get(node) ?? []), ...hostPortsOf(p)]);
+        }
+      }
       let best: { node: string; score: number } | undefined;
       for (const node of nodes) {
         const nodeName = node.metadata?.name ?? '';
         const filtered = nodeFilterReason(pod, node);
         if (filtered) {
           reasonsByNode.push([filtered]);
+          continue;
+        }
+        if (wantedPorts.length && hostPortsConflict(wantedPorts, portsByNode.get(nodeName) ?? [])) {
+          reasonsByNode.push([nodePortsReason]);
           continue;
         }
         const used = usage.get(nodeName) ?? { cpu: 0, memory: 0, pods: 0 };

@@ -103,3 +103,36 @@ export function preFilterUnschedulableMessage(nodeCount: number, message: string
   if (nodeCount === 0) return 'no nodes available to schedule pods';
   return `0/${nodeCount} nodes are available: ${message}.`;
 }
+
+/** A host port a pod's container (or init container) asks for (hostIP defaults to 0.0.0.0, protocol to TCP). */
+export interface HostPort {
+  ip: string;
+  protocol: string;
+  port: number;
+}
+
+/** The host ports of a pod's containers and init containers. */
+export function hostPortsOf(pod: JsonObject): HostPort[] {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  const out: HostPort[] = [];
+  for (const key of ['initContainers', 'containers']) {
+    for (const c of Array.isArray(spec[key]) ? (spec[key] as unknown[]).filter(isPlainObject) : []) {
+      for (const p of Array.isArray(c.ports) ? c.ports.filter(isPlainObject) : []) {
+        const port = Number(p.hostPort ?? 0);
+        if (port > 0) out.push({ ip: typeof p.hostIP === 'string' && p.hostIP ? p.hostIP : '0.0.0.0', protocol: typeof p.protocol === 'string' && p.protocol ? p.protocol : 'TCP', port });
+      }
+    }
+  }
+  return out;
+}
+
+/** The NodePorts filter's reason when a pod's host ports clash with those already used on a node. */
+export const nodePortsReason = "node(s) didn't have free ports for the requested pod ports";
+
+/**
+ * Whether any of `wanted` clashes with `used` (HostPortInfo.CheckConflict): the same protocol and port, on the same
+ * address or where either side listens on every address (0.0.0.0).
+ */
+export function hostPortsConflict(wanted: readonly HostPort[], used: readonly HostPort[]): boolean {
+  return wanted.some((w) => used.some((u) => u.protocol === w.protocol && u.port === w.port && (u.ip === w.ip || u.ip === '0.0.0.0' || w.ip === '0.0.0.0')));
+}

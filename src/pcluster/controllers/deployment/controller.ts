@@ -19,7 +19,7 @@ import { deploymentsGVR, replicaSetsGVR } from '../gvrs.js';
 import { claimObjects } from '../claim-objects.js';
 import { controllerOf, controllerRef, isControlledBy } from '../owner-references.js';
 import { type DeploymentCondition, reasons, setCondition } from './conditions.js';
-import { newReplicaSetReplicas, oldReplicaSetTargets, resolveFenceposts } from './rollout-math.js';
+import { type ScalableReplicaSet, isScalingEvent, newReplicaSetReplicas, oldReplicaSetTargets, proportionalScale, resolveFenceposts } from './rollout-math.js';
 import { computeTemplateHash, podTemplateHashLabel, templateMatches } from '../../../registry/builtin/workloads/pod-template-hash.js';
 
 export { podTemplateHashLabel, templateMatches };
@@ -125,70 +125,93 @@ export const deploymentControllerInstaller: ControllerInstaller = {
       let conditions = [...(d.status?.conditions ?? [])];
       let collisionCount = d.status?.collisionCount;
 
-      if (!d.spec?.paused) {
-        const maxOldRevision = maxRevision(old);
-        if (!newRS && (strategy === 'RollingUpdate' || sum(old, specReplicas) === 0 && sum(old, (rs) => rs.status?.replicas ?? 0) === 0)) {
-          const hash = computeTemplateHash(d.spec?.template ?? {}, collisionCount);
-          const replicas = strategy === 'Recreate' ? desired : newReplicaSetReplicas(desired, surge, sum(old, specReplicas), 0);
-          try {
-            newRS = await client.create(replicaSetsGVR, newReplicaSetFor(d, hash, replicas, maxOldRevision + 1n, surge), { namespace });
-            if (replicas > 0) scalingEvent(d, `Scaled up replica set ${newRS.metadata?.name} from 0 to ${replicas}`);
-            conditions = setCondition(conditions, { type: 'Progressing', status: 'True', reason: reasons.newReplicaSetCreated, message: `Created new replica set "${newRS.metadata?.name}"` }, now);
-          } catch (err) {
-            if (!(err instanceof StatusError && err.code === 409)) throw err;
-            // A ReplicaSet with this name exists but is not ours for this template: a hash collision. Bump the
-            // collision count so the next attempt hashes differently (unless it is just our cache lagging).
-            const existing = await client.get<ReplicaSet>(replicaSetsGVR, `${d.metadata?.name}-${hash}`, { namespace });
-            if (isControlledBy(existing, d.metadata?.uid) && templateMatches(existing.spec?.template, d.spec?.template)) return { requeue: true };
-            collisionCount = (collisionCount ?? 0) + 1;
-          }
-        } else if (newRS) {
-          if (!findCondition(conditions, 'Progressing')) {
-            conditions = setCondition(conditions, { type: 'Progressing', status: 'True', reason: reasons.foundNewReplicaSet, message: `Found new replica set "${newRS.metadata?.name}"` }, now);
-          }
-          if (revisionOf(newRS) <= maxOldRevision) {
-            // A rollback to an older template: that ReplicaSet becomes the newest revision again.
-            const next = deepCopy(newRS);
-            next.metadata!.annotations = { ...(next.metadata?.annotations ?? {}), [revisionAnnotation]: String(maxOldRevision + 1n) };
-            newRS = await client.update(replicaSetsGVR, next, { namespace });
-          }
-        }
+      const scalable = (rs: ReplicaSet): ScalableReplicaSet => {
+        const annotation = (k: string) => {
+          const v = rs.metadata?.annotations?.[k];
+          return v !== undefined && /^-?\d+$/.test(v) ? Number(v) : undefined;
+        };
+        return { name: rs.metadata?.name ?? '', spec: specReplicas(rs), available: rs.status?.availableReplicas ?? 0, created: createdAt(rs), desired: annotation(desiredReplicasAnnotation), maxReplicas: annotation(maxReplicasAnnotation) };
+      };
+      if (d.spec?.paused || isScalingEvent(all.map(scalable), desired)) {
+        // sync(): a paused Deployment, or one whose size changed, has its ReplicaSets resized (in proportion during a
+        // rollout) and nothing else rolled.
+        const targets = proportionalScale(
+          { replicas: desired, maxSurge: surge, statusReplicas: Number(d.status?.replicas ?? 0), rollingUpdate: strategy === 'RollingUpdate' },
+          newRS && scalable(newRS),
+          old.map(scalable),
+        );
+        const scaled = await Promise.all(all.map(async (rs) => {
+          const target = targets.get(rs.metadata?.name ?? '');
+          if (target === undefined) return rs;
+          await scale(rs, target, d, surge);
+          return { ...rs, spec: { ...rs.spec, replicas: target } };
+        }));
+        const scaledNew = scaled.find((rs) => rs.metadata?.uid === newRS?.metadata?.uid && newRS !== undefined);
+        return syncStatus(d, scaled.filter((rs) => rs !== scaledNew), scaledNew, conditions, collisionCount, unavailable, now);
+      }
 
-        if (strategy === 'Recreate') {
-          for (const rs of old) if (specReplicas(rs) > 0) await scale(rs, 0, d, surge);
-          if (newRS && specReplicas(newRS) !== desired && sum(old, (rs) => rs.status?.replicas ?? 0) === 0) await scale(newRS, desired, d, surge);
-        } else if (newRS) {
-          const total = specReplicas(newRS) + sum(old, specReplicas);
-          const target = specReplicas(newRS) > desired ? desired : newReplicaSetReplicas(desired, surge, total, specReplicas(newRS));
-          if (target !== specReplicas(newRS)) {
-            await scale(newRS, target, d, surge);
-            newRS = { ...newRS, spec: { ...newRS.spec, replicas: target } };
-          }
-          const targets = oldReplicaSetTargets(
-            old.map((rs) => ({ spec: specReplicas(rs), available: rs.status?.availableReplicas ?? 0 })),
-            { desired, unavailable, newRSSpecReplicas: specReplicas(newRS), newRSAvailable: newRS.status?.availableReplicas ?? 0 },
-          );
-          for (const [i, rs] of old.entries()) if (targets[i]! !== specReplicas(rs)) await scale(rs, targets[i]!, d, surge);
+      const maxOldRevision = maxRevision(old);
+      if (!newRS && (strategy === 'RollingUpdate' || sum(old, specReplicas) === 0 && sum(old, (rs) => rs.status?.replicas ?? 0) === 0)) {
+        const hash = computeTemplateHash(d.spec?.template ?? {}, collisionCount);
+        const replicas = strategy === 'Recreate' ? desired : newReplicaSetReplicas(desired, surge, sum(old, specReplicas), 0);
+        try {
+          newRS = await client.create(replicaSetsGVR, newReplicaSetFor(d, hash, replicas, maxOldRevision + 1n, surge), { namespace });
+          if (replicas > 0) scalingEvent(d, `Scaled up replica set ${newRS.metadata?.name} from 0 to ${replicas}`);
+          conditions = setCondition(conditions, { type: 'Progressing', status: 'True', reason: reasons.newReplicaSetCreated, message: `Created new replica set "${newRS.metadata?.name}"` }, now);
+        } catch (err) {
+          if (!(err instanceof StatusError && err.code === 409)) throw err;
+          // A ReplicaSet with this name exists but is not ours for this template: a hash collision. Bump the
+          // collision count so the next attempt hashes differently (unless it is just our cache lagging).
+          const existing = await client.get<ReplicaSet>(replicaSetsGVR, `${d.metadata?.name}-${hash}`, { namespace });
+          if (isControlledBy(existing, d.metadata?.uid) && templateMatches(existing.spec?.template, d.spec?.template)) return { requeue: true };
+          collisionCount = (collisionCount ?? 0) + 1;
         }
+      } else if (newRS) {
+        if (!findCondition(conditions, 'Progressing')) {
+          conditions = setCondition(conditions, { type: 'Progressing', status: 'True', reason: reasons.foundNewReplicaSet, message: `Found new replica set "${newRS.metadata?.name}"` }, now);
+        }
+        if (revisionOf(newRS) <= maxOldRevision) {
+          // A rollback to an older template: that ReplicaSet becomes the newest revision again.
+          const next = deepCopy(newRS);
+          next.metadata!.annotations = { ...(next.metadata?.annotations ?? {}), [revisionAnnotation]: String(maxOldRevision + 1n) };
+          newRS = await client.update(replicaSetsGVR, next, { namespace });
+        }
+      }
 
-        // Keep at most revisionHistoryLimit fully scaled-down old ReplicaSets, deleting the oldest first.
-        const limit = d.spec?.revisionHistoryLimit ?? 10;
-        const idle = old.filter((rs) => specReplicas(rs) === 0 && (rs.status?.replicas ?? 0) === 0 && !rs.metadata?.deletionTimestamp);
-        for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) {
-          try {
-            await client.delete(replicaSetsGVR, rs.metadata?.name ?? '', { namespace });
-          } catch (err) {
-            if (!(err instanceof StatusError && err.code === 404)) throw err;
-          }
+      if (strategy === 'Recreate') {
+        for (const rs of old) if (specReplicas(rs) > 0) await scale(rs, 0, d, surge);
+        if (newRS && specReplicas(newRS) !== desired && sum(old, (rs) => rs.status?.replicas ?? 0) === 0) await scale(newRS, desired, d, surge);
+      } else if (newRS) {
+        const total = specReplicas(newRS) + sum(old, specReplicas);
+        const target = specReplicas(newRS) > desired ? desired : newReplicaSetReplicas(desired, surge, total, specReplicas(newRS));
+        if (target !== specReplicas(newRS)) {
+          await scale(newRS, target, d, surge);
+          newRS = { ...newRS, spec: { ...newRS.spec, replicas: target } };
         }
+        const targets = oldReplicaSetTargets(
+          old.map((rs) => ({ spec: specReplicas(rs), available: rs.status?.availableReplicas ?? 0 })),
+          { desired, unavailable, newRSSpecReplicas: specReplicas(newRS), newRSAvailable: newRS.status?.availableReplicas ?? 0 },
+        );
+        for (const [i, rs] of old.entries()) if (targets[i]! !== specReplicas(rs)) await scale(rs, targets[i]!, d, surge);
+      }
 
-        const revision = newRS ? String(revisionOf(newRS)) : undefined;
-        if (revision && d.metadata?.annotations?.[revisionAnnotation] !== revision) {
-          // The status below is written over the patched object: over the cached one its resourceVersion was stale,
-          // and every new Deployment's first status write failed with a 409 and waited for a retry.
-          const patched = await client.patch<Deployment>(deploymentsGVR, d.metadata?.name ?? '', 'merge', { metadata: { annotations: { [revisionAnnotation]: revision } } }, { namespace });
-          if (patched.metadata?.uid === d.metadata?.uid) d = patched;
+      // Keep at most revisionHistoryLimit fully scaled-down old ReplicaSets, deleting the oldest first.
+      const limit = d.spec?.revisionHistoryLimit ?? 10;
+      const idle = old.filter((rs) => specReplicas(rs) === 0 && (rs.status?.replicas ?? 0) === 0 && !rs.metadata?.deletionTimestamp);
+      for (const rs of idle.slice(0, Math.max(0, idle.length - limit))) {
+        try {
+          await client.delete(replicaSetsGVR, rs.metadata?.name ?? '', { namespace });
+        } catch (err) {
+          if (!(err instanceof StatusError && err.code === 404)) throw err;
         }
+      }
+
+      const revision = newRS ? String(revisionOf(newRS)) : undefined;
+      if (revision && d.metadata?.annotations?.[revisionAnnotation] !== revision) {
+        // The status below is written over the patched object: over the cached one its resourceVersion was stale,
+        // and every new Deployment's first status write failed with a 409 and waited for a retry.
+        const patched = await client.patch<Deployment>(deploymentsGVR, d.metadata?.name ?? '', 'merge', { metadata: { annotations: { [revisionAnnotation]: revision } } }, { namespace });
+        if (patched.metadata?.uid === d.metadata?.uid) d = patched;
       }
       return syncStatus(d, all.filter((rs) => rs.metadata?.uid !== newRS?.metadata?.uid), newRS, conditions, collisionCount, unavailable, now);
     };
