@@ -570,6 +570,20 @@ describe('every workload kind placed on the clusters, its status back upstream',
     assert.equal(allowed?.status, 'True');
   });
 
+  it('a PodDisruptionBudget that selects nothing running is placed nowhere and still processed, as for a budget without pods', async () => {
+    const about: [GVR, string][] = [[G.pdb, 'nothing']];
+    await up.create(G.pdb, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'nothing' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'absent' } } } }, scope);
+    const o = await waitFor('the unplaced PDB processed upstream', async () => {
+      const x = await up.get(G.pdb, 'nothing', scope);
+      return (x.status as { observedGeneration?: number } | undefined)?.observedGeneration === x.metadata?.generation && x;
+    }, about);
+    const st = o.status as Record<string, unknown>;
+    assert.deepEqual([st.disruptionsAllowed, st.currentHealthy, st.desiredHealthy, st.expectedPods], [0, 0, 2, 0]);
+    const allowed = ((st.conditions as { type: string; status: string; reason: string }[] | undefined) ?? []).find((c) => c.type === 'DisruptionAllowed');
+    assert.deepEqual([allowed?.status, allowed?.reason], ['False', 'InsufficientPods']);
+    for (const t of TARGETS) assert.equal(await downGet(t, G.pdb, 'nothing'), undefined, `not on ${t}`);
+  });
+
   it('an HPA upstream scales the split Deployment from the metrics the clusters measure', async () => {
     const about: [GVR, string][] = [[G.hpa, 'web'], [G.deploy, '*']];
     // At 100% of the requested CPU against a 50% target the recommendation doubles whatever runs: maxReplicas 8

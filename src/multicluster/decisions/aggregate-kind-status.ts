@@ -136,3 +136,33 @@ function pvcStatus(clusters: readonly ReportedStatus[]): Record<string, unknown>
   if (first.capacity !== undefined) out.capacity = first.capacity;
   return out;
 }
+
+/**
+ * The status of a PodDisruptionBudget that selects nothing any cluster runs (placed nowhere): what the disruption
+ * controller writes for a budget with no matching pods — nothing healthy, nothing expected, no disruption allowed
+ * (DisruptionAllowed False, InsufficientPods), desiredHealthy the integer minAvailable (a percentage or maxUnavailable
+ * needs the pods' controllers' scale, of which there is none: 0) — observed at the budget's generation, so that
+ * clients waiting for it to be processed (`kubectl wait`, upstream's e2e) see it processed as on one cluster.
+ */
+export function unplacedBudgetStatus(pdb: { metadata?: { generation?: number }; spec?: Record<string, unknown>; status?: Record<string, unknown> }, now: string): Record<string, unknown> {
+  const minAvailable = pdb.spec?.minAvailable;
+  const desiredHealthy = typeof minAvailable === 'number' ? minAvailable : 0;
+  const previous = ((pdb.status?.conditions as Condition[] | undefined) ?? []).find((c) => c.type === 'DisruptionAllowed');
+  const generation = pdb.metadata?.generation;
+  const condition: Condition & { observedGeneration?: number } = {
+    type: 'DisruptionAllowed',
+    status: 'False',
+    reason: 'InsufficientPods',
+    message: '',
+    lastTransitionTime: previous?.status === 'False' && previous.lastTransitionTime ? previous.lastTransitionTime : now,
+  };
+  if (generation !== undefined) condition.observedGeneration = generation;
+  return {
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    disruptionsAllowed: 0,
+    currentHealthy: 0,
+    desiredHealthy,
+    expectedPods: 0,
+    conditions: [condition],
+  };
+}

@@ -13,7 +13,8 @@
  *   carries the condition once decided (the syncer waits for it); one turning False with Incompatible, NoRoom or
  *   NoClusters is also a Warning Event on the object;
  * - objects synced to several clusters (or with a per-cluster spec) get their status folded from the clusters'
- *   reports (decisions/aggregate-kind-status.ts); an HPA of a split Deployment scales it (upstream-hpa.ts);
+ *   reports (decisions/aggregate-kind-status.ts); an HPA of a split Deployment scales it (upstream-hpa.ts); a
+ *   PodDisruptionBudget that matches nothing running anywhere gets the status of a budget without pods;
  * - a namespace no longer placed (or an object pinned with `workload.kcp.io/cluster` since) has the controller's marks
  *   removed again, so its objects stop syncing.
  *
@@ -42,7 +43,7 @@ import {
   type KindPlacement,
 } from '../api/kind-placement.js';
 import { CLUSTER_LABEL, namespacesGVR, resourcesOf, STATE_LABEL_PREFIX, SYNCER_FINALIZER_PREFIX, syncTargetsGVR, type SyncTarget } from '../api/types.js';
-import { aggregateKindStatus } from '../decisions/aggregate-kind-status.js';
+import { aggregateKindStatus, unplacedBudgetStatus } from '../decisions/aggregate-kind-status.js';
 import { estimateAvailableReplicas, podRequestsOf, type AssignedWorkload } from '../decisions/capacity-estimate.js';
 import type { Acceptance } from '../decisions/choose-cluster.js';
 import { placeNamespace, type NamespaceTarget, type ObjectPlacement, type PlacedObject } from '../decisions/place-namespace.js';
@@ -241,6 +242,7 @@ async function reconcileNamespace(d: Deps, key: string): Promise<{ requeueAfterM
   let upstreamHpas = false;
   const liveHpas = new Set<string>();
   const aggregated: { p: ObjectPlacement; keys: { name: string; key: string }[] }[] = [];
+  const unplacedBudgets: ObjectPlacement[] = [];
   for (const p of plan.placements) {
     const keys = p.clusters.map((c) => ({ name: c, key: byName.get(c)!.key }));
     if (p.upstreamHpa) {
@@ -250,8 +252,19 @@ async function reconcileNamespace(d: Deps, key: string): Promise<{ requeueAfterM
       await attempt('autoscaling', p.obj, () => d.hpas.reconcile(d.ctx.client, cluster, p.obj, root, keys));
     } else if (WITH_STATUS.has(p.kind.kind) && (p.clusters.length > 1 || p.clusterSpec !== undefined)) {
       aggregated.push({ p, keys });
+    } else if (p.kind.kind === 'PodDisruptionBudget' && p.clusters.length === 0 && !p.obj.metadata?.deletionTimestamp) {
+      unplacedBudgets.push(p);
     }
   }
+  // A budget no workload here matches is on no cluster, so no disruption controller would ever report on it: it is
+  // given the status one gives a budget without pods (its generation observed).
+  await forEachConcurrently(unplacedBudgets, WRITE_CONCURRENCY, (p) =>
+    attempt('status', p.obj, async () => {
+      const status = unplacedBudgetStatus(p.obj as Parameters<typeof unplacedBudgetStatus>[0], nowRFC3339());
+      if (jsonEqual(status, p.obj.status ?? {})) return;
+      await d.ctx.client.patch(gvrOf(p.kind), p.obj.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' });
+    }),
+  );
   // Each folded status is its own object's: written side by side, as the decisions are (one after the other, a pass
   // over a namespace of several multi-cluster Services held its worker for as many round trips).
   await forEachConcurrently(aggregated, WRITE_CONCURRENCY, ({ p, keys }) => attempt('status', p.obj, () => writeAggregatedStatus(d, p, keys, scope)));
