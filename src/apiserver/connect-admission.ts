@@ -15,7 +15,7 @@ export async function admitConnect(handler: ConnectHandler, r: ConnectRequest, a
   const codec = handler.connectOptions;
   if (!codec) return;
   if (r.query.has('dryRun')) throw errors.badRequest('dryRun is not supported');
-  const options = codec.decode(r.query);
+  const options = codec.decode(r.query, r.info);
   const decoded = structuredClone(options);
   const attrs: AdmissionAttributes = {
     operation: 'CONNECT',
@@ -34,5 +34,6 @@ export async function admitConnect(handler: ConnectHandler, r: ConnectRequest, a
   } finally {
     addWarnings(r.res, attrs.warnings!);
   }
+  r.options = attrs.object ?? options;
   if (attrs.object && !jsonEqual(attrs.object, decoded)) r.query = codec.encode(attrs.object, r.query);
 }

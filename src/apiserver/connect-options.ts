@@ -7,12 +7,13 @@
  */
 import { errors } from '../apimachinery/status.js';
 import type { KubeObject } from '../apimachinery/object.js';
+import type { RequestInfo } from './request-info.js';
 
 export interface ConnectOptionsCodec {
   /** The options kind (core/v1). */
   kind: string;
-  /** The options object from the request's query; a 400 when a value cannot be decoded. */
-  decode(query: URLSearchParams): KubeObject;
+  /** The options object from the request's query (and path); a 400 when a value cannot be decoded. */
+  decode(query: URLSearchParams, info?: RequestInfo): KubeObject;
   /** The query that carries `options` (other parameters of the original query kept). */
   encode(options: KubeObject, original: URLSearchParams): URLSearchParams;
 }
@@ -82,3 +83,28 @@ export const podPortForwardOptions: ConnectOptionsCodec = {
     return q;
   },
 };
+
+/**
+ * PodProxyOptions, ServiceProxyOptions, NodeProxyOptions: upstream's proxy connecters take the rest of the URL below
+ * `proxy` as the options' `path` (NewConnectOptions' subpath: the path's segments after the subresource joined, with
+ * the URL's trailing slash kept), overriding any `path` query parameter. The query sent to the backend is the
+ * request's own, so encode leaves it as it was; serve() reads the admitted path from ConnectRequest.options.
+ */
+function proxyOptions(kind: 'PodProxyOptions' | 'ServiceProxyOptions' | 'NodeProxyOptions'): ConnectOptionsCodec {
+  return {
+    kind,
+    decode(q, info) {
+      let path = q.getAll('path')[0] ?? '';
+      if (info) {
+        path = info.parts.slice(3).join('/');
+        if (info.path.endsWith('/')) path += '/';
+      }
+      return { kind, apiVersion: 'v1', ...(path ? { path } : {}) } as KubeObject;
+    },
+    encode: (_options, original) => original,
+  };
+}
+
+export const podProxyOptions = proxyOptions('PodProxyOptions');
+export const serviceProxyOptions = proxyOptions('ServiceProxyOptions');
+export const nodeProxyOptions = proxyOptions('NodeProxyOptions');

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { KubeObject } from '../apimachinery/object.js';
 import type { GenericStore } from '../registry/generic/store.js';
 import type { RequestContext } from '../registry/rest.js';
 import type { RequestInfo } from './request-info.js';
@@ -29,6 +30,11 @@ export interface ConnectRequest {
   info: RequestInfo;
   /** The request's query; for a connect subresource, re-encoded from the options admission allowed (connect-admission.ts). */
   query: URLSearchParams;
+  /**
+   * The options object admission allowed (set for handlers with connectOptions): what serve() acts on where the
+   * query cannot carry it (a proxy's `path`, taken from the URL, which a mutating webhook may change).
+   */
+  options?: KubeObject;
   /** The cluster and the (possibly impersonated) user the request acts as. */
   ctx: RequestContext;
   /** The store of the resource the path names (the parent of the subresource), to read the object with. */
@@ -41,8 +47,9 @@ export interface ConnectHandler {
   /** The subresource answered ('' for the resource itself, e.g. a resource computed on read). */
   subresource: string;
   /**
-   * Set for upstream's rest.Connecter subresources (pods/exec, attach, portforward; not pods/log, a streamed GET): the
-   * request is then reviewed by admission as a CONNECT of this options object before serve() is called.
+   * Set for upstream's rest.Connecter subresources (pods/exec, attach, portforward, proxy, services/proxy; not
+   * pods/log, a streamed GET): the request is then reviewed by admission as a CONNECT of this options object before
+   * serve() is called.
    */
   connectOptions?: ConnectOptionsCodec;
   /**

@@ -116,7 +116,9 @@ export function parseRequestInfo(method: string, rawPath: string, query: URLSear
     info.verb = w === 'true' || w === '1' ? 'watch' : 'list';
   }
   if (info.verb === 'delete' && parts.length < 2) info.verb = 'deletecollection';
-  if (parts.length > 3) info.isResourceRequest = false;
+  // Deeper paths are no resource's, except under a proxy subresource (`pods/<name>/proxy/<path>`), whose connect
+  // handler takes the rest of the path as its options' `path`, as upstream's connect routes with a subpath do.
+  if (parts.length > 3 && info.subresource !== 'proxy') info.isResourceRequest = false;
   return info;
 }
 

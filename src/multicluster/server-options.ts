@@ -33,6 +33,8 @@ import { WorkspaceWorkloadSource } from './serving/workload-source.js';
 import { TunnelHub } from './streams/tunnel-hub.js';
 import { DownstreamDialer } from './streams/downstream-dialer.js';
 import { podStreamsHandlers } from './streams/pod-streams.js';
+import { PodLocator } from './streams/pod-location.js';
+import { podProxyHandler, serviceProxyHandler } from './streams/proxy.js';
 import { mirrorEphemeralContainersHandler } from './streams/mirror-ephemeral-containers.js';
 import { mirrorEvictionHandler } from './streams/mirror-eviction.js';
 import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
@@ -124,9 +126,11 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
       // the syncer's tunnel otherwise (streams/).
       const tunnels = new TunnelHub();
       const dialer = new DownstreamDialer(tunnels);
+      const locator = new PodLocator(host.registry);
       return {
-        // A mirror pod's pods/ephemeralcontainers (`kubectl debug`) is written on its original, the same way.
-        connect: [...podStreamsHandlers(host.registry, dialer), mirrorEphemeralContainersHandler(host.registry, dialer), mirrorEvictionHandler(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
+        // A mirror pod's pods/ephemeralcontainers (`kubectl debug`) is written on its original, the same way; so are
+        // pods/proxy and services/proxy, to the cluster's own.
+        connect: [...podStreamsHandlers(host.registry, dialer), podProxyHandler(host.registry, dialer, locator), serviceProxyHandler(host.registry, dialer, locator), mirrorEphemeralContainersHandler(host.registry, dialer), mirrorEvictionHandler(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
         // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
         // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
         // ReadOnlyMirrors: the mirrors of what the clusters run (pods, events, ...) are written by syncers only.

@@ -20,7 +20,7 @@ describe('pods/ephemeralcontainers', () => {
   });
 
   it("is listed in discovery as kube-apiserver lists it, with the streaming subresources the cluster serves, in the installer's order", async () => {
-    // kube-apiserver v1.32.4's /api/v1 lists these (and pods/binding and pods/proxy, not served here).
+    // kube-apiserver v1.32.4's /api/v1 lists these (and pods/binding, not served here).
     const expected = [
       ['pods/attach', 'PodAttachOptions', ['create', 'get']],
       ['pods/ephemeralcontainers', 'Pod', ['get', 'patch', 'update']],
@@ -28,6 +28,7 @@ describe('pods/ephemeralcontainers', () => {
       ['pods/exec', 'PodExecOptions', ['create', 'get']],
       ['pods/log', 'Pod', ['get']],
       ['pods/portforward', 'PodPortForwardOptions', ['create', 'get']],
+      ['pods/proxy', 'PodProxyOptions', ['create', 'delete', 'get', 'patch', 'update']],
       ['pods/status', 'Pod', ['get', 'patch', 'update']],
     ];
     const r = await server().request('GET', '/api/v1');

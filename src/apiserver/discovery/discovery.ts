@@ -176,11 +176,14 @@ const CONNECT_SUBRESOURCES: Record<string, Pick<APISubresourceDescriptor, 'kind'
   '/pods/exec': { kind: 'PodExecOptions', verbs: ['create', 'get'] },
   '/pods/log': { kind: 'Pod', verbs: ['get'] },
   '/pods/portforward': { kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+  // The proxy connecters take GET, POST, PUT, PATCH, DELETE (and HEAD, OPTIONS, which add no verb).
+  '/pods/proxy': { kind: 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+  '/services/proxy': { kind: 'ServiceProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] },
 };
 
 /**
  * `resources` with the streaming subresources the given connect handlers serve added to the resources they belong to
- * (pods/log, exec, attach, portforward wherever Pods are served with those handlers), for discovery; the registry's
+ * (pods/log, exec, attach, portforward, proxy wherever Pods are served with those handlers; services/proxy), for discovery; the registry's
  * descriptors are left untouched.
  */
 export function withConnectSubresources(resources: APIResourceDescriptor[], connect: readonly { group: string; resource: string; subresource: string }[]): APIResourceDescriptor[] {

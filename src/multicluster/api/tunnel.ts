@@ -25,18 +25,28 @@ export const TUNNEL_PING_TIMEOUT_MS = 30_000;
 export type TunnelMessage = { type: 'open'; id: string } | { type: 'ping' } | { type: 'pong' };
 
 /**
- * The requests a syncer forwards to its cluster: the pod streams, writes of a pod's ephemeral containers (`kubectl
- * debug` of a mirrored pod, streams/mirror-ephemeral-containers.ts), a pod's eviction (streams/mirror-eviction.ts),
- * reads of the metrics API, and reads of the
- * cluster's Nodes (the workspace's read-only view of them, which `kubectl top node` lists beside NodeMetrics);
- * nothing else.
+ * The requests a syncer forwards to its cluster: the pod streams, pods/proxy and services/proxy with any method
+ * and path below them (streams/proxy.ts; never with a `.` or `..` segment or a backslash, which the cluster's URL
+ * parsing would resolve to another path), reads of a Service's Endpoints (which cluster can answer its proxy),
+ * writes of a pod's ephemeral containers (`kubectl debug` of a mirrored pod, streams/mirror-ephemeral-containers.ts),
+ * a pod's eviction (streams/mirror-eviction.ts), reads of the metrics API, and reads of the cluster's Nodes (the
+ * workspace's read-only view of them, which `kubectl top node` lists beside NodeMetrics); nothing else.
  */
 export function isTunnelledRequest(method: string, path: string): boolean {
   const p = path.split('?')[0]!;
+  if (p.includes('\\') || p.split('/').some(isDotSegment)) return false;
   if (/^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/(log|exec|attach|portforward)$/.test(p)) return true;
+  if (/^\/api\/v1\/namespaces\/[^/]+\/(pods|services)\/[^/]+\/proxy(\/.*)?$/.test(p)) return true;
+  if (method === 'GET' && /^\/api\/v1\/namespaces\/[^/]+\/endpoints\/[^/]+$/.test(p)) return true;
   if ((method === 'PATCH' || method === 'PUT') && /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/ephemeralcontainers$/.test(p)) return true;
   if (method === 'POST' && /^\/api\/v1\/namespaces\/[^/]+\/pods\/[^/]+\/eviction$/.test(p)) return true;
   return method === 'GET' && (/^\/apis\/metrics\.k8s\.io\/v1beta1(\/.*)?$/.test(p) || /^\/api\/v1\/nodes(\/[^/]+)?$/.test(p));
+}
+
+/** `.` or `..`, also percent-encoded (`%2e%2E`), as WHATWG URL parsing recognizes them. */
+function isDotSegment(segment: string): boolean {
+  const s = segment.replace(/%2e/gi, '.');
+  return s === '.' || s === '..';
 }
 
 /** Calls `onMessage` with each JSON line read from `stream`; malformed lines are skipped. */

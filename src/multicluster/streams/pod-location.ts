@@ -45,14 +45,25 @@ export class PodLocator {
       const target = await once(lookups, `name\n${targetCluster}\n${mirror.syncTargetName}`, () => this.syncTargets().get(systemContext(targetCluster), '', mirror.syncTargetName).catch(() => undefined));
       if (target) return { target, targetCluster, namespace: mirror.namespace, name: mirror.name };
     }
-    for (const key of syncedKeys(pod)) {
+    const [synced] = await this.syncedPlaces(cluster, pod, lookups);
+    if (synced) return synced;
+    throw errors.badRequest(`pod ${name} does not have a host assigned`);
+  }
+
+  /**
+   * Every cluster a workspace object is synced to (its scheduler state labels, its syncers' finalizers), with its
+   * namespace and name there, in the order of its keys; SyncTargets no longer found are left out.
+   */
+  async syncedPlaces(cluster: string, obj: KubeObject, lookups: Map<string, Promise<unknown>> = new Map()): Promise<PodLocation[]> {
+    const out: PodLocation[] = [];
+    for (const key of syncedKeys(obj)) {
       const found = await once(lookups, `key\n${key}`, () => this.targetByKey(key));
       if (!found) continue;
       const mapping = found.target.spec?.namespaceMapping ?? 'Hashed';
-      const locator = { syncTarget: { cluster: found.cluster, name: found.target.metadata!.name!, uid: found.target.metadata!.uid! }, cluster, namespace: pod.metadata!.namespace! };
-      return { target: found.target, targetCluster: found.cluster, namespace: downstreamNamespace(locator, mapping), name };
+      const locator = { syncTarget: { cluster: found.cluster, name: found.target.metadata!.name!, uid: found.target.metadata!.uid! }, cluster, namespace: obj.metadata!.namespace! };
+      out.push({ target: found.target, targetCluster: found.cluster, namespace: downstreamNamespace(locator, mapping), name: obj.metadata?.name ?? '' });
     }
-    throw errors.badRequest(`pod ${name} does not have a host assigned`);
+    return out;
   }
 
   /**
@@ -91,12 +102,12 @@ function once<T>(lookups: Map<string, Promise<unknown>>, key: string, read: () =
 }
 
 /**
- * The keys of the SyncTargets a pod is synced to: the state label the scheduler sets (`Sync`), and the finalizer
+ * The keys of the SyncTargets an object (a pod, a Service) is synced to: the state label the scheduler sets (`Sync`), and the finalizer
  * the syncer holds once it has synced it (also for pods labelled `workload.kcp.io/cluster` by hand).
  */
-function syncedKeys(pod: KubeObject): string[] {
+function syncedKeys(obj: KubeObject): string[] {
   const keys = new Set<string>();
-  for (const [label, value] of Object.entries(pod.metadata?.labels ?? {})) if (label.startsWith(STATE_LABEL_PREFIX) && value === 'Sync') keys.add(label.slice(STATE_LABEL_PREFIX.length));
-  for (const f of pod.metadata?.finalizers ?? []) if (f.startsWith(SYNCER_FINALIZER_PREFIX)) keys.add(f.slice(SYNCER_FINALIZER_PREFIX.length));
+  for (const [label, value] of Object.entries(obj.metadata?.labels ?? {})) if (label.startsWith(STATE_LABEL_PREFIX) && value === 'Sync') keys.add(label.slice(STATE_LABEL_PREFIX.length));
+  for (const f of obj.metadata?.finalizers ?? []) if (f.startsWith(SYNCER_FINALIZER_PREFIX)) keys.add(f.slice(SYNCER_FINALIZER_PREFIX.length));
   return [...keys];
 }

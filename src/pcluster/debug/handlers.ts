@@ -1,6 +1,6 @@
 /**
  * The debugging subresources of the simulated cluster's pods, handed to the host through the plugin contract
- * (InstalledPlugin.connect): pods/log, exec, attach and portforward. exec runs local processes (command-process.ts),
+ * (InstalledPlugin.connect): pods/log, exec, attach and portforward, and pods/proxy and services/proxy (proxy.ts). exec runs local processes (command-process.ts),
  * so it and attach are served only while the pcluster listens on a loopback address; on any other address they
  * answer 403 Forbidden (a deliberate difference from a real cluster).
  */
@@ -11,6 +11,7 @@ import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import type { ObjectLookup } from '../runtime/container-env.js';
 import { podLogHandler } from './pod-log.js';
 import { podAttachHandler, podExecHandler, podPortForwardHandler } from './pod-stream.js';
+import { podProxyHandler, serviceProxyHandler } from './proxy.js';
 
 const systemCtx = { cluster: 'root', user: { username: 'system:kubelet', groups: ['system:masters'] } };
 
@@ -31,5 +32,5 @@ export function debuggingHandlers(host: PluginHost, runtime: ContainerRuntime, b
           throw errors.forbidden({ group: '', resource: `pods/${h.subresource}` }, '', `the simulated cluster runs ${h.subresource} as local processes and serves it only on a loopback bind address`);
         },
       }));
-  return [podLogHandler(runtime), ...guarded, podPortForwardHandler(runtime)];
+  return [podLogHandler(runtime), ...guarded, podPortForwardHandler(runtime), podProxyHandler(runtime), serviceProxyHandler(host, runtime)];
 }
