@@ -24,10 +24,36 @@ import { e2eBinary, runFocusedE2E, specProblems } from './focused-e2e.js';
 
 
 /** The specs (full texts), each of which must pass. */
-const SPECS: string[] = [];
+const SPECS = [
+  '[sig-apps] CronJob should support CronJob API operations [Conformance]',
+  '[sig-apps] Daemon set [Serial] should run and stop simple daemon [Conformance]',
+  '[sig-apps] Daemon set [Serial] should verify changes to a daemon set status [Conformance]',
+  '[sig-apps] Deployment Deployment should have a working scale subresource [Conformance]',
+  '[sig-apps] Deployment RecreateDeployment should delete old pods and create new ones [Conformance]',
+  '[sig-apps] Deployment deployment should delete old replica sets [Conformance]',
+  '[sig-apps] Deployment should run the lifecycle of a Deployment [Conformance]',
+  '[sig-apps] Deployment should validate Deployment Status endpoints [Conformance]',
+  '[sig-apps] DisruptionController Listing PodDisruptionBudgets for all namespaces should list and delete a collection of PodDisruptionBudgets [Conformance]',
+  '[sig-apps] DisruptionController should block an eviction until the PDB is updated to allow it [Conformance]',
+  '[sig-apps] DisruptionController should create a PodDisruptionBudget [Conformance]',
+  '[sig-apps] DisruptionController should observe PodDisruptionBudget status updated [Conformance]',
+  '[sig-apps] DisruptionController should update/patch PodDisruptionBudget status [Conformance]',
+  '[sig-apps] Job should apply changes to a job status [Conformance]',
+  '[sig-apps] Job should create pods for an Indexed job with completion indexes and specified hostname [Conformance]',
+  '[sig-apps] Job should delete a job [Conformance]',
+  '[sig-apps] Job should manage the lifecycle of a job [Conformance]',
+  '[sig-apps] Job should run a job to completion when tasks sometimes fail and are locally restarted [Conformance]',
+  '[sig-apps] ReplicaSet Replace and Patch tests [Conformance]',
+  '[sig-apps] ReplicaSet Replicaset should have a working scale subresource [Conformance]',
+  '[sig-apps] ReplicaSet should validate Replicaset Status endpoints [Conformance]',
+  '[sig-apps] ReplicationController should get and update a ReplicationController scale [Conformance]',
+];
 
 /** CronJob specs that wait for schedules in real minutes (run beside the others). */
-const CRONJOB_SPECS: string[] = [];
+const CRONJOB_SPECS = [
+  '[sig-apps] CronJob should replace jobs when ReplaceConcurrent [Conformance]',
+  '[sig-apps] CronJob should schedule multiple jobs concurrently [Conformance]',
+];
 
 let fleet: ProcessFleet | undefined;
 let kubeconfig: string;
