@@ -15,7 +15,10 @@ import { multiclusterResources } from './resources.js';
 
 const groupResource = (d: { group: string; resource: string }) => `${d.group}/${d.resource}`;
 
-/** Group/resources of workloadResources a control plane does not serve: they describe a physical cluster itself. */
+/**
+ * Group/resources of workloadResources a control plane does not serve as stored, writable types: they describe a
+ * physical cluster itself. A workspace with compute shows its clusters' ones read-only instead (metrics/workspace-views.ts).
+ */
 export const clusterInfrastructureResources: ReadonlySet<string> = new Set(['/nodes', '/persistentvolumes']);
 
 const servedEverywhere = new Set(multiclusterResources.map(groupResource));
