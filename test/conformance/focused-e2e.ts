@@ -10,6 +10,15 @@ import { join } from 'node:path';
 
 export const e2eBinary = process.env.ATRIUM_E2E_TEST ?? join(process.env.ATRIUM_ANCHORS ?? join(homedir(), '.cache', 'atrium', 'anchors'), 'bin', 'e2e.test');
 
+/**
+ * The CronJob conformance specs that wait for schedules in real minutes (about 90 s each) and touch no node: suites run
+ * them in a second e2e.test process beside their other specs.
+ */
+export const CRONJOB_SPECS = [
+  '[sig-apps] CronJob should replace jobs when ReplaceConcurrent [Conformance]',
+  '[sig-apps] CronJob should schedule multiple jobs concurrently [Conformance]',
+];
+
 interface SpecReport {
   LeafNodeType: string;
   LeafNodeText: string;

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pluginBinDir } from '../helpers/harness.js';
 import { Proc } from '../helpers/processes.js';
-import { e2eBinary, runFocusedE2E, specProblems } from './focused-e2e.js';
+import { CRONJOB_SPECS, e2eBinary, runFocusedE2E, specProblems } from './focused-e2e.js';
 
 
 /** The specs (full texts), each of which must pass. */
@@ -75,11 +75,6 @@ const SPECS = [
   '[sig-scheduling] SchedulerPreemption [Serial] PriorityClass endpoints verify PriorityClass endpoints can be operated with different HTTP methods [Conformance]',
 ];
 
-/** CronJob specs that wait for schedules in real minutes (run beside the others). */
-const CRONJOB_SPECS = [
-  '[sig-apps] CronJob should replace jobs when ReplaceConcurrent [Conformance]',
-  '[sig-apps] CronJob should schedule multiple jobs concurrently [Conformance]',
-];
 
 let dir: string;
 let pcluster: Proc | undefined;

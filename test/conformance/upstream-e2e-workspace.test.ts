@@ -10,9 +10,11 @@
  * Not listed (README, "Upstream's own conformance tests"): the specs that also fail against a single `atrium pcluster`
  * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: a DaemonSet's
  * maxUnavailable holds per cluster, not across the fleet; nodes are the clusters' own (read-only in a workspace, so a
- * spec cannot label them); a Deployment does not adopt a ReplicaSet that runs on another cluster than its split
- * children; a deleted object is held by the syncer's finalizer until its copies are gone (kcp's design), so a list
- * right after a delete still shows it; ControllerRevisions in a workspace are mirrors of the clusters' own.
+ * spec cannot label them, nor pin a pod to one by `kubernetes.io/hostname`); a controller does not adopt pods or
+ * ReplicaSets that run on another cluster than it is placed on; a deleted object is held by the syncer's finalizer until
+ * its copies are gone (kcp's design), so a list right after a delete still shows it; ControllerRevisions in a
+ * workspace are mirrors of the clusters' own; a workspace's ResourceQuota does not bound the pods a cluster's
+ * controllers create.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +22,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { startFleet, type ProcessFleet } from '../helpers/fleet.js';
-import { e2eBinary, runFocusedE2E, specProblems } from './focused-e2e.js';
+import { CRONJOB_SPECS, e2eBinary, runFocusedE2E, specProblems } from './focused-e2e.js';
 
 
 /** The specs (full texts), each of which must pass. */
@@ -47,13 +49,11 @@ const SPECS = [
   '[sig-apps] ReplicaSet Replicaset should have a working scale subresource [Conformance]',
   '[sig-apps] ReplicaSet should validate Replicaset Status endpoints [Conformance]',
   '[sig-apps] ReplicationController should get and update a ReplicationController scale [Conformance]',
+  '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should have a working scale subresource [Conformance]',
+  '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should perform canary updates and phased rolling updates of template modifications [Conformance]',
+  '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should validate Statefulset Status endpoints [Conformance]',
 ];
 
-/** CronJob specs that wait for schedules in real minutes (run beside the others). */
-const CRONJOB_SPECS = [
-  '[sig-apps] CronJob should replace jobs when ReplaceConcurrent [Conformance]',
-  '[sig-apps] CronJob should schedule multiple jobs concurrently [Conformance]',
-];
 
 let fleet: ProcessFleet | undefined;
 let kubeconfig: string;

@@ -8,7 +8,10 @@
  * or restarted); pods with restartPolicy Always and a non-zero `sim.atrium.io/exit-code` crash-loop (pod-run.ts
  * crashLoopStep), with the kubelet's BackOff event and, on each restart, its Pulled/Created/Started events again
  * (counted on the first ones, as kube's event correlator does). Ephemeral containers (`kubectl debug`) are started
- * once each, as they are added (ephemeral-containers.ts), without touching the pod's conditions.
+ * once each, as they are added (ephemeral-containers.ts), without touching the pod's conditions. Like a kubelet it
+ * also: rejects a pod bound onto host ports another pod of the node holds (Failed, reason NodePorts); leaves a pod
+ * whose image the simulated registry lacks (`missingImages`) in ImagePullBackOff; and stops the containers of a pod
+ * deleted while finalizers still hold it (exit 137, Failed), so the finalizers' owners see it end.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { findCondition } from '../../apimachinery/conditions.js';

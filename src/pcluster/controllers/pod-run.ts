@@ -72,6 +72,19 @@ function containerIDFor(uid: string, name: string, restart: number): string {
   return `containerd://${createHash('sha256').update(`${uid}/${name}/${restart}`).digest('hex')}`;
 }
 
+/** A finished pod's conditions: its sandbox gone (PodReadyToStartContainers False), not ready for `reason`. */
+function finishedConditions(pod: KubeObject, reason: string): PodCondition[] {
+  let conditions: PodCondition[] = podConditions(pod);
+  for (const c of [
+    { type: 'PodReadyToStartContainers', status: 'False' },
+    { type: 'Ready', status: 'False', reason },
+    { type: 'ContainersReady', status: 'False', reason },
+  ]) {
+    conditions = setPodCondition(conditions, c).conditions;
+  }
+  return conditions;
+}
+
 /**
  * The status a Running, run-to-completion pod has after its containers ran from `startedAt` until `now` (ms):
  * undefined while they still run. `startedAt` is when this run began (the last restart, for OnFailure).
@@ -100,15 +113,7 @@ export function completedStatus(pod: KubeObject, startedAt: number, now: number,
     };
   }
   const succeeded = exitCode === 0;
-  const reason = succeeded ? 'PodCompleted' : 'PodFailed';
-  let conditions: PodCondition[] = podConditions(pod);
-  for (const c of [
-    { type: 'PodReadyToStartContainers', status: 'False' },
-    { type: 'Ready', status: 'False', reason },
-    { type: 'ContainersReady', status: 'False', reason },
-  ]) {
-    conditions = setPodCondition(conditions, c).conditions;
-  }
+  const conditions = finishedConditions(pod, succeeded ? 'PodCompleted' : 'PodFailed');
   // Once the containers are done the kubelet stops the sidecars (restartable init containers still running) and the
   // ephemeral containers (`kubectl debug`) with the pod; the simulated ones exit cleanly on SIGTERM.
   const inits = Array.isArray(status.initContainerStatuses) ? status.initContainerStatuses.filter(isPlainObject) : [];
@@ -159,15 +164,7 @@ export function killedStatus(pod: KubeObject, now: number): JsonObject {
   const list = (key: string) => (Array.isArray(status[key]) ? (status[key] as unknown[]).filter(isPlainObject).map(kill) : undefined);
   const containers = list('containerStatuses') ?? [];
   const allSucceeded = containers.length > 0 && containers.every((cs) => isPlainObject(cs.state) && isPlainObject(cs.state.terminated) && cs.state.terminated.exitCode === 0);
-  const reason = allSucceeded ? 'PodCompleted' : 'PodFailed';
-  let conditions: PodCondition[] = podConditions(pod);
-  for (const c of [
-    { type: 'PodReadyToStartContainers', status: 'False' },
-    { type: 'Ready', status: 'False', reason },
-    { type: 'ContainersReady', status: 'False', reason },
-  ]) {
-    conditions = setPodCondition(conditions, c).conditions;
-  }
+  const conditions = finishedConditions(pod, allSucceeded ? 'PodCompleted' : 'PodFailed');
   const inits = list('initContainerStatuses');
   const ephemerals = list('ephemeralContainerStatuses');
   return {
