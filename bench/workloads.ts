@@ -10,7 +10,7 @@
  * The apps: every directory of test/e2e/apps is one app (its *.yaml/*.yml/*.json files in name order, each file's
  * documents in order, as `kubectl apply -f <dir>` reads them). With n corpus apps (13 today), app instance i is corpus
  * app i mod n, copy ⌊i / n⌋ + 1 (copies after the first leave a Service's fixed nodePort for the cluster to allocate: a
-node port exists once per cluster); a copy's namespaces are the app's with `-<copy>` appended, and everything naming them is rewritten the
+ * node port exists once per cluster; and their pods give up hostNetwork and host ports, which exist once per node); a copy's namespaces are the app's with `-<copy>` appended, and everything naming them is rewritten the
  * same way (metadata.namespace, Namespace names, RBAC subjects' namespaces, NetworkPolicy namespaceSelectors on
  * `kubernetes.io/metadata.name`, `<svc>.<ns>.svc…` DNS names and Prometheus `names: [<ns>]` lists in any string);
  * cluster-scoped objects (ClusterRoles, ClusterRoleBindings) get the same suffix, and bindings to the app's own
@@ -197,9 +197,22 @@ function instantiate(app: CorpusApp, copy: number): Manifest[] {
     }
     // A node port is one per cluster: a later copy's Service takes whichever the cluster allocates.
     if (o.kind === 'Service' && copy > 1) for (const p of (o.spec?.ports ?? []) as { nodePort?: number }[]) delete p.nodePort;
+    // So is a host port per node (the scheduler and kubelet keep them apart, as on a real cluster): a later copy's pods
+    // give up the host's network and ports, or they would never run beside the first copy's.
+    if (copy > 1) releaseHostPorts(o);
     out.push(o);
   }
   return out;
+}
+
+/** Drops hostNetwork and every hostPort from the pod spec of a workload manifest (Pod or pod template). */
+function releaseHostPorts(o: Manifest): void {
+  const spec = o.kind === 'Pod' ? o.spec : (o.spec?.template as { spec?: Record<string, unknown> } | undefined)?.spec;
+  if (!spec) return;
+  delete spec.hostNetwork;
+  for (const key of ['initContainers', 'containers']) {
+    for (const c of (Array.isArray(spec[key]) ? spec[key] : []) as { ports?: { hostPort?: number }[] }[]) for (const p of c.ports ?? []) delete p.hostPort;
+  }
 }
 
 // ---- readiness and the delay model ----
