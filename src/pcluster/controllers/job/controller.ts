@@ -231,7 +231,7 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
           let managed = false;
           if (expectations.satisfied(key)) {
             managed = true;
-            const r = await manage(job, key, classes.active, owned, succeededNow(), completed, now);
+            const r = await manage(job, key, classes.active, owned, classes.terminating, succeededNow(), completed, now);
             active = r.active;
             terminating += r.removed;
             if (r.removed) ready = Math.max(0, ready - r.removed);
@@ -328,6 +328,7 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         key: string,
         active: KubeObject[],
         all: KubeObject[],
+        terminatingPods: number,
         succeeded: number,
         completed: Set<number>,
         now: number,
@@ -351,7 +352,7 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         }
         // onlyReplaceFailedPods (podReplacementPolicy Failed, implied by a pod failure policy): a pod still being
         // deleted is replaced only once it has failed.
-        const terminating = job.spec?.podReplacementPolicy === 'Failed' || job.spec?.podFailurePolicy ? all.filter((p) => p.metadata?.deletionTimestamp && !['Succeeded', 'Failed'].includes(String((p.status as JsonObject | undefined)?.phase ?? ''))).length : 0;
+        const terminating = job.spec?.podReplacementPolicy === 'Failed' || job.spec?.podFailurePolicy ? terminatingPods : 0;
         let diff = Math.min(want - terminating - active.length, maxPodCreateDeletePerSync);
         if (diff <= 0) return { active: active.length, removed: 0 };
         const wait = failureBackoffRemaining(all, job, now, backoffBase, backoffMax);
