@@ -5,6 +5,7 @@
  * revision-history (split Deployments' ReplicaSets) and placement controllers. `atrium start` passes it to startServer; tests pass it through
  * startTestServer({ server: multiclusterServerOptions() }).
  */
+import { releasedOnDelete } from './decisions/deletion.js';
 import type { ServerConnection, ServerPlugin, Stoppable } from '../apiserver/plugin.js';
 import { runControllers } from '../controllers/manager.js';
 import { registerNegotiatedPrinter } from '../apiextensions/serving/negotiated-printers.js';
@@ -105,6 +106,8 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
       const stores = [['workload.kcp.io', 'synctargets'], ['scheduling.kcp.io', 'placements']].map(([g, r]) => host.registry.lookup('root', g!, 'v1alpha1', r!)!);
       const compute = new ComputeIndex(stores);
       await compute.start();
+      // A DELETE removes an object at once, syncer finalizers and all; the syncers clean its copies up after it.
+      host.registry.releaseFinalizersOnDelete(releasedOnDelete);
       // With them, the clusters' metrics and a read-only view of their nodes (metrics/), for `kubectl top`.
       // Pods with pods/eviction, which reads and writes the workspace's pods and budgets (a mirror's eviction is sent
       // to its cluster instead: streams/mirror-eviction.ts).

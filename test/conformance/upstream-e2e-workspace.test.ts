@@ -11,8 +11,7 @@
  * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: a DaemonSet's
  * maxUnavailable holds per cluster, not across the fleet; nodes are the clusters' own (read-only in a workspace, so a
  * spec cannot label them, nor pin a pod to one by `kubernetes.io/hostname`); a controller does not adopt pods or
- * ReplicaSets that run on another cluster than it is placed on; a deleted object is held by the syncer's finalizer until
- * its copies are gone (kcp's design), so a list right after a delete still shows it; ControllerRevisions in a
+ * ReplicaSets that run on another cluster than it is placed on; ControllerRevisions in a
  * workspace are mirrors of the clusters' own; a workspace's ResourceQuota does not bound the pods a cluster's
  * controllers create.
  */
@@ -30,6 +29,7 @@ const SPECS = [
   '[sig-apps] CronJob should support CronJob API operations [Conformance]',
   '[sig-apps] Daemon set [Serial] should run and stop simple daemon [Conformance]',
   '[sig-apps] Daemon set [Serial] should verify changes to a daemon set status [Conformance]',
+  '[sig-apps] Daemon set [Serial] should list and delete a collection of DaemonSets [Conformance]',
   '[sig-apps] Deployment Deployment should have a working scale subresource [Conformance]',
   '[sig-apps] Deployment RecreateDeployment should delete old pods and create new ones [Conformance]',
   '[sig-apps] Deployment deployment should delete old replica sets [Conformance]',
@@ -47,9 +47,12 @@ const SPECS = [
   '[sig-apps] Job should run a job to completion when tasks sometimes fail and are locally restarted [Conformance]',
   '[sig-apps] ReplicaSet Replace and Patch tests [Conformance]',
   '[sig-apps] ReplicaSet Replicaset should have a working scale subresource [Conformance]',
+  '[sig-apps] ReplicaSet should list and delete a collection of ReplicaSets [Conformance]',
   '[sig-apps] ReplicaSet should validate Replicaset Status endpoints [Conformance]',
   '[sig-apps] ReplicationController should get and update a ReplicationController scale [Conformance]',
+  '[sig-apps] ReplicationController should test the lifecycle of a ReplicationController [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should have a working scale subresource [Conformance]',
+  '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should list, patch and delete a collection of StatefulSets [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should perform canary updates and phased rolling updates of template modifications [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should validate Statefulset Status endpoints [Conformance]',
 ];

@@ -30,7 +30,7 @@ import { syncerFinalizer } from '../api/keys.js';
 import { MIRROR_LABEL } from '../api/mirrors.js';
 import { aggregatesStatus, awaitsPlacement, kindPlacementOf, statusAnnotation } from '../api/kind-placement.js';
 import { workspaceNodeName } from '../api/node-names.js';
-import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
+import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER, UPSTREAM_UID_ANNOTATION } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
@@ -76,7 +76,14 @@ export class ResourceSyncer {
   readonly upstreamInformer: Informer;
   readonly downstreamInformer: Informer;
   private readonly controller: Controller;
-  private readonly lastStatusHash = new Map<string, string>();
+  /**
+   * The status this syncer last wrote (or found already written) per upstream key: its hash and the upstream object's
+   * resourceVersion before and after that write. A reconcile seeing the same status hash at either version skips the
+   * comparison (its own write, seen or not yet seen by the informer); a newer version is someone else's write — a
+   * user's PATCH of /status — and the cluster's status is written back over it, as a cluster's own controller
+   * rewrites a status it did not set on its next sync (upstream's RC lifecycle conformance spec waits for exactly that).
+   */
+  private readonly lastStatus = new Map<string, { hash: string; versions: readonly (string | undefined)[] }>();
   /** True once the SyncTarget is being deleted: nothing new is synced, everything is torn down. */
   draining = false;
   /** While draining: strip our label from downstream objects instead of deleting them (deletionPolicy Orphan). */
@@ -275,7 +282,7 @@ export class ResourceSyncer {
         }
         return; // the downstream delete event brings us back to release the finalizer
       }
-      this.lastStatusHash.delete(key);
+      this.lastStatus.delete(key);
       if (up?.metadata?.finalizers?.includes(fin)) {
         // Confirm with a live read: the cache may lag behind a create we just made.
         if (downNs !== undefined || !this.deps.namespaced) {
@@ -299,6 +306,19 @@ export class ResourceSyncer {
     }
 
     let current = up!;
+    const madeFrom = down?.metadata?.annotations?.[UPSTREAM_UID_ANNOTATION];
+    if (down && madeFrom && madeFrom !== current.metadata?.uid) {
+      // The copy of an object deleted and made again under this name (a DELETE does not wait for the copies:
+      // decisions/deletion.ts): it is replaced, never taken for the new object's — a Job re-created from the same
+      // manifest runs again, as on one cluster.
+      this.lastStatus.delete(key);
+      try {
+        await downstream.delete(gvr, k.name, { namespace: downNs }, { propagationPolicy: 'Background', preconditions: { uid: down.metadata?.uid } });
+      } catch (err) {
+        if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+      }
+      return; // the downstream delete event brings us back to create the new copy
+    }
     if (!down && finishedRun(gvr.resource, current)) {
       // A Job or a bare Pod that ran to completion is never started again because its copy is gone: the cluster's
       // TTL-after-finished controller (a Job with ttlSecondsAfterFinished: the upstream Job goes too, as it would in
@@ -543,13 +563,16 @@ export class ResourceSyncer {
     }
     if (aggregated) return;
     const hash = contentHash(status);
-    if (this.lastStatusHash.get(key) === hash) return;
+    const version = up.metadata?.resourceVersion;
+    const last = this.lastStatus.get(key);
+    if (last?.hash === hash && last.versions.includes(version)) return;
     if (jsonEqual(up.status, status)) {
-      this.lastStatusHash.set(key, hash);
+      this.lastStatus.set(key, { hash, versions: [version] });
       return;
     }
+    let written: KubeObject;
     try {
-      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
+      written = await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
         cluster: this.deps.upstreamCluster,
         namespace: ns,
         subresource: 'status',
@@ -558,7 +581,7 @@ export class ResourceSyncer {
       if (err instanceof StatusError && err.code === 404) return;
       throw err;
     }
-    this.lastStatusHash.set(key, hash);
+    this.lastStatus.set(key, { hash, versions: [version, written.metadata?.resourceVersion] });
     this.deps.onSynced?.('up', up);
   }
 }

@@ -7,7 +7,7 @@ import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
 import { CLUSTER_ANNOTATION } from '../../client/resource.js';
 import { stateLabel, syncerFinalizer } from '../api/keys.js';
 import { clusterSpecOf, isPlacementBookkeeping, kindPlacementOf } from '../api/kind-placement.js';
-import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX } from '../api/types.js';
+import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX, UPSTREAM_UID_ANNOTATION } from '../api/types.js';
 import { isReplicatedWorkload } from '../splitter/replicated-workload.js';
 import { SPLIT_FROM_LABEL } from '../scheduling/types.js';
 
@@ -80,7 +80,8 @@ const JOB_GENERATED_LABELS = ['controller-uid', 'batch.kubernetes.io/controller-
  * references or finalizers (they mean nothing downstream), no status, assignment labels swapped for the downstream
  * label, no placement bookkeeping (api/kind-placement.ts), this cluster's entry of a per-cluster spec applied (a
  * JSON merge patch of spec), and a hash of all that in SPEC_HASH_ANNOTATION so an unchanged object is never
- * rewritten. Fields the physical cluster generates or allocates are left for it to fill in:
+ * rewritten, and the upstream object's uid in UPSTREAM_UID_ANNOTATION. Fields the physical cluster generates or allocates are left
+ * for it to fill in:
  * - Services: clusterIP(s) (but `None`: a headless Service stays headless), nodePorts, healthCheckNodePort;
  * - Jobs (without manualSelector): the selector and the controller-uid / job-name template labels generated from the
  *   upstream object's uid (the cluster's API server generates its own from the copy's uid);
@@ -103,7 +104,7 @@ export function toDownstream(up: KubeObject, resource: string, downstreamNamespa
   labels[DOWNSTREAM_CLUSTER_LABEL] = key;
   meta.labels = labels;
   const annotations: Record<string, string> = {};
-  for (const [k, v] of Object.entries(meta.annotations ?? {})) if (k !== CLUSTER_ANNOTATION && k !== SPEC_HASH_ANNOTATION && !isPlacementBookkeeping(k)) annotations[k] = v;
+  for (const [k, v] of Object.entries(meta.annotations ?? {})) if (k !== CLUSTER_ANNOTATION && k !== SPEC_HASH_ANNOTATION && k !== UPSTREAM_UID_ANNOTATION && !isPlacementBookkeeping(k)) annotations[k] = v;
   const perCluster = clusterSpecOf(up, key);
   if (perCluster) out.spec = mergePatch(out.spec ?? {}, perCluster) as Record<string, unknown>;
   const spec = out.spec && typeof out.spec === 'object' ? (out.spec as Record<string, unknown>) : undefined;
@@ -129,6 +130,7 @@ export function toDownstream(up: KubeObject, resource: string, downstreamNamespa
     delete spec.priority;
     delete spec.preemptionPolicy;
   }
+  if (up.metadata?.uid) annotations[UPSTREAM_UID_ANNOTATION] = up.metadata.uid;
   meta.annotations = annotations;
   annotations[SPEC_HASH_ANNOTATION] = contentHash(out);
   return out;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
 import { isAssigned, keepDownstreamAllocations, mergePatch, toDownstream } from '../../../src/multicluster/syncer/transform.js';
 import { finishedRun, upstreamStatus } from '../../../src/multicluster/syncer/resource-syncer.js';
+import { UPSTREAM_UID_ANNOTATION } from '../../../src/multicluster/api/types.js';
 
 const target = { name: 'st-a', key: 'ka' };
 const placedNs: KubeObject = { metadata: { name: 'shop', labels: { 'state.workload.kcp.io/ka': 'Sync' }, annotations: { 'scheduling.atrium.io/split-workloads': 'true' } } };
@@ -45,7 +46,10 @@ describe('toDownstream: what the cluster generates or allocates is left to it', 
     const spec = down.spec as { selector?: unknown; template: { metadata: { labels: Record<string, string> } } };
     assert.equal(spec.selector, undefined);
     assert.deepEqual(spec.template.metadata.labels, { app: 'pi' });
-    assert.equal(JSON.stringify(down).includes('"UP"'), false);
+    // The upstream uid is kept in one place only: the annotation that tells a re-created object's copy from the old one.
+    const { [UPSTREAM_UID_ANNOTATION]: madeFrom, ...annotations } = down.metadata!.annotations!;
+    assert.equal(madeFrom, 'UP');
+    assert.equal(JSON.stringify({ ...down, metadata: { ...down.metadata, annotations } }).includes('"UP"'), false);
     // A rewrite keeps what the cluster generated (the selector is immutable there).
     const existing: KubeObject = { spec: { selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'DOWN' } }, template: { metadata: { labels: { app: 'pi', 'controller-uid': 'DOWN', 'batch.kubernetes.io/controller-uid': 'DOWN', 'job-name': 'pi', 'batch.kubernetes.io/job-name': 'pi' } } } } };
     keepDownstreamAllocations('jobs', down, existing);
