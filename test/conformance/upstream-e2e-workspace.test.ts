@@ -10,7 +10,7 @@
  * Not listed (README, "Upstream's own conformance tests"): the specs that also fail against a single `atrium pcluster`
  * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: a DaemonSet's
  * maxUnavailable holds per cluster, not across the fleet; nodes are the clusters' own (read-only in a workspace, so a
- * spec cannot label them, nor pin a pod to one by `kubernetes.io/hostname`); a controller does not adopt pods or
+ * spec cannot label them); a controller does not adopt pods or
  * ReplicaSets that run on another cluster than it is placed on; ControllerRevisions in a
  * workspace are mirrors of the clusters' own; a workspace's ResourceQuota does not bound the pods a cluster's
  * controllers create.
@@ -53,6 +53,7 @@ const SPECS = [
   '[sig-apps] ReplicationController should test the lifecycle of a ReplicationController [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should have a working scale subresource [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should list, patch and delete a collection of StatefulSets [Conformance]',
+  '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] Should recreate evicted statefulset [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should perform canary updates and phased rolling updates of template modifications [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should validate Statefulset Status endpoints [Conformance]',
 ];

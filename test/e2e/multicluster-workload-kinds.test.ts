@@ -624,6 +624,41 @@ describe('every workload kind placed on the clusters, its status back upstream',
     assert.match(r.stdout, /cpu: 100%\/50%/);
   });
 
+  it('pods pinned to a workspace node by name run on that node: a bare Pod by nodeName, a StatefulSet by the hostname selector, a split Deployment by node affinity; nodes of two clusters are refused', async () => {
+    const nodes = (await up.list(gvr('', 'v1', 'nodes'))).items.map((n) => n.metadata!.name!).sort();
+    const onA = nodes.filter((n) => n.startsWith('st-a--'));
+    const onB = nodes.filter((n) => n.startsWith('st-b--'));
+    assert.equal(onA.length, 2);
+    assert.equal(onB.length, 1);
+    const nodeOf = (o: KubeObject | undefined) => (o?.spec as { nodeName?: string } | undefined)?.nodeName;
+    await up.create(G.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pinned' }, spec: podSpec({ nodeName: onA[1] }) }, scope);
+    await up.create(G.sts, { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'cache' }, spec: { replicas: 2, selector: { matchLabels: { app: 'cache' } }, template: template('cache', { nodeSelector: { 'kubernetes.io/hostname': onB[0] } }) } }, scope);
+    const affinity = (...values: string[]) => ({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values }] }] } } });
+    await up.create(G.deploy, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'edge' }, spec: { replicas: 3, selector: { matchLabels: { app: 'edge' } }, template: template('edge', { affinity: affinity(onA[0]!) }) } }, scope);
+    await up.create(G.job, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'straddle' }, spec: { template: template('straddle', { restartPolicy: 'Never', affinity: affinity(onA[0]!, onB[0]!) }) } }, scope);
+
+    const pod = await eventually('the pinned Pod running on its node', async () => {
+      const p = await up.get(G.pods, 'pinned', scope);
+      return (p.status as { phase?: string } | undefined)?.phase === 'Running' && p;
+    });
+    assert.equal(nodeOf(pod), onA[1]);
+    assert.deepEqual(placedOn(pod), ['st-a']);
+    await eventually('the StatefulSet ready on st-b', async () => ((await up.get(G.sts, 'cache', scope)).status as { readyReplicas?: number } | undefined)?.readyReplicas === 2);
+    assert.deepEqual(placedOn(await up.get(G.sts, 'cache', scope)), ['st-b']);
+    const cachePods = (await up.list(G.pods, scope, { labelSelector: 'app=cache' })).items;
+    assert.deepEqual(cachePods.map(nodeOf), [onB[0], onB[0]]);
+    await eventually('the Deployment ready, every replica on its node', async () => {
+      const d = await up.get(G.deploy, 'edge', scope);
+      const pods = (await up.list(G.pods, scope, { labelSelector: 'app=edge' })).items.filter((p) => !p.metadata?.deletionTimestamp);
+      return (d.status as { readyReplicas?: number } | undefined)?.readyReplicas === 3 && pods.length === 3 && pods.every((p) => nodeOf(p) === onA[0]);
+    });
+    const r = await k(['rollout', 'status', 'deployment/edge', '-n', NS, '--timeout=30s']);
+    assert.equal(r.code, 0, r.stderr);
+    const refused = await eventually('the straddling Job unscheduled', async () => scheduled(await up.get(G.job, 'straddle', scope)));
+    assert.deepEqual([refused.status, refused.reason, refused.message], ['False', 'NodeNotInPlacement', `its pods are pinned to nodes "${onA[0]}", "${onB[0]}", which are not all of one cluster`]);
+    for (const [g, name] of [[G.pods, 'pinned'], [G.sts, 'cache'], [G.deploy, 'edge'], [G.job, 'straddle']] as const) await up.delete(g, name, scope);
+  });
+
   it('an object no cluster can take gets Scheduled=False and a Warning Event: NoClusters, Incompatible', async () => {
     // A Placement whose Location selector matches nothing: its namespace is placed, on no cluster.
     await up.create(G.placement, { apiVersion: 'scheduling.kcp.io/v1alpha1', kind: 'Placement', metadata: { name: 'nowhere' }, spec: { locationSelectors: [{ matchLabels: { region: 'mars' } }], namespaceSelector: { matchLabels: { placement: 'nowhere' } }, locationResource: { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' } } });

@@ -349,7 +349,7 @@ export class ResourceSyncer {
         }
       }
     }
-    const desired = toDownstream(withoutSyncConditions(current), gvr.resource, targetNs, target.key);
+    const desired = toDownstream(withoutSyncConditions(current), gvr.resource, targetNs, target.key, target.name);
     if (down && owned.length > 0) keepDownstreamOwned(desired, down, owned);
     let latestDown = down;
     // A pod spec naming a PriorityClass needs the class on the cluster before the cluster admits its pods.

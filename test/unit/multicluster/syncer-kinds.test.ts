@@ -73,6 +73,20 @@ describe('toDownstream: what the cluster generates or allocates is left to it', 
     assert.equal((pod.spec as { nodeName?: string }).nodeName, 'node-3');
   });
 
+  it('pod specs and templates pinned to this cluster\'s workspace nodes name its own nodes; a bare Pod\'s binding stays outside the hash', () => {
+    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'shop', uid: 'U' }, spec: { nodeName: 'east--n1', containers: [] } };
+    const down = toDownstream(pod, 'pods', 'kcp-x', 'ka', 'east');
+    assert.equal((down.spec as { nodeName?: string }).nodeName, 'n1');
+    const unbound = toDownstream({ ...pod, spec: { containers: [] } }, 'pods', 'kcp-x', 'ka', 'east');
+    assert.equal(down.metadata?.annotations?.['internal.workload.kcp.io/spec-hash'], unbound.metadata?.annotations?.['internal.workload.kcp.io/spec-hash'], 'the cluster binding it later, mirrored up, rewrites nothing');
+    assert.equal((toDownstream(pod, 'pods', 'kcp-x', 'kb', 'west').spec as { nodeName?: string }).nodeName, undefined, 'another cluster\'s node: the cluster schedules');
+    const cron: KubeObject = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c', namespace: 'shop' }, spec: { jobTemplate: { spec: { template: { spec: { nodeSelector: { 'kubernetes.io/hostname': 'east--n2' } } } } } } };
+    assert.deepEqual((toDownstream(cron, 'cronjobs', 'kcp-x', 'ka', 'east').spec as any).jobTemplate.spec.template.spec.nodeSelector, { 'kubernetes.io/hostname': 'n2' });
+    const sts: KubeObject = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's', namespace: 'shop' }, spec: { template: { spec: { nodeName: 'east--n3' } } } };
+    assert.equal((toDownstream(sts, 'statefulsets', 'kcp-x', 'ka', 'east').spec as any).template.spec.nodeName, 'n3');
+    assert.equal((toDownstream(sts, 'statefulsets', 'kcp-x', 'ka').spec as any).template.spec.nodeName, 'east--n3', 'without the cluster\'s name nothing is rewritten');
+  });
+
   it('a Service loses its addresses and ports allocated upstream, but a headless one stays headless', () => {
     const svc = toDownstream({ metadata: { name: 's' }, spec: { clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], healthCheckNodePort: 31000, ports: [{ port: 80, nodePort: 30080 }] } }, 'services', 'ns', 'ka');
     assert.deepEqual(svc.spec, { ports: [{ port: 80 }] });
