@@ -8,9 +8,8 @@
  * upstream's own definition of working.
  *
  * Not listed (README, "Upstream's own conformance tests"): the specs that also fail against a single `atrium pcluster`
- * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: a DaemonSet's
- * maxUnavailable holds per cluster, not across the fleet; nodes are the clusters' own (read-only in a workspace, so a
- * spec cannot label them); a controller does not adopt pods or
+ * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: nodes are the clusters'
+ * own (read-only in a workspace, so a spec cannot label them, nor fail a mirrored pod by writing its status); a controller does not adopt pods or
  * ReplicaSets that run on another cluster than it is placed on; ControllerRevisions in a
  * workspace are mirrors of the clusters' own; a workspace's ResourceQuota does not bound the pods a cluster's
  * controllers create.
@@ -27,8 +26,10 @@ import { CRONJOB_SPECS, e2eBinary, runFocusedE2E, specProblems } from './focused
 /** The specs (full texts), each of which must pass. */
 const SPECS = [
   '[sig-apps] CronJob should support CronJob API operations [Conformance]',
+  '[sig-apps] Daemon set [Serial] should rollback without unnecessary restarts [Conformance]',
   '[sig-apps] Daemon set [Serial] should run and stop simple daemon [Conformance]',
   '[sig-apps] Daemon set [Serial] should verify changes to a daemon set status [Conformance]',
+  '[sig-apps] Daemon set [Serial] should update pod when spec was updated and update strategy is RollingUpdate [Conformance]',
   '[sig-apps] Daemon set [Serial] should list and delete a collection of DaemonSets [Conformance]',
   '[sig-apps] Deployment Deployment should have a working scale subresource [Conformance]',
   '[sig-apps] Deployment RecreateDeployment should delete old pods and create new ones [Conformance]',

@@ -6,7 +6,8 @@
  * Order: the workloads first — split children and pinned objects where their label says, One kinds on one chosen
  * cluster (chooseCluster, sticky; a new one mounting a claim that is already on a cluster goes there when it can, so
  * a claim's data and the workloads using it stay together; one whose pods are pinned to a node by name goes to that
- * node's cluster, decisions/node-pin.ts), Every kinds on every accepting cluster (a pinned one on its node's) —, then every
+ * node's cluster, decisions/node-pin.ts), Every kinds on every accepting cluster (a pinned one on its node's; a DaemonSet
+ * rolling one cluster at a time, decisions/staged-rollout.ts) —, then every
  * follower by the follow graph
  * over those workloads, restricted to the clusters that accept the follower's kind. A PodDisruptionBudget gets its
  * budget apportioned over its clusters; an HPA whose target is split gets an observe-only copy per cluster targeting
@@ -20,6 +21,7 @@ import { apportionBudget, type DisruptionBudget } from './apportion-budget.js';
 import { acceptingClusters, chooseCluster, refusal, type Acceptance, type ClusterCandidate, type UnschedulableReason } from './choose-cluster.js';
 import { followClusters, hpaTargets, podsPerCluster, selectedBy, type FollowContext, type PlacedWorkload } from './follow-graph.js';
 import { nodePinOf } from './node-pin.js';
+import { daemonSetRolloutHolds } from './staged-rollout.js';
 import { podReferences, podsOf, podTemplateOf } from './workload-references.js';
 import { decideMove, MOVING_ANNOTATION, STANDING_REASONS, type MoveInput, type MovingCondition } from './move-policy.js';
 
@@ -146,6 +148,7 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
   // Older first, so that of two new workloads sharing a claim the first created decides where both go.
   const ordered = [...managed].sort((a, b) => compareAge(a.obj, b.obj));
   const knownClusters = [...names, ...leaving.map((t) => t.name)];
+  const keyOfName = new Map(input.targets.map((t) => [t.name, t.key]));
   const nodePin = (o: PlacedObject) => nodePinOf(podTemplateOf(o.kind.kind, o.obj)?.spec, names, knownClusters);
   for (const o of ordered) {
     if (o.kind.mode === 'One') {
@@ -204,7 +207,11 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
       const candidates = candidatesFor(o.kind).filter((c) => !pin || c.name === pin.cluster);
       const clusters = acceptingClusters(candidates);
       if (clusters.length > 0) {
-        placements.push({ kind: o.kind, obj: o.obj, clusters, condition: scheduled(clusters) });
+        const placement: ObjectPlacement = { kind: o.kind, obj: o.obj, clusters, condition: scheduled(clusters) };
+        // A DaemonSet rolls one cluster at a time (decisions/staged-rollout.ts): the others' copies are held.
+        const holds = o.kind.kind === 'DaemonSet' ? daemonSetRolloutHolds(o.obj, clusters.map((name) => ({ name, key: keyOfName.get(name) ?? name }))) : undefined;
+        if (holds) placement.clusterSpec = holds;
+        placements.push(placement);
         if (isWorkloadKind(o.kind)) workloads.push(workloadOf(o, clusters));
       } else if (names.length === 0) {
         placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled('NoClusters', 'the Placement of the namespace has no SyncTarget') });
