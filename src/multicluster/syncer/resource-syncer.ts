@@ -9,8 +9,11 @@
  * - status up: the downstream status, when it differs from what was last written, replaces the upstream status;
  * - syncing state: a per-target Synced condition annotation on the upstream object (sync-condition.ts), plus Events
  *   for failures;
- * - unassigned or deleted upstream objects: the downstream copy is deleted, then the finalizer (and the condition)
- *   released.
+ * - unassigned upstream objects: the downstream copy is deleted, then the finalizer (and the condition) released;
+ *   deleted ones are gone upstream at once (the DELETE released the finalizer, decisions/deletion.ts; not so Pods and
+ *   claims), and their copies, found without an upstream object, are deleted after them, as after a restart;
+ * - a copy made from an earlier object of the same name (UPSTREAM_UID_ANNOTATION) is deleted and made again;
+ * - status up for an object on one cluster is written back over a status someone else wrote upstream.
  *
  * Only downstream objects carrying this target's DOWNSTREAM_CLUSTER_LABEL are ever read or written. One queue key
  * per upstream object (`<cluster>|<ns>/<name>`); downstream events map back to it through the namespace locator.

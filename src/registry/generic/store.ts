@@ -1081,10 +1081,10 @@ export class GenericStore {
         }
       }
       let changed = false;
-      // Deliberately unlike kube-apiserver (and kcp, whose syncer finalizer holds a deleted object until its copies
-      // are gone): finalizers a plugin declared released by DELETE go with this very request, so a deleted object is
-      // gone at once as on one cluster (a list right after the DELETE no longer shows it), and the plugin cleans up
-      // after it. Never on a dry run's answer only: the same rule, nothing written.
+      // Deliberately unlike kcp, whose syncer finalizer holds a deleted object until its copies are gone: finalizers a
+      // plugin declared released by DELETE (ResourceRegistry.releaseFinalizersOnDelete) go with this very request, so
+      // the object is gone at once as on one cluster (a list right after the DELETE no longer shows it), and the
+      // plugin cleans up after it. A dry run answers the same, writing nothing.
       const releases = this.deletionRelease.releases;
       if (releases && nmeta.finalizers?.some((f) => releases(this.gr, f))) {
         const kept = nmeta.finalizers.filter((f) => !releases(this.gr, f));
