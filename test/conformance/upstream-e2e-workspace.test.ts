@@ -41,6 +41,7 @@ const SPECS = [
   '[sig-apps] DisruptionController should create a PodDisruptionBudget [Conformance]',
   '[sig-apps] DisruptionController should observe PodDisruptionBudget status updated [Conformance]',
   '[sig-apps] DisruptionController should update/patch PodDisruptionBudget status [Conformance]',
+  '[sig-apps] Job should allow to use a pod failure policy to ignore failure matching on DisruptionTarget condition [Conformance]',
   '[sig-apps] Job should apply changes to a job status [Conformance]',
   '[sig-apps] Job should create pods for an Indexed job with completion indexes and specified hostname [Conformance]',
   '[sig-apps] Job should delete a job [Conformance]',

@@ -128,9 +128,18 @@ describe('syncer: push mode with three physical clusters', () => {
   });
 
   it('writes the cluster\'s status back over a status written upstream by someone else', async () => {
-    await up.patch(deploymentsGVR, 'web', 'merge', { status: { readyReplicas: 0, availableReplicas: 0 } }, { namespace: 'demo', subresource: 'status' });
-    // As a cluster's own controller would on its next sync: the object's status is the cluster's.
-    await eventually('status written back', async () => ((await up.get(deploymentsGVR, 'web', { namespace: 'demo' })).status as any)?.readyReplicas === 3);
+    const before = (await up.get(deploymentsGVR, 'web', { namespace: 'demo' })).status as { conditions?: { type: string }[] };
+    const custom = { type: 'StatusPatched', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z', reason: 'E2E', message: 'set upstream' };
+    await up.patch(deploymentsGVR, 'web', 'merge', { status: { readyReplicas: 0, availableReplicas: 0, conditions: [...(before.conditions ?? []), custom] } }, { namespace: 'demo', subresource: 'status' });
+    // As a cluster's own controller would on its next sync: the object's status is the cluster's, but for a condition
+    // it does not manage.
+    const back = await eventually('status written back', async () => {
+      const s = (await up.get(deploymentsGVR, 'web', { namespace: 'demo' })).status as any;
+      return s?.readyReplicas === 3 && s;
+    });
+    // (lastUpdateTime: null as kube-apiserver stores a DeploymentCondition without one.)
+    assert.deepEqual((back.conditions as { type: string }[]).find((c) => c.type === 'StatusPatched'), { ...custom, lastUpdateTime: null });
+    assert.deepEqual((back.conditions as { type: string }[]).map((c) => c.type).sort(), ['Available', 'Progressing', 'StatusPatched']);
   });
 
   it('a DELETE removes the upstream object at once; the downstream copy follows', async () => {

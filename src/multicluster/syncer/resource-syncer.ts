@@ -13,7 +13,8 @@
  *   deleted ones are gone upstream at once (the DELETE released the finalizer, decisions/deletion.ts; not so Pods and
  *   claims), and their copies, found without an upstream object, are deleted after them, as after a restart;
  * - a copy made from an earlier object of the same name (UPSTREAM_UID_ANNOTATION) is deleted and made again;
- * - status up for an object on one cluster is written back over a status someone else wrote upstream.
+ * - status up for an object on one cluster is written back over a status someone else wrote upstream, but for the
+ *   conditions the kind's controllers do not manage.
  *
  * Only downstream objects carrying this target's DOWNSTREAM_CLUSTER_LABEL are ever read or written. One queue key
  * per upstream object (`<cluster>|<ns>/<name>`); downstream events map back to it through the namespace locator.
@@ -36,6 +37,7 @@ import { workspaceNodeName } from '../api/node-names.js';
 import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER, UPSTREAM_UID_ANNOTATION } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
+import { withForeignConditions } from '../decisions/foreign-conditions.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
 import type { UpstreamCache } from './upstream-refs.js';
 import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
@@ -84,7 +86,8 @@ export class ResourceSyncer {
    * resourceVersion before and after that write. A reconcile seeing the same status hash at either version skips the
    * comparison (its own write, seen or not yet seen by the informer); a newer version is someone else's write — a
    * user's PATCH of /status — and the cluster's status is written back over it, as a cluster's own controller
-   * rewrites a status it did not set on its next sync (upstream's RC lifecycle conformance spec waits for exactly that).
+   * rewrites a status it did not set on its next sync (upstream's RC lifecycle conformance spec waits for exactly
+   * that), keeping the conditions it does not manage (decisions/foreign-conditions.ts).
    */
   private readonly lastStatus = new Map<string, { hash: string; versions: readonly (string | undefined)[] }>();
   /** True once the SyncTarget is being deleted: nothing new is synced, everything is torn down. */
@@ -542,7 +545,7 @@ export class ResourceSyncer {
   }
 
   private async syncStatusUp(key: string, up: KubeObject, down: KubeObject): Promise<void> {
-    const status = upstreamStatus(up, down, this.deps.gvr.resource);
+    const clusterStatus = upstreamStatus(up, down, this.deps.gvr.resource);
     const ns = up.metadata?.namespace;
     const mine = statusAnnotation(this.deps.target.key);
     const reported = up.metadata?.annotations?.[mine];
@@ -550,7 +553,7 @@ export class ResourceSyncer {
     // which the placement controller folds into the object's status. One cluster alone writes /status (below), and
     // first drops an annotation left from when there were several.
     const aggregated = aggregatesStatus(up);
-    const value = aggregated ? JSON.stringify(status) : undefined;
+    const value = aggregated ? JSON.stringify(clusterStatus) : undefined;
     if (reported !== value) {
       try {
         await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { annotations: { [mine]: value ?? null } } }, {
@@ -565,6 +568,8 @@ export class ResourceSyncer {
       if (aggregated) this.deps.onSynced?.('up', up);
     }
     if (aggregated) return;
+    // What someone else set upstream beside the cluster's own conditions stays (decisions/foreign-conditions.ts).
+    const status = withForeignConditions(this.deps.gvr.resource, clusterStatus, up.status);
     const hash = contentHash(status);
     const version = up.metadata?.resourceVersion;
     const last = this.lastStatus.get(key);
