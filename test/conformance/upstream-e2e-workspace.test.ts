@@ -9,10 +9,10 @@
  *
  * Not listed (README, "Upstream's own conformance tests"): the specs that also fail against a single `atrium pcluster`
  * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: nodes are the clusters'
- * own (read-only in a workspace, so a spec cannot label them, nor fail a mirrored pod by writing its status); a controller does not adopt pods or
- * ReplicaSets that run on another cluster than it is placed on; ControllerRevisions in a
- * workspace are mirrors of the clusters' own; a workspace's ResourceQuota does not bound the pods a cluster's
- * controllers create.
+ * own (read-only in a workspace, so a spec cannot label them, nor write their status); a mirrored pod's labels, owner
+ * and status are its cluster's (a spec cannot fail, orphan or release one); a Deployment does not adopt a ReplicaSet,
+ * and a split one scales proportionally per cluster; ControllerRevisions in a workspace are mirrors of the clusters'
+ * own; a workspace's ResourceQuota does not bound the pods a cluster's controllers create.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -48,9 +48,11 @@ const SPECS = [
   '[sig-apps] Job should manage the lifecycle of a job [Conformance]',
   '[sig-apps] Job should run a job to completion when tasks sometimes fail and are locally restarted [Conformance]',
   '[sig-apps] ReplicaSet Replace and Patch tests [Conformance]',
+  '[sig-apps] ReplicaSet should adopt matching pods on creation and release no longer matching pods [Conformance]',
   '[sig-apps] ReplicaSet Replicaset should have a working scale subresource [Conformance]',
   '[sig-apps] ReplicaSet should list and delete a collection of ReplicaSets [Conformance]',
   '[sig-apps] ReplicaSet should validate Replicaset Status endpoints [Conformance]',
+  '[sig-apps] ReplicationController should adopt matching pods on creation [Conformance]',
   '[sig-apps] ReplicationController should get and update a ReplicationController scale [Conformance]',
   '[sig-apps] ReplicationController should test the lifecycle of a ReplicationController [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should have a working scale subresource [Conformance]',

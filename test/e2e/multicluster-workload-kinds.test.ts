@@ -692,6 +692,32 @@ describe('every workload kind placed on the clusters, its status back upstream',
     for (const [g, name] of [[G.pods, 'pinned'], [G.sts, 'cache'], [G.deploy, 'edge'], [G.job, 'straddle']] as const) await up.delete(g, name, scope);
   });
 
+  it('a ReplicaSet created over a bare Pod it matches goes to the pod\'s cluster and adopts it (owned upstream too); relabelled, the pod is released', async () => {
+    const rsGVR = gvr('apps', 'v1', 'replicasets');
+    await up.create(G.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stray', labels: { name: 'stray' } }, spec: podSpec() }, scope);
+    const pod = await eventually('the bare Pod running', async () => {
+      const p = await up.get(G.pods, 'stray', scope);
+      return (p.status as { phase?: string } | undefined)?.phase === 'Running' && p;
+    });
+    const podCluster = placedOn(pod);
+    assert.equal(podCluster.length, 1);
+    const rs: KubeObject = await up.create<KubeObject>(rsGVR, { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'stray' }, spec: { replicas: 1, selector: { matchLabels: { name: 'stray' } }, template: { metadata: { labels: { name: 'stray' } }, spec: podSpec() } } }, scope);
+    const adopted = await eventually('the pod owned by the ReplicaSet upstream', async () => {
+      const p = await up.get(G.pods, 'stray', scope);
+      return p.metadata?.ownerReferences?.some((r) => r.controller && r.uid === rs.metadata?.uid) && p;
+    });
+    assert.deepEqual(placedOn(await up.get(rsGVR, 'stray', scope)), podCluster, 'placed where its orphan runs');
+    assert.deepEqual(adopted.metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'stray', uid: rs.metadata!.uid!, controller: true, blockOwnerDeletion: true }]);
+    await eventually('the ReplicaSet ready with the adopted pod alone', async () => ((await up.get(rsGVR, 'stray', scope)).status as { readyReplicas?: number } | undefined)?.readyReplicas === 1);
+    assert.deepEqual((await up.list(G.pods, scope, { labelSelector: 'name=stray' })).items.map((p) => p.metadata?.name), ['stray'], 'no second pod');
+
+    await up.patch(G.pods, 'stray', 'merge', { metadata: { labels: { name: 'not-matching' } } }, scope);
+    await eventually('the pod released upstream', async () => !(await up.get(G.pods, 'stray', scope)).metadata?.ownerReferences?.length);
+    await eventually('a new pod of the ReplicaSet', async () => (await up.list(G.pods, scope, { labelSelector: 'name=stray' })).items.some((p) => p.metadata?.ownerReferences?.some((r) => r.kind === 'ReplicaSet' && r.name === 'stray')));
+    await up.delete(rsGVR, 'stray', scope);
+    await up.delete(G.pods, 'stray', scope);
+  });
+
   it('an object no cluster can take gets Scheduled=False and a Warning Event: NoClusters, Incompatible', async () => {
     // A Placement whose Location selector matches nothing: its namespace is placed, on no cluster.
     await up.create(G.placement, { apiVersion: 'scheduling.kcp.io/v1alpha1', kind: 'Placement', metadata: { name: 'nowhere' }, spec: { locationSelectors: [{ matchLabels: { region: 'mars' } }], namespaceSelector: { matchLabels: { placement: 'nowhere' } }, locationResource: { group: 'workload.kcp.io', version: 'v1alpha1', resource: 'synctargets' } } });

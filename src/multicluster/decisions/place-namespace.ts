@@ -5,7 +5,8 @@
  *
  * Order: the workloads first — split children and pinned objects where their label says, One kinds on one chosen
  * cluster (chooseCluster, sticky; a new one mounting a claim that is already on a cluster goes there when it can, so
- * a claim's data and the workloads using it stay together; one whose pods are pinned to a node by name goes to that
+ * a claim's data and the workloads using it stay together; a ReplicaSet or ReplicationController goes where the bare
+ * Pods it would adopt run, decisions/orphans.ts; one whose pods are pinned to a node by name goes to that
  * node's cluster, decisions/node-pin.ts), Every kinds on every accepting cluster (a pinned one on its node's; a DaemonSet
  * rolling one cluster at a time, decisions/staged-rollout.ts) —, then every
  * follower by the follow graph
@@ -21,6 +22,7 @@ import { apportionBudget, type DisruptionBudget } from './apportion-budget.js';
 import { acceptingClusters, chooseCluster, refusal, type Acceptance, type ClusterCandidate, type UnschedulableReason } from './choose-cluster.js';
 import { followClusters, hpaTargets, podsPerCluster, selectedBy, type FollowContext, type PlacedWorkload } from './follow-graph.js';
 import { nodePinOf } from './node-pin.js';
+import { adoptsPods, orphanClusters } from './orphans.js';
 import { daemonSetRolloutHolds } from './staged-rollout.js';
 import { podReferences, podsOf, podTemplateOf } from './workload-references.js';
 import { decideMove, MOVING_ANNOTATION, STANDING_REASONS, type MoveInput, type MovingCondition } from './move-policy.js';
@@ -148,6 +150,10 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
   // Older first, so that of two new workloads sharing a claim the first created decides where both go.
   const ordered = [...managed].sort((a, b) => compareAge(a.obj, b.obj));
   const knownClusters = [...names, ...leaving.map((t) => t.name)];
+  // Bare Pods and the cluster each is on (its own state label, or what this pass decided for it: older objects are
+  // placed first), for the controllers that adopt them.
+  const barePods = () =>
+    live.filter((o) => o.kind.kind === 'Pod').map((o) => ({ pod: o.obj, cluster: currentCluster(o.obj, names, input.nameOfKey) ?? placements.find((p) => p.obj === o.obj)?.clusters[0] }));
   const keyOfName = new Map(input.targets.map((t) => [t.name, t.key]));
   const nodePin = (o: PlacedObject) => nodePinOf(podTemplateOf(o.kind.kind, o.obj)?.spec, names, knownClusters);
   for (const o of ordered) {
@@ -164,7 +170,8 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
           placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled('NodeNotInPlacement', pin.refused) });
           continue;
         }
-        const near = pin ? new Set([pin.cluster]) : new Set(claimsOf(o).flatMap((c) => [...(claimClusters.get(c) ?? [])]));
+        // Else where its data is (the claims it mounts), or the pods it would adopt (decisions/orphans.ts).
+        const near = pin ? new Set([pin.cluster]) : adoptsPods(o.kind.kind) ? orphanClusters(o.kind.kind, o.obj, barePods()) : new Set(claimsOf(o).flatMap((c) => [...(claimClusters.get(c) ?? [])]));
         const local = near.size > 0 ? chooseCluster({ ...request, current: undefined, candidates: all.filter((c) => near.has(c.name)) }) : undefined;
         choice = pin ? local! : local && 'cluster' in local ? local : chooseCluster({ ...request, current: undefined, candidates: all });
       }

@@ -32,7 +32,8 @@ import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { syncerFinalizer } from '../api/keys.js';
 import { MIRROR_LABEL } from '../api/mirrors.js';
-import { aggregatesStatus, awaitsPlacement, kindPlacementOf, statusAnnotation } from '../api/kind-placement.js';
+import { ADOPTED_ON_ANNOTATION, aggregatesStatus, awaitsPlacement, kindPlacementOf, kindPlacementOfKind, statusAnnotation } from '../api/kind-placement.js';
+import { adoptsPods } from '../decisions/orphans.js';
 import { workspaceNodeName } from '../api/node-names.js';
 import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER, UPSTREAM_UID_ANNOTATION } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
@@ -72,6 +73,8 @@ const BY_NAMESPACE = 'syncer/by-namespace';
 const namespaceOf = (o: KubeObject): string[] => (o.metadata?.namespace ? [o.metadata.namespace] : []);
 
 /** Resources whose objects a cluster's controllers make carrying the labels of one of ours (a Service's). */
+const groupOf = (apiVersion: unknown) => (typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
+
 const LABEL_COPYING_RESOURCES = new Set(['endpoints', 'endpointslices']);
 
 /** How many times a downstream update meeting a newer resourceVersion is read and put again before backing off. */
@@ -404,7 +407,48 @@ export class ResourceSyncer {
     else if (Object.keys(annotations).length > 0) current = await this.patchAnnotations(current, annotations);
     if (reported && reported[1] !== null && current !== before) this.deps.onSynced?.('up', current);
     if (withStatus) await this.syncStatusUp(key, current, latestDown!);
-    if (gvr.resource === 'pods' && latestDown) await this.bindUpstreamPod(current, latestDown);
+    if (gvr.resource === 'pods' && latestDown) {
+      await this.bindUpstreamPod(current, latestDown);
+      await this.carryPodOwnerUp(current, latestDown);
+    }
+  }
+
+  /**
+   * A synced bare Pod that the cluster's ReplicaSet or ReplicationController adopted (the controller was placed where
+   * its orphans run: decisions/orphans.ts) is owned upstream by that controller's upstream object, and released when
+   * the cluster's controller releases it, as on one cluster. Only a reference this syncer set (ADOPTED_ON_ANNOTATION)
+   * is ever removed; a pod someone else owns upstream is left alone.
+   */
+  private async carryPodOwnerUp(up: KubeObject, down: KubeObject): Promise<void> {
+    const refs = up.metadata?.ownerReferences ?? [];
+    const upController = refs.find((r) => r.controller === true);
+    const target = this.deps.target.name;
+    const ours = up.metadata?.annotations?.[ADOPTED_ON_ANNOTATION] === target;
+    if (upController && !ours) return;
+    const downController = (down.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
+    let wanted: Record<string, unknown> | undefined;
+    const kind = downController && typeof downController.kind === 'string' && adoptsPods(downController.kind) ? kindPlacementOfKind(groupOf(downController.apiVersion), downController.kind) : undefined;
+    if (kind && typeof downController?.name === 'string') {
+      const scope = { cluster: this.deps.upstreamCluster, namespace: up.metadata?.namespace || undefined };
+      const owner = await this.deps.upstream.get({ group: kind.group, version: kind.version, resource: kind.resource }, downController.name, scope).catch((err: unknown) => {
+        if (err instanceof StatusError && err.code === 404) return undefined;
+        throw err;
+      });
+      if (owner?.metadata?.uid && owner.metadata.labels?.[MIRROR_LABEL] === undefined) {
+        wanted = { apiVersion: kind.group ? `${kind.group}/${kind.version}` : kind.version, kind: kind.kind, name: downController.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
+      }
+    }
+    if (wanted ? upController?.uid === wanted.uid : !upController) return;
+    const next = [...refs.filter((r) => r !== upController), ...(wanted ? [wanted] : [])];
+    try {
+      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { resourceVersion: up.metadata?.resourceVersion, ownerReferences: next.length ? next : null, annotations: { [ADOPTED_ON_ANNOTATION]: wanted ? target : null } } }, {
+        cluster: this.deps.upstreamCluster,
+        namespace: up.metadata?.namespace || undefined,
+        fieldManager: SYNCER_FIELD_MANAGER,
+      });
+    } catch (err) {
+      if (!(err instanceof StatusError && err.code === 404)) throw err;
+    }
   }
 
   /**

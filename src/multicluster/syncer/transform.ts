@@ -202,6 +202,9 @@ export function keepDownstreamAllocations(resource: string, desired: KubeObject,
     if (e.volumeName !== undefined) d.volumeName = e.volumeName;
     if ((d.storageClassName === undefined || d.storageClassName === null) && typeof e.storageClassName === 'string') d.storageClassName = e.storageClassName;
   } else if (resource === 'pods') {
+    // A controller of the cluster that adopted the pod keeps it (carried up as the upstream owner by the syncer).
+    const owners = existing.metadata?.ownerReferences;
+    if (owners?.length) desired.metadata = { ...(desired.metadata ?? {}), ownerReferences: deepCopy(owners) };
     if (e.nodeName !== undefined) d.nodeName = e.nodeName;
     // What the cluster's Priority admission set: immutable there (a class name only when the pod named none: its
     // global default class).

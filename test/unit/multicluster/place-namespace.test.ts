@@ -81,6 +81,17 @@ describe('placeNamespace: every object of a placed namespace', () => {
     assert.deepEqual(placed(r, 'bare')?.clusters, ['b'], 'no workspace node name: chosen as any other');
   });
 
+  it('a new ReplicaSet or ReplicationController goes where the bare Pods it would adopt run', () => {
+    const orphan = p('pods', '', obj('lonely', { spec: { containers: [] } }, { labels: { name: 'lonely', 'state.workload.kcp.io/ka': 'Sync' } }));
+    const rs = p('replicasets', 'apps', obj('adopter', { spec: { selector: { matchLabels: { name: 'lonely' } }, template: tpl('lonely') } }, { creationTimestamp: '2026-01-01T00:00:05Z' }));
+    const rc = p('replicationcontrollers', '', obj('rc', { spec: { selector: { name: 'lonely' }, template: tpl('lonely') } }, { creationTimestamp: '2026-01-01T00:00:06Z' }));
+    const other = p('replicasets', 'apps', obj('unrelated', { spec: { selector: { matchLabels: { name: 'nobody' } }, template: tpl('nobody') } }));
+    const r = placeNamespace(input([orphan, rs, rc, other], { room: (t) => (t === 'b' ? 99 : 1) }));
+    assert.deepEqual(placed(r, 'adopter')?.clusters, ['a'], 'although b has more room');
+    assert.deepEqual(placed(r, 'rc')?.clusters, ['a']);
+    assert.deepEqual(placed(r, 'unrelated')?.clusters, ['b']);
+  });
+
   it('sticky but not blind: a current cluster refusing the kind is left for the one with room', () => {
     const sts = p('statefulsets', 'apps', obj('db', { spec: { template: tpl('db') } }, { labels: { 'state.workload.kcp.io/ka': 'Sync' } }));
     const c = { name: 'c', key: 'kc', ready: true };
