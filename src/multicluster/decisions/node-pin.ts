@@ -11,7 +11,8 @@
  *   a pod given a nodeName, its kubelet) honours the pin exactly; names of other clusters are left as they are and
  *   match no node there.
  *
- * Names that are no workspace node name (a bare `node-1`) pin nothing here and reach the cluster unchanged. Pure.
+ * Names that are no workspace node name (a bare `node-1`) pin nothing here and reach the cluster unchanged in selectors
+ * and affinity (a bare Pod's nodeName of that kind is dropped from its copy, syncer/transform.ts). Pure.
  */
 import { parseWorkspaceNodeName } from '../api/node-names.js';
 
