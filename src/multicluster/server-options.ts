@@ -5,7 +5,6 @@
  * revision-history (split Deployments' ReplicaSets) and placement controllers. `atrium start` passes it to startServer; tests pass it through
  * startTestServer({ server: multiclusterServerOptions() }).
  */
-import { releasedOnDelete } from './decisions/deletion.js';
 import type { ServerConnection, ServerPlugin, Stoppable } from '../apiserver/plugin.js';
 import { runControllers } from '../controllers/manager.js';
 import { registerNegotiatedPrinter } from '../apiextensions/serving/negotiated-printers.js';
@@ -40,6 +39,7 @@ import { mirrorEphemeralContainersHandler } from './streams/mirror-ephemeral-con
 import { mirrorEvictionHandler } from './streams/mirror-eviction.js';
 import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
 import { workspaceViewHandlers, workspaceViewResources } from './metrics/workspace-views.js';
+import { releasedOnDelete } from './decisions/deletion.js';
 
 /** Who the admission plugins read stored objects as (the reads are internal, never authorized). */
 const SYSTEM_USER = { username: 'system:admission', groups: [SYSTEM_MASTERS] };

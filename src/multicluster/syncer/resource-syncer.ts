@@ -624,7 +624,10 @@ export class ResourceSyncer {
     }
     let written: KubeObject;
     try {
-      written = await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
+      // With the version it was computed from as a precondition: a status someone else wrote meanwhile (whose
+      // conditions it keeps) is never overwritten unseen; a 409 brings the reconcile back with it.
+      const precondition = version === undefined ? [] : [{ op: 'replace', path: '/metadata/resourceVersion', value: version }];
+      written = await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [...precondition, { op: 'add', path: '/status', value: status }], {
         cluster: this.deps.upstreamCluster,
         namespace: ns,
         subresource: 'status',

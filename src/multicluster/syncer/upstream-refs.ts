@@ -3,7 +3,8 @@
  * mirrored Event is about:
  *
  * - a ReplicaSet `<deployment>-<hash>` of a split Deployment's child `<root>--<cluster>` → the root's revision-history
- *   ReplicaSet with that pod-template-hash (splitter/revision-history.ts), so `kubectl describe rs`, `kubectl rollout`
+ *   ReplicaSet with that pod-template-hash (splitter/revision-history.ts; for pods pinned to this cluster's nodes by
+ *   name, the one whose template hashes to it once rewritten as the cluster got it), so `kubectl describe rs`, `kubectl rollout`
  *   and `kubectl logs deploy/x` find the pods; of a Deployment synced whole → the mirror of that ReplicaSet
  *   (workspace-mirrors.ts; the Deployment itself while ReplicaSets are not mirrored, or an upstream ReplicaSet of
  *   that name that is not a mirror); a ReplicaSet synced itself → that ReplicaSet;
@@ -20,7 +21,7 @@
  * a pod's owner looked up again on every retry while the revision-history ReplicaSet it waits for was not there yet.
  * Lookups of the same key running at the same time (the pods of one ReplicaSet) share one answer.
  */
-import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, type JsonObject, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
@@ -29,7 +30,6 @@ import { kindPlacementOfKind, REVISION_HISTORY_LABEL } from '../api/kind-placeme
 import { controllerOf, splitReplicaSetName, type UpstreamRef } from '../decisions/mirror-objects.js';
 import { pinnedNodeNames, toClusterNodeNames } from '../decisions/node-pin.js';
 import { computeTemplateHash, podTemplateHashLabel } from '../../registry/builtin/workloads/pod-template-hash.js';
-import type { JsonObject } from '../../apimachinery/object.js';
 
 /** A reference as downstream objects carry them (ownerReferences, involvedObject). */
 export interface DownstreamRef {
