@@ -1,3 +1,4 @@
+import type { KubeObject } from '../apimachinery/object.js';
 import type { Storage } from '../storage/interface.js';
 import type { WatchCache } from '../storage/cacher/watch-cache.js';
 import { GenericStore, type DeletionRelease } from './generic/store.js';
@@ -135,7 +136,7 @@ export class ResourceRegistry {
    * (multi-cluster's syncer finalizers), which a DELETE removes with the object at once when `releases` says so, the
    * copies being cleaned up afterwards by whoever added it. Other finalizers hold the object as usual.
    */
-  releaseFinalizersOnDelete(releases: (resource: { group: string; resource: string }, finalizer: string) => boolean): void {
+  releaseFinalizersOnDelete(releases: (resource: { group: string; resource: string }, finalizer: string, obj: KubeObject) => boolean): void {
     this.deletionRelease.releases = releases;
   }
 

@@ -342,9 +342,11 @@ describe('every workload kind placed on the clusters, its status back upstream',
     assert.equal(r.code, 0, `${r.stderr}\n${await describeState(about)}`);
 
     // A new generation: observed upstream only once both clusters rolled it out and observed it.
-    // One cluster at a time (decisions/staged-rollout.ts): st-b's pods are not replaced before st-a's all are.
+    // One cluster at a time (decisions/staged-rollout.ts): the second cluster's pods are not replaced before the first
+    // one's all are (whichever was released first).
     const before = (await up.get(G.ds, 'agent', scope)).metadata!.generation!;
     const overlaps: string[] = [];
+    let first: number | undefined;
     let rolling = true;
     const order = (async () => {
       while (rolling) {
@@ -353,8 +355,12 @@ describe('every workload kind placed on the clusters, its status back upstream',
           const pods = copy ? (await downList(t, G.pods)).filter((p) => controllerOf(p)?.uid === copy.metadata?.uid && !p.metadata?.deletionTimestamp) : [];
           return pods.filter((p) => (p.spec as { containers: { image: string }[] }).containers[0]!.image === 'nginx:1.28').length;
         };
-        const [ua, ub] = [await updatedPods(TARGETS[0]!, a), await updatedPods(TARGETS[1]!, b)];
-        if (ub > 0 && ua < nodes[0]!) overlaps.push(`${TARGETS[1]} had ${ub} pod(s) of the new template while ${TARGETS[0]} had ${ua} of ${nodes[0]}`);
+        const updated = [await updatedPods(TARGETS[0]!, a), await updatedPods(TARGETS[1]!, b)];
+        first ??= updated[0]! > 0 ? 0 : updated[1]! > 0 ? 1 : undefined;
+        if (first !== undefined) {
+          const second = 1 - first;
+          if (updated[second]! > 0 && updated[first]! < nodes[first]!) overlaps.push(`${TARGETS[second]} had ${updated[second]} pod(s) of the new template while ${TARGETS[first]} had ${updated[first]} of ${nodes[first]}`);
+        }
         await new Promise((r) => setTimeout(r, 20));
       }
     })();

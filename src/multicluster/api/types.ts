@@ -33,7 +33,7 @@ export const SPEC_HASH_ANNOTATION = 'internal.workload.kcp.io/spec-hash';
 export const UPSTREAM_UID_ANNOTATION = 'internal.workload.kcp.io/upstream-uid';
 /**
  * Upstream finalizer prefix (`workload.kcp.io/syncer-<key>`): marks the clusters an object has copies on, held until
- * the copy is gone when the object leaves a cluster; a DELETE releases it at once but for Pods and claims
+ * the copy is gone when the object leaves a cluster; a DELETE releases it at once but for Pods, claims and split children
  * (decisions/deletion.ts).
  */
 export const SYNCER_FINALIZER_PREFIX = 'workload.kcp.io/syncer-';

@@ -10,14 +10,19 @@
  *
  * Except where one cluster keeps a deleted object too: a Pod stays Terminating until its kubelet has stopped it (here:
  * until its copy is gone from the cluster), and a PersistentVolumeClaim stays while its protection finalizer holds it,
- * which on the cluster it does for as long as a pod uses it.
+ * which on the cluster it does for as long as a pod uses it. And a split Deployment's children (SPLIT_FROM_LABEL),
+ * atrium's own objects that the splitter deletes: they stay until their copies are gone, because the splitter counts
+ * a deleted child's replicas (and status) for as long as they still run on its cluster, make before break.
  */
+import type { KubeObject } from '../../apimachinery/object.js';
 import { SYNCER_FINALIZER_PREFIX } from '../api/types.js';
+import { SPLIT_FROM_LABEL } from '../scheduling/types.js';
 
 /** Kinds whose deleted objects stay until their copies are gone, as they stay on one cluster until it is done. */
 const HELD_UNTIL_GONE = new Set(['/pods', '/persistentvolumeclaims']);
 
-/** Whether a DELETE of an object of `resource` releases `finalizer` by itself. */
-export function releasedOnDelete(resource: { group: string; resource: string }, finalizer: string): boolean {
-  return finalizer.startsWith(SYNCER_FINALIZER_PREFIX) && !HELD_UNTIL_GONE.has(`${resource.group}/${resource.resource}`);
+/** Whether a DELETE of `obj` (of `resource`) releases `finalizer` by itself. */
+export function releasedOnDelete(resource: { group: string; resource: string }, finalizer: string, obj?: KubeObject): boolean {
+  if (!finalizer.startsWith(SYNCER_FINALIZER_PREFIX) || HELD_UNTIL_GONE.has(`${resource.group}/${resource.resource}`)) return false;
+  return obj?.metadata?.labels?.[SPLIT_FROM_LABEL] === undefined;
 }

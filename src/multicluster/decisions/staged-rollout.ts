@@ -33,6 +33,7 @@ export interface RolloutCluster {
 
 interface DaemonSetClusterStatus {
   observedGeneration?: number;
+  currentNumberScheduled?: number;
   desiredNumberScheduled?: number;
   updatedNumberScheduled?: number;
   numberAvailable?: number;
@@ -64,13 +65,15 @@ export function clusterRolledOut(ds: KubeObject, key: string): boolean {
 }
 
 /**
- * Whether the cluster of `key` runs pods of an older template (or has not yet observed the current one): it has to
- * roll. One that reported nothing yet made its pods from the template it was given (a new copy): nothing to roll.
+ * Whether the cluster of `key` runs pods of an older template: it observed the current generation and some of its
+ * scheduled pods are not updated (currentNumberScheduled − updatedNumberScheduled). A new DaemonSet's pods are all of
+ * its one template, however many are still to be scheduled, so creating one hands nothing over; a cluster that has
+ * not yet observed a new template is looked at again once it has.
  */
 export function clusterNeedsRollout(ds: KubeObject, key: string): boolean {
   const status = reported(ds, key);
-  if (!status) return false;
-  return (status.observedGeneration ?? 0) < (ds.metadata?.generation ?? 1) || (status.updatedNumberScheduled ?? 0) < (status.desiredNumberScheduled ?? 0);
+  if (!status || (status.observedGeneration ?? 0) < (ds.metadata?.generation ?? 1)) return false;
+  return (status.currentNumberScheduled ?? 0) - (status.updatedNumberScheduled ?? 0) > 0;
 }
 
 /**

@@ -134,7 +134,7 @@ export const NO_CHANGE: unique symbol = Symbol('no change');
 
 /** The finalizers a DELETE releases by itself: set by a plugin through ResourceRegistry.releaseFinalizersOnDelete. */
 export interface DeletionRelease {
-  releases?: (resource: GroupResource, finalizer: string) => boolean;
+  releases?: (resource: GroupResource, finalizer: string, obj: KubeObject) => boolean;
 }
 
 /**
@@ -1086,8 +1086,8 @@ export class GenericStore {
       // the object is gone at once as on one cluster (a list right after the DELETE no longer shows it), and the
       // plugin cleans up after it. A dry run answers the same, writing nothing.
       const releases = this.deletionRelease.releases;
-      if (releases && nmeta.finalizers?.some((f) => releases(this.gr, f))) {
-        const kept = nmeta.finalizers.filter((f) => !releases(this.gr, f));
+      if (releases && nmeta.finalizers?.some((f) => releases(this.gr, f, current))) {
+        const kept = nmeta.finalizers.filter((f) => !releases(this.gr, f, current));
         if (kept.length) nmeta.finalizers = kept;
         else delete nmeta.finalizers;
         changed = true;

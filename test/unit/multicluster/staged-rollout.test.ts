@@ -12,8 +12,8 @@ const clusters = [
   { name: 'east', key: 'ke' },
   { name: 'north', key: 'kn' },
 ];
-const status = (observedGeneration: number, desired: number, updated: number, available: number) =>
-  JSON.stringify({ observedGeneration, desiredNumberScheduled: desired, updatedNumberScheduled: updated, numberAvailable: available, ...(available < desired ? { numberUnavailable: desired - available } : {}) });
+const status = (observedGeneration: number, desired: number, updated: number, available: number, scheduled = desired) =>
+  JSON.stringify({ observedGeneration, desiredNumberScheduled: desired, currentNumberScheduled: scheduled, updatedNumberScheduled: updated, numberAvailable: available, ...(available < desired ? { numberUnavailable: desired - available } : {}) });
 const ds = (generation: number, statuses: Record<string, string>, held: string[] = [], strategy?: string): KubeObject => ({
   metadata: {
     name: 'agent',
@@ -38,8 +38,10 @@ describe('staged DaemonSet rollout', () => {
 
   it('a new DaemonSet: the first cluster by name is released, the others held; nothing to roll, nothing changes', () => {
     assert.deepEqual(daemonSetRolloutHolds(ds(1, {}), clusters), { north: HELD_COPY, west: HELD_COPY });
-    const created = ds(1, { ke: status(1, 2, 2, 2), kn: status(1, 2, 2, 1), kw: status(1, 2, 2, 0) }, ['kn', 'kw']);
-    assert.deepEqual(daemonSetRolloutHolds(created, clusters), { north: HELD_COPY, west: HELD_COPY }, 'pods still starting elsewhere are of the current template');
+    const created = ds(1, { ke: status(1, 2, 2, 2), kn: status(1, 2, 2, 1), kw: status(1, 2, 0, 0, 0) }, ['kn', 'kw']);
+    assert.deepEqual(daemonSetRolloutHolds(created, clusters), { north: HELD_COPY, west: HELD_COPY }, 'pods still starting or unscheduled elsewhere are of the current template');
+    const unobserved = ds(1, { ke: status(1, 2, 2, 2), kn: status(0, 2, 0, 0, 0) }, ['kn', 'kw']);
+    assert.deepEqual(daemonSetRolloutHolds(unobserved, clusters), { north: HELD_COPY, west: HELD_COPY });
   });
 
   it('the released cluster rolls a new template first; once done, the next one with pods of an older template is released', () => {
@@ -47,8 +49,10 @@ describe('staged DaemonSet rollout', () => {
     assert.deepEqual(daemonSetRolloutHolds(rolling, clusters), { east: HELD_COPY, west: HELD_COPY }, 'north (released before) rolls on');
     const northDone = ds(2, { ke: status(2, 2, 0, 2), kn: status(2, 2, 2, 2), kw: status(2, 2, 0, 2) }, ['ke', 'kw']);
     assert.deepEqual(daemonSetRolloutHolds(northDone, clusters), { north: HELD_COPY, west: HELD_COPY }, 'east next');
-    const eastDone = ds(2, { ke: status(2, 2, 2, 2), kn: status(2, 2, 2, 2), kw: status(1, 2, 2, 2) }, ['kn', 'kw']);
-    assert.deepEqual(daemonSetRolloutHolds(eastDone, clusters), { east: HELD_COPY, north: HELD_COPY }, 'west has not observed the template yet: it rolls');
+    const westBehind = ds(2, { ke: status(2, 2, 2, 2), kn: status(2, 2, 2, 2), kw: status(1, 2, 2, 2) }, ['kn', 'kw']);
+    assert.deepEqual(daemonSetRolloutHolds(westBehind, clusters), { north: HELD_COPY, west: HELD_COPY }, 'west has not observed the template yet: east stays released until it has');
+    const westObserved = ds(2, { ke: status(2, 2, 2, 2), kn: status(2, 2, 2, 2), kw: status(2, 2, 0, 2) }, ['kn', 'kw']);
+    assert.deepEqual(daemonSetRolloutHolds(westObserved, clusters), { east: HELD_COPY, north: HELD_COPY }, 'then west rolls');
   });
 
   it('with every cluster rolled out, the one released stays released (no rewrite in a steady state)', () => {

@@ -67,12 +67,15 @@ describe('releaseFinalizersOnDelete', () => {
     assert.ok(held.metadata?.deletionTimestamp);
   });
 
-  it('releasedOnDelete: syncer finalizers only, never of Pods or PersistentVolumeClaims', () => {
+  it('releasedOnDelete: syncer finalizers only, never of Pods, PersistentVolumeClaims or split children', () => {
     assert.equal(releasedOnDelete({ group: 'apps', resource: 'deployments' }, SYNCER), true);
     assert.equal(releasedOnDelete({ group: 'example.com', resource: 'widgets' }, SYNCER), true);
     assert.equal(releasedOnDelete({ group: 'apps', resource: 'deployments' }, 'kubernetes.io/pvc-protection'), false);
     assert.equal(releasedOnDelete({ group: 'apps', resource: 'deployments' }, 'foregroundDeletion'), false);
     assert.equal(releasedOnDelete({ group: '', resource: 'pods' }, SYNCER), false);
     assert.equal(releasedOnDelete({ group: '', resource: 'persistentvolumeclaims' }, SYNCER), false);
+    const child = { metadata: { name: 'web--east', labels: { 'scheduling.atrium.io/split-from': 'web' } } };
+    assert.equal(releasedOnDelete({ group: 'apps', resource: 'deployments' }, SYNCER, child), false, 'a split child stays until its copy is gone');
+    assert.equal(releasedOnDelete({ group: 'apps', resource: 'deployments' }, SYNCER, { metadata: { name: 'web' } }), true);
   });
 });
