@@ -132,9 +132,14 @@ describe('syncer: push mode with three physical clusters', () => {
     const custom = { type: 'StatusPatched', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z', reason: 'E2E', message: 'set upstream' };
     await up.patch(deploymentsGVR, 'web', 'merge', { status: { readyReplicas: 0, availableReplicas: 0, conditions: [...(before.conditions ?? []), custom] } }, { namespace: 'demo', subresource: 'status' });
     // As a cluster's own controller would on its next sync: the object's status is the cluster's, but for a condition
-    // it does not manage.
+    // it does not manage. (A status write of the syncer's racing the patch may drop the condition, as it has no
+    // precondition: the condition is written again until a later write keeps it.)
     const back = await eventually('status written back', async () => {
       const s = (await up.get(deploymentsGVR, 'web', { namespace: 'demo' })).status as any;
+      if (!(s?.conditions as { type: string }[] | undefined)?.some((c) => c.type === 'StatusPatched')) {
+        await up.patch(deploymentsGVR, 'web', 'merge', { status: { conditions: [...((s?.conditions as unknown[]) ?? []), custom] } }, { namespace: 'demo', subresource: 'status' });
+        return false;
+      }
       return s?.readyReplicas === 3 && s;
     });
     // (lastUpdateTime: null as kube-apiserver stores a DeploymentCondition without one.)

@@ -624,10 +624,11 @@ export class ResourceSyncer {
     }
     let written: KubeObject;
     try {
-      // With the version it was computed from as a precondition: a status someone else wrote meanwhile (whose
-      // conditions it keeps) is never overwritten unseen; a 409 brings the reconcile back with it.
-      const precondition = version === undefined ? [] : [{ op: 'replace', path: '/metadata/resourceVersion', value: version }];
-      written = await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [...precondition, { op: 'add', path: '/status', value: status }], {
+      // No resourceVersion precondition: with one, the status of a split Deployment's children came up late whenever
+      // the splitter wrote them meanwhile (a 409 and a backoff), and the splitter took the late replicas for stuck
+      // ones and moved them. A condition someone writes at the very moment of this write can be lost; one written
+      // before it is kept (withForeignConditions above).
+      written = await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
         cluster: this.deps.upstreamCluster,
         namespace: ns,
         subresource: 'status',
