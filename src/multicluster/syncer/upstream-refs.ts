@@ -199,7 +199,10 @@ export class UpstreamRefs {
       }
       const rs = (await this.revisionHistory(ns, parts.hash)).find((r) => controllerOf(r)?.uid === root.uid);
       if (rs) return refTo(rs, 'apps/v1', 'ReplicaSet');
-      const pinned = await this.pinnedRevision(ns, parts.hash, root.uid);
+      // Only a Deployment whose pods are pinned to nodes by name runs a rewritten template here: for any other the
+      // revision is simply not made yet (no second LIST while waiting for it).
+      const template = (d.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template?.spec;
+      const pinned = pinnedNodeNames(template) === undefined ? undefined : await this.pinnedRevision(ns, parts.hash, root.uid);
       // Its mirror pods carry the revision's own hash, so the upstream ReplicaSet's selector selects them.
       if (pinned) return { ...refTo(pinned.rs, 'apps/v1', 'ReplicaSet'), podSelectorLabels: { [podTemplateHashLabel]: pinned.hash } };
       // The revision-history controller makes it from the root's template: it comes.
