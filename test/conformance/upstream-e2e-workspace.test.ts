@@ -54,7 +54,6 @@ const SPECS = [
   '[sig-apps] ReplicaSet should validate Replicaset Status endpoints [Conformance]',
   '[sig-apps] ReplicationController should adopt matching pods on creation [Conformance]',
   '[sig-apps] ReplicationController should get and update a ReplicationController scale [Conformance]',
-  '[sig-apps] ReplicationController should test the lifecycle of a ReplicationController [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should have a working scale subresource [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should list, patch and delete a collection of StatefulSets [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] Should recreate evicted statefulset [Conformance]',

@@ -13,8 +13,8 @@
  *   deleted ones are gone upstream at once (the DELETE released the finalizer, decisions/deletion.ts; not so Pods and
  *   claims), and their copies, found without an upstream object, are deleted after them, as after a restart;
  * - a copy made from an earlier object of the same name (UPSTREAM_UID_ANNOTATION) is deleted and made again;
- * - status up for an object on one cluster is written back over a status someone else wrote upstream, but for the
- *   conditions the kind's controllers do not manage.
+ * - status up for an object on one cluster keeps the conditions someone else set upstream that the kind's
+ *   controllers do not manage.
  *
  * Only downstream objects carrying this target's DOWNSTREAM_CLUSTER_LABEL are ever read or written. One queue key
  * per upstream object (`<cluster>|<ns>/<name>`); downstream events map back to it through the namespace locator.
@@ -87,10 +87,8 @@ export class ResourceSyncer {
   /**
    * The status this syncer last wrote (or found already written) per upstream key: its hash and the upstream object's
    * resourceVersion before and after that write. A reconcile seeing the same status hash at either version skips the
-   * comparison (its own write, seen or not yet seen by the informer); a newer version is someone else's write — a
-   * user's PATCH of /status — and the cluster's status is written back over it, as a cluster's own controller
-   * rewrites a status it did not set on its next sync (upstream's RC lifecycle conformance spec waits for exactly
-   * that), keeping the conditions it does not manage (decisions/foreign-conditions.ts).
+   * comparison (its own write, seen or not yet seen by the informer). A new status from the cluster replaces the
+   * upstream one but for the conditions the kind's controllers do not manage (decisions/foreign-conditions.ts).
    */
   private readonly lastStatus = new Map<string, { hash: string; versions: readonly (string | undefined)[] }>();
   /** True once the SyncTarget is being deleted: nothing new is synced, everything is torn down. */
@@ -617,7 +615,10 @@ export class ResourceSyncer {
     const hash = contentHash(status);
     const version = up.metadata?.resourceVersion;
     const last = this.lastStatus.get(key);
-    if (last?.hash === hash && last.versions.includes(version)) return;
+    // The same status as last written: nothing to do, whatever else changed upstream. (Writing the cluster's status
+    // back over one someone else wrote upstream, as a controller would, made the splitter's and the syncer's writes of
+    // split children chase each other under load: taken out.)
+    if (last?.hash === hash) return;
     if (jsonEqual(up.status, status)) {
       this.lastStatus.set(key, { hash, versions: [version] });
       return;
