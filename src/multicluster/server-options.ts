@@ -39,6 +39,7 @@ import { mirrorEphemeralContainersHandler } from './streams/mirror-ephemeral-con
 import { mirrorEvictionHandler } from './streams/mirror-eviction.js';
 import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
 import { workspaceViewHandlers, workspaceViewResources } from './metrics/workspace-views.js';
+import { releasedOnDelete } from './decisions/deletion.js';
 
 /** Who the admission plugins read stored objects as (the reads are internal, never authorized). */
 const SYSTEM_USER = { username: 'system:admission', groups: [SYSTEM_MASTERS] };
@@ -105,6 +106,8 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
       const stores = [['workload.kcp.io', 'synctargets'], ['scheduling.kcp.io', 'placements']].map(([g, r]) => host.registry.lookup('root', g!, 'v1alpha1', r!)!);
       const compute = new ComputeIndex(stores);
       await compute.start();
+      // A DELETE removes an object at once, syncer finalizers and all; the syncers clean its copies up after it.
+      host.registry.releaseFinalizersOnDelete(releasedOnDelete);
       // With them, the clusters' metrics and a read-only view of their nodes (metrics/), for `kubectl top`.
       // Pods with pods/eviction, which reads and writes the workspace's pods and budgets (a mirror's eviction is sent
       // to its cluster instead: streams/mirror-eviction.ts).

@@ -1,6 +1,7 @@
+import type { KubeObject } from '../apimachinery/object.js';
 import type { Storage } from '../storage/interface.js';
 import type { WatchCache } from '../storage/cacher/watch-cache.js';
-import { GenericStore } from './generic/store.js';
+import { GenericStore, type DeletionRelease } from './generic/store.js';
 import type { ResourceDefinition } from './rest.js';
 
 /**
@@ -42,6 +43,8 @@ export class ResourceRegistry {
   private firstSources = 0;
   /** Ends of the open (non-wildcard) watches of every store, by logical cluster. */
   private readonly clusterWatches = new Map<string, Set<() => void>>();
+  /** Which finalizers a DELETE releases by itself, shared by every store (releaseFinalizersOnDelete). */
+  private readonly deletionRelease: DeletionRelease = {};
 
   constructor(
     readonly storage: Storage,
@@ -128,11 +131,20 @@ export class ResourceRegistry {
     return undefined;
   }
 
+  /**
+   * Finalizers that do not hold a DELETE: a plugin's bookkeeping finalizer that marks where an object has copies
+   * (multi-cluster's syncer finalizers), which a DELETE removes with the object at once when `releases` says so, the
+   * copies being cleaned up afterwards by whoever added it. Other finalizers hold the object as usual.
+   */
+  releaseFinalizersOnDelete(releases: (resource: { group: string; resource: string }, finalizer: string, obj: KubeObject) => boolean): void {
+    this.deletionRelease.releases = releases;
+  }
+
   /** One GenericStore per definition object (a CRD update produces a new definition and so a new store). */
   storeFor(def: ResourceDefinition): GenericStore {
     let s = this.stores.get(def);
     if (!s) {
-      s = new GenericStore(def, this.storage, this.watchCache, this.clusterWatches);
+      s = new GenericStore(def, this.storage, this.watchCache, this.clusterWatches, this.deletionRelease);
       this.stores.set(def, s);
     }
     return s;

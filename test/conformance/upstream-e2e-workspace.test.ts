@@ -8,13 +8,11 @@
  * upstream's own definition of working.
  *
  * Not listed (README, "Upstream's own conformance tests"): the specs that also fail against a single `atrium pcluster`
- * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: a DaemonSet's
- * maxUnavailable holds per cluster, not across the fleet; nodes are the clusters' own (read-only in a workspace, so a
- * spec cannot label them, nor pin a pod to one by `kubernetes.io/hostname`); a controller does not adopt pods or
- * ReplicaSets that run on another cluster than it is placed on; a deleted object is held by the syncer's finalizer until
- * its copies are gone (kcp's design), so a list right after a delete still shows it; ControllerRevisions in a
- * workspace are mirrors of the clusters' own; a workspace's ResourceQuota does not bound the pods a cluster's
- * controllers create.
+ * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: nodes are the clusters'
+ * own (read-only in a workspace, so a spec cannot label them, nor write their status); a mirrored pod's labels, owner
+ * and status are its cluster's (a spec cannot fail, orphan or release one); a Deployment does not adopt a ReplicaSet,
+ * and a split one scales proportionally per cluster; ControllerRevisions in a workspace are mirrors of the clusters'
+ * own; a workspace's ResourceQuota does not bound the pods a cluster's controllers create.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,8 +26,11 @@ import { CRONJOB_SPECS, e2eBinary, runFocusedE2E, specProblems } from './focused
 /** The specs (full texts), each of which must pass. */
 const SPECS = [
   '[sig-apps] CronJob should support CronJob API operations [Conformance]',
+  '[sig-apps] Daemon set [Serial] should rollback without unnecessary restarts [Conformance]',
   '[sig-apps] Daemon set [Serial] should run and stop simple daemon [Conformance]',
   '[sig-apps] Daemon set [Serial] should verify changes to a daemon set status [Conformance]',
+  '[sig-apps] Daemon set [Serial] should update pod when spec was updated and update strategy is RollingUpdate [Conformance]',
+  '[sig-apps] Daemon set [Serial] should list and delete a collection of DaemonSets [Conformance]',
   '[sig-apps] Deployment Deployment should have a working scale subresource [Conformance]',
   '[sig-apps] Deployment RecreateDeployment should delete old pods and create new ones [Conformance]',
   '[sig-apps] Deployment deployment should delete old replica sets [Conformance]',
@@ -40,16 +41,22 @@ const SPECS = [
   '[sig-apps] DisruptionController should create a PodDisruptionBudget [Conformance]',
   '[sig-apps] DisruptionController should observe PodDisruptionBudget status updated [Conformance]',
   '[sig-apps] DisruptionController should update/patch PodDisruptionBudget status [Conformance]',
+  '[sig-apps] Job should allow to use a pod failure policy to ignore failure matching on DisruptionTarget condition [Conformance]',
   '[sig-apps] Job should apply changes to a job status [Conformance]',
   '[sig-apps] Job should create pods for an Indexed job with completion indexes and specified hostname [Conformance]',
   '[sig-apps] Job should delete a job [Conformance]',
   '[sig-apps] Job should manage the lifecycle of a job [Conformance]',
   '[sig-apps] Job should run a job to completion when tasks sometimes fail and are locally restarted [Conformance]',
   '[sig-apps] ReplicaSet Replace and Patch tests [Conformance]',
+  '[sig-apps] ReplicaSet should adopt matching pods on creation and release no longer matching pods [Conformance]',
   '[sig-apps] ReplicaSet Replicaset should have a working scale subresource [Conformance]',
+  '[sig-apps] ReplicaSet should list and delete a collection of ReplicaSets [Conformance]',
   '[sig-apps] ReplicaSet should validate Replicaset Status endpoints [Conformance]',
+  '[sig-apps] ReplicationController should adopt matching pods on creation [Conformance]',
   '[sig-apps] ReplicationController should get and update a ReplicationController scale [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should have a working scale subresource [Conformance]',
+  '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should list, patch and delete a collection of StatefulSets [Conformance]',
+  '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] Should recreate evicted statefulset [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should perform canary updates and phased rolling updates of template modifications [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should validate Statefulset Status endpoints [Conformance]',
 ];

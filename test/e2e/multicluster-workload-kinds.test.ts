@@ -274,6 +274,17 @@ describe('every workload kind placed on the clusters, its status back upstream',
     // table test (test/unit/multicluster/aggregate-kind-status.test.ts).
     const violations: string[] = [];
     let samples = 0;
+    // A copy whose hold was just flipped (decisions/staged-rollout.ts: its updateStrategy alone changes, the upstream
+    // generation does not) is not yet observed on its cluster for a moment, while what the upstream generation asks
+    // (its template) is: such a copy is left out of a sample for a while.
+    const strategyOf = (c: KubeObject | undefined) => (c?.spec as { updateStrategy?: { type?: string } } | undefined)?.updateStrategy?.type;
+    const lastStrategy = new Map<string, { type: string | undefined; changedAt: number }>();
+    const flipped = (t: string, copy: KubeObject | undefined) => {
+      const seen = lastStrategy.get(t);
+      const type = strategyOf(copy);
+      if (!seen || seen.type !== type) lastStrategy.set(t, { type, changedAt: seen ? Date.now() : 0 });
+      return Date.now() - (lastStrategy.get(t)!.changedAt) < 2000;
+    };
     const observe = async () => {
       const o = await up.get(G.ds, 'agent', scope).catch(() => undefined);
       const s = o?.status as { observedGeneration?: number } | undefined;
@@ -284,6 +295,7 @@ describe('every workload kind placed on the clusters, its status back upstream',
       samples++;
       for (const [i, t] of TARGETS.entries()) {
         const copy = copies[i];
+        if (flipped(t, copy)) continue;
         const observed = (copy?.status as { observedGeneration?: number } | undefined)?.observedGeneration;
         if (!copy || observed === undefined || observed < copy.metadata!.generation!) violations.push(`upstream generation ${o.metadata!.generation} shown observed (${JSON.stringify(s)}) while ${t} had observed ${observed} of ${copy?.metadata?.generation}`);
       }
@@ -330,11 +342,38 @@ describe('every workload kind placed on the clusters, its status back upstream',
     assert.equal(r.code, 0, `${r.stderr}\n${await describeState(about)}`);
 
     // A new generation: observed upstream only once both clusters rolled it out and observed it.
+    // One cluster at a time (decisions/staged-rollout.ts): the second cluster's pods are not replaced before the first
+    // one's all are (whichever was released first).
     const before = (await up.get(G.ds, 'agent', scope)).metadata!.generation!;
+    const overlaps: string[] = [];
+    let first: number | undefined;
+    let rolling = true;
+    const order = (async () => {
+      while (rolling) {
+        const [a, b] = await Promise.all(TARGETS.map((t) => downGet(t, G.ds, 'agent').catch(() => undefined)));
+        const updatedPods = async (t: string, copy: KubeObject | undefined) => {
+          const pods = copy ? (await downList(t, G.pods)).filter((p) => controllerOf(p)?.uid === copy.metadata?.uid && !p.metadata?.deletionTimestamp) : [];
+          return pods.filter((p) => (p.spec as { containers: { image: string }[] }).containers[0]!.image === 'nginx:1.28').length;
+        };
+        const updated = [await updatedPods(TARGETS[0]!, a), await updatedPods(TARGETS[1]!, b)];
+        first ??= updated[0]! > 0 ? 0 : updated[1]! > 0 ? 1 : undefined;
+        if (first !== undefined) {
+          const second = 1 - first;
+          if (updated[second]! > 0 && updated[first]! < nodes[first]!) overlaps.push(`${TARGETS[second]} had ${updated[second]} pod(s) of the new template while ${TARGETS[first]} had ${updated[first]} of ${nodes[first]}`);
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     const s2 = await sampled(async () => {
       await up.patch(G.ds, 'agent', 'merge', { spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:1.28' }] } } } }, scope);
       return waitFor(`agent rolled out to nginx:1.28 on all ${total} nodes, observed`, settled('nginx:1.28'), about);
-    });
+    }).finally(() => (rolling = false));
+    await order;
+    assert.deepEqual(overlaps, [], 'the clusters rolled one after the other');
+    // Every copy but one is held (OnDelete); the DaemonSet's own strategy is upstream's.
+    const strategies = await Promise.all(TARGETS.map(async (t) => ((await downGet(t, G.ds, 'agent'))!.spec as { updateStrategy?: { type?: string } }).updateStrategy?.type));
+    assert.deepEqual([...strategies].sort(), ['OnDelete', 'RollingUpdate']);
+    assert.equal(((await up.get(G.ds, 'agent', scope)).spec as { updateStrategy?: { type?: string } }).updateStrategy?.type, 'RollingUpdate');
     assert.equal(s2.observedGeneration, before + 1);
     assert.equal(s2.desiredNumberScheduled, total);
     assert.deepEqual(violations, [], `observedGeneration shown upstream before both clusters observed it (${samples} samples)`);
@@ -622,6 +661,67 @@ describe('every workload kind placed on the clusters, its status back upstream',
     const r = await k(['get', 'hpa', 'web', '-n', NS]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /cpu: 100%\/50%/);
+  });
+
+  it('pods pinned to a workspace node by name run on that node: a bare Pod by nodeName, a StatefulSet by the hostname selector, a split Deployment by node affinity; nodes of two clusters are refused', async () => {
+    const nodes = (await up.list(gvr('', 'v1', 'nodes'))).items.map((n) => n.metadata!.name!).sort();
+    const onA = nodes.filter((n) => n.startsWith('st-a--'));
+    const onB = nodes.filter((n) => n.startsWith('st-b--'));
+    assert.equal(onA.length, 2);
+    assert.equal(onB.length, 1);
+    const nodeOf = (o: KubeObject | undefined) => (o?.spec as { nodeName?: string } | undefined)?.nodeName;
+    await up.create(G.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pinned' }, spec: podSpec({ nodeName: onA[1] }) }, scope);
+    await up.create(G.sts, { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'cache' }, spec: { replicas: 2, selector: { matchLabels: { app: 'cache' } }, template: template('cache', { nodeSelector: { 'kubernetes.io/hostname': onB[0] } }) } }, scope);
+    const affinity = (...values: string[]) => ({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values }] }] } } });
+    await up.create(G.deploy, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'edge' }, spec: { replicas: 3, selector: { matchLabels: { app: 'edge' } }, template: template('edge', { affinity: affinity(onA[0]!) }) } }, scope);
+    await up.create(G.job, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'straddle' }, spec: { template: template('straddle', { restartPolicy: 'Never', affinity: affinity(onA[0]!, onB[0]!) }) } }, scope);
+
+    const pod = await eventually('the pinned Pod running on its node', async () => {
+      const p = await up.get(G.pods, 'pinned', scope);
+      return (p.status as { phase?: string } | undefined)?.phase === 'Running' && p;
+    });
+    assert.equal(nodeOf(pod), onA[1]);
+    assert.deepEqual(placedOn(pod), ['st-a']);
+    await eventually('the StatefulSet ready on st-b', async () => ((await up.get(G.sts, 'cache', scope)).status as { readyReplicas?: number } | undefined)?.readyReplicas === 2);
+    assert.deepEqual(placedOn(await up.get(G.sts, 'cache', scope)), ['st-b']);
+    const cachePods = (await up.list(G.pods, scope, { labelSelector: 'app=cache' })).items;
+    assert.deepEqual(cachePods.map(nodeOf), [onB[0], onB[0]]);
+    await eventually('the Deployment ready, every replica on its node', async () => {
+      const d = await up.get(G.deploy, 'edge', scope);
+      const pods = (await up.list(G.pods, scope, { labelSelector: 'app=edge' })).items.filter((p) => !p.metadata?.deletionTimestamp);
+      return (d.status as { readyReplicas?: number } | undefined)?.readyReplicas === 3 && pods.length === 3 && pods.every((p) => nodeOf(p) === onA[0]);
+    });
+    const r = await k(['rollout', 'status', 'deployment/edge', '-n', NS, '--timeout=30s']);
+    assert.equal(r.code, 0, r.stderr);
+    const refused = await eventually('the straddling Job unscheduled', async () => scheduled(await up.get(G.job, 'straddle', scope)));
+    assert.deepEqual([refused.status, refused.reason, refused.message], ['False', 'NodeNotInPlacement', `its pods are pinned to nodes "${onA[0]}", "${onB[0]}", which are not all of one cluster`]);
+    for (const [g, name] of [[G.pods, 'pinned'], [G.sts, 'cache'], [G.deploy, 'edge'], [G.job, 'straddle']] as const) await up.delete(g, name, scope);
+  });
+
+  it('a ReplicaSet created over a bare Pod it matches goes to the pod\'s cluster and adopts it (owned upstream too); relabelled, the pod is released', async () => {
+    const rsGVR = gvr('apps', 'v1', 'replicasets');
+    await up.create(G.pods, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stray', labels: { name: 'stray' } }, spec: podSpec() }, scope);
+    const pod = await eventually('the bare Pod running', async () => {
+      const p = await up.get(G.pods, 'stray', scope);
+      return (p.status as { phase?: string } | undefined)?.phase === 'Running' && p;
+    });
+    const podCluster = placedOn(pod);
+    assert.equal(podCluster.length, 1);
+    const rs: KubeObject = await up.create<KubeObject>(rsGVR, { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'stray' }, spec: { replicas: 1, selector: { matchLabels: { name: 'stray' } }, template: { metadata: { labels: { name: 'stray' } }, spec: podSpec() } } }, scope);
+    const adopted = await eventually('the pod owned by the ReplicaSet upstream', async () => {
+      const p = await up.get(G.pods, 'stray', scope);
+      return p.metadata?.ownerReferences?.some((r) => r.controller && r.uid === rs.metadata?.uid) && p;
+    });
+    assert.deepEqual(placedOn(await up.get(rsGVR, 'stray', scope)), podCluster, 'placed where its orphan runs');
+    assert.deepEqual(adopted.metadata?.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'stray', uid: rs.metadata!.uid!, controller: true, blockOwnerDeletion: true }]);
+    await eventually('the ReplicaSet ready with the adopted pod alone', async () => ((await up.get(rsGVR, 'stray', scope)).status as { readyReplicas?: number } | undefined)?.readyReplicas === 1);
+    assert.deepEqual((await up.list(G.pods, scope, { labelSelector: 'name=stray' })).items.map((p) => p.metadata?.name), ['stray'], 'no second pod');
+
+    await up.patch(G.pods, 'stray', 'merge', { metadata: { labels: { name: 'not-matching' } } }, scope);
+    await eventually('the pod released upstream', async () => !(await up.get(G.pods, 'stray', scope)).metadata?.ownerReferences?.length);
+    await eventually('a new pod of the ReplicaSet', async () => (await up.list(G.pods, scope, { labelSelector: 'name=stray' })).items.some((p) => p.metadata?.ownerReferences?.some((r) => r.kind === 'ReplicaSet' && r.name === 'stray')));
+    await up.delete(rsGVR, 'stray', scope);
+    await up.delete(G.pods, 'stray', scope);
   });
 
   it('an object no cluster can take gets Scheduled=False and a Warning Event: NoClusters, Incompatible', async () => {

@@ -2,7 +2,8 @@
  * Transparent multi-cluster end to end, in process: one atrium with the multicluster options and three simulated
  * physical clusters (`startPcluster`), registered in push mode (spec.kubeconfig). Covers negotiation (the
  * Deployment type served built in, its schema enforced on the clusters, no CRD published), spec down / status up,
- * moving by label, deletion with finalizers, an incompatible cluster with the exact field path, and SyncTarget removal.
+ * moving by label, a condition set upstream kept beside the cluster's status, deletion (at once upstream, the copy
+ * after it; a re-created object's copy replaced), an incompatible cluster with the exact field path, and SyncTarget removal.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -126,18 +127,42 @@ describe('syncer: push mode with three physical clusters', () => {
     });
   });
 
-  it('deletes downstream copies before releasing upstream objects', async () => {
-    await up.delete(deploymentsGVR, 'web', { namespace: 'demo' });
-    const ns2 = (await downstreamNamespaceOf(down[1]!, 'demo'))!;
-    await eventually('downstream deployment gone', async () => (await down[1]!.list(deploymentsGVR, { namespace: ns2 })).items.length === 0);
-    await eventually('upstream deployment gone', async () => {
-      try {
-        await up.get(deploymentsGVR, 'web', { namespace: 'demo' });
-        return false;
-      } catch (err) {
-        return (err as { code?: number }).code === 404;
-      }
+  it('keeps a condition someone else set upstream when the cluster\'s status comes up', async () => {
+    const before = (await up.get(deploymentsGVR, 'web', { namespace: 'demo' })).status as { conditions?: { type: string }[] };
+    const custom = { type: 'StatusPatched', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z', reason: 'E2E', message: 'set upstream' };
+    await up.patch(deploymentsGVR, 'web', 'merge', { status: { conditions: [...(before.conditions ?? []), custom] } }, { namespace: 'demo', subresource: 'status' });
+    // A new status from the cluster (scaled down) replaces the upstream one, but for the condition it does not manage.
+    await up.patch(deploymentsGVR, 'web', 'merge', { spec: { replicas: 2 } }, { namespace: 'demo' });
+    const back = await eventually('the new status up', async () => {
+      const s = (await up.get(deploymentsGVR, 'web', { namespace: 'demo' })).status as any;
+      return s?.replicas === 2 && s?.readyReplicas === 2 && s;
     });
+    // (lastUpdateTime: null as kube-apiserver stores a DeploymentCondition without one.)
+    assert.deepEqual((back.conditions as { type: string }[]).find((c) => c.type === 'StatusPatched'), { ...custom, lastUpdateTime: null });
+    assert.deepEqual((back.conditions as { type: string }[]).map((c) => c.type).sort(), ['Available', 'Progressing', 'StatusPatched']);
+  });
+
+  it('a DELETE removes the upstream object at once; the downstream copy follows', async () => {
+    const ns2 = (await downstreamNamespaceOf(down[1]!, 'demo'))!;
+    assert.equal((await down[1]!.list(deploymentsGVR, { namespace: ns2 })).items.length, 1);
+    await up.delete(deploymentsGVR, 'web', { namespace: 'demo' });
+    // Unlike kcp, the syncer finalizer does not hold the deleted object (decisions/deletion.ts): gone as on one cluster.
+    await assert.rejects(up.get(deploymentsGVR, 'web', { namespace: 'demo' }), (err: { code?: number }) => err.code === 404);
+    await eventually('downstream deployment gone', async () => (await down[1]!.list(deploymentsGVR, { namespace: ns2 })).items.length === 0);
+  });
+
+  it('replaces the copy of an object deleted and made again under the same name instead of adopting it', async () => {
+    const ns2 = (await downstreamNamespaceOf(down[1]!, 'demo'))!;
+    const before = await down[1]!.get(configMapsGVR, 'cfg', { namespace: ns2 });
+    const old = await up.get(configMapsGVR, 'cfg', { namespace: 'demo' });
+    assert.equal(before.metadata?.annotations?.['internal.workload.kcp.io/upstream-uid'], old.metadata?.uid);
+    await up.delete(configMapsGVR, 'cfg', { namespace: 'demo' });
+    const made = await up.create(configMapsGVR, labelled({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'demo' }, data: { a: '1' } }, 'pc2'));
+    const after = await eventually('a new copy of the new object', async () => {
+      const c = await down[1]!.get(configMapsGVR, 'cfg', { namespace: ns2 }).catch(() => undefined);
+      return c?.metadata?.annotations?.['internal.workload.kcp.io/upstream-uid'] === made.metadata?.uid && c;
+    });
+    assert.notEqual(after.metadata?.uid, before.metadata?.uid);
   });
 
   it('marks a cluster whose Deployment schema disagrees Incompatible with the exact field path', async () => {

@@ -154,9 +154,16 @@ export function clusterSpecOf(obj: KubeObject, key: string): Record<string, unkn
  */
 export const MOVING_ANNOTATION = 'scheduling.atrium.io/moving';
 
+/**
+ * Annotation on a synced bare Pod whose upstream controller reference the syncer of SyncTarget `<value>` set: the pod
+ * was adopted on that cluster by a ReplicaSet or ReplicationController synced there (decisions/orphans.ts), and the
+ * reference goes when the cluster's controller releases the pod. A controller reference without it is someone else's.
+ */
+export const ADOPTED_ON_ANNOTATION = 'scheduling.atrium.io/adopted-on';
+
 /** Annotations that are upstream bookkeeping of placement and never reach a downstream copy. */
 export function isPlacementBookkeeping(annotation: string): boolean {
-  return annotation === SCHEDULED_ANNOTATION || annotation === MOVING_ANNOTATION || annotation === CLUSTER_SPEC_ANNOTATION || annotation.startsWith(STATUS_ANNOTATION_PREFIX);
+  return annotation === SCHEDULED_ANNOTATION || annotation === MOVING_ANNOTATION || annotation === CLUSTER_SPEC_ANNOTATION || annotation === ADOPTED_ON_ANNOTATION || annotation.startsWith(STATUS_ANNOTATION_PREFIX);
 }
 
 /** Marks an upstream ControllerRevision mirrored from a cluster (syncer/revision-mirror.ts): never synced or placed. */

@@ -25,7 +25,17 @@ export const SYNC_TARGET_KEY_LABEL = 'internal.workload.kcp.io/key';
 export const NAMESPACE_LOCATOR_ANNOTATION = 'kcp.io/namespace-locator';
 /** Downstream annotation: hash of the desired downstream content, so unchanged objects are never rewritten. */
 export const SPEC_HASH_ANNOTATION = 'internal.workload.kcp.io/spec-hash';
-/** Upstream finalizer prefix (`workload.kcp.io/syncer-<key>`): held until the downstream copy is gone. */
+/**
+ * Downstream annotation: the uid of the upstream object the copy was made from, so a copy left by an object that was
+ * deleted and made again under the same name is replaced, never taken for the new object's (a Job re-created by the
+ * same manifest runs again, as on one cluster).
+ */
+export const UPSTREAM_UID_ANNOTATION = 'internal.workload.kcp.io/upstream-uid';
+/**
+ * Upstream finalizer prefix (`workload.kcp.io/syncer-<key>`): marks the clusters an object has copies on, held until
+ * the copy is gone when the object leaves a cluster; a DELETE releases it at once but for Pods, claims and split children
+ * (decisions/deletion.ts).
+ */
 export const SYNCER_FINALIZER_PREFIX = 'workload.kcp.io/syncer-';
 /** Finalizer on a SyncTarget: held until its syncer stopped and downstream objects were handled. */
 export const SYNC_TARGET_FINALIZER = 'workload.kcp.io/synctarget';

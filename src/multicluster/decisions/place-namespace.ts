@@ -5,7 +5,10 @@
  *
  * Order: the workloads first — split children and pinned objects where their label says, One kinds on one chosen
  * cluster (chooseCluster, sticky; a new one mounting a claim that is already on a cluster goes there when it can, so
- * a claim's data and the workloads using it stay together), Every kinds on every accepting cluster —, then every
+ * a claim's data and the workloads using it stay together; a ReplicaSet or ReplicationController goes where the bare
+ * Pods it would adopt run, decisions/orphans.ts; one whose pods are pinned to a node by name goes to that
+ * node's cluster, decisions/node-pin.ts), Every kinds on every accepting cluster (a pinned one on its node's; a DaemonSet
+ * rolling one cluster at a time, decisions/staged-rollout.ts) —, then every
  * follower by the follow graph
  * over those workloads, restricted to the clusters that accept the follower's kind. A PodDisruptionBudget gets its
  * budget apportioned over its clusters; an HPA whose target is split gets an observe-only copy per cluster targeting
@@ -18,6 +21,9 @@ import { SPLIT_FROM_LABEL } from '../scheduling/types.js';
 import { apportionBudget, type DisruptionBudget } from './apportion-budget.js';
 import { acceptingClusters, chooseCluster, refusal, type Acceptance, type ClusterCandidate, type UnschedulableReason } from './choose-cluster.js';
 import { followClusters, hpaTargets, podsPerCluster, selectedBy, type FollowContext, type PlacedWorkload } from './follow-graph.js';
+import { nodePinOf } from './node-pin.js';
+import { adoptsPods, orphanClusters } from './orphans.js';
+import { daemonSetRolloutHolds } from './staged-rollout.js';
 import { podReferences, podsOf, podTemplateOf } from './workload-references.js';
 import { decideMove, MOVING_ANNOTATION, STANDING_REASONS, type MoveInput, type MovingCondition } from './move-policy.js';
 
@@ -143,6 +149,13 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
   const claimsOf = (o: PlacedObject) => [...podReferences(podTemplateOf(o.kind.kind, o.obj)?.spec).persistentVolumeClaims];
   // Older first, so that of two new workloads sharing a claim the first created decides where both go.
   const ordered = [...managed].sort((a, b) => compareAge(a.obj, b.obj));
+  const knownClusters = [...names, ...leaving.map((t) => t.name)];
+  // Bare Pods and the cluster each is on (its own state label, or what this pass decided for it: older objects are
+  // placed first), for the controllers that adopt them.
+  const barePods = () =>
+    live.filter((o) => o.kind.kind === 'Pod').map((o) => ({ pod: o.obj, cluster: currentCluster(o.obj, names, input.nameOfKey) ?? placements.find((p) => p.obj === o.obj)?.clusters[0] }));
+  const keyOfName = new Map(input.targets.map((t) => [t.name, t.key]));
+  const nodePin = (o: PlacedObject) => nodePinOf(podTemplateOf(o.kind.kind, o.obj)?.spec, names, knownClusters);
   for (const o of ordered) {
     if (o.kind.mode === 'One') {
       const candidates = candidatesFor(o.kind);
@@ -151,9 +164,16 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
       let choice = current === undefined ? undefined : chooseCluster({ ...request, candidates });
       if (choice === undefined || !('cluster' in choice) || !choice.kept) {
         const all = candidatesFor(o.kind, o.obj);
-        const near = new Set(claimsOf(o).flatMap((c) => [...(claimClusters.get(c) ?? [])]));
+        // Pods pinned to a node by name (decisions/node-pin.ts) go to that node's cluster, or nowhere.
+        const pin = nodePin(o);
+        if (pin && 'refused' in pin) {
+          placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled('NodeNotInPlacement', pin.refused) });
+          continue;
+        }
+        // Else where its data is (the claims it mounts), or the pods it would adopt (decisions/orphans.ts).
+        const near = pin ? new Set([pin.cluster]) : adoptsPods(o.kind.kind) ? orphanClusters(o.kind.kind, o.obj, barePods()) : new Set(claimsOf(o).flatMap((c) => [...(claimClusters.get(c) ?? [])]));
         const local = near.size > 0 ? chooseCluster({ ...request, current: undefined, candidates: all.filter((c) => near.has(c.name)) }) : undefined;
-        choice = local && 'cluster' in local ? local : chooseCluster({ ...request, current: undefined, candidates: all });
+        choice = pin ? local! : local && 'cluster' in local ? local : chooseCluster({ ...request, current: undefined, candidates: all });
       }
       // Its cluster left the namespace: whether it may follow (its data, a running or finished Job).
       const before = current === undefined ? previousCluster(o.obj, names, input) : undefined;
@@ -185,10 +205,20 @@ export function placeNamespace(input: PlaceNamespaceInput): NamespacePlacement {
         placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled(choice.reason, choice.message), ...withMoving });
       }
     } else if (o.kind.mode === 'Every') {
-      const candidates = candidatesFor(o.kind);
+      const pin = nodePin(o);
+      if (pin && 'refused' in pin) {
+        placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled('NodeNotInPlacement', pin.refused) });
+        continue;
+      }
+      // Pinned to nodes of one cluster: its pods run there only, so the copies elsewhere would run nothing.
+      const candidates = candidatesFor(o.kind).filter((c) => !pin || c.name === pin.cluster);
       const clusters = acceptingClusters(candidates);
       if (clusters.length > 0) {
-        placements.push({ kind: o.kind, obj: o.obj, clusters, condition: scheduled(clusters) });
+        const placement: ObjectPlacement = { kind: o.kind, obj: o.obj, clusters, condition: scheduled(clusters) };
+        // A DaemonSet rolls one cluster at a time (decisions/staged-rollout.ts): the others' copies are held.
+        const holds = o.kind.kind === 'DaemonSet' ? daemonSetRolloutHolds(o.obj, clusters.map((name) => ({ name, key: keyOfName.get(name) ?? name }))) : undefined;
+        if (holds) placement.clusterSpec = holds;
+        placements.push(placement);
         if (isWorkloadKind(o.kind)) workloads.push(workloadOf(o, clusters));
       } else if (names.length === 0) {
         placements.push({ kind: o.kind, obj: o.obj, clusters: [], condition: unscheduled('NoClusters', 'the Placement of the namespace has no SyncTarget') });
@@ -301,6 +331,6 @@ function scheduled(clusters: readonly string[], refused: readonly string[] = [],
   return { status: 'True', reason: 'Scheduled', message: `synced to ${clusters.join(', ')}${also}` };
 }
 
-function unscheduled(reason: UnschedulableReason | 'ClusterLost', message: string): { status: 'False'; reason: string; message: string } {
+function unscheduled(reason: UnschedulableReason | 'ClusterLost' | 'NodeNotInPlacement', message: string): { status: 'False'; reason: string; message: string } {
   return { status: 'False', reason, message };
 }

@@ -55,6 +55,7 @@ import type { Condition } from '../decisions/types.js';
 import { isReady } from '../decisions/select-targets.js';
 import { splitReplicas, staticWeightOf, type SplitTarget } from '../decisions/split-replicas.js';
 import { pinnedTargets, workloadPinOf } from '../decisions/workload-pin.js';
+import { nodePinOf } from '../decisions/node-pin.js';
 import type { LabelSelectorSpec } from '../../apimachinery/labels/selector.js';
 import { locationsGVR } from '../scheduling/types.js';
 import type { SyncTargetLike } from '../decisions/types.js';
@@ -307,7 +308,9 @@ async function reconcileGroup(env: SplitterEnv, cluster: string, group: string):
   };
   // The root's own pin (decisions/workload-pin.ts) narrows the namespace's clusters; Locations are those of the
   // namespace's location workspace (its targets' workspace; the root's own when it has none).
-  const pin = workloadPinOf(root);
+  // Pods pinned to a node by name (decisions/node-pin.ts) pin the Deployment to that node's cluster the same way.
+  const nodePin = nodePinOf((((root.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template)?.spec), assigned);
+  const pin = workloadPinOf(root) ?? (nodePin && 'cluster' in nodePin ? { cluster: nodePin.cluster } : undefined);
   const locationCluster = (assigned.length > 0 ? byName.get(assigned[0]!)?.cluster : undefined) ?? cluster;
   const location = pin && 'location' in pin ? env.locations.lister.get(formatObjectKey({ cluster: locationCluster, namespace: '', name: pin.location })) : undefined;
   const pinned = pinnedTargets({

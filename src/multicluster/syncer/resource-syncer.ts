@@ -9,8 +9,12 @@
  * - status up: the downstream status, when it differs from what was last written, replaces the upstream status;
  * - syncing state: a per-target Synced condition annotation on the upstream object (sync-condition.ts), plus Events
  *   for failures;
- * - unassigned or deleted upstream objects: the downstream copy is deleted, then the finalizer (and the condition)
- *   released.
+ * - unassigned upstream objects: the downstream copy is deleted, then the finalizer (and the condition) released;
+ *   deleted ones are gone upstream at once (the DELETE released the finalizer, decisions/deletion.ts; not so Pods and
+ *   claims), and their copies, found without an upstream object, are deleted after them, as after a restart;
+ * - a copy made from an earlier object of the same name (UPSTREAM_UID_ANNOTATION) is deleted and made again;
+ * - status up for an object on one cluster keeps the conditions someone else set upstream that the kind's
+ *   controllers do not manage.
  *
  * Only downstream objects carrying this target's DOWNSTREAM_CLUSTER_LABEL are ever read or written. One queue key
  * per upstream object (`<cluster>|<ns>/<name>`); downstream events map back to it through the namespace locator.
@@ -28,11 +32,13 @@ import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { logger } from '../../logging/logger.js';
 import { syncerFinalizer } from '../api/keys.js';
 import { MIRROR_LABEL } from '../api/mirrors.js';
-import { aggregatesStatus, awaitsPlacement, kindPlacementOf, statusAnnotation } from '../api/kind-placement.js';
+import { ADOPTED_ON_ANNOTATION, aggregatesStatus, awaitsPlacement, kindPlacementOf, kindPlacementOfKind, statusAnnotation } from '../api/kind-placement.js';
+import { adoptsPods } from '../decisions/orphans.js';
 import { workspaceNodeName } from '../api/node-names.js';
-import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER } from '../api/types.js';
+import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER, UPSTREAM_UID_ANNOTATION } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
+import { withForeignConditions } from '../decisions/foreign-conditions.js';
 import type { NamespaceMapper } from './namespace-mapper.js';
 import type { UpstreamCache } from './upstream-refs.js';
 import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
@@ -67,6 +73,8 @@ const BY_NAMESPACE = 'syncer/by-namespace';
 const namespaceOf = (o: KubeObject): string[] => (o.metadata?.namespace ? [o.metadata.namespace] : []);
 
 /** Resources whose objects a cluster's controllers make carrying the labels of one of ours (a Service's). */
+const groupOf = (apiVersion: unknown) => (typeof apiVersion === 'string' && apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
+
 const LABEL_COPYING_RESOURCES = new Set(['endpoints', 'endpointslices']);
 
 /** How many times a downstream update meeting a newer resourceVersion is read and put again before backing off. */
@@ -76,7 +84,13 @@ export class ResourceSyncer {
   readonly upstreamInformer: Informer;
   readonly downstreamInformer: Informer;
   private readonly controller: Controller;
-  private readonly lastStatusHash = new Map<string, string>();
+  /**
+   * The status this syncer last wrote (or found already written) per upstream key: its hash and the upstream object's
+   * resourceVersion before and after that write. A reconcile seeing the same status hash at either version skips the
+   * comparison (its own write, seen or not yet seen by the informer). A new status from the cluster replaces the
+   * upstream one but for the conditions the kind's controllers do not manage (decisions/foreign-conditions.ts).
+   */
+  private readonly lastStatus = new Map<string, { hash: string; versions: readonly (string | undefined)[] }>();
   /** True once the SyncTarget is being deleted: nothing new is synced, everything is torn down. */
   draining = false;
   /** While draining: strip our label from downstream objects instead of deleting them (deletionPolicy Orphan). */
@@ -275,7 +289,7 @@ export class ResourceSyncer {
         }
         return; // the downstream delete event brings us back to release the finalizer
       }
-      this.lastStatusHash.delete(key);
+      this.lastStatus.delete(key);
       if (up?.metadata?.finalizers?.includes(fin)) {
         // Confirm with a live read: the cache may lag behind a create we just made.
         if (downNs !== undefined || !this.deps.namespaced) {
@@ -299,6 +313,19 @@ export class ResourceSyncer {
     }
 
     let current = up!;
+    const madeFrom = down?.metadata?.annotations?.[UPSTREAM_UID_ANNOTATION];
+    if (down && madeFrom && madeFrom !== current.metadata?.uid) {
+      // The copy of an object deleted and made again under this name (a DELETE does not wait for the copies:
+      // decisions/deletion.ts): it is replaced, never taken for the new object's — a Job re-created from the same
+      // manifest runs again, as on one cluster.
+      this.lastStatus.delete(key);
+      try {
+        await downstream.delete(gvr, k.name, { namespace: downNs }, { propagationPolicy: 'Background', preconditions: { uid: down.metadata?.uid } });
+      } catch (err) {
+        if (!(err instanceof StatusError && (err.code === 404 || err.code === 409))) throw err;
+      }
+      return; // the downstream delete event brings us back to create the new copy
+    }
     if (!down && finishedRun(gvr.resource, current)) {
       // A Job or a bare Pod that ran to completion is never started again because its copy is gone: the cluster's
       // TTL-after-finished controller (a Job with ttlSecondsAfterFinished: the upstream Job goes too, as it would in
@@ -329,7 +356,7 @@ export class ResourceSyncer {
         }
       }
     }
-    const desired = toDownstream(withoutSyncConditions(current), gvr.resource, targetNs, target.key);
+    const desired = toDownstream(withoutSyncConditions(current), gvr.resource, targetNs, target.key, target.name);
     if (down && owned.length > 0) keepDownstreamOwned(desired, down, owned);
     let latestDown = down;
     // A pod spec naming a PriorityClass needs the class on the cluster before the cluster admits its pods.
@@ -378,7 +405,48 @@ export class ResourceSyncer {
     else if (Object.keys(annotations).length > 0) current = await this.patchAnnotations(current, annotations);
     if (reported && reported[1] !== null && current !== before) this.deps.onSynced?.('up', current);
     if (withStatus) await this.syncStatusUp(key, current, latestDown!);
-    if (gvr.resource === 'pods' && latestDown) await this.bindUpstreamPod(current, latestDown);
+    if (gvr.resource === 'pods' && latestDown) {
+      await this.bindUpstreamPod(current, latestDown);
+      await this.carryPodOwnerUp(current, latestDown);
+    }
+  }
+
+  /**
+   * A synced bare Pod that the cluster's ReplicaSet or ReplicationController adopted (the controller was placed where
+   * its orphans run: decisions/orphans.ts) is owned upstream by that controller's upstream object, and released when
+   * the cluster's controller releases it, as on one cluster. Only a reference this syncer set (ADOPTED_ON_ANNOTATION)
+   * is ever removed; a pod someone else owns upstream is left alone.
+   */
+  private async carryPodOwnerUp(up: KubeObject, down: KubeObject): Promise<void> {
+    const refs = up.metadata?.ownerReferences ?? [];
+    const upController = refs.find((r) => r.controller === true);
+    const target = this.deps.target.name;
+    const ours = up.metadata?.annotations?.[ADOPTED_ON_ANNOTATION] === target;
+    if (upController && !ours) return;
+    const downController = (down.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
+    let wanted: Record<string, unknown> | undefined;
+    const kind = downController && typeof downController.kind === 'string' && adoptsPods(downController.kind) ? kindPlacementOfKind(groupOf(downController.apiVersion), downController.kind) : undefined;
+    if (kind && typeof downController?.name === 'string') {
+      const scope = { cluster: this.deps.upstreamCluster, namespace: up.metadata?.namespace || undefined };
+      const owner = await this.deps.upstream.get({ group: kind.group, version: kind.version, resource: kind.resource }, downController.name, scope).catch((err: unknown) => {
+        if (err instanceof StatusError && err.code === 404) return undefined;
+        throw err;
+      });
+      if (owner?.metadata?.uid && owner.metadata.labels?.[MIRROR_LABEL] === undefined) {
+        wanted = { apiVersion: kind.group ? `${kind.group}/${kind.version}` : kind.version, kind: kind.kind, name: downController.name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true };
+      }
+    }
+    if (wanted ? upController?.uid === wanted.uid : !upController) return;
+    const next = [...refs.filter((r) => r !== upController), ...(wanted ? [wanted] : [])];
+    try {
+      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { resourceVersion: up.metadata?.resourceVersion, ownerReferences: next.length ? next : null, annotations: { [ADOPTED_ON_ANNOTATION]: wanted ? target : null } } }, {
+        cluster: this.deps.upstreamCluster,
+        namespace: up.metadata?.namespace || undefined,
+        fieldManager: SYNCER_FIELD_MANAGER,
+      });
+    } catch (err) {
+      if (!(err instanceof StatusError && err.code === 404)) throw err;
+    }
   }
 
   /**
@@ -519,7 +587,7 @@ export class ResourceSyncer {
   }
 
   private async syncStatusUp(key: string, up: KubeObject, down: KubeObject): Promise<void> {
-    const status = upstreamStatus(up, down, this.deps.gvr.resource);
+    const clusterStatus = upstreamStatus(up, down, this.deps.gvr.resource);
     const ns = up.metadata?.namespace;
     const mine = statusAnnotation(this.deps.target.key);
     const reported = up.metadata?.annotations?.[mine];
@@ -527,7 +595,7 @@ export class ResourceSyncer {
     // which the placement controller folds into the object's status. One cluster alone writes /status (below), and
     // first drops an annotation left from when there were several.
     const aggregated = aggregatesStatus(up);
-    const value = aggregated ? JSON.stringify(status) : undefined;
+    const value = aggregated ? JSON.stringify(clusterStatus) : undefined;
     if (reported !== value) {
       try {
         await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { annotations: { [mine]: value ?? null } } }, {
@@ -542,14 +610,26 @@ export class ResourceSyncer {
       if (aggregated) this.deps.onSynced?.('up', up);
     }
     if (aggregated) return;
+    // What someone else set upstream beside the cluster's own conditions stays (decisions/foreign-conditions.ts).
+    const status = withForeignConditions(this.deps.gvr.resource, clusterStatus, up.status);
     const hash = contentHash(status);
-    if (this.lastStatusHash.get(key) === hash) return;
+    const version = up.metadata?.resourceVersion;
+    const last = this.lastStatus.get(key);
+    // The same status as last written: nothing to do, whatever else changed upstream. (Writing the cluster's status
+    // back over one someone else wrote upstream, as a controller would, made the splitter's and the syncer's writes of
+    // split children chase each other under load: taken out.)
+    if (last?.hash === hash) return;
     if (jsonEqual(up.status, status)) {
-      this.lastStatusHash.set(key, hash);
+      this.lastStatus.set(key, { hash, versions: [version] });
       return;
     }
+    let written: KubeObject;
     try {
-      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
+      // No resourceVersion precondition: with one, the status of a split Deployment's children came up late whenever
+      // the splitter wrote them meanwhile (a 409 and a backoff), and the splitter took the late replicas for stuck
+      // ones and moved them. A condition someone writes at the very moment of this write can be lost; one written
+      // before it is kept (withForeignConditions above).
+      written = await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
         cluster: this.deps.upstreamCluster,
         namespace: ns,
         subresource: 'status',
@@ -558,7 +638,7 @@ export class ResourceSyncer {
       if (err instanceof StatusError && err.code === 404) return;
       throw err;
     }
-    this.lastStatusHash.set(key, hash);
+    this.lastStatus.set(key, { hash, versions: [version, written.metadata?.resourceVersion] });
     this.deps.onSynced?.('up', up);
   }
 }

@@ -6,8 +6,9 @@ import { createHash } from 'node:crypto';
 import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
 import { CLUSTER_ANNOTATION } from '../../client/resource.js';
 import { stateLabel, syncerFinalizer } from '../api/keys.js';
+import { toClusterNodeNames } from '../decisions/node-pin.js';
 import { clusterSpecOf, isPlacementBookkeeping, kindPlacementOf } from '../api/kind-placement.js';
-import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX } from '../api/types.js';
+import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX, UPSTREAM_UID_ANNOTATION } from '../api/types.js';
 import { isReplicatedWorkload } from '../splitter/replicated-workload.js';
 import { SPLIT_FROM_LABEL } from '../scheduling/types.js';
 
@@ -80,15 +81,19 @@ const JOB_GENERATED_LABELS = ['controller-uid', 'batch.kubernetes.io/controller-
  * references or finalizers (they mean nothing downstream), no status, assignment labels swapped for the downstream
  * label, no placement bookkeeping (api/kind-placement.ts), this cluster's entry of a per-cluster spec applied (a
  * JSON merge patch of spec), and a hash of all that in SPEC_HASH_ANNOTATION so an unchanged object is never
- * rewritten. Fields the physical cluster generates or allocates are left for it to fill in:
+ * rewritten, and the upstream object's uid in UPSTREAM_UID_ANNOTATION. Fields the physical cluster generates or allocates are left
+ * for it to fill in:
  * - Services: clusterIP(s) (but `None`: a headless Service stays headless), nodePorts, healthCheckNodePort;
  * - Jobs (without manualSelector): the selector and the controller-uid / job-name template labels generated from the
  *   upstream object's uid (the cluster's API server generates its own from the copy's uid);
  * - PersistentVolumeClaims: volumeName (the volume is the cluster's; mirrored up by the downstream-owned rule);
- * - Pods: nodeName (the cluster's scheduler binds the pod), priority and preemptionPolicy (the cluster's Priority
- *   admission computes them from its PriorityClass).
+ * - Pods: nodeName (the cluster's scheduler binds the pod; one naming a node of this cluster, `<cluster>--<node>`,
+ *   binds the copy to `<node>` when it is made), priority and preemptionPolicy (the cluster's Priority admission
+ *   computes them from its PriorityClass).
+ * Pod specs and templates name this cluster's nodes by its own names (decisions/node-pin.ts) when `clusterName` is
+ * given.
  */
-export function toDownstream(up: KubeObject, resource: string, downstreamNamespace: string | undefined, key: string): KubeObject {
+export function toDownstream(up: KubeObject, resource: string, downstreamNamespace: string | undefined, key: string, clusterName?: string): KubeObject {
   // Copy only what the copy keeps: status and managedFields (often most of the object) are dropped anyway.
   const { status: _status, ...body } = up;
   const { managedFields: _managedFields, ...upMeta } = up.metadata ?? {};
@@ -103,7 +108,7 @@ export function toDownstream(up: KubeObject, resource: string, downstreamNamespa
   labels[DOWNSTREAM_CLUSTER_LABEL] = key;
   meta.labels = labels;
   const annotations: Record<string, string> = {};
-  for (const [k, v] of Object.entries(meta.annotations ?? {})) if (k !== CLUSTER_ANNOTATION && k !== SPEC_HASH_ANNOTATION && !isPlacementBookkeeping(k)) annotations[k] = v;
+  for (const [k, v] of Object.entries(meta.annotations ?? {})) if (k !== CLUSTER_ANNOTATION && k !== SPEC_HASH_ANNOTATION && k !== UPSTREAM_UID_ANNOTATION && !isPlacementBookkeeping(k)) annotations[k] = v;
   const perCluster = clusterSpecOf(up, key);
   if (perCluster) out.spec = mergePatch(out.spec ?? {}, perCluster) as Record<string, unknown>;
   const spec = out.spec && typeof out.spec === 'object' ? (out.spec as Record<string, unknown>) : undefined;
@@ -122,16 +127,34 @@ export function toDownstream(up: KubeObject, resource: string, downstreamNamespa
     if (templateLabels) for (const l of JOB_GENERATED_LABELS) delete templateLabels[l];
   }
   if (spec && resource === 'persistentvolumeclaims') delete spec.volumeName;
+  // Pods pinned to a workspace node by name (`<cluster>--<node>`) name this cluster's node by its own name.
+  const podSpec = resource === 'pods' ? spec : podTemplateSpecOf(spec, resource);
+  if (podSpec && clusterName !== undefined) toClusterNodeNames(podSpec, clusterName);
+  // A bare Pod's nodeName is its binding: the one its creator gave (pinned to a node of this cluster) goes down with
+  // the copy when it is made, outside the hash, so the binding the cluster's scheduler made and the syncer mirrors up
+  // as `<cluster>--<node>` (bindUpstreamPod) never rewrites the copy.
+  let boundTo: string | undefined;
   if (spec && resource === 'pods') {
+    if (clusterName !== undefined && typeof spec.nodeName === 'string' && spec.nodeName !== (up.spec as { nodeName?: unknown } | undefined)?.nodeName) boundTo = spec.nodeName;
     delete spec.nodeName;
     // The cluster's Priority admission computes them from its class of that name (the workspace's computed value
     // given instead would be refused wherever the cluster's class differs).
     delete spec.priority;
     delete spec.preemptionPolicy;
   }
+  if (up.metadata?.uid) annotations[UPSTREAM_UID_ANNOTATION] = up.metadata.uid;
   meta.annotations = annotations;
   annotations[SPEC_HASH_ANNOTATION] = contentHash(out);
+  if (boundTo !== undefined) spec!.nodeName = boundTo;
   return out;
+}
+
+/** The pod template's spec of a workload object's spec (a CronJob's through its jobTemplate), or undefined. */
+function podTemplateSpecOf(spec: Record<string, unknown> | undefined, resource: string): Record<string, unknown> | undefined {
+  const at = (o: unknown, k: string) => (o && typeof o === 'object' && !Array.isArray(o) ? ((o as Record<string, unknown>)[k] as unknown) : undefined);
+  const template = resource === 'cronjobs' ? at(at(at(spec, 'jobTemplate'), 'spec'), 'template') : resource === 'podtemplates' ? undefined : at(spec, 'template');
+  const podSpec = at(template, 'spec');
+  return podSpec && typeof podSpec === 'object' && !Array.isArray(podSpec) ? (podSpec as Record<string, unknown>) : undefined;
 }
 
 /** RFC 7386 JSON merge patch of `target` with `patch` (a copy; null deletes). */
@@ -179,6 +202,9 @@ export function keepDownstreamAllocations(resource: string, desired: KubeObject,
     if (e.volumeName !== undefined) d.volumeName = e.volumeName;
     if ((d.storageClassName === undefined || d.storageClassName === null) && typeof e.storageClassName === 'string') d.storageClassName = e.storageClassName;
   } else if (resource === 'pods') {
+    // A controller of the cluster that adopted the pod keeps it (carried up as the upstream owner by the syncer).
+    const owners = existing.metadata?.ownerReferences;
+    if (owners?.length) desired.metadata = { ...(desired.metadata ?? {}), ownerReferences: deepCopy(owners) };
     if (e.nodeName !== undefined) d.nodeName = e.nodeName;
     // What the cluster's Priority admission set: immutable there (a class name only when the pod named none: its
     // global default class).

@@ -3,7 +3,8 @@
  * mirrored Event is about:
  *
  * - a ReplicaSet `<deployment>-<hash>` of a split Deployment's child `<root>--<cluster>` → the root's revision-history
- *   ReplicaSet with that pod-template-hash (splitter/revision-history.ts), so `kubectl describe rs`, `kubectl rollout`
+ *   ReplicaSet with that pod-template-hash (splitter/revision-history.ts; for pods pinned to this cluster's nodes by
+ *   name, the one whose template hashes to it once rewritten as the cluster got it), so `kubectl describe rs`, `kubectl rollout`
  *   and `kubectl logs deploy/x` find the pods; of a Deployment synced whole → the mirror of that ReplicaSet
  *   (workspace-mirrors.ts; the Deployment itself while ReplicaSets are not mirrored, or an upstream ReplicaSet of
  *   that name that is not a mirror); a ReplicaSet synced itself → that ReplicaSet;
@@ -20,13 +21,15 @@
  * a pod's owner looked up again on every retry while the revision-history ReplicaSet it waits for was not there yet.
  * Lookups of the same key running at the same time (the pods of one ReplicaSet) share one answer.
  */
-import type { KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, type JsonObject, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { isMirror } from '../api/mirrors.js';
 import { kindPlacementOfKind, REVISION_HISTORY_LABEL } from '../api/kind-placement.js';
 import { controllerOf, splitReplicaSetName, type UpstreamRef } from '../decisions/mirror-objects.js';
+import { pinnedNodeNames, toClusterNodeNames } from '../decisions/node-pin.js';
+import { computeTemplateHash, podTemplateHashLabel } from '../../registry/builtin/workloads/pod-template-hash.js';
 
 /** A reference as downstream objects carry them (ownerReferences, involvedObject). */
 export interface DownstreamRef {
@@ -56,6 +59,12 @@ export interface UpstreamRefsDeps {
    * listed: read instead of a GET (or a LIST) of the server.
    */
   cached?(resource: string): UpstreamCache | undefined;
+  /**
+   * The SyncTarget's name: a split Deployment whose pods are pinned to this cluster's nodes runs here with its
+   * template naming them by the cluster's own names (decisions/node-pin.ts), so its ReplicaSets' pod-template-hash is
+   * that of the rewritten template.
+   */
+  clusterName?: string;
 }
 
 /** A synced cache of one upstream resource of the workspace. */
@@ -189,20 +198,48 @@ export class UpstreamRefs {
         return mirrored ?? refTo(d, 'apps/v1', 'Deployment');
       }
       const rs = (await this.revisionHistory(ns, parts.hash)).find((r) => controllerOf(r)?.uid === root.uid);
+      if (rs) return refTo(rs, 'apps/v1', 'ReplicaSet');
+      // Only a Deployment whose pods are pinned to nodes by name runs a rewritten template here: for any other the
+      // revision is simply not made yet (no second LIST while waiting for it).
+      const template = (d.spec as { template?: { spec?: Record<string, unknown> } } | undefined)?.template?.spec;
+      const pinned = pinnedNodeNames(template) === undefined ? undefined : await this.pinnedRevision(ns, parts.hash, root.uid);
+      // Its mirror pods carry the revision's own hash, so the upstream ReplicaSet's selector selects them.
+      if (pinned) return { ...refTo(pinned.rs, 'apps/v1', 'ReplicaSet'), podSelectorLabels: { [podTemplateHashLabel]: pinned.hash } };
       // The revision-history controller makes it from the root's template: it comes.
-      return rs ? refTo(rs, 'apps/v1', 'ReplicaSet') : 'wait';
+      return 'wait';
     }
     const rs = await this.get(replicaSetsGVR, name, ns);
     return rs && !isMirror(rs) ? refTo(rs, 'apps/v1', 'ReplicaSet') : undefined;
   }
 
-  /** The revision-history ReplicaSets of namespace `ns` with pod-template-hash `hash`. */
-  private async revisionHistory(ns: string, hash: string): Promise<KubeObject[]> {
+  /**
+   * The revision-history ReplicaSet of root `rootUid` whose template, pinned to nodes of this cluster and named as the
+   * cluster names them (toClusterNodeNames), hashes to the cluster's `hash`; with its own hash.
+   */
+  private async pinnedRevision(ns: string, hash: string, rootUid: string): Promise<{ rs: KubeObject; hash: string } | undefined> {
+    const cluster = this.deps.clusterName;
+    if (cluster === undefined) return undefined;
+    for (const rs of await this.revisionHistory(ns)) {
+      if (controllerOf(rs)?.uid !== rootUid) continue;
+      const template = deepCopy(((rs.spec as { template?: JsonObject } | undefined)?.template ?? {}) as JsonObject);
+      const spec = template.spec as Record<string, unknown> | undefined;
+      if (!spec || pinnedNodeNames(spec) === undefined) continue;
+      const labels = (template.metadata as { labels?: Record<string, string> } | undefined)?.labels;
+      const own = labels?.[podTemplateHashLabel];
+      if (labels) delete labels[podTemplateHashLabel];
+      toClusterNodeNames(spec, cluster);
+      if (computeTemplateHash(template) === hash && own) return { rs, hash: own };
+    }
+    return undefined;
+  }
+
+  /** The revision-history ReplicaSets of namespace `ns` (with pod-template-hash `hash`, when given). */
+  private async revisionHistory(ns: string, hash?: string): Promise<KubeObject[]> {
     const cached = this.cacheOf(replicaSetsGVR);
     if (cached) {
-      return cached.inNamespace(ns).filter((r) => r.metadata?.labels?.[REVISION_HISTORY_LABEL] === 'true' && r.metadata.labels['pod-template-hash'] === hash);
+      return cached.inNamespace(ns).filter((r) => r.metadata?.labels?.[REVISION_HISTORY_LABEL] === 'true' && (hash === undefined || r.metadata.labels[podTemplateHashLabel] === hash));
     }
-    const history = await this.deps.upstream.list(replicaSetsGVR, { cluster: this.deps.upstreamCluster, namespace: ns }, { labelSelector: `${REVISION_HISTORY_LABEL}=true,pod-template-hash=${hash}` });
+    const history = await this.deps.upstream.list(replicaSetsGVR, { cluster: this.deps.upstreamCluster, namespace: ns }, { labelSelector: `${REVISION_HISTORY_LABEL}=true${hash === undefined ? '' : `,${podTemplateHashLabel}=${hash}`}` });
     return history.items;
   }
 }

@@ -83,6 +83,7 @@ export class WorkspaceMirrors {
     this.refs = new UpstreamRefs({
       upstream: deps.upstream,
       upstreamCluster: deps.upstreamCluster,
+      clusterName: deps.cluster.name,
       podMirror: (ns, name) => {
         const mirror = this.pods?.set.mirrorOf(ns, name);
         if (mirror) return { apiVersion: 'v1', kind: 'Pod', name: mirror.metadata!.name!, uid: mirror.metadata!.uid! };

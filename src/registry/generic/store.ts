@@ -132,6 +132,11 @@ export interface WatchOptions {
  */
 export const NO_CHANGE: unique symbol = Symbol('no change');
 
+/** The finalizers a DELETE releases by itself: set by a plugin through ResourceRegistry.releaseFinalizersOnDelete. */
+export interface DeletionRelease {
+  releases?: (resource: GroupResource, finalizer: string, obj: KubeObject) => boolean;
+}
+
 /**
  * deletionFinalizersForGarbageCollection (store.go): the object's finalizers with `orphan` and `foregroundDeletion`
  * as the options ask (orphanDependents, else propagationPolicy, else whichever of the two the object carries first),
@@ -208,6 +213,8 @@ export class GenericStore {
     private readonly watchCache: WatchCache,
     /** Ends of open watches by logical cluster, shared by a registry's stores (see ResourceRegistry.endWatchesIn). */
     private readonly clusterWatches?: Map<string, Set<() => void>>,
+    /** Finalizers a DELETE releases by itself (ResourceRegistry.releaseFinalizersOnDelete). */
+    private readonly deletionRelease: DeletionRelease = {},
   ) {
     this.gr = { group: def.group, resource: def.resource };
     this.apiVersion = groupVersionString(def.group, def.version);
@@ -1074,6 +1081,17 @@ export class GenericStore {
         }
       }
       let changed = false;
+      // Deliberately unlike kcp, whose syncer finalizer holds a deleted object until its copies are gone: finalizers a
+      // plugin declared released by DELETE (ResourceRegistry.releaseFinalizersOnDelete) go with this very request, so
+      // the object is gone at once as on one cluster (a list right after the DELETE no longer shows it), and the
+      // plugin cleans up after it. A dry run answers the same, writing nothing.
+      const releases = this.deletionRelease.releases;
+      if (releases && nmeta.finalizers?.some((f) => releases(this.gr, f, current))) {
+        const kept = nmeta.finalizers.filter((f) => !releases(this.gr, f, current));
+        if (kept.length) nmeta.finalizers = kept;
+        else delete nmeta.finalizers;
+        changed = true;
+      }
       // The garbage-collection finalizers follow the options on every DELETE, also of an object already being
       // deleted (store.go updateForGracefulDeletionAndFinalizers: none of these types deletes gracefully).
       const gcFinalizers = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);

@@ -67,6 +67,31 @@ describe('placeNamespace: every object of a placed namespace', () => {
     assert.deepEqual(placed(full, 'big')?.clusters, ['b']);
   });
 
+  it('pods pinned to a workspace node by name go to that node\'s cluster (One kinds when first placed, DaemonSets there only), or nowhere with the reason', () => {
+    const pod = p('pods', '', obj('pinned', { spec: { nodeName: 'a--node-1', containers: [{ name: 'c', image: 'x' }] } }));
+    const sts = p('statefulsets', 'apps', obj('db', { spec: { template: tpl('db', { nodeSelector: { 'kubernetes.io/hostname': 'a--node-2' } }) } }));
+    const ds = p('daemonsets', 'apps', obj('agent', { spec: { template: tpl('agent', { nodeSelector: { 'kubernetes.io/hostname': 'b--node-1' } }) } }));
+    const both = p('jobs', 'batch', obj('both', { spec: { template: tpl('both', { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['a--node-1', 'b--node-1'] }] }] } } } }) } }));
+    const bare = p('jobs', 'batch', obj('bare', { spec: { template: tpl('bare', { nodeName: 'node-1' }) } }));
+    const r = placeNamespace(input([pod, sts, ds, both, bare], { room: (t) => (t === 'b' ? 99 : 1) }));
+    assert.deepEqual(placed(r, 'pinned')?.clusters, ['a'], 'although b has more room');
+    assert.deepEqual(placed(r, 'db')?.clusters, ['a']);
+    assert.deepEqual(placed(r, 'agent')?.clusters, ['b']);
+    assert.deepEqual(placed(r, 'both')?.condition, { status: 'False', reason: 'NodeNotInPlacement', message: 'its pods are pinned to nodes "a--node-1", "b--node-1", which are not all of one cluster' });
+    assert.deepEqual(placed(r, 'bare')?.clusters, ['b'], 'no workspace node name: chosen as any other');
+  });
+
+  it('a new ReplicaSet or ReplicationController goes where the bare Pods it would adopt run', () => {
+    const orphan = p('pods', '', obj('lonely', { spec: { containers: [] } }, { labels: { name: 'lonely', 'state.workload.kcp.io/ka': 'Sync' } }));
+    const rs = p('replicasets', 'apps', obj('adopter', { spec: { selector: { matchLabels: { name: 'lonely' } }, template: tpl('lonely') } }, { creationTimestamp: '2026-01-01T00:00:05Z' }));
+    const rc = p('replicationcontrollers', '', obj('rc', { spec: { selector: { name: 'lonely' }, template: tpl('lonely') } }, { creationTimestamp: '2026-01-01T00:00:06Z' }));
+    const other = p('replicasets', 'apps', obj('unrelated', { spec: { selector: { matchLabels: { name: 'nobody' } }, template: tpl('nobody') } }));
+    const r = placeNamespace(input([orphan, rs, rc, other], { room: (t) => (t === 'b' ? 99 : 1) }));
+    assert.deepEqual(placed(r, 'adopter')?.clusters, ['a'], 'although b has more room');
+    assert.deepEqual(placed(r, 'rc')?.clusters, ['a']);
+    assert.deepEqual(placed(r, 'unrelated')?.clusters, ['b']);
+  });
+
   it('sticky but not blind: a current cluster refusing the kind is left for the one with room', () => {
     const sts = p('statefulsets', 'apps', obj('db', { spec: { template: tpl('db') } }, { labels: { 'state.workload.kcp.io/ka': 'Sync' } }));
     const c = { name: 'c', key: 'kc', ready: true };

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
 import { isAssigned, keepDownstreamAllocations, mergePatch, toDownstream } from '../../../src/multicluster/syncer/transform.js';
 import { finishedRun, upstreamStatus } from '../../../src/multicluster/syncer/resource-syncer.js';
+import { UPSTREAM_UID_ANNOTATION } from '../../../src/multicluster/api/types.js';
 
 const target = { name: 'st-a', key: 'ka' };
 const placedNs: KubeObject = { metadata: { name: 'shop', labels: { 'state.workload.kcp.io/ka': 'Sync' }, annotations: { 'scheduling.atrium.io/split-workloads': 'true' } } };
@@ -45,7 +46,10 @@ describe('toDownstream: what the cluster generates or allocates is left to it', 
     const spec = down.spec as { selector?: unknown; template: { metadata: { labels: Record<string, string> } } };
     assert.equal(spec.selector, undefined);
     assert.deepEqual(spec.template.metadata.labels, { app: 'pi' });
-    assert.equal(JSON.stringify(down).includes('"UP"'), false);
+    // The upstream uid is kept in one place only: the annotation that tells a re-created object's copy from the old one.
+    const { [UPSTREAM_UID_ANNOTATION]: madeFrom, ...annotations } = down.metadata!.annotations!;
+    assert.equal(madeFrom, 'UP');
+    assert.equal(JSON.stringify({ ...down, metadata: { ...down.metadata, annotations } }).includes('"UP"'), false);
     // A rewrite keeps what the cluster generated (the selector is immutable there).
     const existing: KubeObject = { spec: { selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'DOWN' } }, template: { metadata: { labels: { app: 'pi', 'controller-uid': 'DOWN', 'batch.kubernetes.io/controller-uid': 'DOWN', 'job-name': 'pi', 'batch.kubernetes.io/job-name': 'pi' } } } } };
     keepDownstreamAllocations('jobs', down, existing);
@@ -67,6 +71,20 @@ describe('toDownstream: what the cluster generates or allocates is left to it', 
     assert.equal((pod.spec as { nodeName?: string }).nodeName, undefined);
     keepDownstreamAllocations('pods', pod, { spec: { nodeName: 'node-3' } });
     assert.equal((pod.spec as { nodeName?: string }).nodeName, 'node-3');
+  });
+
+  it('pod specs and templates pinned to this cluster\'s workspace nodes name its own nodes; a bare Pod\'s binding stays outside the hash', () => {
+    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'shop', uid: 'U' }, spec: { nodeName: 'east--n1', containers: [] } };
+    const down = toDownstream(pod, 'pods', 'kcp-x', 'ka', 'east');
+    assert.equal((down.spec as { nodeName?: string }).nodeName, 'n1');
+    const unbound = toDownstream({ ...pod, spec: { containers: [] } }, 'pods', 'kcp-x', 'ka', 'east');
+    assert.equal(down.metadata?.annotations?.['internal.workload.kcp.io/spec-hash'], unbound.metadata?.annotations?.['internal.workload.kcp.io/spec-hash'], 'the cluster binding it later, mirrored up, rewrites nothing');
+    assert.equal((toDownstream(pod, 'pods', 'kcp-x', 'kb', 'west').spec as { nodeName?: string }).nodeName, undefined, 'another cluster\'s node: the cluster schedules');
+    const cron: KubeObject = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c', namespace: 'shop' }, spec: { jobTemplate: { spec: { template: { spec: { nodeSelector: { 'kubernetes.io/hostname': 'east--n2' } } } } } } };
+    assert.deepEqual((toDownstream(cron, 'cronjobs', 'kcp-x', 'ka', 'east').spec as any).jobTemplate.spec.template.spec.nodeSelector, { 'kubernetes.io/hostname': 'n2' });
+    const sts: KubeObject = { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's', namespace: 'shop' }, spec: { template: { spec: { nodeName: 'east--n3' } } } };
+    assert.equal((toDownstream(sts, 'statefulsets', 'kcp-x', 'ka', 'east').spec as any).template.spec.nodeName, 'n3');
+    assert.equal((toDownstream(sts, 'statefulsets', 'kcp-x', 'ka').spec as any).template.spec.nodeName, 'east--n3', 'without the cluster\'s name nothing is rewritten');
   });
 
   it('a Service loses its addresses and ports allocated upstream, but a headless one stays headless', () => {
