@@ -84,13 +84,8 @@ export class ResourceSyncer {
   readonly upstreamInformer: Informer;
   readonly downstreamInformer: Informer;
   private readonly controller: Controller;
-  /**
-   * The status this syncer last wrote (or found already written) per upstream key: its hash and the upstream object's
-   * resourceVersion before and after that write. A reconcile seeing the same status hash at either version skips the
-   * comparison (its own write, seen or not yet seen by the informer). A new status from the cluster replaces the
-   * upstream one but for the conditions the kind's controllers do not manage (decisions/foreign-conditions.ts).
-   */
-  private readonly lastStatus = new Map<string, { hash: string; versions: readonly (string | undefined)[] }>();
+  /** The hash of the status this syncer last wrote (or found already written) per upstream key. */
+  private readonly lastStatusHash = new Map<string, string>();
   /** True once the SyncTarget is being deleted: nothing new is synced, everything is torn down. */
   draining = false;
   /** While draining: strip our label from downstream objects instead of deleting them (deletionPolicy Orphan). */
@@ -289,7 +284,7 @@ export class ResourceSyncer {
         }
         return; // the downstream delete event brings us back to release the finalizer
       }
-      this.lastStatus.delete(key);
+      this.lastStatusHash.delete(key);
       if (up?.metadata?.finalizers?.includes(fin)) {
         // Confirm with a live read: the cache may lag behind a create we just made.
         if (downNs !== undefined || !this.deps.namespaced) {
@@ -318,7 +313,7 @@ export class ResourceSyncer {
       // The copy of an object deleted and made again under this name (a DELETE does not wait for the copies:
       // decisions/deletion.ts): it is replaced, never taken for the new object's — a Job re-created from the same
       // manifest runs again, as on one cluster.
-      this.lastStatus.delete(key);
+      this.lastStatusHash.delete(key);
       try {
         await downstream.delete(gvr, k.name, { namespace: downNs }, { propagationPolicy: 'Background', preconditions: { uid: down.metadata?.uid } });
       } catch (err) {
@@ -453,7 +448,7 @@ export class ResourceSyncer {
    * A bare Pod created upstream is synced (not mirrored): once its cluster bound it, its upstream spec.nodeName
    * becomes `<cluster>--<node>` (api/node-names.ts), as on the mirrors of controllers' pods (decisions/mirror-objects.ts), so `kubectl get
    * pods -o wide` shows every pod's cluster and node alike. Binding an unbound pod is the one change of a Pod's spec
-   * upstream validation admits; toDownstream never sends nodeName down, so the copy is not rewritten for it.
+   * upstream validation admits; toDownstream sends down only a nodeName its creator pinned, outside the content hash, so the copy is not rewritten for it.
    */
   private async bindUpstreamPod(up: KubeObject, down: KubeObject): Promise<void> {
     const node = (down.spec as { nodeName?: unknown } | undefined)?.nodeName;
@@ -613,23 +608,15 @@ export class ResourceSyncer {
     // What someone else set upstream beside the cluster's own conditions stays (decisions/foreign-conditions.ts).
     const status = withForeignConditions(this.deps.gvr.resource, clusterStatus, up.status);
     const hash = contentHash(status);
-    const version = up.metadata?.resourceVersion;
-    const last = this.lastStatus.get(key);
-    // The same status as last written: nothing to do, whatever else changed upstream. (Writing the cluster's status
-    // back over one someone else wrote upstream, as a controller would, made the splitter's and the syncer's writes of
-    // split children chase each other under load: taken out.)
-    if (last?.hash === hash) return;
+    if (this.lastStatusHash.get(key) === hash) return;
     if (jsonEqual(up.status, status)) {
-      this.lastStatus.set(key, { hash, versions: [version] });
+      this.lastStatusHash.set(key, hash);
       return;
     }
-    let written: KubeObject;
     try {
-      // No resourceVersion precondition: with one, the status of a split Deployment's children came up late whenever
-      // the splitter wrote them meanwhile (a 409 and a backoff), and the splitter took the late replicas for stuck
-      // ones and moved them. A condition someone writes at the very moment of this write can be lost; one written
-      // before it is kept (withForeignConditions above).
-      written = await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
+      // No resourceVersion precondition (a 409 would delay the status behind a backoff): a condition someone writes
+      // at the very moment of this write can be lost; one written before it is kept (withForeignConditions above).
+      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
         cluster: this.deps.upstreamCluster,
         namespace: ns,
         subresource: 'status',
@@ -638,7 +625,7 @@ export class ResourceSyncer {
       if (err instanceof StatusError && err.code === 404) return;
       throw err;
     }
-    this.lastStatus.set(key, { hash, versions: [version, written.metadata?.resourceVersion] });
+    this.lastStatusHash.set(key, hash);
     this.deps.onSynced?.('up', up);
   }
 }
