@@ -419,6 +419,8 @@ export class ResourceSyncer {
     const ours = up.metadata?.annotations?.[ADOPTED_ON_ANNOTATION] === target;
     if (upController && !ours) return;
     const downController = (down.metadata?.ownerReferences ?? []).find((r) => r.controller === true);
+    // Carried up already: no lookup on every status change of an adopted pod.
+    if (ours && upController && downController && upController.kind === downController.kind && upController.name === downController.name) return;
     let wanted: Record<string, unknown> | undefined;
     const kind = downController && typeof downController.kind === 'string' && adoptsPods(downController.kind) ? kindPlacementOfKind(groupOf(downController.apiVersion), downController.kind) : undefined;
     if (kind && typeof downController?.name === 'string') {
