@@ -100,7 +100,7 @@ export async function runMoveBenchmarks(): Promise<Figure[]> {
     ],
     // Heartbeats judged over 20 s: on a loaded machine a 3 s threshold made both clusters flap NotReady (a lost
     // cluster is failed over at once, which is not what a move measures).
-    multicluster: { ...fastScheduling(), heartbeatThresholdMs: 20_000, scheduling: { tolerationSeconds: 5, heartbeatThresholdSeconds: 20, resyncMs: 300 } },
+    multicluster: { ...fastScheduling(), heartbeatThresholdMs: 20_000, scheduling: { tolerationSeconds: 5, resyncMs: 300 } },
     bindCompute: true,
     waitReady: { resources: ['deployments', 'services', 'poddisruptionbudgets'], timeoutMs: 120_000 },
   });

@@ -50,9 +50,9 @@ export async function runDemo(opts: DemoOptions = {}): Promise<void> {
       bindAddress: '127.0.0.1',
       securePort: 0,
       ...multiclusterServerOptions({
-        heartbeatThresholdMs: 2000,
+        heartbeatThresholdMs: 3000,
         pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
-        scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 2, resyncMs: 300 },
+        scheduling: { tolerationSeconds: 2, resyncMs: 300 },
         splitter: { resyncMs: 300 },
       }),
     });

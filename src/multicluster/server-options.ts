@@ -86,7 +86,6 @@ export function multiclusterOptionsFromFlags(flags: MulticlusterFlags): Multiclu
   if (threshold !== undefined) {
     opts.heartbeatThresholdMs = threshold;
     opts.pushSyncer = { heartbeatIntervalMs: Math.max(100, Math.min(20_000, Math.floor(threshold / 3))) };
-    opts.scheduling!.heartbeatThresholdSeconds = threshold / 1000;
   }
   if (flags.syncTargetEvictionToleration !== undefined) opts.scheduling!.tolerationSeconds = flags.syncTargetEvictionToleration / 1000;
   if (flags.unschedulableGrace !== undefined) opts.splitter!.unschedulableGraceMs = flags.unschedulableGrace;

@@ -118,7 +118,7 @@ describe('the workload types served natively in a workspace with compute', { tim
         ...multiclusterServerOptions({
           heartbeatThresholdMs: 3000,
           pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
-          scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 3, resyncMs: 300 },
+          scheduling: { tolerationSeconds: 1, resyncMs: 300 },
           splitter: { resyncMs: 300 },
         }),
       },

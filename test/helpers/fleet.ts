@@ -38,7 +38,7 @@ import { multiclusterServerOptions, type MulticlusterOptions } from '../../src/m
 export const fastScheduling = (): MulticlusterOptions => ({
   heartbeatThresholdMs: 3000,
   pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
-  scheduling: { tolerationSeconds: 1, heartbeatThresholdSeconds: 3, resyncMs: 300 },
+  scheduling: { tolerationSeconds: 1, resyncMs: 300 },
   splitter: { resyncMs: 300 },
 });
 

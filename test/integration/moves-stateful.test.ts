@@ -48,7 +48,7 @@ describe('moves: a StatefulSet with claims is refused a move by default, moved w
         { name: 'st-b', nodes: 1 },
       ],
       // Heartbeats judged over 20 s, so a loaded machine does not make a live cluster look lost.
-      multicluster: { ...fastScheduling(), heartbeatThresholdMs: 20_000, scheduling: { tolerationSeconds: 5, heartbeatThresholdSeconds: 20, resyncMs: 300 } },
+      multicluster: { ...fastScheduling(), heartbeatThresholdMs: 20_000, scheduling: { tolerationSeconds: 5, resyncMs: 300 } },
       bindCompute: true,
       waitReady: { resources: ['statefulsets', 'persistentvolumeclaims'], timeoutMs: 90_000 },
     });

@@ -23,6 +23,7 @@ import { syncTargetKey } from '../api/keys.js';
 import { apiResourceImportsGVR, parseGroupResource, resourcesOf, SYNC_TARGET_FINALIZER, SYNC_TARGET_KEY_LABEL, syncTargetsGVR, type APIResourceImport, type Condition, type SyncedResource, type SyncTarget } from '../api/types.js';
 import { CLEANUP_DONE_ANNOTATION, Syncer } from '../syncer/syncer.js';
 import { contentHash } from '../syncer/transform.js';
+import { HEARTBEAT_STALE_REASON } from '../decisions/failover.js';
 
 export interface SyncTargetControllerOptions {
   /** HeartbeatHealthy turns False after this long without a heartbeat (default 60 s, kcp's default). */
@@ -50,9 +51,9 @@ export function syncedResourceState(resource: string, imp: APIResourceImport | u
 
 /** The heartbeat condition for a last beat at `last` (RFC 3339) at time `now`, and when to look again (ms). */
 export function heartbeatCondition(last: string | undefined, nowMs: number, thresholdMs: number): { cond: Omit<Condition, 'lastTransitionTime'>; recheckMs?: number } {
-  if (!last) return { cond: { type: 'HeartbeatHealthy', status: 'False', reason: 'ErrorHeartbeat', message: 'No heartbeat yet seen' } };
+  if (!last) return { cond: { type: 'HeartbeatHealthy', status: 'False', reason: HEARTBEAT_STALE_REASON, message: 'No heartbeat yet seen' } };
   const age = nowMs - Date.parse(last);
-  if (age > thresholdMs) return { cond: { type: 'HeartbeatHealthy', status: 'False', reason: 'ErrorHeartbeat', message: `No heartbeat since ${last}` } };
+  if (age > thresholdMs) return { cond: { type: 'HeartbeatHealthy', status: 'False', reason: HEARTBEAT_STALE_REASON, message: `No heartbeat since ${last}` } };
   return { cond: { type: 'HeartbeatHealthy', status: 'True' }, recheckMs: Math.max(50, thresholdMs - age + 10) };
 }
 
@@ -132,6 +133,9 @@ async function reconcile(
   set(hb.cond);
   const notReady = ['SyncerReady', 'HeartbeatHealthy'].map((t) => findCondition(status.conditions, t)!).find((c) => c.status !== 'True');
   set(notReady ? { type: 'Ready', status: 'False', reason: notReady.reason, message: notReady.message } : { type: 'Ready', status: 'True' });
+  const wasReady = findCondition(st.status?.conditions, 'Ready');
+  const ready = findCondition(status.conditions, 'Ready')!;
+  if (wasReady?.status !== ready.status) logger.info('synctarget: Ready changed', { workspace: cluster, syncTarget: name, ready: ready.status, reason: ready.reason, message: ready.message });
   await commit(ctx.client, syncTargetsGVR, st, next, scope);
   return hb.recheckMs !== undefined ? { requeueAfterMs: hb.recheckMs } : { requeueAfterMs: Math.min(opts.heartbeatThresholdMs ?? 60_000, 5000) };
 }

@@ -7,11 +7,12 @@ import { findCondition } from '../../apimachinery/conditions.js';
 import { formatRFC3339 } from '../../apimachinery/object.js';
 import type { SyncTargetLike } from './types.js';
 
+/** The reason the SyncTarget controller gives Ready (from HeartbeatHealthy) when no heartbeat came within its threshold. */
+export const HEARTBEAT_STALE_REASON = 'ErrorHeartbeat';
+
 export interface FailoverPolicy {
   /** How long a target may stay unhealthy and keep its work. */
   tolerationSeconds: number;
-  /** A heartbeat older than this makes the target unhealthy (kcp's --sync-target-heartbeat-threshold, 1m). */
-  heartbeatThresholdSeconds?: number;
 }
 
 /**
@@ -27,6 +28,11 @@ export interface HealthVerdict {
   unhealthySince?: string;
   /** When a Tolerating target will be evacuated (RFC 3339). */
   evacuateAt?: string;
+  /**
+   * Set on an unhealthy target whose evacuation is held because no target of the set is healthy (`NoHealthyTarget`):
+   * its work would have nowhere to go.
+   */
+  held?: 'NoHealthyTarget';
 }
 
 export interface EvacuationDecision {
@@ -39,18 +45,31 @@ export interface EvacuationDecision {
 }
 
 /**
- * Classifies targets by health history. A target is unhealthy when its Ready condition is not True (since that
- * condition's lastTransitionTime) or when status.lastSyncerHeartbeatTime is older than the heartbeat threshold (since
- * the heartbeat plus the threshold); the earlier start counts. It is evacuated once unhealthy for tolerationSeconds.
- * A target unhealthy with no time on record (no transition time, no heartbeat) has never proven healthy and is
- * evacuated at once. A target whose spec.evictAfter has passed is evacuated regardless of health (drain). Cordoning
+ * Classifies targets by health history. A target is unhealthy when its Ready condition is not True, since that
+ * condition's lastTransitionTime (reason HeartbeatStale when the SyncTarget controller turned it False for a missing
+ * heartbeat); it is evacuated once unhealthy for tolerationSeconds. A target unhealthy with no time on record (no
+ * transition time, no heartbeat) has never proven healthy and is evacuated at once.
+ *
+ * Only the Ready condition counts, as kcp's scheduler reads it, not status.lastSyncerHeartbeatTime against this
+ * clock: the SyncTarget controller turns Ready False when *it* sees the heartbeat late, so the tolerance starts when
+ * the lateness was observed (as the node lifecycle controller times a node from when it observed its last probe, not
+ * from the node's own timestamp). Timed from the heartbeat itself, a control plane that could not run for a few
+ * seconds woke up to find every target's tolerance already spent, and evacuated before the next heartbeat landed. A target whose spec.evictAfter has passed is evacuated regardless of health (drain). Cordoning
  * (spec.unschedulable) moves nothing: it only keeps new work away.
+ *
+ * While no target of the set is healthy, health-based evacuations are held (verdict Tolerating, `held`), as
+ * kube-controller-manager's node lifecycle controller stops evicting in a zone whose nodes are all NotReady: the work
+ * would have nowhere to go, and every target going quiet at once more often means that the observer itself stalled
+ * (a control plane that could not run for a few seconds sees every heartbeat as late) than that every cluster failed.
+ * Evacuating then removed every placement of every workload, and they came back on whichever target reported first.
+ * Drains are explicit requests and still apply.
  */
 export function decideEvacuations(targets: readonly SyncTargetLike[], policy: FailoverPolicy, now: Date): EvacuationDecision {
   const nowMs = now.getTime();
-  const threshold = (policy.heartbeatThresholdSeconds ?? 60) * 1000;
   const tolerance = Math.max(0, policy.tolerationSeconds) * 1000;
   const verdicts: HealthVerdict[] = [];
+  /** When each Tolerating target's tolerance is spent (ms). */
+  const waitingUntil: number[] = [];
   for (const target of [...targets].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
     const name = target.metadata.name;
     const evictAfter = target.spec?.evictAfter ? Date.parse(target.spec.evictAfter) : NaN;
@@ -58,32 +77,41 @@ export function decideEvacuations(targets: readonly SyncTargetLike[], policy: Fa
       verdicts.push({ name, state: 'Evacuate', reason: 'Draining' });
       continue;
     }
-    const since = unhealthySince(target, nowMs, threshold);
+    const since = unhealthySince(target);
     if (!since) {
       verdicts.push({ name, state: 'Healthy' });
       continue;
     }
-    const at = since.ms + tolerance;
+    // Condition times have whole seconds: the transition happened somewhere within that second, so its end is when a
+    // tolerance can be sure to be spent (read as the start, a 1 s tolerance was anything from 0 to 1 s).
+    const at = since.ms + tolerance + (tolerance > 0 && since.ms % 1000 === 0 ? 999 : 0);
     const verdict: HealthVerdict = { name, state: at <= nowMs ? 'Evacuate' : 'Tolerating', reason: since.reason };
     if (Number.isFinite(since.ms)) verdict.unhealthySince = formatRFC3339(since.ms);
-    if (verdict.state === 'Tolerating') verdict.evacuateAt = formatRFC3339(at);
+    if (verdict.state === 'Tolerating') {
+      verdict.evacuateAt = formatRFC3339(at);
+      waitingUntil.push(at);
+    }
     verdicts.push(verdict);
   }
-  const waiting = verdicts.filter((v) => v.evacuateAt).map((v) => v.evacuateAt!);
+  if (verdicts.length > 0 && !verdicts.some((v) => v.state === 'Healthy')) {
+    for (const v of verdicts) {
+      if (v.state !== 'Evacuate' || v.reason === 'Draining') continue;
+      v.state = 'Tolerating';
+      v.held = 'NoHealthyTarget';
+    }
+  }
   const decision: EvacuationDecision = { verdicts, evacuate: verdicts.filter((v) => v.state === 'Evacuate').map((v) => v.name) };
-  if (waiting.length > 0) decision.nextCheckAt = waiting.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b));
+  // Rounded up to the second (RFC 3339 has no fractions here): a caller looking again then finds the tolerance spent.
+  if (waitingUntil.length > 0) decision.nextCheckAt = formatRFC3339(Math.ceil(Math.min(...waitingUntil) / 1000) * 1000);
   return decision;
 }
 
-function unhealthySince(target: SyncTargetLike, nowMs: number, threshold: number): { ms: number; reason: 'NotReady' | 'HeartbeatStale' } | undefined {
-  const candidates: { ms: number; reason: 'NotReady' | 'HeartbeatStale' }[] = [];
+function unhealthySince(target: SyncTargetLike): { ms: number; reason: 'NotReady' | 'HeartbeatStale' } | undefined {
   const ready = findCondition(target.status?.conditions, 'Ready');
+  if (ready?.status === 'True') return undefined;
+  const reason = ready?.reason === HEARTBEAT_STALE_REASON ? 'HeartbeatStale' : 'NotReady';
+  const t = ready?.lastTransitionTime ? Date.parse(ready.lastTransitionTime) : NaN;
+  if (!Number.isNaN(t)) return { ms: t, reason };
   const beat = target.status?.lastSyncerHeartbeatTime ? Date.parse(target.status.lastSyncerHeartbeatTime) : NaN;
-  if (ready?.status !== 'True') {
-    const t = ready?.lastTransitionTime ? Date.parse(ready.lastTransitionTime) : NaN;
-    candidates.push({ ms: Number.isNaN(t) ? (Number.isNaN(beat) ? -Infinity : beat) : t, reason: 'NotReady' });
-  }
-  if (!Number.isNaN(beat) && beat + threshold < nowMs) candidates.push({ ms: beat + threshold, reason: 'HeartbeatStale' });
-  if (candidates.length === 0) return undefined;
-  return candidates.reduce((a, b) => (b.ms < a.ms ? b : a));
+  return { ms: Number.isNaN(beat) ? -Infinity : beat, reason };
 }

@@ -50,8 +50,6 @@ import { consumerClusters, consumerClustersPatch, NAMESPACES_BY_STATE_KEY_INDEX,
 export interface SchedulingControllerOptions {
   /** How long an unhealthy SyncTarget keeps its work before it is evacuated (default 60 s). */
   tolerationSeconds?: number;
-  /** A heartbeat older than this makes a SyncTarget unhealthy (default 60 s, kcp's default). */
-  heartbeatThresholdSeconds?: number;
   /** How often every workspace is re-examined even without events (default 1000 ms): health changes with time. */
   resyncMs?: number;
   /** How long a deleted Placement waits for its cleanup before it goes anyway (default 300 s). */
@@ -181,7 +179,7 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
         path,
         targets: ts,
         locations: locationCluster === cluster ? locations : inCluster(inf.locations, locationCluster).filter((l) => !l.metadata?.deletionTimestamp),
-        health: decideEvacuations(ts, { tolerationSeconds: opts.tolerationSeconds ?? 60, heartbeatThresholdSeconds: opts.heartbeatThresholdSeconds ?? 60 }, now),
+        health: decideEvacuations(ts, { tolerationSeconds: opts.tolerationSeconds ?? 60 }, now),
         nameOfKey: new Map(ts.map((t) => [syncTargetKey(locationCluster, t.metadata!.name!), t.metadata!.name!])),
       };
       views.set(locationCluster, view);
@@ -248,6 +246,18 @@ async function reconcileWorkspace(ctx: ControllerContext, opts: SchedulingContro
     next.metadata!.labels = meta.labels;
     next.metadata!.annotations = meta.annotations;
     changed.push({ ns, next });
+    const before = assignedKeys(ns);
+    if (!jsonEqual(before, [...keys].sort())) {
+      const view = placement === undefined ? undefined : viewFor.get(placement);
+      logger.info('scheduling: namespace placed', {
+        workspace: cluster,
+        namespace: ns.metadata!.name,
+        placement,
+        added: keys.filter((k) => !before.includes(k)).map((k) => view?.nameOfKey.get(k) ?? k),
+        removed: before.filter((k) => !keys.includes(k)).map((k) => view?.nameOfKey.get(k) ?? k),
+        evacuating: view?.health.evacuate ?? [],
+      });
+    }
   }
   // Each namespace is its own write: NAMESPACE_WRITE_CONCURRENCY at a time (one after the other, 50 apps applied at
   // once waited seconds for their namespaces to be placed). Every write is attempted; the first failure fails the pass.

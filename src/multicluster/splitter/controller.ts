@@ -39,6 +39,7 @@
  * target's capacity estimate counts the split children on it in every workspace that uses it (its own, and those its
  * CONSUMER_CLUSTERS_ANNOTATION lists) whose Deployments this controller watches.
  */
+import { logger } from '../../logging/logger.js';
 import { deepCopy, jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import type { Informer } from '../../client/informer.js';
 import { clusterOf, formatObjectKey } from '../../client/store.js';
@@ -532,7 +533,9 @@ async function deleteChild(ctx: ControllerContext, cluster: string, kid: KubeObj
   }
   const targetName = kid.metadata?.labels?.[CLUSTER_LABEL];
   const target = targetName ? targets.get(targetName) : undefined;
-  if (target && isReady(target.target)) return;
+  const ready = !!target && isReady(target.target);
+  if (!kid.metadata?.deletionTimestamp) logger.info('splitter: removing a split child', { workspace: cluster, namespace: kid.metadata!.namespace, child: name, syncTarget: targetName, syncTargetReady: ready });
+  if (ready) return;
   const latest = await ctx.client.get(deploymentsGVR, name, scope).catch(ignoreNotFound);
   const drop = unreleasableSyncerFinalizers(latest?.metadata?.finalizers ?? [], lookup);
   if (!latest || drop.length === 0) return;
