@@ -49,10 +49,15 @@ export function syncedResourceState(resource: string, imp: APIResourceImport | u
   return { ...gr, versions, state: 'Pending', message: 'waiting for negotiation' };
 }
 
-/** The heartbeat condition for a last beat at `last` (RFC 3339) at time `now`, and when to look again (ms). */
+/**
+ * The heartbeat condition for a last beat at `last` (RFC 3339) at time `now`, and when to look again (ms). A beat
+ * stamped in whole seconds happened somewhere within that second: it is late only once even that second's end is
+ * older than the threshold (read as the second's start, a 3 s threshold turned a target NotReady after 2 s).
+ */
 export function heartbeatCondition(last: string | undefined, nowMs: number, thresholdMs: number): { cond: Omit<Condition, 'lastTransitionTime'>; recheckMs?: number } {
   if (!last) return { cond: { type: 'HeartbeatHealthy', status: 'False', reason: HEARTBEAT_STALE_REASON, message: 'No heartbeat yet seen' } };
-  const age = nowMs - Date.parse(last);
+  const beat = Date.parse(last);
+  const age = nowMs - (beat % 1000 === 0 ? beat + 999 : beat);
   if (age > thresholdMs) return { cond: { type: 'HeartbeatHealthy', status: 'False', reason: HEARTBEAT_STALE_REASON, message: `No heartbeat since ${last}` } };
   return { cond: { type: 'HeartbeatHealthy', status: 'True' }, recheckMs: Math.max(50, thresholdMs - age + 10) };
 }
