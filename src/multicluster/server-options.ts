@@ -37,6 +37,7 @@ import { PodLocator } from './streams/pod-location.js';
 import { podProxyHandler, serviceProxyHandler } from './streams/proxy.js';
 import { mirrorEphemeralContainersHandler } from './streams/mirror-ephemeral-containers.js';
 import { mirrorEvictionHandler } from './streams/mirror-eviction.js';
+import { mirrorPodMetadataHandler } from './streams/mirror-pod-metadata.js';
 import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
 import { workspaceViewHandlers, workspaceViewResources } from './metrics/workspace-views.js';
 import { releasedOnDelete } from './decisions/deletion.js';
@@ -132,7 +133,7 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
       return {
         // A mirror pod's pods/ephemeralcontainers (`kubectl debug`) is written on its original, the same way; so are
         // pods/proxy and services/proxy, to the cluster's own.
-        connect: [...podStreamsHandlers(host.registry, dialer), podProxyHandler(host.registry, dialer, locator), serviceProxyHandler(host.registry, dialer, locator), mirrorEphemeralContainersHandler(host.registry, dialer), mirrorEvictionHandler(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
+        connect: [...podStreamsHandlers(host.registry, dialer), podProxyHandler(host.registry, dialer, locator), serviceProxyHandler(host.registry, dialer, locator), mirrorEphemeralContainersHandler(host.registry, dialer), mirrorEvictionHandler(host.registry, dialer), mirrorPodMetadataHandler(host.registry, dialer), tunnelEndpoint(tunnels), ...workspaceViewHandlers(host.registry, dialer)],
         // ReservedSyncTargetAnnotations: a SyncTarget's consumer clusters are written by system:masters only.
         // PlacementLocationWorkspace: using another workspace's compute needs `bind` on its Locations.
         // ReadOnlyMirrors: the mirrors of what the clusters run (pods, events, ...) are written by syncers only.

@@ -192,7 +192,8 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
 
   it('users may not create or change mirrors, and are told why', async () => {
     await ok(['create', 'clusterrolebinding', 'alice-admin', '--clusterrole=cluster-admin', '--user=alice']);
-    let r = await k(['label', 'pod', 'db-0', 'x=y', '-n', NS, '--as=alice']);
+    // Labels and annotations are written through to the original (below); anything else of a mirror is the cluster's.
+    let r = await k(['patch', 'pod', 'db-0', '-n', NS, '--as=alice', '-p', '{"spec":{"activeDeadlineSeconds":60}}']);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /Forbidden.*read-only mirrors of objects on a physical cluster/);
     r = await k(['label', 'pod', 'db-0', `${MIRROR_LABEL}-`, '-n', NS, '--as=alice']);
@@ -310,6 +311,39 @@ describe('mirrors of the pods, Jobs and Events the clusters run for a workspace'
       const r = await podRows('app=web');
       return (r.length === 4 && !r.some((p) => p.name === victim.name) && r.filter((p) => p.name.startsWith('web--st-a-')).length === 2) || undefined;
     }, 60_000);
+  });
+
+  it('kubectl label and annotate of a mirror change the original; relabelled out of its selector, a pod is released and replaced, and stays visible until deleted', async () => {
+    const victim = (await podRows('app=web')).find((p) => p.name.startsWith('web--st-b-'))!;
+    const source = mirrorSourceOf(await up.get(G.pods, victim.name, scope))!;
+    const original = () => fleet.cluster('st-b').client.get(G.pods, source.name, { namespace: source.namespace });
+    await ok(['label', 'pod', victim.name, 'debug=true', '-n', NS, '--as=alice']);
+    await ok(['annotate', 'pod', victim.name, 'note=looking at it', '-n', NS, '--as=alice']);
+    // Read your write: the mirror has both at once, and the original on st-b has them.
+    const mirror = await up.get(G.pods, victim.name, scope);
+    assert.equal(mirror.metadata?.labels?.debug, 'true');
+    assert.equal(mirror.metadata?.annotations?.note, 'looking at it');
+    assert.equal((await original()).metadata?.labels?.debug, 'true');
+    assert.equal((await original()).metadata?.annotations?.note, 'looking at it');
+    assert.deepEqual((await podRows('debug=true')).map((p) => p.name), [victim.name]);
+    // The familiar quarantine: out of the ReplicaSet's selector, the pod is released there and a replacement made.
+    await ok(['label', 'pod', victim.name, 'app=quarantine', '--overwrite', '-n', NS, '--as=alice']);
+    await eventually('the released pod mirrored without an owner, and web at 4 pods again', async () => {
+      const released = await up.get(G.pods, victim.name, scope).catch(() => undefined);
+      const web = await podRows('app=web');
+      return (released && controllerOf(released) === undefined && released.metadata?.labels?.app === 'quarantine' && web.length === 4 && !web.some((p) => p.name === victim.name)) || undefined;
+    }, 60_000);
+    assert.equal(controllerOf(await original()), undefined, 'released on its cluster');
+    assert.deepEqual((await podRows('app=quarantine')).map((p) => [p.name, p.cluster]), [[victim.name, 'st-b']]);
+    // A bookkeeping label is not a user's to change, through any path.
+    const r = await k(['label', 'pod', victim.name, `${MIRROR_CLUSTER_LABEL}=st-a`, '--overwrite', '-n', NS, '--as=alice']);
+    assert.match(r.stderr, /Forbidden/);
+    // Deleted, it goes from its cluster too.
+    await ok(['delete', 'pod', victim.name, '-n', NS, '--as=alice']);
+    await eventually('the released pod is gone from st-b and from the workspace', async () => {
+      const gone = await original().then(() => false, (e: { code?: number }) => e.code === 404);
+      return (gone && (await podRows('app=quarantine')).length === 0) || undefined;
+    }, 30_000);
   });
 
   it('rollout history and undo of the split Deployment still work, and mirrors follow the new template', async () => {

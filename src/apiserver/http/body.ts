@@ -13,7 +13,20 @@ export const maxRequestBodyBytes = 3 * 1024 * 1024;
  * Reads the request body, refusing (413) to buffer more than the limit. Listens for data/end directly: an async
  * iterator over the request costs several microseconds of stream plumbing per request on the create path.
  */
+/** Bodies read before the handler that serves the request (keepBody), by request. */
+const keptBodies = new WeakMap<IncomingMessage, Buffer>();
+
+/**
+ * Hands a body already read back to whoever reads the request next: a connect handler's accepts() that had to look at
+ * the body to decide, and declined, leaves it for the generic handler.
+ */
+export function keepBody(req: IncomingMessage, body: Buffer): void {
+  keptBodies.set(req, body);
+}
+
 export function readBody(req: IncomingMessage, limit = maxRequestBodyBytes): Promise<Buffer> {
+  const kept = keptBodies.get(req);
+  if (kept) return Promise.resolve(kept);
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
     req.resume();

@@ -6,7 +6,8 @@
  * - update, patch or apply (main resource or a subresource such as /status or /scale) an object that carries it, or would
  *   carry it after the write (adding or removing the label included).
  *
- * A mirror pod's pods/ephemeralcontainers (`kubectl debug`) never gets here: every write of it, a syncer's included,
+ * A PATCH of a mirror pod's labels and annotations only (`kubectl label|annotate pod`) never gets here either: it goes to
+ * the original (streams/mirror-pod-metadata.ts). A mirror pod's pods/ephemeralcontainers (`kubectl debug`) never gets here: every write of it, a syncer's included,
  * is sent to the original on the cluster (streams/mirror-ephemeral-containers.ts), whose containers the mirror records.
  *
  * Deleting stays a matter of RBAC: `kubectl delete pod <mirror>` is how a user restarts a pod (the syncer deletes the

@@ -138,10 +138,11 @@ function ownerReference(owner: UpstreamRef): Record<string, unknown> {
 }
 
 /**
- * The mirror of a downstream pod in upstream namespace `namespace`, owned by `owner`: spec and status as downstream,
+ * The mirror of a downstream pod in upstream namespace `namespace`, owned by `owner` (none for a pod its controller
+ * released, whose mirror stays: streams/mirror-pod-metadata.ts): spec and status as downstream,
  * spec.nodeName and status.nominatedNodeName `<cluster>--<node>` (kubectl's NODE column), labels and annotations as mirrorLabelsOf/Of.
  */
-export function podMirror(pod: KubeObject, namespace: string, owner: UpstreamRef, cluster: MirrorCluster): KubeObject {
+export function podMirror(pod: KubeObject, namespace: string, owner: UpstreamRef | undefined, cluster: MirrorCluster): KubeObject {
   const spec = deepCopy((pod.spec ?? {}) as Record<string, unknown>);
   if (typeof spec.nodeName === 'string' && spec.nodeName) spec.nodeName = workspaceNodeName(cluster.name, spec.nodeName);
   const status = deepCopy((pod.status ?? {}) as Record<string, unknown>);
@@ -149,7 +150,13 @@ export function podMirror(pod: KubeObject, namespace: string, owner: UpstreamRef
   return withHash({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: mirrorPodName(pod, cluster.name), namespace, labels: selectedBy(owner, mirrorLabelsOf(pod, cluster)), annotations: mirrorAnnotationsOf(pod, cluster), ownerReferences: [ownerReference(owner)] },
+    metadata: {
+      name: mirrorPodName(pod, cluster.name),
+      namespace,
+      labels: owner ? selectedBy(owner, mirrorLabelsOf(pod, cluster)) : mirrorLabelsOf(pod, cluster),
+      annotations: mirrorAnnotationsOf(pod, cluster),
+      ...(owner ? { ownerReferences: [ownerReference(owner)] } : {}),
+    },
     spec,
     status,
   });

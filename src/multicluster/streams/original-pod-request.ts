@@ -1,6 +1,6 @@
 /**
- * What the handlers that send a mirror pod's subresource write to its original share (mirror-ephemeral-containers.ts,
- * mirror-eviction.ts): taking only requests on MIRROR pods (a synced pod's write is the workspace's own), and one
+ * What the handlers that send a mirror pod's write to its original share (mirror-ephemeral-containers.ts,
+ * mirror-eviction.ts, mirror-pod-metadata.ts): taking only requests on MIRROR pods (a synced pod's write is the workspace's own), and one
  * request to the original on its cluster, an unreachable cluster answered as exec and logs answer it (pod-streams.ts).
  */
 import type { KubeObject } from '../../apimachinery/object.js';
@@ -26,13 +26,13 @@ export function mirrorPodRequests(methods: readonly string[]): { accepts(r: Conn
   };
 }
 
-/** `r`'s request sent to the original pod's `subresource` (body given, query as the caller sent it), answered whole. */
+/** `r`'s request sent to the original pod's `subresource` ('' for the pod itself; body given, query as the caller sent it), answered whole. */
 export async function requestOriginal(dialer: DownstreamDialer, where: PodLocation, r: ConnectRequest, subresource: string, body: Buffer, timeoutMs: number): Promise<DownstreamReply> {
   const query = r.query.size > 0 ? `?${r.query.toString()}` : '';
   try {
     return await requestDownstream(dialer, where.target, where.targetCluster, {
       method: r.req.method!,
-      path: `/api/v1/namespaces/${encodeURIComponent(where.namespace)}/pods/${encodeURIComponent(where.name)}/${subresource}${query}`,
+      path: `/api/v1/namespaces/${encodeURIComponent(where.namespace)}/pods/${encodeURIComponent(where.name)}${subresource ? `/${subresource}` : ''}${query}`,
       body,
       contentType: r.req.headers['content-type'],
       userAgent: r.req.headers['user-agent'] ?? 'atrium',

@@ -10,8 +10,8 @@
  *   down are deleted when the mirror cache lists them);
  * - a mirror of another cluster with the wanted name is never taken over (a one-cluster workload moving: the new
  *   mirror waits until the old one is gone);
- * - pods: a mirror deleted by someone else (`kubectl delete pod`) while its owner upstream lives on deletes the
- *   original on the cluster (exactly that uid); its controller there makes a new pod, which is mirrored in turn. A
+ * - pods: a mirror deleted by someone else (`kubectl delete pod`) while its owner upstream lives on (or that has no
+ *   owner: a released pod) deletes the original on the cluster (exactly that uid); its controller there makes a new pod, which is mirrored in turn. A
  *   terminating original without a mirror gets none;
  * - draining (the SyncTarget goes, or the workspace leaves the cluster): every mirror is deleted.
  */
@@ -277,7 +277,9 @@ export class MirrorSet {
    */
   private async deleteOriginal(mirror: KubeObject, original: { namespace: string; name: string; uid: string }): Promise<void> {
     const { namespace: downNs, name, uid } = original;
-    if (!(await this.ownerLives(mirror))) {
+    // A mirror with an owner that is gone was deleted with it (the cluster's garbage collector takes the original); one
+    // without an owner (a released pod) was deleted by a user.
+    if (controllerOf(mirror) && !(await this.ownerLives(mirror))) {
       this.deletedByUser.delete(uid);
       return;
     }

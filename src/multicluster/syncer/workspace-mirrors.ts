@@ -124,12 +124,18 @@ export class WorkspaceMirrors {
     if (kinds.pods && !this.pods) {
       const downPods = deps.downstreamInformers.informerFor(podsGVR, {});
       const downEvents = deps.downstreamInformers.informerFor(eventsGVR, {});
-      const set = this.set(podsGVR, downPods, true, {
-        candidate: isMirroredPod,
+      // A pod its controller released (relabelled out of its selector through its mirror: streams/mirror-pod-metadata.ts)
+      // keeps its mirror, without an owner, as it stays in `kubectl get pods` on one cluster; a pod without a controller
+      // that never had a mirror (made on the cluster by hand) gets none.
+      const released = (pod: KubeObject) => !isSyncedCopy(pod) && controllerOf(pod) === undefined && set.mirrorOf(pod.metadata?.namespace ?? '', pod.metadata?.name ?? '') !== undefined;
+      const set: MirrorSet = this.set(podsGVR, downPods, true, {
+        candidate: (pod) => isMirroredPod(pod) || released(pod),
         deleteOriginalWithMirror: true,
         ephemeralContainers: true,
         desired: async (pod, ns) => {
-          const owner = await this.refs.resolve(pod.metadata!.namespace!, ns, controllerOf(pod)!);
+          const controller = controllerOf(pod);
+          if (!controller) return podMirror(pod, ns, undefined, deps.cluster);
+          const owner = await this.refs.resolve(pod.metadata!.namespace!, ns, controller);
           return owner === 'wait' || owner === undefined ? owner : podMirror(pod, ns, owner, deps.cluster);
         },
       });

@@ -1,0 +1,51 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { metadataOnlyPatch, withMetadataOf } from '../../../src/multicluster/streams/mirror-pod-metadata.js';
+
+const MERGE = 'application/merge-patch+json';
+const SMP = 'application/strategic-merge-patch+json';
+const JSONP = 'application/json-patch+json';
+
+describe('metadataOnlyPatch: which patches of a mirror pod go to its original', () => {
+  it('merge and strategic merge patches of labels and annotations, with their preconditions', () => {
+    assert.deepEqual(metadataOnlyPatch(MERGE, { metadata: { labels: { debug: 'true', app: null } } }), { labels: ['debug', 'app'], annotations: [] });
+    assert.deepEqual(metadataOnlyPatch(SMP, { metadata: { annotations: { note: 'x' }, resourceVersion: '42', uid: 'u' } }), { labels: [], annotations: ['note'], resourceVersion: '42', uid: 'u' });
+    assert.deepEqual(metadataOnlyPatch(MERGE, { metadata: { labels: null } }), { labels: null, annotations: [] });
+  });
+
+  it('JSON patches whose operations name labels or annotations', () => {
+    assert.deepEqual(metadataOnlyPatch(JSONP, [{ op: 'test', path: '/metadata/resourceVersion', value: '1' }, { op: 'add', path: '/metadata/labels/a~1b', value: 'c' }, { op: 'remove', path: '/metadata/annotations/n' }]), { labels: ['a/b'], annotations: ['n'] });
+    assert.deepEqual(metadataOnlyPatch(JSONP, [{ op: 'replace', path: '/metadata/labels', value: { x: 'y' } }]), { labels: null, annotations: [] });
+  });
+
+  it('anything else stays with the generic store: other fields, bookkeeping keys, nothing at all, other shapes', () => {
+    assert.equal(metadataOnlyPatch(MERGE, { metadata: { labels: { a: 'b' }, ownerReferences: [] } }), undefined);
+    assert.equal(metadataOnlyPatch(MERGE, { spec: { activeDeadlineSeconds: 5 } }), undefined);
+    assert.equal(metadataOnlyPatch(MERGE, { metadata: { labels: { 'scheduling.atrium.io/cluster': 'x' } } }), undefined);
+    assert.equal(metadataOnlyPatch(MERGE, { metadata: { annotations: { 'internal.workload.kcp.io/x': 'y' } } }), undefined);
+    assert.equal(metadataOnlyPatch(MERGE, { metadata: { resourceVersion: '3' } }), undefined);
+    assert.equal(metadataOnlyPatch(MERGE, { metadata: { labels: 'x' } }), undefined);
+    assert.equal(metadataOnlyPatch(MERGE, [1]), undefined);
+    assert.equal(metadataOnlyPatch(JSONP, [{ op: 'add', path: '/spec/x', value: 1 }]), undefined);
+    assert.equal(metadataOnlyPatch(JSONP, [{ op: 'move', from: '/metadata/labels/a', path: '/metadata/labels/b' }]), undefined);
+    assert.equal(metadataOnlyPatch(JSONP, [{ op: 'replace', path: '/metadata/labels', value: { 'scheduling.atrium.io/mirror': 'false' } }]), undefined);
+    assert.equal(metadataOnlyPatch(JSONP, []), undefined);
+  });
+});
+
+describe('withMetadataOf: the mirror after its original took the patch', () => {
+  const mirror = { metadata: { name: 'p', labels: { app: 'web', 'scheduling.atrium.io/mirror': 'true', 'pod-template-hash': 'up' }, annotations: { 'scheduling.atrium.io/downstream': 'ns/p', old: '1' } } };
+  const original = { metadata: { name: 'p', labels: { app: 'quarantine', 'pod-template-hash': 'down', debug: 'true' }, annotations: { note: 'n' } } };
+
+  it('takes the named keys from the original (removed where it has none) and keeps the rest', () => {
+    const out = withMetadataOf(mirror, original, { labels: ['app', 'debug'], annotations: ['old'] });
+    assert.deepEqual(out.metadata!.labels, { app: 'quarantine', 'scheduling.atrium.io/mirror': 'true', 'pod-template-hash': 'up', debug: 'true' });
+    assert.deepEqual(out.metadata!.annotations, { 'scheduling.atrium.io/downstream': 'ns/p' });
+  });
+
+  it('a whole map replaced: every key but the bookkeeping ones as the original has it', () => {
+    const out = withMetadataOf(mirror, original, { labels: [], annotations: null });
+    assert.deepEqual(out.metadata!.annotations, { 'scheduling.atrium.io/downstream': 'ns/p', note: 'n' });
+    assert.deepEqual(out.metadata!.labels, mirror.metadata.labels);
+  });
+});
