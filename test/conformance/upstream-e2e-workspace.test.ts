@@ -9,8 +9,8 @@
  *
  * Not listed (README, "Upstream's own conformance tests"): the specs that also fail against a single `atrium pcluster`
  * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: nodes are the clusters'
- * own (read-only in a workspace, so a spec cannot label them, nor write their status); a mirrored pod's labels, owner
- * and status are its cluster's (a spec cannot fail, orphan or release one); a Deployment does not adopt a ReplicaSet,
+ * own (read-only in a workspace, so a spec cannot label them, nor write their status); a mirrored pod's owner and
+ * status are its cluster's (a spec cannot fail or orphan one; its labels go to the pod on its cluster); a Deployment does not adopt a ReplicaSet,
  * and a split one scales proportionally per cluster; ControllerRevisions in a workspace are mirrors of the clusters'
  * own; a workspace's ResourceQuota does not bound the pods a cluster's controllers create.
  */
@@ -54,6 +54,8 @@ const SPECS = [
   '[sig-apps] ReplicaSet should validate Replicaset Status endpoints [Conformance]',
   '[sig-apps] ReplicationController should adopt matching pods on creation [Conformance]',
   '[sig-apps] ReplicationController should get and update a ReplicationController scale [Conformance]',
+  // The spec relabels a mirrored pod with a PUT: the labels go to the pod on its cluster, whose controller releases it.
+  '[sig-apps] ReplicationController should release no longer matching pods [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should have a working scale subresource [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] should list, patch and delete a collection of StatefulSets [Conformance]',
   '[sig-apps] StatefulSet Basic StatefulSet functionality [StatefulSetBasic] Should recreate evicted statefulset [Conformance]',

@@ -8,7 +8,9 @@
  *
  * Taken: a PATCH of a mirror pod itself (JSON merge, strategic merge or JSON patch) that changes nothing but
  * metadata.labels and metadata.annotations, keys the mirror's bookkeeping (`scheduling.atrium.io/…`,
- * `internal.workload.kcp.io/…`) excepted; a resourceVersion or uid in the patch is a precondition on the mirror.
+ * `internal.workload.kcp.io/…`) excepted; a resourceVersion or uid in the patch is a precondition on the mirror. A PUT
+ * (client-go's Update of a pod as read, relabelled) that changes nothing else goes as the merge patch it amounts to,
+ * its resourceVersion and uid preconditions on the mirror.
  * Anything else is served as before by the generic store (ReadOnlyMirrors refuses other writers than syncers; the
  * garbage collector's ownerReferences patch of a mirror, for one, stays on the mirror), the body this handler read
  * handed back to it (keepBody).
@@ -23,7 +25,7 @@ import { deepCopy, isPlainObject, type KubeObject } from '../../apimachinery/obj
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js';
-import { keepBody, readBody } from '../../apiserver/http/body.js';
+import { decodeBody, keepBody, readBody } from '../../apiserver/http/body.js';
 import { negotiateObjectOutput } from '../../apiserver/http/negotiation.js';
 import { servesProtobuf, writeObject } from '../../apiserver/handlers/render.js';
 import { logger } from '../../logging/logger.js';
@@ -100,20 +102,77 @@ export function metadataOnlyPatch(contentType: string, body: unknown): MetadataP
   return out;
 }
 
+/**
+ * A PUT of a mirror pod (client-go's Update: the pod as read, relabelled) as the merge patch it amounts to, when it
+ * changes nothing but labels and annotations; bookkeeping keys it leaves out are kept, one it changes is refused
+ * (undefined: the generic store then judges the PUT).
+ */
+export function metadataOnlyUpdate(mirror: KubeObject, put: KubeObject): { patch: MetadataPatch; body: Record<string, unknown> } | undefined {
+  if (put.kind !== undefined && put.kind !== 'Pod') return undefined;
+  if (canonicalJson(put.spec ?? {}) !== canonicalJson(mirror.spec ?? {})) return undefined;
+  const fixed = (o: KubeObject) => {
+    const { labels: _l, annotations: _a, resourceVersion: _rv, managedFields: _mf, creationTimestamp: _ct, generation: _g, ...rest } = o.metadata ?? {};
+    return canonicalJson(rest);
+  };
+  if (fixed(put) !== fixed(mirror)) return undefined;
+  const patch: MetadataPatch = { labels: [], annotations: [] };
+  const body: Record<string, Record<string, string | null>> = {};
+  for (const map of ['labels', 'annotations'] as const) {
+    const was = mirror.metadata?.[map] ?? {};
+    const now = put.metadata?.[map] ?? {};
+    for (const k of new Set([...Object.keys(was), ...Object.keys(now)])) {
+      if (was[k] === now[k]) continue;
+      // A client that sets the labels whole (`pod.Labels = map[string]string{...}`) knows nothing of the bookkeeping:
+      // keys it leaves out stay; only one it sets to another value is refused.
+      if (isBookkeepingKey(k)) {
+        if (now[k] === undefined) continue;
+        return undefined;
+      }
+      patch[map]!.push(k);
+      (body[map] ??= {})[k] = now[k] ?? null;
+    }
+  }
+  if (patch.labels!.length === 0 && patch.annotations!.length === 0) return undefined;
+  if (put.metadata?.resourceVersion) patch.resourceVersion = put.metadata.resourceVersion;
+  if (put.metadata?.uid) patch.uid = put.metadata.uid;
+  return { patch, body: { metadata: body } };
+}
+
+/** JSON with sorted keys, to compare objects whatever order their fields came in. */
+function canonicalJson(v: unknown): string {
+  return JSON.stringify(v, (_k, val: unknown) => (isPlainObject(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : val));
+}
+
 export function mirrorPodMetadataHandler(registry: ResourceRegistry, dialer: DownstreamDialer): ConnectHandler {
   const locator = new PodLocator(registry);
-  const taken = new WeakMap<ConnectRequest, { mirror: KubeObject; body: Buffer; patch: MetadataPatch }>();
+  const taken = new WeakMap<ConnectRequest, { mirror: KubeObject; body: Buffer; patch: MetadataPatch; as?: { method: string; contentType: string } }>();
   return {
     group: '',
     resource: 'pods',
     subresource: '',
     async accepts(r) {
-      if (r.req.method !== 'PATCH' || !r.info.name) return false;
+      const method = r.req.method;
+      if ((method !== 'PATCH' && method !== 'PUT') || !r.info.name) return false;
       const contentType = (r.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      if (!PATCH_TYPES.has(contentType)) return false;
+      if (method === 'PATCH' && !PATCH_TYPES.has(contentType)) return false;
       const mirror = await r.store.get(r.ctx, r.info.namespace, r.info.name).catch(() => undefined);
       if (!mirror || !isMirror(mirror)) return false;
       const body = await readBody(r.req);
+      if (method === 'PUT') {
+        let put: KubeObject | undefined;
+        try {
+          put = decodeBody(body, r.req.headers['content-type'], { kind: 'Pod', version: 'v1' }).object as KubeObject;
+        } catch {
+          put = undefined;
+        }
+        const update = put && isPlainObject(put) ? metadataOnlyUpdate(mirror, put) : undefined;
+        if (!update) {
+          keepBody(r.req, body);
+          return false;
+        }
+        taken.set(r, { mirror, body: Buffer.from(JSON.stringify(update.body)), patch: update.patch, as: { method: 'PATCH', contentType: 'application/merge-patch+json' } });
+        return true;
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(body.toString('utf8'));
@@ -125,16 +184,16 @@ export function mirrorPodMetadataHandler(registry: ResourceRegistry, dialer: Dow
         keepBody(r.req, body);
         return false;
       }
-      taken.set(r, { mirror, body, patch });
+      taken.set(r, { mirror, body: withoutPreconditions(body, patch), patch });
       return true;
     },
     async serve(r) {
-      const { mirror, body, patch } = taken.get(r)!;
+      const { mirror, body, patch, as } = taken.get(r)!;
       const name = mirror.metadata!.name!;
       if (patch.uid && patch.uid !== mirror.metadata?.uid) throw errors.conflict(podsGR, name, `Precondition failed: UID in precondition: ${patch.uid}, UID in object meta: ${mirror.metadata?.uid}`);
       if (patch.resourceVersion && patch.resourceVersion !== mirror.metadata?.resourceVersion) throw errors.conflictModified(podsGR, name);
       const where = await locator.locate(r.ctx.cluster, mirror);
-      const reply = await requestOriginal(dialer, where, r, '', withoutPreconditions(body, patch), PATCH_TIMEOUT_MS);
+      const reply = await requestOriginal(dialer, where, r, '', body, PATCH_TIMEOUT_MS, as);
       const original = reply.body as KubeObject;
       if (reply.status >= 300 || !isPlainObject(original) || original.kind !== 'Pod') throw new StatusError(upstreamStatus(reply, where.name, name));
       const next = withMetadataOf(mirror, original, patch);

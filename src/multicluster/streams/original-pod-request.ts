@@ -27,14 +27,14 @@ export function mirrorPodRequests(methods: readonly string[]): { accepts(r: Conn
 }
 
 /** `r`'s request sent to the original pod's `subresource` ('' for the pod itself; body given, query as the caller sent it), answered whole. */
-export async function requestOriginal(dialer: DownstreamDialer, where: PodLocation, r: ConnectRequest, subresource: string, body: Buffer, timeoutMs: number): Promise<DownstreamReply> {
+export async function requestOriginal(dialer: DownstreamDialer, where: PodLocation, r: ConnectRequest, subresource: string, body: Buffer, timeoutMs: number, as?: { method: string; contentType: string }): Promise<DownstreamReply> {
   const query = r.query.size > 0 ? `?${r.query.toString()}` : '';
   try {
     return await requestDownstream(dialer, where.target, where.targetCluster, {
-      method: r.req.method!,
+      method: as?.method ?? r.req.method!,
       path: `/api/v1/namespaces/${encodeURIComponent(where.namespace)}/pods/${encodeURIComponent(where.name)}${subresource ? `/${subresource}` : ''}${query}`,
       body,
-      contentType: r.req.headers['content-type'],
+      contentType: as?.contentType ?? r.req.headers['content-type'],
       userAgent: r.req.headers['user-agent'] ?? 'atrium',
       timeoutMs,
     });

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { metadataOnlyPatch, withMetadataOf } from '../../../src/multicluster/streams/mirror-pod-metadata.js';
+import { metadataOnlyPatch, metadataOnlyUpdate, withMetadataOf } from '../../../src/multicluster/streams/mirror-pod-metadata.js';
 
 const MERGE = 'application/merge-patch+json';
 const SMP = 'application/strategic-merge-patch+json';
@@ -47,5 +47,26 @@ describe('withMetadataOf: the mirror after its original took the patch', () => {
     const out = withMetadataOf(mirror, original, { labels: [], annotations: null });
     assert.deepEqual(out.metadata!.annotations, { 'scheduling.atrium.io/downstream': 'ns/p', note: 'n' });
     assert.deepEqual(out.metadata!.labels, mirror.metadata.labels);
+  });
+});
+
+describe('metadataOnlyUpdate: a PUT of a mirror pod as the merge patch it amounts to', () => {
+  const mirror = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', uid: 'u1', resourceVersion: '7', labels: { name: 'rc', 'scheduling.atrium.io/mirror': 'true' }, annotations: { 'scheduling.atrium.io/downstream': 'd/p' }, ownerReferences: [{ uid: 'o' }] }, spec: { containers: [{ name: 'c', image: 'x' }] }, status: { phase: 'Running' } };
+  const relabelled = (labels: Record<string, string>, more: Record<string, unknown> = {}) => ({ ...mirror, ...more, metadata: { ...mirror.metadata, labels, ...((more.metadata as object | undefined) ?? {}) } });
+
+  it('a relabelled pod as read: the changed keys, set or removed, with the preconditions', () => {
+    const got = metadataOnlyUpdate(mirror, relabelled({ name: 'other', extra: 'y', 'scheduling.atrium.io/mirror': 'true' }));
+    assert.deepEqual(got, { patch: { labels: ['name', 'extra'], annotations: [], resourceVersion: '7', uid: 'u1' }, body: { metadata: { labels: { name: 'other', extra: 'y' } } } });
+    const removed = metadataOnlyUpdate(mirror, relabelled({ 'scheduling.atrium.io/mirror': 'true' }));
+    assert.deepEqual(removed?.body, { metadata: { labels: { name: null } } });
+    // Labels set whole, as upstream's e2e does (pod.Labels = {...}): the bookkeeping left out is kept.
+    assert.deepEqual(metadataOnlyUpdate(mirror, relabelled({ name: 'not-matching-name' }))?.body, { metadata: { labels: { name: 'not-matching-name' } } });
+  });
+
+  it('not taken: a spec change, an owner change, a bookkeeping key, nothing changed', () => {
+    assert.equal(metadataOnlyUpdate(mirror, relabelled({ name: 'x', 'scheduling.atrium.io/mirror': 'true' }, { spec: { containers: [{ name: 'c', image: 'y' }] } })), undefined);
+    assert.equal(metadataOnlyUpdate(mirror, { ...mirror, metadata: { ...mirror.metadata, labels: { name: 'x', 'scheduling.atrium.io/mirror': 'true' }, ownerReferences: [] } }), undefined);
+    assert.equal(metadataOnlyUpdate(mirror, relabelled({ name: 'x', 'scheduling.atrium.io/mirror': 'false' })), undefined);
+    assert.equal(metadataOnlyUpdate(mirror, mirror), undefined);
   });
 });
