@@ -123,7 +123,9 @@ export function metadataOnlyUpdate(mirror: KubeObject, put: KubeObject): { patch
     for (const k of new Set([...Object.keys(was), ...Object.keys(now)])) {
       if (was[k] === now[k]) continue;
       // A client that sets the labels whole (`pod.Labels = map[string]string{...}`) knows nothing of the bookkeeping:
-      // keys it leaves out stay; only one it sets to another value is refused.
+      // keys it leaves out stay; one it sets to another value is not taken. The syncer's own PUT of a mirror always
+      // carries a new MIRROR_HASH_ANNOTATION (the hash covers labels and annotations), so it is never taken here:
+      // its labels come from the original, and are the original's business.
       if (isBookkeepingKey(k)) {
         if (now[k] === undefined) continue;
         return undefined;

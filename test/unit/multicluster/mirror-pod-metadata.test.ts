@@ -68,5 +68,8 @@ describe('metadataOnlyUpdate: a PUT of a mirror pod as the merge patch it amount
     assert.equal(metadataOnlyUpdate(mirror, { ...mirror, metadata: { ...mirror.metadata, labels: { name: 'x', 'scheduling.atrium.io/mirror': 'true' }, ownerReferences: [] } }), undefined);
     assert.equal(metadataOnlyUpdate(mirror, relabelled({ name: 'x', 'scheduling.atrium.io/mirror': 'false' })), undefined);
     assert.equal(metadataOnlyUpdate(mirror, mirror), undefined);
+    // The syncer's rewrite of a mirror: new labels and a new content hash. It stays the generic store's.
+    const synced = { ...mirror, metadata: { ...mirror.metadata, labels: { ...mirror.metadata.labels, extra: 'y' }, annotations: { ...mirror.metadata.annotations, 'scheduling.atrium.io/mirror-hash': 'new' } } };
+    assert.equal(metadataOnlyUpdate({ ...mirror, metadata: { ...mirror.metadata, annotations: { ...mirror.metadata.annotations, 'scheduling.atrium.io/mirror-hash': 'old' } } }, synced), undefined);
   });
 });
