@@ -23,7 +23,7 @@ import { syncTargetKey } from '../api/keys.js';
 import { apiResourceImportsGVR, parseGroupResource, resourcesOf, SYNC_TARGET_FINALIZER, SYNC_TARGET_KEY_LABEL, syncTargetsGVR, type APIResourceImport, type Condition, type SyncedResource, type SyncTarget } from '../api/types.js';
 import { CLEANUP_DONE_ANNOTATION, Syncer } from '../syncer/syncer.js';
 import { contentHash } from '../syncer/transform.js';
-import { HEARTBEAT_STALE_REASON } from '../decisions/failover.js';
+import { HEARTBEAT_STALE_REASON, secondStampEnd } from '../decisions/failover.js';
 
 export interface SyncTargetControllerOptions {
   /** HeartbeatHealthy turns False after this long without a heartbeat (default 60 s, kcp's default). */
@@ -56,8 +56,7 @@ export function syncedResourceState(resource: string, imp: APIResourceImport | u
  */
 export function heartbeatCondition(last: string | undefined, nowMs: number, thresholdMs: number): { cond: Omit<Condition, 'lastTransitionTime'>; recheckMs?: number } {
   if (!last) return { cond: { type: 'HeartbeatHealthy', status: 'False', reason: HEARTBEAT_STALE_REASON, message: 'No heartbeat yet seen' } };
-  const beat = Date.parse(last);
-  const age = nowMs - (beat % 1000 === 0 ? beat + 999 : beat);
+  const age = nowMs - secondStampEnd(Date.parse(last));
   if (age > thresholdMs) return { cond: { type: 'HeartbeatHealthy', status: 'False', reason: HEARTBEAT_STALE_REASON, message: `No heartbeat since ${last}` } };
   return { cond: { type: 'HeartbeatHealthy', status: 'True' }, recheckMs: Math.max(50, thresholdMs - age + 10) };
 }

@@ -7,6 +7,15 @@ import { findCondition } from '../../apimachinery/conditions.js';
 import { formatRFC3339 } from '../../apimachinery/object.js';
 import type { SyncTargetLike } from './types.js';
 
+/**
+ * The last instant a time stamped in whole seconds (RFC 3339 without fractions, as conditions and heartbeats are) may
+ * stand for: the event happened somewhere within that second, so a duration timed from it is surely spent only when
+ * timed from the second's end. A time with fractions is itself.
+ */
+export function secondStampEnd(ms: number): number {
+  return ms % 1000 === 0 ? ms + 999 : ms;
+}
+
 /** The reason the SyncTarget controller gives Ready (from HeartbeatHealthy) when no heartbeat came within its threshold. */
 export const HEARTBEAT_STALE_REASON = 'ErrorHeartbeat';
 
@@ -82,9 +91,8 @@ export function decideEvacuations(targets: readonly SyncTargetLike[], policy: Fa
       verdicts.push({ name, state: 'Healthy' });
       continue;
     }
-    // Condition times have whole seconds: the transition happened somewhere within that second, so its end is when a
-    // tolerance can be sure to be spent (read as the start, a 1 s tolerance was anything from 0 to 1 s).
-    const at = since.ms + tolerance + (tolerance > 0 && since.ms % 1000 === 0 ? 999 : 0);
+    // Read as the start of its second, a 1 s tolerance was anything from 0 to 1 s (secondStampEnd).
+    const at = tolerance > 0 ? secondStampEnd(since.ms) + tolerance : since.ms;
     const verdict: HealthVerdict = { name, state: at <= nowMs ? 'Evacuate' : 'Tolerating', reason: since.reason };
     if (Number.isFinite(since.ms)) verdict.unhealthySince = formatRFC3339(since.ms);
     if (verdict.state === 'Tolerating') {

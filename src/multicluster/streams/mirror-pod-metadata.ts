@@ -21,7 +21,7 @@
  * request's own effect, as for ephemeral containers) and the answer is the mirror; the syncer's mirror writer
  * records the same from the original moments later. A dry run is the cluster's, and writes nothing here.
  */
-import { deepCopy, isPlainObject, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, isPlainObject, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js';
@@ -30,7 +30,7 @@ import { negotiateObjectOutput } from '../../apiserver/http/negotiation.js';
 import { servesProtobuf, writeObject } from '../../apiserver/handlers/render.js';
 import { logger } from '../../logging/logger.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
-import { isMirror } from '../api/mirrors.js';
+import { isMirror, MIRROR_HASH_ANNOTATION } from '../api/mirrors.js';
 import type { DownstreamDialer } from './downstream-dialer.js';
 import { upstreamStatus } from './mirror-ephemeral-containers.js';
 import { requestOriginal } from './original-pod-request.js';
@@ -109,12 +109,16 @@ export function metadataOnlyPatch(contentType: string, body: unknown): MetadataP
  */
 export function metadataOnlyUpdate(mirror: KubeObject, put: KubeObject): { patch: MetadataPatch; body: Record<string, unknown> } | undefined {
   if (put.kind !== undefined && put.kind !== 'Pod') return undefined;
-  if (canonicalJson(put.spec ?? {}) !== canonicalJson(mirror.spec ?? {})) return undefined;
+  // The syncer's own rewrite (the most frequent PUT of a mirror) carries a new content hash: settled before any
+  // comparison of the rest.
+  const hash = put.metadata?.annotations?.[MIRROR_HASH_ANNOTATION];
+  if (hash !== undefined && hash !== mirror.metadata?.annotations?.[MIRROR_HASH_ANNOTATION]) return undefined;
+  if (!jsonEqual(put.spec ?? {}, mirror.spec ?? {})) return undefined;
   const fixed = (o: KubeObject) => {
     const { labels: _l, annotations: _a, resourceVersion: _rv, managedFields: _mf, creationTimestamp: _ct, generation: _g, ...rest } = o.metadata ?? {};
-    return canonicalJson(rest);
+    return rest;
   };
-  if (fixed(put) !== fixed(mirror)) return undefined;
+  if (!jsonEqual(fixed(put), fixed(mirror))) return undefined;
   const patch: MetadataPatch = { labels: [], annotations: [] };
   const body: Record<string, Record<string, string | null>> = {};
   for (const map of ['labels', 'annotations'] as const) {
@@ -123,9 +127,7 @@ export function metadataOnlyUpdate(mirror: KubeObject, put: KubeObject): { patch
     for (const k of new Set([...Object.keys(was), ...Object.keys(now)])) {
       if (was[k] === now[k]) continue;
       // A client that sets the labels whole (`pod.Labels = map[string]string{...}`) knows nothing of the bookkeeping:
-      // keys it leaves out stay; one it sets to another value is not taken. The syncer's own PUT of a mirror always
-      // carries a new MIRROR_HASH_ANNOTATION (the hash covers labels and annotations), so it is never taken here:
-      // its labels come from the original, and are the original's business.
+      // keys it leaves out stay; one it sets to another value is not taken.
       if (isBookkeepingKey(k)) {
         if (now[k] === undefined) continue;
         return undefined;
@@ -138,11 +140,6 @@ export function metadataOnlyUpdate(mirror: KubeObject, put: KubeObject): { patch
   if (put.metadata?.resourceVersion) patch.resourceVersion = put.metadata.resourceVersion;
   if (put.metadata?.uid) patch.uid = put.metadata.uid;
   return { patch, body: { metadata: body } };
-}
-
-/** JSON with sorted keys, to compare objects whatever order their fields came in. */
-function canonicalJson(v: unknown): string {
-  return JSON.stringify(v, (_k, val: unknown) => (isPlainObject(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : val));
 }
 
 export function mirrorPodMetadataHandler(registry: ResourceRegistry, dialer: DownstreamDialer): ConnectHandler {
@@ -186,7 +183,7 @@ export function mirrorPodMetadataHandler(registry: ResourceRegistry, dialer: Dow
         keepBody(r.req, body);
         return false;
       }
-      taken.set(r, { mirror, body: withoutPreconditions(body, patch), patch });
+      taken.set(r, { mirror, body: withoutPreconditions(body, parsed, patch), patch });
       return true;
     },
     async serve(r) {
@@ -206,12 +203,10 @@ export function mirrorPodMetadataHandler(registry: ResourceRegistry, dialer: Dow
 }
 
 /** The patch without the mirror's preconditions (checked here; the original has its own resourceVersion and uid). */
-function withoutPreconditions(body: Buffer, patch: MetadataPatch): Buffer {
+function withoutPreconditions(body: Buffer, parsed: unknown, patch: MetadataPatch): Buffer {
   if (patch.resourceVersion === undefined && patch.uid === undefined) return body;
-  const parsed = JSON.parse(body.toString('utf8')) as { metadata: Record<string, unknown> };
-  delete parsed.metadata.resourceVersion;
-  delete parsed.metadata.uid;
-  return Buffer.from(JSON.stringify(parsed));
+  const { resourceVersion: _rv, uid: _uid, ...metadata } = (parsed as { metadata: Record<string, unknown> }).metadata;
+  return Buffer.from(JSON.stringify({ ...(parsed as object), metadata }));
 }
 
 /** The mirror with the labels and annotations the patch named as the original now has them; bookkeeping kept. */
