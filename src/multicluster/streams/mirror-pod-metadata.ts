@@ -10,7 +10,8 @@
  * metadata.labels and metadata.annotations, keys the mirror's bookkeeping (`scheduling.atrium.io/…`,
  * `internal.workload.kcp.io/…`) excepted; a resourceVersion or uid in the patch is a precondition on the mirror. A PUT
  * (client-go's Update of a pod as read, relabelled) that changes nothing else goes as the merge patch it amounts to,
- * its resourceVersion and uid preconditions on the mirror.
+ * its resourceVersion and uid preconditions on the mirror; such a PUT may also leave the owner references out, which
+ * orphans the original (its cluster's controller adopts it again while its labels match, and the mirror follows).
  * Anything else is served as before by the generic store (ReadOnlyMirrors refuses other writers than syncers; the
  * garbage collector's ownerReferences patch of a mirror, for one, stays on the mirror), the body this handler read
  * handed back to it (keepBody).
@@ -50,6 +51,8 @@ const mirrorWriter = (cluster: string) => ({ cluster, user: { username: 'system:
 export interface MetadataPatch {
   labels: string[] | null;
   annotations: string[] | null;
+  /** The PUT left the owner references out (client-go's `pod.OwnerReferences = nil`): the original is orphaned too. */
+  orphan?: boolean;
   resourceVersion?: string;
   uid?: string;
 }
@@ -115,12 +118,22 @@ export function metadataOnlyUpdate(mirror: KubeObject, put: KubeObject): { patch
   if (hash !== undefined && hash !== mirror.metadata?.annotations?.[MIRROR_HASH_ANNOTATION]) return undefined;
   if (!jsonEqual(put.spec ?? {}, mirror.spec ?? {})) return undefined;
   const fixed = (o: KubeObject) => {
-    const { labels: _l, annotations: _a, resourceVersion: _rv, managedFields: _mf, creationTimestamp: _ct, generation: _g, ...rest } = o.metadata ?? {};
+    const { labels: _l, annotations: _a, resourceVersion: _rv, managedFields: _mf, creationTimestamp: _ct, generation: _g, ownerReferences: _or, ...rest } = o.metadata ?? {};
     return rest;
   };
   if (!jsonEqual(fixed(put), fixed(mirror))) return undefined;
   const patch: MetadataPatch = { labels: [], annotations: [] };
-  const body: Record<string, Record<string, string | null>> = {};
+  const body: Record<string, Record<string, string | null> | null> = {};
+  // Owner references: kept as they are, or left out whole — orphaning the pod (as upstream's "Job should adopt matching
+  // orphans" does), which the cluster's controller then undoes by adopting it again when its labels still match. The
+  // mirror's references name workspace objects and the original's the cluster's, so nothing finer maps across.
+  const wasOwners = mirror.metadata?.ownerReferences ?? [];
+  const nowOwners = put.metadata?.ownerReferences ?? [];
+  if (!jsonEqual(wasOwners, nowOwners)) {
+    if (nowOwners.length > 0) return undefined;
+    patch.orphan = true;
+    body.ownerReferences = null;
+  }
   for (const map of ['labels', 'annotations'] as const) {
     const was = mirror.metadata?.[map] ?? {};
     const now = put.metadata?.[map] ?? {};
@@ -133,10 +146,10 @@ export function metadataOnlyUpdate(mirror: KubeObject, put: KubeObject): { patch
         return undefined;
       }
       patch[map]!.push(k);
-      (body[map] ??= {})[k] = now[k] ?? null;
+      (body[map] ??= {})![k] = now[k] ?? null;
     }
   }
-  if (patch.labels!.length === 0 && patch.annotations!.length === 0) return undefined;
+  if (patch.labels!.length === 0 && patch.annotations!.length === 0 && !patch.orphan) return undefined;
   if (put.metadata?.resourceVersion) patch.resourceVersion = put.metadata.resourceVersion;
   if (put.metadata?.uid) patch.uid = put.metadata.uid;
   return { patch, body: { metadata: body } };
@@ -224,6 +237,7 @@ export function withMetadataOf(mirror: KubeObject, original: KubeObject, patch: 
     }
     meta[map] = mine;
   }
+  if (patch.orphan && !(original.metadata?.ownerReferences ?? []).some((ref) => ref.controller)) delete meta.ownerReferences;
   return out;
 }
 

@@ -48,6 +48,13 @@ describe('withMetadataOf: the mirror after its original took the patch', () => {
     assert.deepEqual(out.metadata!.annotations, { 'scheduling.atrium.io/downstream': 'ns/p', note: 'n' });
     assert.deepEqual(out.metadata!.labels, mirror.metadata.labels);
   });
+
+  it('orphaned: the owner references go while the original has no controller, and stay when it was adopted again', () => {
+    const owned = { metadata: { ...mirror.metadata, ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: 'w', controller: true }] } };
+    assert.equal(withMetadataOf(owned, original, { labels: [], annotations: [], orphan: true }).metadata!.ownerReferences, undefined);
+    const adopted = { metadata: { ...original.metadata, ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: 'c', controller: true }] } };
+    assert.deepEqual(withMetadataOf(owned, adopted, { labels: [], annotations: [], orphan: true }).metadata!.ownerReferences, owned.metadata.ownerReferences);
+  });
 });
 
 describe('metadataOnlyUpdate: a PUT of a mirror pod as the merge patch it amounts to', () => {
@@ -63,9 +70,15 @@ describe('metadataOnlyUpdate: a PUT of a mirror pod as the merge patch it amount
     assert.deepEqual(metadataOnlyUpdate(mirror, relabelled({ name: 'not-matching-name' }))?.body, { metadata: { labels: { name: 'not-matching-name' } } });
   });
 
-  it('not taken: a spec change, an owner change, a bookkeeping key, nothing changed', () => {
+  it('owner references left out (pod.OwnerReferences = nil): the original is orphaned, with or without a relabel', () => {
+    const { ownerReferences: _o, ...unowned } = mirror.metadata;
+    assert.deepEqual(metadataOnlyUpdate(mirror, { ...mirror, metadata: unowned }), { patch: { labels: [], annotations: [], orphan: true, resourceVersion: '7', uid: 'u1' }, body: { metadata: { ownerReferences: null } } });
+    assert.deepEqual(metadataOnlyUpdate(mirror, { ...mirror, metadata: { ...mirror.metadata, labels: { name: 'x' }, ownerReferences: [] } })?.body, { metadata: { ownerReferences: null, labels: { name: 'x' } } });
+  });
+
+  it('not taken: a spec change, another owner, a bookkeeping key, nothing changed', () => {
     assert.equal(metadataOnlyUpdate(mirror, relabelled({ name: 'x', 'scheduling.atrium.io/mirror': 'true' }, { spec: { containers: [{ name: 'c', image: 'y' }] } })), undefined);
-    assert.equal(metadataOnlyUpdate(mirror, { ...mirror, metadata: { ...mirror.metadata, labels: { name: 'x', 'scheduling.atrium.io/mirror': 'true' }, ownerReferences: [] } }), undefined);
+    assert.equal(metadataOnlyUpdate(mirror, { ...mirror, metadata: { ...mirror.metadata, labels: { name: 'x', 'scheduling.atrium.io/mirror': 'true' }, ownerReferences: [{ uid: 'other' }] } }), undefined);
     assert.equal(metadataOnlyUpdate(mirror, relabelled({ name: 'x', 'scheduling.atrium.io/mirror': 'false' })), undefined);
     assert.equal(metadataOnlyUpdate(mirror, mirror), undefined);
     // The syncer's rewrite of a mirror: new labels and a new content hash. It stays the generic store's.
