@@ -23,6 +23,7 @@ import { schedulingResources } from './scheduling/resources.js';
 import { splitterControllerInstaller, type SplitterControllerOptions } from './splitter/controller.js';
 import { revisionHistoryControllerInstaller } from './splitter/revision-history-controller.js';
 import { mirrorEventTtlControllerInstaller, type MirrorEventTtlOptions } from './controllers/mirror-event-ttl.js';
+import { volumeBinderControllerInstaller } from './controllers/volume-binder.js';
 import { placementControllerInstaller, type PlacementControllerOptions } from './placement/controller.js';
 import { workspaceWorkloadResources } from './api/workload-resources.js';
 import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
@@ -171,7 +172,7 @@ export function startMulticlusterControllers(server: ServerConnection, opts: Mul
   return runControllers({
     server,
     userAgent: 'atrium-multicluster/v0.0.0',
-    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement), mirrorEventTtlControllerInstaller(opts.mirrorEvents)],
+    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement), mirrorEventTtlControllerInstaller(opts.mirrorEvents), volumeBinderControllerInstaller],
     logAs: 'multicluster controllers started',
   });
 }

@@ -60,6 +60,8 @@ export function syncerRules(name: string, resources: string[]): KubeObject[] {
     { apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'list', 'watch'] },
     // The workspace's PriorityClasses that synced pods name, copied to the cluster (syncer/priority-classes.ts).
     { apiGroups: ['scheduling.k8s.io'], resources: ['priorityclasses'], verbs: ['get'] },
+    // The workspace's own PersistentVolumes its synced claims are bound to, copied to the cluster (syncer/workspace-volumes.ts).
+    { apiGroups: [''], resources: ['persistentvolumes'], verbs: ['get'] },
     // Events: its own warnings, and the cluster's events mirrored up (syncer/workspace-mirrors.ts).
     { apiGroups: [''], resources: ['events'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
     // The mirrors of the pods the cluster runs for synced workloads, and of the Jobs its CronJobs make; the owners

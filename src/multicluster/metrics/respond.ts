@@ -29,12 +29,13 @@ export function respondObject(r: ConnectRequest, def: ResourceDefinition, obj: K
 }
 
 /** Writes the merged list; unreachable clusters become warnings and log lines. */
-export function respondList(r: ConnectRequest, def: ResourceDefinition, items: KubeObject[], unreachable: Unreachable[]): void {
+export function respondList(r: ConnectRequest, def: ResourceDefinition, items: KubeObject[], unreachable: Unreachable[], resourceVersion = ''): void {
   const resource = def.group ? `${def.resource}.${def.group}` : def.resource;
   for (const u of unreachable) logger.warn('workspace view: a cluster could not be read', { resource, cluster: r.ctx.cluster, syncTarget: u.syncTarget, error: u.why });
   addWarnings(r.res, unreachable.map((u) => `${resource} of SyncTarget ${u.syncTarget} are left out: ${u.why}`));
-  // Items from several clusters share no resourceVersion; an empty one says there is none to resume from.
-  writeList(r.res, items, { resourceVersion: '' }, negotiateObjectOutput(r.req.headers.accept, r.query.get('includeObject'), true), def);
+  // Items from several clusters share no resourceVersion; an empty one says there is none to resume from (a list
+  // with stored items carries the store's, from which a watch of those resumes).
+  writeList(r.res, items, { resourceVersion }, negotiateObjectOutput(r.req.headers.accept, r.query.get('includeObject'), true), def);
 }
 
 /** The 503 of a get whose cluster could not be reached. */

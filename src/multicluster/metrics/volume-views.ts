@@ -8,16 +8,23 @@
  * when its spec.claimRef points into one of the namespaces the workspace's syncer made there (recognised by the
  * syncer's label and namespace locator, api/keys.ts — as the syncer's NamespaceMapper maps them back), with claimRef
  * naming the upstream namespace and the upstream claim's uid (the downstream uid and resourceVersion mean nothing
- * here). Other workspaces' volumes and the cluster's own are not shown. Names stay the cluster's: a dynamically
+ * here), annotated CLUSTER_VOLUME_ANNOTATION with the SyncTarget. Other workspaces' volumes and the cluster's own are not shown. Names stay the cluster's: a dynamically
  * provisioned volume is `pvc-<uid>`, unique, and the workspace's claims already name it.
+ *
+ * The workspace's own volumes (stored: a user's statically provisioned ones, controllers/volume-binder.ts) come first
+ * in a get or a list; their copies on the clusters (VOLUME_COPY_LABEL) are never shown, and a cluster's volume of the
+ * same name as a stored one is not either. Only get and list are answered here: every other verb, a watch included,
+ * and lists across workspaces (`/clusters/*`) are the stored volumes' alone (the generic store's).
  */
 import type { KubeObject } from '../../apimachinery/object.js';
-import { errors } from '../../apimachinery/status.js';
+import { errors, StatusError } from '../../apimachinery/status.js';
+import { parseSelection } from '../../apiserver/handlers/query-options.js';
 import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import type { ResourceDefinition } from '../../registry/rest.js';
 import { locatorOf, syncTargetKey } from '../api/keys.js';
 import { DOWNSTREAM_CLUSTER_LABEL } from '../api/types.js';
+import { CLUSTER_VOLUME_ANNOTATION, VOLUME_COPY_LABEL } from '../decisions/volume-binding.js';
 import type { DownstreamDialer } from '../streams/downstream-dialer.js';
 import { readDownstream, replyMessage } from './downstream-read.js';
 import { respondList, respondObject, requireRead, unavailable, type Unreachable } from './respond.js';
@@ -54,6 +61,7 @@ async function clusterVolumes(dialer: DownstreamDialer, c: WorkspaceCluster, wor
   if (reply.status !== 200) throw new Error(replyMessage(reply));
   const out: KubeObject[] = [];
   for (const pv of (reply.body as { items?: KubeObject[] }).items ?? []) {
+    if (pv.metadata?.labels?.[VOLUME_COPY_LABEL] !== undefined) continue;
     const ref = claimRefOf(pv);
     const upstreamNs = ref?.namespace ? namespaces.get(ref.namespace) : undefined;
     if (!ref || upstreamNs === undefined) continue;
@@ -61,6 +69,8 @@ async function clusterVolumes(dialer: DownstreamDialer, c: WorkspaceCluster, wor
     const uid = ref.name ? await claimUid(upstreamNs, ref.name) : undefined;
     const { managedFields: _m, ...meta } = pv.metadata ?? {};
     // A list's items carry no kind; a get of one answers it with its own.
+    // Which cluster it is on, as the mirrors say it (and what tells it from the workspace's own volumes).
+    meta.annotations = { ...(meta.annotations ?? {}), [CLUSTER_VOLUME_ANNOTATION]: c.name };
     out.push({ ...pv, apiVersion: 'v1', kind: 'PersistentVolume', metadata: meta, spec: { ...(pv.spec as object), claimRef: { ...rest, namespace: upstreamNs, ...(uid ? { uid } : {}) } } });
   }
   return out;
@@ -105,12 +115,23 @@ export function persistentVolumeViewHandler(registry: ResourceRegistry, dialer: 
     group: def.group,
     resource: def.resource,
     subresource: '',
+    async accepts(r) {
+      return r.info.verb === 'get' || r.info.verb === 'list';
+    },
     async serve(r) {
       requireRead(r);
       if (!r.info.name) {
+        const stored = await r.store.list(r.ctx, '', { selection: parseSelection(r.query, r.store.fieldLabelSupport()) });
         const { items, unreachable } = await gather(r, r.query.get('labelSelector'));
-        return respondList(r, def, items, unreachable);
+        const names = new Set(stored.items.map((pv) => pv.metadata?.name));
+        const fromClusters = r.query.get('fieldSelector') ? [] : items.filter((pv) => !names.has(pv.metadata?.name));
+        return respondList(r, def, [...stored.items, ...fromClusters], unreachable, stored.resourceVersion);
       }
+      const own = await r.store.get(r.ctx, '', r.info.name).catch((err: unknown) => {
+        if (err instanceof StatusError && err.code === 404) return undefined;
+        throw err;
+      });
+      if (own) return respondObject(r, def, own);
       const { items, unreachable } = await gather(r, null);
       const found = items.find((pv) => pv.metadata?.name === r.info.name);
       if (found) return respondObject(r, def, found);

@@ -44,6 +44,8 @@ import type { UpstreamCache } from './upstream-refs.js';
 import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
 import { ephemeralContainersDiffer, ephemeralContainersOf, ephemeralContainersPatch, withEphemeralContainersOf } from '../decisions/ephemeral-containers.js';
 import type { DownstreamPriorityClasses } from './priority-classes.js';
+import type { DownstreamVolumes } from './workspace-volumes.js';
+import { WORKSPACE_VOLUME_ANNOTATION } from '../decisions/volume-binding.js';
 import { contentHash, downstreamHashOf, heldOver, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
 export interface ResourceSyncerDeps {
@@ -63,6 +65,8 @@ export interface ResourceSyncerDeps {
   recordWarning(obj: KubeObject, reason: string, message: string): void;
   /** Makes the PriorityClasses that synced pod specs name on the cluster (priority-classes.ts). */
   priorityClasses?: DownstreamPriorityClasses;
+  /** Makes the copies of the workspace's own volumes its synced claims are bound to (workspace-volumes.ts). */
+  volumes?: DownstreamVolumes;
   /** Observes end-to-end latencies (benchmarks): 'down' when a downstream write succeeded, 'up' for status. */
   onSynced?(direction: 'down' | 'up', upstream: KubeObject): void;
   workers?: number;
@@ -285,6 +289,8 @@ export class ResourceSyncer {
         return; // the downstream delete event brings us back to release the finalizer
       }
       this.lastStatusHash.delete(key);
+      // The claim left the cluster: so does the copy of the workspace volume it was bound to.
+      await this.deps.volumes?.releaseFor(gvr.resource, up);
       if (up?.metadata?.finalizers?.includes(fin)) {
         // Confirm with a live read: the cache may lag behind a create we just made.
         if (downNs !== undefined || !this.deps.namespaced) {
@@ -333,6 +339,8 @@ export class ResourceSyncer {
       }
       return;
     }
+    // A claim naming a volume of the workspace goes down once the workspace's binder bound it, pre-bound to its copy.
+    if (!down && (await this.deps.volumes?.awaitsBinding(gvr.resource, current))) return { requeueAfterMs: 250 };
     let targetNs: string | undefined;
     if (k.namespace) targetNs = await this.deps.namespaces.ensureDownstream(k.namespace);
     // Fields a downstream controller owns (see downstream-owned.ts): mirrored up, and kept as they are downstream.
@@ -355,7 +363,11 @@ export class ResourceSyncer {
     if (down && owned.length > 0) keepDownstreamOwned(desired, down, owned);
     let latestDown = down;
     // A pod spec naming a PriorityClass needs the class on the cluster before the cluster admits its pods.
-    if (!down || downstreamHashOf(down) !== downstreamHashOf(desired)) await this.deps.priorityClasses?.ensureFor(gvr.resource, desired);
+    if (!down || downstreamHashOf(down) !== downstreamHashOf(desired)) {
+      await this.deps.priorityClasses?.ensureFor(gvr.resource, desired);
+      // A claim bound to a volume of the workspace goes down pre-bound to the volume's copy, made first.
+      await this.deps.volumes?.ensureFor(gvr.resource, current, targetNs);
+    }
     try {
       if (!down) {
         latestDown = await this.writeDown('POST', desired, targetNs);
@@ -584,6 +596,8 @@ export class ResourceSyncer {
   }
 
   private async syncStatusUp(key: string, up: KubeObject, down: KubeObject): Promise<void> {
+    // A claim bound to a volume of the workspace: its status is the workspace binder's (controllers/volume-binder.ts).
+    if (this.deps.gvr.resource === 'persistentvolumeclaims' && up.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION]) return;
     const clusterStatus = upstreamStatus(up, down, this.deps.gvr.resource);
     const ns = up.metadata?.namespace;
     const mine = statusAnnotation(this.deps.target.key);

@@ -7,6 +7,7 @@ import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
 import { CLUSTER_ANNOTATION } from '../../client/resource.js';
 import { stateLabel, syncerFinalizer } from '../api/keys.js';
 import { toClusterNodeNames } from '../decisions/node-pin.js';
+import { volumeCopyName, WORKSPACE_VOLUME_ANNOTATION } from '../decisions/volume-binding.js';
 import { clusterSpecOf, isPlacementBookkeeping, kindPlacementOf } from '../api/kind-placement.js';
 import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, SPEC_HASH_ANNOTATION, STATE_LABEL_PREFIX, UPSTREAM_UID_ANNOTATION } from '../api/types.js';
 import { isReplicatedWorkload } from '../splitter/replicated-workload.js';
@@ -86,7 +87,8 @@ const JOB_GENERATED_LABELS = ['controller-uid', 'batch.kubernetes.io/controller-
  * - Services: clusterIP(s) (but `None`: a headless Service stays headless), nodePorts, healthCheckNodePort;
  * - Jobs (without manualSelector): the selector and the controller-uid / job-name template labels generated from the
  *   upstream object's uid (the cluster's API server generates its own from the copy's uid);
- * - PersistentVolumeClaims: volumeName (the volume is the cluster's; mirrored up by the downstream-owned rule);
+ * - PersistentVolumeClaims: volumeName (the volume is the cluster's; mirrored up by the downstream-owned rule), but a
+ *   claim bound to a volume of the workspace names the volume's copy (workspace-volumes.ts);
  * - Pods: nodeName (the cluster's scheduler binds the pod; one naming a node of this cluster, `<cluster>--<node>`,
  *   binds the copy to `<node>` when it is made), priority and preemptionPolicy (the cluster's Priority admission
  *   computes them from its PriorityClass).
@@ -126,7 +128,13 @@ export function toDownstream(up: KubeObject, resource: string, downstreamNamespa
     const templateLabels = ((spec.template as { metadata?: { labels?: Record<string, string> } } | undefined)?.metadata?.labels) ?? undefined;
     if (templateLabels) for (const l of JOB_GENERATED_LABELS) delete templateLabels[l];
   }
-  if (spec && resource === 'persistentvolumeclaims') delete spec.volumeName;
+  if (spec && resource === 'persistentvolumeclaims') {
+    // Bound to a volume of the workspace: pre-bound to its copy on the cluster (workspace-volumes.ts); otherwise the
+    // volume is the cluster's to provision or find.
+    const own = up.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION];
+    if (own && up.metadata?.uid) spec.volumeName = volumeCopyName(own, up.metadata.uid);
+    else delete spec.volumeName;
+  }
   // Pods pinned to a workspace node by name (`<cluster>--<node>`) name this cluster's node by its own name.
   const podSpec = resource === 'pods' ? spec : podTemplateSpecOf(spec, resource);
   if (podSpec && clusterName !== undefined) toClusterNodeNames(podSpec, clusterName);

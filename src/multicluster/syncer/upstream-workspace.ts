@@ -19,6 +19,7 @@ import { followerResources, parseGroupResource, type NamespaceMapping } from '..
 import { NamespaceMapper } from './namespace-mapper.js';
 import { ResourceSyncer } from './resource-syncer.js';
 import { DownstreamPriorityClasses } from './priority-classes.js';
+import { DownstreamVolumes } from './workspace-volumes.js';
 import { WorkspaceMirrors } from './workspace-mirrors.js';
 
 export interface UpstreamWorkspaceDeps {
@@ -55,9 +56,12 @@ export class UpstreamWorkspace {
 
   /** The workspace's PriorityClasses its synced pods name, made on the cluster (one per workspace: shared cache). */
   private readonly priorityClasses: DownstreamPriorityClasses;
+  /** The copies of the workspace's own volumes its synced claims are bound to. */
+  private readonly volumes: DownstreamVolumes;
 
   constructor(private readonly deps: UpstreamWorkspaceDeps) {
     this.priorityClasses = new DownstreamPriorityClasses(deps.upstream, deps.cluster, deps.downstream);
+    this.volumes = new DownstreamVolumes(deps.upstream, deps.cluster, deps.downstream, deps.key);
     this.mapper = new NamespaceMapper({
       upstreamCluster: deps.cluster,
       logicalCluster: deps.cluster,
@@ -137,6 +141,7 @@ export class UpstreamWorkspace {
         onSynced: this.deps.onSynced ? (d, o) => this.deps.onSynced!(d, gvr, o) : undefined,
         workers: this.deps.workersPerResource,
         priorityClasses: this.priorityClasses,
+        volumes: this.volumes,
       });
       if (!followerResources.has(gvr.resource)) {
         // A workload changing assignment may pull its namespace's ConfigMaps, Secrets and ServiceAccounts along.

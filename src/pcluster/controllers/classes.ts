@@ -5,6 +5,9 @@
  * for (GetPersistentVolumeClaimClass).
  */
 import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+import { betaStorageClassAnnotation, claimClassName } from '../../registry/builtin/workloads/volume-matching.js';
+
+export { betaStorageClassAnnotation, claimClassName, volumeClassName } from '../../registry/builtin/workloads/volume-matching.js';
 
 /** The provisioner of the simulated cluster's volumes (a CSI-style name; nothing is written to disk). */
 export const simulatedProvisioner = 'atrium.io/simulated';
@@ -16,8 +19,6 @@ export const defaultIngressClassName = 'atrium';
 export const isDefaultStorageClassAnnotation = 'storageclass.kubernetes.io/is-default-class';
 const betaIsDefaultStorageClassAnnotation = 'storageclass.beta.kubernetes.io/is-default-class';
 export const isDefaultIngressClassAnnotation = 'ingressclass.kubernetes.io/is-default-class';
-/** The class a claim names in the beta annotation, which wins over spec.storageClassName. */
-export const betaStorageClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
 /** The legacy class annotation of an Ingress. */
 export const ingressClassAnnotation = 'kubernetes.io/ingress.class';
 
@@ -71,19 +72,6 @@ export function claimHasClass(claim: JsonObject): boolean {
   if (betaStorageClassAnnotation in annotations) return true;
   const spec = isPlainObject(claim.spec) ? claim.spec : {};
   return spec.storageClassName !== undefined && spec.storageClassName !== null;
-}
-
-/** GetPersistentVolumeClaimClass: the beta annotation, else spec.storageClassName, else "". */
-export function claimClassName(claim: KubeObject): string {
-  const annotated = claim.metadata?.annotations?.[betaStorageClassAnnotation];
-  if (annotated !== undefined) return annotated;
-  const spec = isPlainObject(claim.spec) ? claim.spec : {};
-  return typeof spec.storageClassName === 'string' ? spec.storageClassName : '';
-}
-
-/** GetPersistentVolumeClass: the beta annotation, else spec.storageClassName, else "". */
-export function volumeClassName(pv: KubeObject): string {
-  return claimClassName(pv);
 }
 
 /**

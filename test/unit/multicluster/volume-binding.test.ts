@@ -1,0 +1,75 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../src/apimachinery/object.js';
+import { boundClaimStatus, claimRefFor, mismatch, reclaimOf, volumeCopyName, volumeFor, volumePhase } from '../../../src/multicluster/decisions/volume-binding.js';
+
+const pv = (name: string, spec: Record<string, unknown> = {}, phase = 'Available'): KubeObject => ({
+  metadata: { name },
+  spec: { capacity: { storage: '10Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'manual', ...spec },
+  status: { phase },
+});
+const claim = (name: string, spec: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): KubeObject => ({
+  metadata: { name, namespace: 'default', uid: `uid-${name}`, ...meta },
+  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '3Gi' } }, storageClassName: 'manual', ...spec },
+});
+
+describe('volumeFor: which of its workspace\'s volumes a claim binds', () => {
+  it('the smallest Available volume of its class with its access modes and capacity', () => {
+    const vols = [pv('big', { capacity: { storage: '100Gi' } }), pv('small'), pv('tiny', { capacity: { storage: '1Gi' } }), pv('rox', { accessModes: ['ReadOnlyMany'] }), pv('other', { storageClassName: 'fast' })];
+    assert.equal(volumeFor(claim('c'), vols)?.metadata?.name, 'small');
+  });
+
+  it('never a volume another claim holds, one still Pending, or one being deleted', () => {
+    assert.equal(volumeFor(claim('c'), [pv('held', { claimRef: { namespace: 'default', name: 'x' } }), pv('new', {}, 'Pending'), { ...pv('going'), metadata: { name: 'going', deletionTimestamp: 'now' } }]), undefined);
+  });
+
+  it('the volume pre-bound to it, or the one it names, when that one satisfies it', () => {
+    const pre = pv('pre', { claimRef: { namespace: 'default', name: 'c' } }, 'Available');
+    assert.equal(volumeFor(claim('c'), [pv('small'), pre])?.metadata?.name, 'pre');
+    assert.equal(volumeFor(claim('c', { volumeName: 'named', storageClassName: '' }), [pv('named', { storageClassName: undefined }, 'Pending')])?.metadata?.name, 'named');
+    assert.equal(volumeFor(claim('c', { volumeName: 'named' }), [pv('named', { capacity: { storage: '1Gi' } })]), undefined, 'too small');
+    assert.equal(volumeFor(claim('c', { volumeName: 'named' }), [pv('named', { claimRef: { namespace: 'default', name: 'x' } })]), undefined, 'another claim\'s');
+    assert.equal(volumeFor(claim('c', { volumeName: 'missing' }), [pv('small')]), undefined, 'a named volume is the only candidate');
+  });
+
+  it('a claim naming no class binds nothing by matching (a cluster\'s default class provisions it)', () => {
+    const { storageClassName: _c, ...spec } = claim('c').spec as Record<string, unknown>;
+    assert.equal(volumeFor({ ...claim('c'), spec }, [pv('plain', { storageClassName: undefined })]), undefined);
+    assert.equal(volumeFor(claim('c', { storageClassName: '' }), [pv('plain', { storageClassName: undefined })])?.metadata?.name, 'plain');
+  });
+
+  it('mismatch says why a named volume cannot take the claim', () => {
+    assert.equal(mismatch(claim('c'), pv('v', { storageClassName: 'fast' })), 'storageClassName does not match');
+    assert.equal(mismatch(claim('c'), pv('v', { volumeMode: 'Block' })), 'incompatible volumeMode');
+    assert.equal(mismatch(claim('c'), pv('v')), undefined);
+  });
+});
+
+describe('volumePhase and reclaimOf: a volume\'s life in its workspace', () => {
+  const bound = (c: KubeObject) => pv('v', { claimRef: claimRefFor(c) });
+  it('Available, Bound while its claim lives and names it, Released once the claim is gone or another by that name', () => {
+    const c = claim('c', { volumeName: 'v' });
+    assert.equal(volumePhase(pv('v'), undefined), 'Available');
+    assert.equal(volumePhase(bound(c), c), 'Bound');
+    assert.equal(volumePhase(bound(c), undefined), 'Released');
+    assert.equal(volumePhase(bound(c), claim('c', { volumeName: 'v' }, { uid: 'new' })), 'Released');
+    assert.equal(volumePhase(pv('v', { claimRef: { namespace: 'default', name: 'later' } }), undefined), 'Available', 'pre-bound to a claim not made yet');
+  });
+
+  it('reclaim policies', () => {
+    assert.equal(reclaimOf(pv('v')), 'keep');
+    assert.equal(reclaimOf(pv('v', { persistentVolumeReclaimPolicy: 'Delete' })), 'delete');
+    assert.equal(reclaimOf(pv('v', { persistentVolumeReclaimPolicy: 'Recycle' })), 'recycle');
+  });
+
+  it('a bound claim\'s status is its volume\'s capacity and access modes', () => {
+    assert.deepEqual(boundClaimStatus(claim('c'), pv('v')), { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '10Gi' } });
+  });
+
+  it('a copy\'s name is the volume\'s with a suffix of the claim\'s uid: stable, distinct per binding', () => {
+    assert.equal(volumeCopyName('v', 'u1'), volumeCopyName('v', 'u1'));
+    assert.notEqual(volumeCopyName('v', 'u1'), volumeCopyName('v', 'u2'));
+    assert.match(volumeCopyName('v', 'u1'), /^v-[0-9a-f]{10}$/);
+    assert.ok(volumeCopyName('x'.repeat(300), 'u1').length <= 253);
+  });
+});
