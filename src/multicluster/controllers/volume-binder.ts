@@ -24,8 +24,10 @@ import {
   boundClaimStatus,
   claimRefFor,
   claimRefOf,
+  RECYCLE_FAILED,
   reclaimOf,
   refersTo,
+  unbound,
   volumeFor,
   volumePhase,
   WORKSPACE_VOLUME_ANNOTATION,
@@ -73,10 +75,17 @@ export const volumeBinderControllerInstaller: ControllerInstaller = {
           });
           return;
         }
-        if (reclaim === 'recycle') {
-          await ctx.client.patch(volumesGVR, name, 'merge', { metadata: { resourceVersion: pv.metadata?.resourceVersion }, spec: { claimRef: null } }, { cluster, fieldManager: FIELD_MANAGER }).catch(ignoreGone);
+        if (reclaim === 'fail') {
+          const status = isPlainObject(pv.status) ? pv.status : {};
+          if (status.phase !== RECYCLE_FAILED.phase) await ctx.client.patch(volumesGVR, name, 'merge', { status: { ...RECYCLE_FAILED, lastPhaseTransitionTime: nowRFC3339() } }, { cluster, subresource: 'status' }).catch(ignoreGone);
           return;
         }
+      }
+      // Its claim took another volume: undone as upstream's unbindVolume does.
+      const undo = unbound(pv, claim);
+      if (undo) {
+        await ctx.client.patch(volumesGVR, name, 'merge', { metadata: { resourceVersion: pv.metadata?.resourceVersion }, spec: undo }, { cluster, fieldManager: FIELD_MANAGER }).catch(ignoreGone);
+        return;
       }
       await setVolumePhase(cluster, pv, phase);
       if (phase === 'Available') {
@@ -93,8 +102,13 @@ export const volumeBinderControllerInstaller: ControllerInstaller = {
       const inWorkspace = volumes.lister.byIndex(BY_CLUSTER, cluster);
       const marked = claim.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION];
       if (marked) {
-        // Bound before: keep the claim's status the volume's (Lost once the volume is gone or taken).
+        // Bound before: keep the claim's status the volume's (Lost once the volume is gone or taken); a volume that
+        // lost its claimRef is bound to the claim again (syncBoundClaim).
         const pv = inWorkspace.find((v) => v.metadata?.name === marked);
+        if (pv && !claimRefOf(pv) && !pv.metadata?.deletionTimestamp) {
+          await ctx.client.patch(volumesGVR, marked, 'merge', { metadata: { resourceVersion: pv.metadata?.resourceVersion }, spec: { claimRef: claimRefFor(claim) } }, { cluster, fieldManager: FIELD_MANAGER });
+          return;
+        }
         const status = pv && refersTo(pv, claim) ? boundClaimStatus(claim, pv) : { ...(isPlainObject(claim.status) ? claim.status : {}), phase: 'Lost' };
         if (JSON.stringify(status) !== JSON.stringify(claim.status ?? {})) {
           await ctx.client.patch(claimsGVR, claim.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' }).catch(ignoreGone);

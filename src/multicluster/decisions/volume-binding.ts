@@ -18,12 +18,13 @@
  *
  * What a volume's phase is (volumePhase): Available without a claim, Bound while its claim exists (same uid),
  * Released once the claim it was bound to is gone; reclaimOf says what then happens: Retain keeps it Released,
- * Delete deletes the object (the workspace's copy only: atrium never deletes the storage behind it), Recycle makes it
- * Available again (its claimRef cleared).
+ * Delete deletes the object (the workspace's only: atrium never deletes the storage behind it), Recycle fails it
+ * (nothing scrubs the storage). A claim bound to a volume that lost its claimRef is bound to it again
+ * (syncBoundClaim); one whose volume is gone or another claim's is Lost.
  */
 import { createHash } from 'node:crypto';
 import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
-import { accessModesOf, betaStorageClassAnnotation, claimRequestBytes, findMatchingVolume, volumeBytes, volumeClassName } from '../../registry/builtin/workloads/volume-matching.js';
+import { accessModesOf, betaStorageClassAnnotation, boundByControllerAnnotation, claimRequestBytes, findMatchingVolume, volumeBytes, volumeClassName } from '../../registry/builtin/workloads/volume-matching.js';
 
 /** On a claim bound to a volume of its workspace: the volume's name (the binder writes it, the syncer reads it). */
 export const WORKSPACE_VOLUME_ANNOTATION = 'scheduling.atrium.io/workspace-volume';
@@ -80,13 +81,14 @@ export function mismatch(claim: KubeObject, pv: KubeObject): string | undefined 
 export function volumeFor(claim: KubeObject, volumes: readonly KubeObject[]): KubeObject | undefined {
   if (claim.metadata?.deletionTimestamp) return undefined;
   const usable = (pv: KubeObject) => !pv.metadata?.deletionTimestamp && mismatch(claim, pv) === undefined;
-  const preBound = volumes.find((pv) => refersTo(pv, claim) && usable(pv));
-  if (preBound) return preBound;
+  // A claim naming a volume takes that one or none (syncUnboundClaim), whatever else is pre-bound to it.
   const named = specOf(claim).volumeName;
   if (typeof named === 'string' && named !== '') {
     const pv = volumes.find((v) => v.metadata?.name === named);
     return pv && (!claimRefOf(pv) || refersTo(pv, claim)) && usable(pv) ? pv : undefined;
   }
+  const preBound = volumes.find((pv) => refersTo(pv, claim) && usable(pv));
+  if (preBound) return preBound;
   if (requestedClass(claim) === undefined) return undefined;
   // Available volumes only: a new one is Pending until the binder has looked at it (then its claims are looked at again).
   return findMatchingVolume(claim, volumes);
@@ -104,11 +106,31 @@ export function volumePhase(pv: KubeObject, claim: KubeObject | undefined): 'Ava
   return ref.uid ? 'Released' : 'Available';
 }
 
-/** What a Released volume's reclaim policy makes of it. */
-export function reclaimOf(pv: KubeObject): 'keep' | 'delete' | 'recycle' {
-  const policy = specOf(pv).persistentVolumeReclaimPolicy;
-  return policy === 'Delete' ? 'delete' : policy === 'Recycle' ? 'recycle' : 'keep';
+/**
+ * A volume whose claim exists but is bound to another volume (syncVolume's unbindVolume): the claimRef the binder set
+ * goes (null), a user's pre-binding keeps the claim's name without the uid; undefined when nothing is to be undone.
+ */
+export function unbound(pv: KubeObject, claim: KubeObject | undefined): { claimRef: ClaimRef | null } | undefined {
+  const ref = claimRefOf(pv);
+  const other = specOf(claim).volumeName;
+  if (!ref?.uid || !claim || !refersTo(pv, claim) || typeof other !== 'string' || other === '' || other === pv.metadata?.name) return undefined;
+  if (pv.metadata?.annotations?.[boundByControllerAnnotation] === 'yes') return { claimRef: null };
+  const { uid: _uid, resourceVersion: _rv, ...rest } = ref;
+  return { claimRef: rest };
 }
+
+/**
+ * What a Released volume's reclaim policy makes of it: Retain keeps it, Delete deletes the object. Recycle (deprecated
+ * upstream) would scrub the storage first, which atrium cannot do for storage it does not run: the volume turns
+ * Failed, as upstream's controller leaves a volume no recycler plugin can scrub, so no other claim sees its data.
+ */
+export function reclaimOf(pv: KubeObject): 'keep' | 'delete' | 'fail' {
+  const policy = specOf(pv).persistentVolumeReclaimPolicy;
+  return policy === 'Delete' ? 'delete' : policy === 'Recycle' ? 'fail' : 'keep';
+}
+
+/** The status of a Recycle volume once Released (reclaimOf: fail). */
+export const RECYCLE_FAILED = { phase: 'Failed', reason: 'VolumeFailedRecycle', message: 'No recycler plugin found for the volume!' };
 
 /** The claimRef a volume gets when bound to `claim` (GetReference of the claim). */
 export function claimRefFor(claim: KubeObject): ClaimRef {

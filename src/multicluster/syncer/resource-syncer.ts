@@ -289,8 +289,6 @@ export class ResourceSyncer {
         return; // the downstream delete event brings us back to release the finalizer
       }
       this.lastStatusHash.delete(key);
-      // The claim left the cluster: so does the copy of the workspace volume it was bound to.
-      await this.deps.volumes?.releaseFor(gvr.resource, up);
       if (up?.metadata?.finalizers?.includes(fin)) {
         // Confirm with a live read: the cache may lag behind a create we just made.
         if (downNs !== undefined || !this.deps.namespaced) {
@@ -303,6 +301,8 @@ export class ResourceSyncer {
             if (!(err instanceof StatusError && err.code === 404)) throw err;
           }
         }
+        // The claim left the cluster: so does the copy of the workspace volume it was bound to.
+        await this.deps.volumes?.releaseFor(gvr.resource, up);
         const next = deepCopy(stripClusterAnnotation(up));
         next.metadata!.finalizers = next.metadata!.finalizers!.filter((f) => f !== fin);
         // The object left this cluster: its Synced condition and reported status for this target go with the finalizer.
@@ -340,7 +340,8 @@ export class ResourceSyncer {
       return;
     }
     // A claim naming a volume of the workspace goes down once the workspace's binder bound it, pre-bound to its copy.
-    if (!down && (await this.deps.volumes?.awaitsBinding(gvr.resource, current))) return { requeueAfterMs: 250 };
+    const awaitsBinding = down ? undefined : await this.deps.volumes?.awaitsBinding(gvr.resource, current);
+    if (awaitsBinding !== undefined) return { requeueAfterMs: awaitsBinding };
     let targetNs: string | undefined;
     if (k.namespace) targetNs = await this.deps.namespaces.ensureDownstream(k.namespace);
     // Fields a downstream controller owns (see downstream-owned.ts): mirrored up, and kept as they are downstream.

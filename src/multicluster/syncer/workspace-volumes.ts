@@ -14,7 +14,7 @@ import type { GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { logger } from '../../logging/logger.js';
 import { DOWNSTREAM_CLUSTER_LABEL } from '../api/types.js';
-import { claimRefOf, CLUSTER_VOLUME_ANNOTATION, refersTo, VOLUME_COPY_LABEL, VOLUME_COPY_SOURCE_ANNOTATION, volumeCopyName, WORKSPACE_VOLUME_ANNOTATION } from '../decisions/volume-binding.js';
+import { claimRefOf, CLUSTER_VOLUME_ANNOTATION, mismatch, refersTo, VOLUME_COPY_LABEL, VOLUME_COPY_SOURCE_ANNOTATION, volumeCopyName, WORKSPACE_VOLUME_ANNOTATION } from '../decisions/volume-binding.js';
 
 const VOLUMES: GroupVersionResource = { group: '', version: 'v1', resource: 'persistentvolumes' };
 
@@ -48,7 +48,7 @@ export class DownstreamVolumes {
     const name = volumeCopyName(volume, up.metadata.uid);
     const existing = await this.downstream.get(VOLUMES, name).catch(notFound);
     if (existing) return;
-    const source = await this.upstream.get(VOLUMES, volume, { cluster: this.upstreamCluster }).catch(notFound);
+    const source = await this.workspaceVolume(volume);
     // Gone from the workspace meanwhile: the claim goes down pre-bound to nothing and stays Pending there (the binder
     // marks it Lost upstream).
     if (!source) return;
@@ -59,18 +59,41 @@ export class DownstreamVolumes {
   }
 
   /**
-   * Whether the claim `up` (of `resource`), not yet on the cluster, is to wait for the workspace's binder: it names a
-   * volume (spec.volumeName) that the workspace has and that is free for it, but is not marked bound yet. Sent down
-   * now it would go without a volume and the cluster would provision one for it. (A volume the workspace shows from a
-   * cluster, the one a claim was bound to there, is not the workspace's.)
+   * How long the claim `up` (of `resource`), not yet on the cluster, is to wait for the workspace's binder before it is
+   * looked at again (undefined: it goes down now): it names a volume (spec.volumeName) the workspace has, and is not
+   * marked bound yet. Sent down now it would go without a volume and the cluster would provision one for it, where
+   * on one cluster such a claim stays Pending until the volume is free and fits it: a short wait when the volume is
+   * free and fits (the binder is about to bind), a long one otherwise (another claim holds it, or it does not fit).
    */
-  async awaitsBinding(resource: string, up: KubeObject): Promise<boolean> {
-    if (resource !== 'persistentvolumeclaims' || up.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION]) return false;
+  async awaitsBinding(resource: string, up: KubeObject): Promise<number | undefined> {
+    if (resource !== 'persistentvolumeclaims' || up.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION]) return undefined;
     const named = (up.spec as { volumeName?: unknown } | undefined)?.volumeName;
-    if (typeof named !== 'string' || named === '') return false;
-    const volume = await this.upstream.get(VOLUMES, named, { cluster: this.upstreamCluster }).catch(notFound);
-    return !!volume && volume.metadata?.annotations?.[CLUSTER_VOLUME_ANNOTATION] === undefined && (!claimRefOf(volume) || refersTo(volume, up));
+    if (typeof named !== 'string' || named === '') return undefined;
+    const volume = await this.workspaceVolume(named);
+    if (!volume) return undefined;
+    return (!claimRefOf(volume) || refersTo(volume, up)) && mismatch(up, volume) === undefined ? 250 : 5000;
   }
+
+  /**
+   * The workspace's own volume of that name, if any. The workspace's reads of volumes look at its stored volumes
+   * first and then at its clusters': one shown from a cluster (the volume a claim was bound to there) is not the
+   * workspace's, nor is a name its clusters could not all be asked about (503: no stored volume has it), and a
+   * pull-mode syncer set up before it could read volumes (403) sees none.
+   */
+  private async workspaceVolume(name: string): Promise<KubeObject | undefined> {
+    const volume = await this.upstream.get(VOLUMES, name, { cluster: this.upstreamCluster }).catch((err: unknown) => {
+      if (err instanceof StatusError && (err.code === 404 || err.code === 503)) return undefined;
+      if (err instanceof StatusError && err.code === 403) {
+        if (!this.forbiddenLogged) logger.warn('syncer: the workspace\'s PersistentVolumes cannot be read (run `kubectl atrium workload sync` again to grant it)', { workspace: this.upstreamCluster, error: err.message });
+        this.forbiddenLogged = true;
+        return undefined;
+      }
+      throw err;
+    });
+    return volume && volume.metadata?.annotations?.[CLUSTER_VOLUME_ANNOTATION] === undefined ? volume : undefined;
+  }
+
+  private forbiddenLogged = false;
 
   /** Deletes the copy made for the claim `up` once the claim has left the cluster. */
   async releaseFor(resource: string, up: KubeObject | undefined): Promise<void> {

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
-import { boundClaimStatus, claimRefFor, mismatch, reclaimOf, volumeCopyName, volumeFor, volumePhase } from '../../../src/multicluster/decisions/volume-binding.js';
+import { boundClaimStatus, claimRefFor, mismatch, reclaimOf, unbound, volumeCopyName, volumeFor, volumePhase } from '../../../src/multicluster/decisions/volume-binding.js';
 
 const pv = (name: string, spec: Record<string, unknown> = {}, phase = 'Available'): KubeObject => ({
   metadata: { name },
@@ -30,6 +30,7 @@ describe('volumeFor: which of its workspace\'s volumes a claim binds', () => {
     assert.equal(volumeFor(claim('c', { volumeName: 'named' }), [pv('named', { capacity: { storage: '1Gi' } })]), undefined, 'too small');
     assert.equal(volumeFor(claim('c', { volumeName: 'named' }), [pv('named', { claimRef: { namespace: 'default', name: 'x' } })]), undefined, 'another claim\'s');
     assert.equal(volumeFor(claim('c', { volumeName: 'missing' }), [pv('small')]), undefined, 'a named volume is the only candidate');
+    assert.equal(volumeFor(claim('c', { volumeName: 'pvc-123' }), [pre]), undefined, 'a claim naming a volume takes no other, even one pre-bound to it');
   });
 
   it('a claim naming no class binds nothing by matching (a cluster\'s default class provisions it)', () => {
@@ -56,10 +57,20 @@ describe('volumePhase and reclaimOf: a volume\'s life in its workspace', () => {
     assert.equal(volumePhase(pv('v', { claimRef: { namespace: 'default', name: 'later' } }), undefined), 'Available', 'pre-bound to a claim not made yet');
   });
 
+  it('unbound: a volume whose claim took another volume loses the binding (the binder\'s claimRef whole, a user\'s pre-binding its uid)', () => {
+    const c = claim('c', { volumeName: 'other' });
+    const byBinder = { ...pv('v', { claimRef: claimRefFor(c) }), metadata: { name: 'v', annotations: { 'pv.kubernetes.io/bound-by-controller': 'yes' } } };
+    assert.deepEqual(unbound(byBinder, c), { claimRef: null });
+    const { uid: _u, resourceVersion: _r, ...named } = claimRefFor(c);
+    assert.deepEqual(unbound(pv('v', { claimRef: claimRefFor(c) }), c), { claimRef: named });
+    assert.equal(unbound(pv('v', { claimRef: claimRefFor(c) }), claim('c', { volumeName: 'v' })), undefined, 'bound to it');
+    assert.equal(unbound(pv('v', { claimRef: { namespace: 'default', name: 'c' } }), c), undefined, 'only pre-bound');
+  });
+
   it('reclaim policies', () => {
     assert.equal(reclaimOf(pv('v')), 'keep');
     assert.equal(reclaimOf(pv('v', { persistentVolumeReclaimPolicy: 'Delete' })), 'delete');
-    assert.equal(reclaimOf(pv('v', { persistentVolumeReclaimPolicy: 'Recycle' })), 'recycle');
+    assert.equal(reclaimOf(pv('v', { persistentVolumeReclaimPolicy: 'Recycle' })), 'fail', 'nothing scrubs the storage: Failed, never handed to another claim');
   });
 
   it('a bound claim\'s status is its volume\'s capacity and access modes', () => {

@@ -4,9 +4,7 @@
  * volume a claim binds to, whether there is room to provision one, and the PersistentVolume provisioned for a claim.
  */
 import { type JsonObject, type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
-import { integerValue, isQuantity } from '../../../apimachinery/quantity.js';
-import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
-import { claimClassName, isDelayBinding, simulatedProvisioner } from '../classes.js';
+import { isDelayBinding, simulatedProvisioner } from '../classes.js';
 import { accessModesOf, claimRequestBytes, findMatchingVolume, volumeBytes, volumeNodeAffinityMatches } from '../../../registry/builtin/workloads/volume-matching.js';
 
 export { bindCompletedAnnotation, boundByControllerAnnotation, claimRequestBytes, findMatchingVolume, volumeBytes, volumeNodeAffinityMatches } from '../../../registry/builtin/workloads/volume-matching.js';
@@ -24,7 +22,6 @@ export const simulatedCSIDriver = 'simulated.atrium.io';
 
 const specOf = (o: KubeObject | undefined): JsonObject => (o && isPlainObject(o.spec) ? o.spec : {});
 const statusOf = (o: KubeObject | undefined): JsonObject => (o && isPlainObject(o.status) ? o.status : {});
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** The claims a pod's volumes name (persistentVolumeClaim.claimName), once each, in order. */
 export function podClaimNames(pod: KubeObject): string[] {
