@@ -10,7 +10,7 @@
  * Not listed (README, "Upstream's own conformance tests"): the specs that also fail against a single `atrium pcluster`
  * (./upstream-e2e-pcluster.test.ts says why), and those whose expectations are one cluster's: nodes are the clusters'
  * own (read-only in a workspace, so a spec cannot label them, nor write their status); a mirrored pod's owner and
- * status are its cluster's (a spec cannot fail or orphan one; its labels go to the pod on its cluster); a Deployment does not adopt a ReplicaSet,
+ * status are its cluster's (a spec cannot fail one; its labels, and owner references left out, go to the pod on its cluster); a Deployment does not adopt a ReplicaSet,
  * and a split one scales proportionally per cluster; ControllerRevisions in a workspace are mirrors of the clusters'
  * own; a workspace's ResourceQuota does not bound the pods a cluster's controllers create.
  */
@@ -41,6 +41,9 @@ const SPECS = [
   '[sig-apps] DisruptionController should create a PodDisruptionBudget [Conformance]',
   '[sig-apps] DisruptionController should observe PodDisruptionBudget status updated [Conformance]',
   '[sig-apps] DisruptionController should update/patch PodDisruptionBudget status [Conformance]',
+  // The spec orphans a mirrored pod with a PUT (owner references left out) and relabels it: both go to the pod on its
+  // cluster, whose Job controller adopts it again and then releases it. Its pods run the pause image, which never exits.
+  '[sig-apps] Job should adopt matching orphans and release non-matching pods [Conformance]',
   '[sig-apps] Job should allow to use a pod failure policy to ignore failure matching on DisruptionTarget condition [Conformance]',
   '[sig-apps] Job should apply changes to a job status [Conformance]',
   '[sig-apps] Job should create pods for an Indexed job with completion indexes and specified hostname [Conformance]',

@@ -7,7 +7,9 @@
  * - `sim.atrium.io/exit-code: "1"` — the containers' exit code (default 0).
  *
  * Without them, a first container whose command is plainly `sleep N` or `exit N` (directly or through `sh -c`) runs
- * N seconds or exits with N, as e2e suites' and examples' pods say; any other command runs the defaults.
+ * N seconds or exits with N, as e2e suites' and examples' pods say, and one running the pause image as it is (no
+ * command or args: its entrypoint waits for a signal, as upstream's e2e Jobs that must not finish use it) never exits;
+ * any other command runs the defaults.
  *
  * Exit 0: phase Succeeded, containers terminated with reason Completed. Non-zero with restartPolicy Never: phase
  * Failed, reason Error. Non-zero with OnFailure: the containers restart in place (restartCount + 1, lastState
@@ -44,6 +46,7 @@ function plainCommand(pod: KubeObject): { sleepSeconds?: number; exitCode?: numb
   const c = Array.isArray(spec.containers) ? spec.containers.find(isPlainObject) : undefined;
   if (!c) return {};
   const words = [...(Array.isArray(c.command) ? c.command : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
+  if (words.length === 0 && typeof c.image === 'string' && isPauseImage(c.image)) return { sleepSeconds: Number.POSITIVE_INFINITY, exitCode: 0 };
   let script = words;
   if (words.length === 3 && /^(\/bin\/|\/usr\/bin\/)?(sh|bash|ash)$/.test(words[0]!) && words[1] === '-c') script = words[2]!.trim().split(/\s+/);
   if (script.length === 2 && /^(\/bin\/|\/usr\/bin\/)?sleep$/.test(script[0]!) && /^\d+(\.\d+)?$/.test(script[1]!)) return { sleepSeconds: Number(script[1]), exitCode: 0 };
@@ -51,7 +54,13 @@ function plainCommand(pod: KubeObject): { sleepSeconds?: number; exitCode?: numb
   return {};
 }
 
-/** The simulated run time of the pod's containers in ms: the annotation, else a plain `sleep N` command, else `defaultMs`. */
+/** The pause image (registry.k8s.io/pause:3.10, k8s.gcr.io/pause-amd64:3.1, ...): its entrypoint only waits for a signal. */
+export function isPauseImage(image: string): boolean {
+  const last = image.split('/').pop() ?? '';
+  return /^pause(-[a-z0-9]+)?(:[\w.-]+)?(@sha256:[0-9a-f]+)?$/.test(last);
+}
+
+/** The simulated run time of the pod's containers in ms (Infinity: they never exit on their own): the annotation, else a plain `sleep N` command, else `defaultMs`. */
 export function runDurationMs(pod: KubeObject, defaultMs: number): number {
   const v = pod.metadata?.annotations?.[runSecondsAnnotation];
   const n = v === undefined ? NaN : Number(v);
@@ -194,7 +203,10 @@ export class PodRunner {
     let since = this.startedAt.get(key);
     if (since === undefined) this.startedAt.set(key, (since = now));
     const next = completedStatus(pod, since, now, this.defaultRunMs);
-    if (!next) return { requeueAfterMs: since + runDurationMs(pod, this.defaultRunMs) - now };
+    if (!next) {
+      const left = since + runDurationMs(pod, this.defaultRunMs) - now;
+      return Number.isFinite(left) ? { requeueAfterMs: left } : {};
+    }
     this.startedAt.delete(key);
     return next.phase === 'Running' ? { status: next, requeueAfterMs: runDurationMs(pod, this.defaultRunMs) } : { status: next };
   }
@@ -253,7 +265,7 @@ export function crashLoopStep(pod: KubeObject, now: number, defaultRunMs: number
   const running = containers.filter((cs) => isPlainObject(stateOf(cs).running));
   if (running.length === containers.length) {
     const started = Math.max(...running.map((cs) => Date.parse(String((stateOf(cs).running as JsonObject).startedAt ?? '')) || now));
-    if (now < started + runMs) return { requeueAfterMs: started + runMs - now };
+    if (now < started + runMs) return Number.isFinite(runMs) ? { requeueAfterMs: started + runMs - now } : {};
     const finished = formatRFC3339(now);
     return {
       transition: 'crashed',

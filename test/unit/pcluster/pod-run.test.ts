@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { crashLoops, exitCodeOf, killedStatus, runDurationMs } from '../../../src/pcluster/controllers/pod-run.js';
+import { crashLoops, exitCodeOf, isPauseImage, killedStatus, PodRunner, runDurationMs } from '../../../src/pcluster/controllers/pod-run.js';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
 
 const pod = (command: string[] | undefined, args?: string[], annotations: Record<string, string> = {}, restartPolicy = 'Never'): KubeObject => ({
@@ -23,6 +23,9 @@ describe('plain commands', () => {
     ['no command', pod(undefined), 2_000, 0],
     ['exit 300 (not an exit code)', pod(['sh', '-c', 'exit 300']), 2_000, 0],
     ['annotations win', pod(['sleep', '300'], undefined, { 'sim.atrium.io/run-seconds': '1', 'sim.atrium.io/exit-code': '7' }), 1_000, 7],
+    ['the pause image as it is never exits', { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } }, Number.POSITIVE_INFINITY, 0],
+    ['the pause image with a command runs it', { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', command: ['sleep', '5'] }] } }, 5_000, 0],
+    ['an image merely named like pause', { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'example.com/pause-demo-app:1' }] } }, 2_000, 0],
   ];
   for (const [name, p, ms, code] of cases) {
     it(name, () => {
@@ -30,6 +33,14 @@ describe('plain commands', () => {
       assert.equal(exitCodeOf(p), code);
     });
   }
+  it('pause images by name, and a pod of one is never looked at again by the runner', () => {
+    for (const image of ['registry.k8s.io/pause:3.10', 'k8s.gcr.io/pause', 'gcr.io/google_containers/pause-amd64:3.1', 'pause@sha256:abcd']) assert.ok(isPauseImage(image), image);
+    for (const image of ['busybox', 'pause-demo-app', 'example.com/paused:1']) assert.ok(!isPauseImage(image), image);
+    const running: KubeObject = { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] }, status: { phase: 'Running', containerStatuses: [{ name: 'c', restartCount: 0 }] } };
+    assert.deepEqual(new PodRunner(2_000).step(running, 0), {});
+    assert.deepEqual(new PodRunner(2_000).step(running, 1e12), {});
+  });
+
   it('a restartPolicy Always pod whose command exits non-zero crash-loops', () => {
     assert.equal(crashLoops(pod(['sh', '-c', 'exit 1'], undefined, {}, 'Always')), true);
     assert.equal(crashLoops(pod(['sleep', '3600'], undefined, {}, 'Always')), false);
