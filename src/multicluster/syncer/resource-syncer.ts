@@ -623,24 +623,34 @@ export class ResourceSyncer {
     }
     if (aggregated) return;
     // What someone else set upstream beside the cluster's own conditions stays (decisions/foreign-conditions.ts).
-    const status = withForeignConditions(this.deps.gvr.resource, clusterStatus, up.status);
+    let status = withForeignConditions(this.deps.gvr.resource, clusterStatus, up.status);
     const hash = contentHash(status);
     if (this.lastStatusHash.get(key) === hash) return;
     if (jsonEqual(up.status, status)) {
       this.lastStatusHash.set(key, hash);
       return;
     }
-    try {
-      // No resourceVersion precondition (a 409 would delay the status behind a backoff): a condition someone writes
-      // at the very moment of this write can be lost; one written before it is kept (withForeignConditions above).
-      await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], {
-        cluster: this.deps.upstreamCluster,
-        namespace: ns,
-        subresource: 'status',
-      });
-    } catch (err) {
-      if (err instanceof StatusError && err.code === 404) return;
-      throw err;
+    const scope = { cluster: this.deps.upstreamCluster, namespace: ns, subresource: 'status' };
+    // Written over the status as read (its resourceVersion a precondition): a condition someone set since the cache
+    // was read is never lost. A conflict is read again and written again at once (not behind the reconcile's
+    // back-off, which would hold the status for seconds), a few times.
+    let base = up;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'replace', path: '/metadata/resourceVersion', value: base.metadata?.resourceVersion }, { op: 'add', path: '/status', value: status }], scope);
+        break;
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) return;
+        if (!(err instanceof StatusError && err.code === 409) || attempt >= 3) throw err;
+      }
+      try {
+        base = await this.deps.upstream.get(this.deps.gvr, up.metadata!.name!, { cluster: this.deps.upstreamCluster, namespace: ns });
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) return;
+        throw err;
+      }
+      status = withForeignConditions(this.deps.gvr.resource, clusterStatus, base.status);
+      if (jsonEqual(base.status, status)) break;
     }
     this.lastStatusHash.set(key, hash);
     this.deps.onSynced?.('up', up);
