@@ -19,6 +19,7 @@
 import type { KubeObject } from '../../apimachinery/object.js';
 import { errors, StatusError } from '../../apimachinery/status.js';
 import { parseSelection } from '../../apiserver/handlers/query-options.js';
+import { selectionMatches } from '../../registry/generic/selection.js';
 import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import type { ResourceDefinition } from '../../registry/rest.js';
@@ -121,10 +122,11 @@ export function persistentVolumeViewHandler(registry: ResourceRegistry, dialer: 
     async serve(r) {
       requireRead(r);
       if (!r.info.name) {
-        const stored = await r.store.list(r.ctx, '', { selection: parseSelection(r.query, r.store.fieldLabelSupport()) });
+        const selection = parseSelection(r.query, r.store.fieldLabelSupport());
+        const stored = await r.store.list(r.ctx, '', { selection });
         const { items, unreachable } = await gather(r, r.query.get('labelSelector'));
         const names = new Set(stored.items.map((pv) => pv.metadata?.name));
-        const fromClusters = r.query.get('fieldSelector') ? [] : items.filter((pv) => !names.has(pv.metadata?.name));
+        const fromClusters = items.filter((pv) => !names.has(pv.metadata?.name) && selectionMatches(selection, pv));
         return respondList(r, def, [...stored.items, ...fromClusters], unreachable, stored.resourceVersion);
       }
       const own = await r.store.get(r.ctx, '', r.info.name).catch((err: unknown) => {
