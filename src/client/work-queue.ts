@@ -47,9 +47,11 @@ export class WorkQueue<K extends string = string> {
   }
 
   /** Queues a key after `ms`; an earlier pending delayed add for the same key is kept. */
-  addAfter(key: K, ms: number): void {
+  addAfter(key: K, delay: number): void {
     if (this.shuttingDown) return;
-    if (ms <= 0) return this.add(key);
+    if (delay <= 0) return this.add(key);
+    // setTimeout fires at once for a delay past 2^31 - 1 ms (~24.8 days) or Infinity: such a key is looked at then.
+    const ms = Math.min(delay, 2 ** 31 - 1);
     const at = Date.now() + ms;
     const existing = this.timers.get(key);
     if (existing && existing.at <= at) return;

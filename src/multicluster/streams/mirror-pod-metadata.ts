@@ -238,6 +238,9 @@ export function withMetadataOf(mirror: KubeObject, original: KubeObject, patch: 
     meta[map] = mine;
   }
   if (patch.orphan && !(original.metadata?.ownerReferences ?? []).some((ref) => ref.controller)) delete meta.ownerReferences;
+  // No longer what the syncer last wrote: without its content hash the syncer's next look at the original rewrites the
+  // mirror whole, even when the original is already back as it was (adopted again, relabelled back).
+  if (meta.annotations) delete meta.annotations[MIRROR_HASH_ANNOTATION];
   return out;
 }
 

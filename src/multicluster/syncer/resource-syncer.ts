@@ -596,7 +596,8 @@ export class ResourceSyncer {
     return this.patchAnnotations(up, { [syncedAnnotation(key)]: value });
   }
 
-  private async syncStatusUp(key: string, up: KubeObject, down: KubeObject): Promise<void> {
+  private async syncStatusUp(key: string, read: KubeObject, down: KubeObject): Promise<void> {
+    let up = read;
     // A claim bound to a volume of the workspace: its status is the workspace binder's (controllers/volume-binder.ts).
     if (this.deps.gvr.resource === 'persistentvolumeclaims' && up.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION]) return;
     const clusterStatus = upstreamStatus(up, down, this.deps.gvr.resource);
@@ -610,7 +611,7 @@ export class ResourceSyncer {
     const value = aggregated ? JSON.stringify(clusterStatus) : undefined;
     if (reported !== value) {
       try {
-        await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { annotations: { [mine]: value ?? null } } }, {
+        up = await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'merge', { metadata: { annotations: { [mine]: value ?? null } } }, {
           cluster: this.deps.upstreamCluster,
           namespace: ns,
           fieldManager: SYNCER_FIELD_MANAGER,
@@ -637,7 +638,9 @@ export class ResourceSyncer {
     let base = up;
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', [{ op: 'replace', path: '/metadata/resourceVersion', value: base.metadata?.resourceVersion }, { op: 'add', path: '/status', value: status }], scope);
+        // (A resourceVersion names one object: one deleted and made again under this name meanwhile is a conflict.)
+        const ops = [{ op: 'replace', path: '/metadata/resourceVersion', value: base.metadata?.resourceVersion }, { op: 'add', path: '/status', value: status }];
+        await this.deps.upstream.patch(this.deps.gvr, up.metadata!.name!, 'json', ops, scope);
         break;
       } catch (err) {
         if (err instanceof StatusError && err.code === 404) return;
@@ -649,10 +652,14 @@ export class ResourceSyncer {
         if (err instanceof StatusError && err.code === 404) return;
         throw err;
       }
+      // Changed meanwhile so that this write is no longer this syncer's: another object, on several clusters now, or a
+      // claim the workspace's binder took.
+      if (base.metadata?.uid !== up.metadata?.uid || aggregatesStatus(base)) return;
+      if (this.deps.gvr.resource === 'persistentvolumeclaims' && base.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION]) return;
       status = withForeignConditions(this.deps.gvr.resource, clusterStatus, base.status);
       if (jsonEqual(base.status, status)) break;
     }
-    this.lastStatusHash.set(key, hash);
+    this.lastStatusHash.set(key, contentHash(status));
     this.deps.onSynced?.('up', up);
   }
 }

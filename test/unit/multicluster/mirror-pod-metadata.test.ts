@@ -49,6 +49,11 @@ describe('withMetadataOf: the mirror after its original took the patch', () => {
     assert.deepEqual(out.metadata!.labels, mirror.metadata.labels);
   });
 
+  it('drops the syncer\'s content hash, so its next look at the original rewrites the mirror whole', () => {
+    const hashed = { metadata: { ...mirror.metadata, annotations: { ...mirror.metadata.annotations, 'scheduling.atrium.io/mirror-hash': 'h' } } };
+    assert.equal(withMetadataOf(hashed, original, { labels: ['app'], annotations: [] }).metadata!.annotations!['scheduling.atrium.io/mirror-hash'], undefined);
+  });
+
   it('orphaned: the owner references go while the original has no controller, and stay when it was adopted again', () => {
     const owned = { metadata: { ...mirror.metadata, ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: 'w', controller: true }] } };
     assert.equal(withMetadataOf(owned, original, { labels: [], annotations: [], orphan: true }).metadata!.ownerReferences, undefined);
