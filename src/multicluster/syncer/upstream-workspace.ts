@@ -61,7 +61,7 @@ export class UpstreamWorkspace {
 
   constructor(private readonly deps: UpstreamWorkspaceDeps) {
     this.priorityClasses = new DownstreamPriorityClasses(deps.upstream, deps.cluster, deps.downstream);
-    this.volumes = new DownstreamVolumes(deps.upstream, deps.cluster, deps.downstream, deps.key);
+    this.volumes = new DownstreamVolumes(deps.upstream, deps.cluster, deps.downstream, deps.key, deps.syncTarget.name);
     this.mapper = new NamespaceMapper({
       upstreamCluster: deps.cluster,
       logicalCluster: deps.cluster,

@@ -8,7 +8,8 @@
  * policy says is done to the workspace's object. The copy is labelled VOLUME_COPY_LABEL (the workspace's view of its
  * clusters' volumes leaves copies out) and deleted when the claim leaves the cluster.
  */
-import type { KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
+import { toClusterNodeNames } from '../decisions/node-pin.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import type { RestClient } from '../../client/rest-client.js';
@@ -19,8 +20,12 @@ import { claimRefOf, CLUSTER_VOLUME_ANNOTATION, mismatch, refersTo, VOLUME_COPY_
 const VOLUMES: GroupVersionResource = { group: '', version: 'v1', resource: 'persistentvolumes' };
 
 /** The copy of workspace volume `up` for the claim `claim` (upstream) in downstream namespace `namespace`. */
-export function volumeCopy(up: KubeObject, claim: KubeObject, namespace: string, workspace: string, key: string): KubeObject {
-  const { claimRef: _ref, ...spec } = (up.spec ?? {}) as Record<string, unknown>;
+export function volumeCopy(up: KubeObject, claim: KubeObject, namespace: string, workspace: string, key: string, syncTarget: string): KubeObject {
+  const { claimRef: _ref, ...spec } = deepCopy((up.spec ?? {}) as Record<string, unknown>);
+  // A local volume pinned to a workspace node (`<cluster>--<node>`, as `kubectl get nodes` shows it there) names the
+  // node by the cluster's own name, as a pinned pod's copy does (decisions/node-pin.ts).
+  const required = (spec.nodeAffinity as { required?: unknown } | undefined)?.required;
+  if (required) toClusterNodeNames({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } } }, syncTarget);
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -39,6 +44,7 @@ export class DownstreamVolumes {
     private readonly upstreamCluster: string,
     private readonly downstream: RestClient,
     private readonly key: string,
+    private readonly syncTarget: string,
   ) {}
 
   /** Makes the copy the claim `up` (of `resource`) is to be bound to on the cluster, if it is bound to a workspace volume. */
@@ -52,7 +58,7 @@ export class DownstreamVolumes {
     // Gone from the workspace meanwhile: the claim goes down pre-bound to nothing and stays Pending there (the binder
     // marks it Lost upstream).
     if (!source) return;
-    await this.downstream.create(VOLUMES, volumeCopy(source, up, namespace, this.upstreamCluster, this.key)).catch((err: unknown) => {
+    await this.downstream.create(VOLUMES, volumeCopy(source, up, namespace, this.upstreamCluster, this.key, this.syncTarget)).catch((err: unknown) => {
       if (!(err instanceof StatusError && err.code === 409)) throw err;
     });
     logger.info('syncer: copied a workspace volume to the cluster', { workspace: this.upstreamCluster, volume, copy: name });

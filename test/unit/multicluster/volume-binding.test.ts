@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
+import { volumeCopy } from '../../../src/multicluster/syncer/workspace-volumes.js';
 import { boundClaimStatus, claimRefFor, mismatch, reclaimOf, unbound, volumeCopyName, volumeFor, volumePhase } from '../../../src/multicluster/decisions/volume-binding.js';
 
 const pv = (name: string, spec: Record<string, unknown> = {}, phase = 'Available'): KubeObject => ({
@@ -82,5 +83,29 @@ describe('volumePhase and reclaimOf: a volume\'s life in its workspace', () => {
     assert.notEqual(volumeCopyName('v', 'u1'), volumeCopyName('v', 'u2'));
     assert.match(volumeCopyName('v', 'u1'), /^v-[0-9a-f]{10}$/);
     assert.ok(volumeCopyName('x'.repeat(300), 'u1').length <= 253);
+  });
+});
+
+describe('volumeCopy: a workspace volume as its claim\'s cluster gets it', () => {
+  it('pre-bound to the claim downstream, Retain, labelled, its workspace node names the cluster\'s own', () => {
+    const up: KubeObject = {
+      metadata: { name: 'local-pv', labels: { type: 'local' } },
+      spec: {
+        capacity: { storage: '5Gi' },
+        accessModes: ['ReadWriteOnce'],
+        persistentVolumeReclaimPolicy: 'Delete',
+        claimRef: { namespace: 'default', name: 'data', uid: 'u-data' },
+        local: { path: '/mnt/disks/ssd1' },
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['east--node-1', 'west--node-1'] }] }] } },
+      },
+    };
+    const copy = volumeCopy(up, claim('data', {}, { uid: 'u-data' }), 'kcp-abc', 'root:apps', 'key1', 'east');
+    assert.equal(copy.metadata!.name, volumeCopyName('local-pv', 'u-data'));
+    assert.deepEqual(copy.metadata!.labels, { type: 'local', 'scheduling.atrium.io/workspace-volume-copy': 'true', 'internal.workload.kcp.io/cluster': 'key1' });
+    const spec = copy.spec as Record<string, any>;
+    assert.deepEqual(spec.claimRef, { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'kcp-abc', name: 'data' });
+    assert.equal(spec.persistentVolumeReclaimPolicy, 'Retain');
+    assert.deepEqual(spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values, ['node-1', 'west--node-1']);
+    assert.deepEqual((up.spec as any).nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values, ['east--node-1', 'west--node-1'], 'the workspace volume is left as it is');
   });
 });
