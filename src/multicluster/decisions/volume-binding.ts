@@ -40,6 +40,14 @@ export { bindCompletedAnnotation as BIND_COMPLETED_ANNOTATION, boundByController
 
 const specOf = (o: KubeObject | undefined): JsonObject => (o && isPlainObject(o.spec) ? o.spec : {});
 
+/**
+ * Whether the status of `obj` (of `resource`) is the workspace binder's rather than its clusters': a claim bound to a
+ * volume of its workspace. The syncer and the placement controller carry no cluster status up for it.
+ */
+export function statusIsBinders(resource: string, obj: KubeObject): boolean {
+  return resource === 'persistentvolumeclaims' && obj.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION] !== undefined;
+}
+
 export interface ClaimRef {
   apiVersion?: string;
   kind?: string;

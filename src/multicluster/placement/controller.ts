@@ -23,7 +23,7 @@
  * matters here (readiness, negotiated resources, allocatable, spec.resources); namespaces with an HPA acting upstream
  * also every `hpaSyncMs` (15 s, kube's HPA sync period).
  */
-import { WORKSPACE_VOLUME_ANNOTATION } from '../decisions/volume-binding.js';
+import { statusIsBinders } from '../decisions/volume-binding.js';
 import { MIRROR_LABEL } from '../api/mirrors.js';
 import { jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import { setStatusCondition } from '../../apimachinery/conditions.js';
@@ -378,7 +378,7 @@ async function release(d: Deps, o: PlacedObject, scope: { cluster: string; names
 /** Folds the clusters' reported statuses into the object's status (subresource), when it changed. */
 async function writeAggregatedStatus(d: Deps, p: ObjectPlacement, clusters: readonly { name: string; key: string }[], scope: { cluster: string; namespace: string }): Promise<void> {
   // A claim bound to a volume of the workspace: its status is the workspace binder's (controllers/volume-binder.ts).
-  if (p.kind.resource === 'persistentvolumeclaims' && p.obj.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION]) return;
+  if (statusIsBinders(p.kind.resource, p.obj)) return;
   const annotations = p.obj.metadata?.annotations ?? {};
   const reported = clusters.map(({ name, key }) => {
     const text = annotations[statusAnnotation(key)];

@@ -45,7 +45,7 @@ import { MIRRORED_REVISION_OWNERS, RevisionMirror } from './revision-mirror.js';
 import { ephemeralContainersDiffer, ephemeralContainersOf, ephemeralContainersPatch, withEphemeralContainersOf } from '../decisions/ephemeral-containers.js';
 import type { DownstreamPriorityClasses } from './priority-classes.js';
 import type { DownstreamVolumes } from './workspace-volumes.js';
-import { WORKSPACE_VOLUME_ANNOTATION } from '../decisions/volume-binding.js';
+import { statusIsBinders } from '../decisions/volume-binding.js';
 import { contentHash, downstreamHashOf, heldOver, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
 export interface ResourceSyncerDeps {
@@ -599,7 +599,7 @@ export class ResourceSyncer {
   private async syncStatusUp(key: string, read: KubeObject, down: KubeObject): Promise<void> {
     let up = read;
     // A claim bound to a volume of the workspace: its status is the workspace binder's (controllers/volume-binder.ts).
-    if (this.deps.gvr.resource === 'persistentvolumeclaims' && up.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION]) return;
+    if (statusIsBinders(this.deps.gvr.resource, up)) return;
     const clusterStatus = upstreamStatus(up, down, this.deps.gvr.resource);
     const ns = up.metadata?.namespace;
     const mine = statusAnnotation(this.deps.target.key);
@@ -654,8 +654,7 @@ export class ResourceSyncer {
       }
       // Changed meanwhile so that this write is no longer this syncer's: another object, on several clusters now, or a
       // claim the workspace's binder took.
-      if (base.metadata?.uid !== up.metadata?.uid || aggregatesStatus(base)) return;
-      if (this.deps.gvr.resource === 'persistentvolumeclaims' && base.metadata?.annotations?.[WORKSPACE_VOLUME_ANNOTATION]) return;
+      if (base.metadata?.uid !== up.metadata?.uid || aggregatesStatus(base) || statusIsBinders(this.deps.gvr.resource, base)) return;
       status = withForeignConditions(this.deps.gvr.resource, clusterStatus, base.status);
       if (jsonEqual(base.status, status)) break;
     }
