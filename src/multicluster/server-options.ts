@@ -24,6 +24,7 @@ import { splitterControllerInstaller, type SplitterControllerOptions } from './s
 import { revisionHistoryControllerInstaller } from './splitter/revision-history-controller.js';
 import { mirrorEventTtlControllerInstaller, type MirrorEventTtlOptions } from './controllers/mirror-event-ttl.js';
 import { volumeBinderControllerInstaller } from './controllers/volume-binder.js';
+import { workspaceEndpointsControllerInstallers } from './controllers/workspace-endpoints.js';
 import { placementControllerInstaller, type PlacementControllerOptions } from './placement/controller.js';
 import { workspaceWorkloadResources } from './api/workload-resources.js';
 import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
@@ -172,7 +173,7 @@ export function startMulticlusterControllers(server: ServerConnection, opts: Mul
   return runControllers({
     server,
     userAgent: 'atrium-multicluster/v0.0.0',
-    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement), mirrorEventTtlControllerInstaller(opts.mirrorEvents), volumeBinderControllerInstaller],
+    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement), mirrorEventTtlControllerInstaller(opts.mirrorEvents), volumeBinderControllerInstaller, ...workspaceEndpointsControllerInstallers],
     logAs: 'multicluster controllers started',
   });
 }

@@ -23,7 +23,7 @@ import { schedulerInstaller } from './controllers/scheduler.js';
 import { defaultIngressClassAdmission, defaultStorageClassAdmission, storageObjectInUseProtection } from './admission.js';
 import { defaultIngressClass, defaultStorageClass } from './controllers/classes.js';
 import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
-import { endpointSliceControllerInstaller, endpointsControllerInstaller } from './controllers/endpoints/controller.js';
+import { endpointSliceControllerInstaller, endpointsControllerInstaller } from '../controllers/endpoints/controller.js';
 import { ingressControllerInstaller, serviceLoadBalancerInstaller } from './controllers/loadbalancer/controller.js';
 import { defaultPoolCIDR, ingressControllerAddress, parsePool } from './controllers/loadbalancer/ip-pool.js';
 import { storageControllerInstaller } from './controllers/storage/controller.js';
@@ -87,8 +87,8 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     schedulerInstaller,
     kubeletInstaller({ clusterName: opts.name, nodes, readyDelayMs: opts.readyDelayMs ?? 1000, jobDurationMs: opts.jobDurationMs, missingImages: opts.missingImages }),
     storageControllerInstaller({ capacityBytes: storageCapacityBytes }),
-    endpointsControllerInstaller,
-    endpointSliceControllerInstaller,
+    endpointsControllerInstaller(),
+    endpointSliceControllerInstaller(),
     serviceLoadBalancerInstaller(pool),
     ingressControllerInstaller(pool),
     containerRuntimeInstaller(runtime),

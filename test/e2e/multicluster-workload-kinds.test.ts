@@ -45,6 +45,7 @@ const G = {
   pvc: gvr('', 'v1', 'persistentvolumeclaims'),
   pods: gvr('', 'v1', 'pods'),
   endpoints: gvr('', 'v1', 'endpoints'),
+  slices: gvr('discovery.k8s.io', 'v1', 'endpointslices'),
   events: gvr('', 'v1', 'events'),
   deploy: gvr('apps', 'v1', 'deployments'),
   sts: gvr('apps', 'v1', 'statefulsets'),
@@ -174,7 +175,7 @@ describe('every workload kind placed on the clusters, its status back upstream',
   it('a StatefulSet goes whole to one cluster with the ConfigMap it mounts (and one no pod names: read through the API); the cluster creates and binds its claims; its status comes up and kubectl rollout status works', async () => {
     await up.create(G.cm, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'db-config' }, data: { mode: 'primary' } }, scope);
     await up.create(G.cm, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unreferenced' }, data: { a: '1' } }, scope);
-    await up.create(G.secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unused' }, stringData: { token: 'x' } }, scope);
+    const unusedSecret: KubeObject = await up.create(G.secret, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unused' }, stringData: { token: 'x' } }, scope);
     await up.create(
       G.sts,
       {
@@ -228,8 +229,10 @@ describe('every workload kind placed on the clusters, its status back upstream',
     // run (db alone so far). A Secret no pod names goes nowhere: credentials are not spread by guess.
     await waitFor(`unreferenced ConfigMap in ${dbCluster}`, async () => (await where(G.cm, 'unreferenced')).join() === dbCluster, about);
     assert.deepEqual(await where(G.secret, 'unused'), [], 'a Secret no workload uses goes nowhere');
-    const unused = scheduled(await up.get(G.secret, 'unused', scope));
-    assert.deepEqual([unused?.status, unused?.reason, unused?.message], ['False', 'NotUsed', 'no workload placed in the namespace uses it']);
+    // Nothing writes it either (no Scheduled mark: an update with the object its create returned still succeeds).
+    const unusedNow = await up.get(G.secret, 'unused', scope);
+    assert.equal(scheduled(unusedNow), undefined, 'a Secret nothing uses carries no mark');
+    assert.equal(unusedNow.metadata?.resourceVersion, unusedSecret.metadata?.resourceVersion, 'nothing wrote the Secret nothing uses');
     assert.deepEqual(await where(G.sts, 'db'), [dbCluster]);
     for (const c of claims) await check((await downGet(dbCluster, G.pvc, c)) !== undefined, `${c} left alone by the syncer`, about);
 
@@ -549,6 +552,29 @@ describe('every workload kind placed on the clusters, its status back upstream',
     await settle();
     assert.deepEqual(await where(G.endpoints, 'web'), TARGETS, 'the clusters\' Endpoints are left alone');
     assert.deepEqual(await Promise.all(TARGETS.map(async (t) => (await downGet(t, G.endpoints, 'web'))?.metadata?.uid)), endpointUids, 'and not recreated');
+
+    // In the workspace, web's Endpoints and EndpointSlice list the ready web pods of both clusters (their mirrors' IPs
+    // and nodes), as one cluster lists its own: `kubectl get endpoints` shows them. They stay in the workspace.
+    type Address = { ip: string; nodeName?: string; targetRef?: { name?: string } };
+    const webPods = async () => (await up.list(G.pods, scope)).items.filter((p) => p.metadata?.labels?.app === 'web' && (p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+    const upEndpoints = await waitFor('Endpoints web in the workspace listing the ready web pods of both clusters', async () => {
+      const e = await up.get(G.endpoints, 'web', scope).catch(() => undefined);
+      const addresses = ((e?.subsets ?? []) as { addresses?: Address[] }[]).flatMap((x) => x.addresses ?? []);
+      const pods = await webPods();
+      const want = pods.map((p) => `${(p.status as { podIP?: string }).podIP}/${p.metadata?.name}/${(p.spec as { nodeName?: string }).nodeName}`).sort();
+      return pods.length === 4 && JSON.stringify(addresses.map((a) => `${a.ip}/${a.targetRef?.name}/${a.nodeName}`).sort()) === JSON.stringify(want) && addresses;
+    }, about);
+    assert.deepEqual([...new Set(upEndpoints.map((a) => a.nodeName!.split('--')[0]))].sort(), TARGETS, 'pods of both clusters, on the workspace\'s node names');
+    assert.equal(new Set(upEndpoints.map((a) => a.ip)).size, 4, 'the clusters\' pod networks differ: four addresses');
+    const slices = (await up.list(G.slices, scope, { labelSelector: 'kubernetes.io/service-name=web' })).items;
+    assert.equal(slices.length, 1);
+    assert.equal(slices[0]!.metadata?.labels?.['endpointslice.kubernetes.io/managed-by'], 'endpointslice-controller.k8s.io');
+    assert.deepEqual(((slices[0] as { endpoints?: { addresses: string[] }[] }).endpoints ?? []).map((x) => x.addresses[0]).sort(), upEndpoints.map((a) => a.ip).sort());
+    const got = await k(['get', 'endpoints', 'web', '-n', NS]);
+    assert.equal(got.code, 0, got.stderr);
+    for (const a of upEndpoints.slice(0, 3)) assert.match(got.stdout, new RegExp(`${a.ip.replaceAll('.', '\\.')}:80`));
+    await settle();
+    assert.deepEqual(await Promise.all(TARGETS.map(async (t) => (await downGet(t, G.endpoints, 'web'))?.metadata?.uid)), endpointUids, 'the workspace\'s Endpoints are not synced: each cluster keeps its own');
 
     // Each cluster's load balancer gives the Service an address from its own pool; upstream shows them all.
     const lbOf = async (t: string, g: GVR) => ((await downGet(t, g, 'web'))?.status as { loadBalancer?: { ingress?: Record<string, unknown>[] } } | undefined)?.loadBalancer?.ingress ?? [];

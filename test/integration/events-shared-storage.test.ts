@@ -67,6 +67,9 @@ test('an events.k8s.io/v1 Event is listed and watched through core/v1', async ()
   assert.deepEqual(ev.object.involvedObject, { kind: 'Lease', name: 'l1', namespace: ns });
   const list = await ts.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=involvedObject.name%3Dl1`);
   assert.deepEqual(list.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['e2']);
+  // Without source.component, core/v1's `source` field selects by the reporting controller (EventToSelectableFields).
+  const bySource = await ts.request('GET', `/api/v1/namespaces/${ns}/events?fieldSelector=source%3Datrium.io%2Ftester`);
+  assert.deepEqual(bySource.json.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['e2']);
   const del = await ts.request('DELETE', `/api/v1/namespaces/${ns}/events/e2`);
   assert.equal(del.status, 200);
   assert.equal((await ts.request('GET', `/apis/events.k8s.io/v1/namespaces/${ns}/events/e2`)).status, 404);

@@ -329,7 +329,11 @@ async function apply(d: Deps, p: ObjectPlacement, byName: ReadonlyMap<string, Re
   for (const k of keys) if (labels[stateLabel(k)] !== 'Sync') labelPatch[stateLabel(k)] = 'Sync';
   const annotationPatch: Record<string, string | null> = {};
   let warn: { reason: string; message: string } | undefined;
-  const next = nextCondition(annotations[SCHEDULED_ANNOTATION], p.condition);
+  // A follower nothing uses that was never placed is left untouched, as on one cluster, where nothing writes a
+  // ConfigMap, Secret or Ingress after its create: a mark written there would fail a client's update with the object
+  // its create returned (409), as upstream's immutable ConfigMap and Secret specs do. Once placed, NotUsed is recorded.
+  const untouched = p.condition.reason === 'NotUsed' && annotations[SCHEDULED_ANNOTATION] === undefined;
+  const next = untouched ? undefined : nextCondition(annotations[SCHEDULED_ANNOTATION], p.condition);
   if (next !== undefined) {
     annotationPatch[SCHEDULED_ANNOTATION] = next;
     const before = parseCondition(annotations[SCHEDULED_ANNOTATION]);

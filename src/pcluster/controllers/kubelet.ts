@@ -24,9 +24,9 @@ import { EventRecorder } from '../../controllers/runtime/event-recorder.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../controllers/runtime/context.js';
 import { leasesGVR, namespacesGVR, nodesGVR, persistentVolumeClaimsGVR, podsGVR } from './gvrs.js';
 import { isClaimBound, podClaimNames } from './storage/binding.js';
-import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, type SimulatedNode } from './node-object.js';
+import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, podNetworkOctet, type SimulatedNode } from './node-object.js';
 import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
-import { PodRunner, crashLoopStep, crashLoops, killedStatus, podDesc, runsToCompletion } from './pod-run.js';
+import { DEADLINE_EXCEEDED, PodRunner, activeDeadline, crashLoopStep, crashLoops, deadlineExceededStatus, killedStatus, podDesc, runsToCompletion } from './pod-run.js';
 import { type EphemeralContainer, EphemeralContainerStarter, withEphemeralStatuses } from './ephemeral-containers.js';
 import { type HostPort, hostPortsConflict, hostPortsOf, nodePortsReason } from './scheduling-fit.js';
 
@@ -109,12 +109,13 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         }
       };
 
+      const podNetwork = podNetworkOctet(opts.clusterName);
       const allocatePodIP = (uid: string, node: SimulatedNode): string => {
         let ip = podIPs.get(uid);
         if (!ip) {
           const host = nextHost.get(node.name) ?? 2;
           nextHost.set(node.name, host >= 254 ? 2 : host + 1);
-          ip = `10.244.${node.index}.${host}`;
+          ip = `10.${podNetwork}.${node.index}.${host}`;
           podIPs.set(uid, ip);
         }
         return ip;
@@ -224,7 +225,30 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         return jsonEqual(strip(have), strip(want));
       };
 
+      /**
+       * An active pod past its spec.activeDeadlineSeconds is stopped (Failed, DeadlineExceeded, with kubelet's
+       * Warning); one with a deadline ahead is looked at again when it falls due.
+       */
       const reconcile = async (key: string): Promise<ReconcileResult | void> => {
+        const pod = podInformer.lister.get(key);
+        const node = pod && byName.get(isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '');
+        const deadline = pod && node && isPodActive(pod) && !pod.metadata?.deletionTimestamp ? activeDeadline(pod, Date.now()) : undefined;
+        if (deadline === 'exceeded') return pastDeadline(pod!, node!.name);
+        const result = await reconcileActive(key);
+        return deadline === undefined ? result : soonest(result, { requeueAfterMs: deadline });
+      };
+
+      const pastDeadline = async (pod: KubeObject, node: string): Promise<void> => {
+        try {
+          await client.updateStatus(podsGVR, { ...deepCopy(pod), status: deadlineExceededStatus(pod, Date.now()) }, { namespace: pod.metadata?.namespace });
+        } catch (err) {
+          if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+          throw err;
+        }
+        void recorder.record(clusterOf(pod), { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid }, 'Warning', DEADLINE_EXCEEDED.reason, DEADLINE_EXCEEDED.message, node);
+      };
+
+      const reconcileActive = async (key: string): Promise<ReconcileResult | void> => {
         const pod = podInformer.lister.get(key);
         if (!pod) {
           boundAt.delete(key);

@@ -1,4 +1,5 @@
 /** The Node objects and Leases the simulated kubelets publish. */
+import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../apimachinery/object.js';
 
 export const kubeletVersion = 'v1.32.0';
@@ -16,9 +17,18 @@ export function nodeInternalIP(node: SimulatedNode): string {
   return `172.18.${Math.floor(node.index / 250)}.${(node.index % 250) + 2}`;
 }
 
-/** The node's pod CIDR: 10.244.<index>.0/24. */
-export function nodePodCIDR(node: SimulatedNode): string {
-  return `10.244.${node.index}.0/24`;
+/**
+ * The second octet of a cluster's pod network (10.<octet>.0.0/16), from a hash of its name: the pods of a fleet's
+ * clusters get different IPs (a workspace lists them side by side, in its Endpoints for one), as clusters meant to be
+ * joined are given disjoint pod CIDRs. Distinct names may still share one (1 in 224).
+ */
+export function podNetworkOctet(clusterName: string): number {
+  return 16 + (createHash('sha256').update(`pods/${clusterName}`).digest().readUInt32BE(0) % 224);
+}
+
+/** The node's pod CIDR: 10.<cluster's octet>.<index>.0/24. */
+export function nodePodCIDR(node: SimulatedNode, clusterName: string): string {
+  return `10.${podNetworkOctet(clusterName)}.${node.index}.0/24`;
 }
 
 /** Node conditions of a healthy kubelet with the given heartbeat time; transitions keep `since`. */
@@ -48,7 +58,7 @@ export function nodeObject(node: SimulatedNode, clusterName: string, now: string
       },
       annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
     },
-    spec: { podCIDR: nodePodCIDR(node), podCIDRs: [nodePodCIDR(node)], providerID: `atrium://${clusterName}/${node.name}` },
+    spec: { podCIDR: nodePodCIDR(node, clusterName), podCIDRs: [nodePodCIDR(node, clusterName)], providerID: `atrium://${clusterName}/${node.name}` },
     status: {
       capacity: { ...node.capacity },
       allocatable: { ...node.capacity },

@@ -186,6 +186,28 @@ export function killedStatus(pod: KubeObject, now: number): JsonObject {
   };
 }
 
+/** The reason and message of a pod the kubelet stopped at its spec.activeDeadlineSeconds (kubelet's activeDeadlineHandler). */
+export const DEADLINE_EXCEEDED = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' };
+
+/**
+ * pastActiveDeadline: a pod with spec.activeDeadlineSeconds whose status.startTime is that long ago is 'exceeded';
+ * otherwise the milliseconds left (the deadline is mutable: a shorter one takes effect at the next look), or undefined
+ * without a deadline or a start time.
+ */
+export function activeDeadline(pod: KubeObject, now: number): 'exceeded' | number | undefined {
+  const seconds = isPlainObject(pod.spec) ? pod.spec.activeDeadlineSeconds : undefined;
+  const startTime = isPlainObject(pod.status) ? pod.status.startTime : undefined;
+  if (typeof seconds !== 'number' || typeof startTime !== 'string') return undefined;
+  const left = Date.parse(startTime) + seconds * 1000 - now;
+  return Number.isNaN(left) ? undefined : left <= 0 ? 'exceeded' : left;
+}
+
+/** The status of a pod stopped at its deadline: its containers killed, Failed with DeadlineExceeded. */
+export function deadlineExceededStatus(pod: KubeObject, now: number): JsonObject {
+  const killed = killedStatus(pod, now);
+  return { ...killed, phase: 'Failed', conditions: finishedConditions(pod, 'PodFailed'), reason: DEADLINE_EXCEEDED.reason, message: DEADLINE_EXCEEDED.message };
+}
+
 /**
  * Runs the run-to-completion pods of one kubelet: remembers when each pod's current run started (keyed by uid and
  * restart count) and answers what its status should be now, or when to look again.

@@ -278,7 +278,9 @@ function eventFields(obj: KubeObject): Record<string, string> {
     'involvedObject.fieldPath': String(io.fieldPath ?? ''),
     reason: String(obj.reason ?? ''),
     reportingComponent: String(obj.reportingComponent ?? ''),
-    source: String(src.component ?? ''),
+    // EventToSelectableFields: an event without source.component (one written through events.k8s.io) is selected by
+    // its reporting controller.
+    source: String(src.component ?? '') || String(obj.reportingComponent ?? ''),
     type: String(obj.type ?? ''),
   };
 }

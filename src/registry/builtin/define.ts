@@ -1,6 +1,6 @@
 import type { APISubresourceDescriptor } from '../../apimachinery/api-resource.js';
 import type { OpenAPISchemas, ResourceDefinition, Strategy, SubresourceStrategy } from '../rest.js';
-import { metaOf, type JsonObject, type KubeObject } from '../../apimachinery/object.js';
+import { jsonEqual, metaOf, type JsonObject, type KubeObject } from '../../apimachinery/object.js';
 import type { TablePrinter } from '../../apimachinery/table/builtin-printers.js';
 import { validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import { printerFor } from '../../apimachinery/table/builtin-printers.js';
@@ -109,21 +109,35 @@ export const statusOnly: SubresourceStrategy = {
   },
 };
 
+/** The object metadata a status write may change when its kind's status strategy resets only the spec. */
+const STATUS_WRITABLE_METADATA = ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
+
 /**
- * A status subresource whose strategy resets only the spec (namespaceStatusStrategy.PrepareForUpdate): the status and
- * the user metadata (labels, annotations) of the write are kept, validated as an ObjectMeta update. Most other
- * built-in status strategies also reset labels or all metadata, and keep statusOnly.
+ * A status subresource whose strategy resets only the spec, as most built-in kinds' do upstream (Service, Ingress,
+ * Namespace, PersistentVolume(Claim), ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, HPA, PDB, CRD, ...): the write's
+ * status and its labels, annotations, finalizers and owner references are kept (rest.BeforeUpdate then restores only
+ * the system fields), validated as an ObjectMeta update. `reset` names the metadata the kind's PrepareForUpdate also
+ * restores from the stored object: a Deployment's labels, a Pod's owner references. Kinds whose status strategy resets
+ * all metadata (ResetObjectMetaForStatus: custom resources, ValidatingAdmissionPolicies) keep statusOnly.
  */
-export const statusAndMetadata: SubresourceStrategy = {
-  apply(incoming, current) {
-    const next = statusOnly.apply(incoming, current);
-    const meta = metaOf(next);
-    const inMeta = incoming.metadata ?? {};
-    for (const field of ['labels', 'annotations'] as const) {
-      if (inMeta[field] === undefined || inMeta[field] === null) delete meta[field];
-      else meta[field] = inMeta[field] as Record<string, string>;
-    }
-    return next;
-  },
-  validate: (obj, old) => validateObjectMetaUpdate(metaOf(obj), metaOf(old)),
-};
+export function statusKeepingMetadata(reset: readonly (typeof STATUS_WRITABLE_METADATA)[number][] = []): SubresourceStrategy {
+  return {
+    apply(incoming, current) {
+      const next = statusOnly.apply(incoming, current);
+      const meta = metaOf(next) as Record<string, unknown>;
+      const inMeta = (incoming.metadata ?? {}) as Record<string, unknown>;
+      for (const field of STATUS_WRITABLE_METADATA) {
+        if (reset.includes(field)) continue;
+        if (inMeta[field] === undefined || inMeta[field] === null) delete meta[field];
+        // The stored value when equal, so that a write that changes nothing there (a client's maps come back in its
+        // own key order: protobuf's sorted) rewrites nothing there either.
+        else if (!jsonEqual(meta[field], inMeta[field])) meta[field] = inMeta[field];
+      }
+      return next;
+    },
+    validate: (obj, old) => validateObjectMetaUpdate(metaOf(obj), metaOf(old)),
+  };
+}
+
+/** The status subresource of a kind whose status strategy resets only the spec (see statusKeepingMetadata). */
+export const statusAndMetadata: SubresourceStrategy = statusKeepingMetadata();

@@ -4,7 +4,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { crashLoops, exitCodeOf, isPauseImage, killedStatus, PodRunner, runDurationMs } from '../../../src/pcluster/controllers/pod-run.js';
+import { activeDeadline, crashLoops, deadlineExceededStatus, exitCodeOf, isPauseImage, killedStatus, PodRunner, runDurationMs } from '../../../src/pcluster/controllers/pod-run.js';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
 
 const pod = (command: string[] | undefined, args?: string[], annotations: Record<string, string> = {}, restartPolicy = 'Never'): KubeObject => ({
@@ -71,5 +71,28 @@ describe('killedStatus', () => {
     assert.deepEqual(conds.Ready, ['False', 'PodFailed']);
     assert.deepEqual(conds.ContainersReady, ['False', 'PodFailed']);
     assert.deepEqual(conds.DisruptionTarget, ['True', 'EvictionByEvictionAPI'], 'conditions set by others are kept');
+  });
+});
+
+describe('activeDeadlineSeconds', () => {
+  const started = (seconds: number | undefined): KubeObject => {
+    const p = pod(['sleep', '300'], undefined, {}, 'Always');
+    if (seconds !== undefined) (p.spec as Record<string, unknown>).activeDeadlineSeconds = seconds;
+    p.status = { phase: 'Running', startTime: '2026-01-01T00:00:00Z', containerStatuses: [{ name: 'c', ready: true, started: true, restartCount: 0, state: { running: { startedAt: '2026-01-01T00:00:01Z' } } }] };
+    return p;
+  };
+  it('counts from status.startTime: the time left, then exceeded; nothing without a deadline or a start', () => {
+    const now = Date.parse('2026-01-01T00:00:03Z');
+    assert.equal(activeDeadline(started(5), now), 2000);
+    assert.equal(activeDeadline(started(3), now), 'exceeded');
+    assert.equal(activeDeadline(started(1), now), 'exceeded');
+    assert.equal(activeDeadline(started(undefined), now), undefined);
+    assert.equal(activeDeadline({ ...started(5), status: { phase: 'Pending' } }, now), undefined);
+  });
+  it('a pod past it is Failed with DeadlineExceeded, its containers killed', () => {
+    const s = deadlineExceededStatus(started(1), Date.parse('2026-01-01T00:00:03Z'));
+    assert.deepEqual([s.phase, s.reason, s.message], ['Failed', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline']);
+    assert.equal((s.containerStatuses as any[])[0].state.terminated.exitCode, 137);
+    assert.deepEqual((s.conditions as any[]).find((c) => c.type === 'Ready')?.status, 'False');
   });
 });

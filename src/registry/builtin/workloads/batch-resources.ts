@@ -57,7 +57,7 @@ export const jobs: ResourceDefinition = withPrinter(
         return { 'status.successful': String(typeof succeeded === 'number' ? succeeded : 0) };
       },
     },
-    subresources: [statusSubresource('Job', {}, (obj) => validateJobStatus(obj), { keepsLabelsAndAnnotations: true })],
+    subresources: [statusSubresource('Job', {}, (obj) => validateJobStatus(obj))],
   }),
   jobPrinter,
 );
@@ -88,7 +88,7 @@ export const cronJobs: ResourceDefinition = withPrinter(
       validateUpdate: validateCronJobUpdate,
       warnings: nameWarnings,
     },
-    subresources: [statusSubresource('CronJob', {}, undefined, { keepsLabelsAndAnnotations: true })],
+    subresources: [statusSubresource('CronJob', {}, undefined)],
   }),
   cronJobPrinter,
 );

@@ -5,7 +5,7 @@
  */
 import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
 import type { SubresourceStrategy } from '../../rest.js';
-import { defineBuiltin, statusOnly } from '../define.js';
+import { defineBuiltin, statusAndMetadata } from '../define.js';
 import { defaultEndpoints, defaultPodTemplateObject, defaultReplicationController } from './core-networking-defaults.js';
 import { endpointsPrinter, podTemplatePrinter, replicationControllerPrinter } from './core-networking-printers.js';
 import { validateEndpoints, validatePodTemplate, validateReplicationController, validateReplicationControllerStatus } from './core-more-validation.js';
@@ -53,7 +53,7 @@ export const replicationControllers = defineBuiltin({
     selectableFields: (obj) => ({ 'status.replicas': String((isPlainObject(obj.status) && typeof obj.status.replicas === 'number' ? obj.status.replicas : 0)) }),
   },
   subresources: [
-    { name: 'status', kind: 'ReplicationController', verbs: ['get', 'patch', 'update'], strategy: { ...statusOnly, validate: (obj) => validateReplicationControllerStatus(obj) } },
+    { name: 'status', kind: 'ReplicationController', verbs: ['get', 'patch', 'update'], strategy: { ...statusAndMetadata, validate: (obj, old) => [...(statusAndMetadata.validate?.(obj, old) ?? []), ...validateReplicationControllerStatus(obj)] } },
     { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'], strategy: replicationControllerScale },
   ],
   printer: replicationControllerPrinter,

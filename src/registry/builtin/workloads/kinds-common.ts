@@ -12,7 +12,7 @@ import type { TablePrinter } from '../../../apimachinery/table/builtin-printers.
 import { validateLabelName, validateLabels, validateObjectMetaUpdate } from '../../../apimachinery/validation/object-meta.js';
 import { isValidLabelValue } from '../../../apimachinery/validation/names.js';
 import type { ResourceDefinition, SubresourceStrategy } from '../../rest.js';
-import { statusAndMetadata, statusOnly } from '../define.js';
+import { statusAndMetadata, statusKeepingMetadata } from '../define.js';
 import { scaleSubresource } from './scale.js';
 import { validatePodTemplateSpec } from './validation.js';
 
@@ -36,17 +36,21 @@ export function withPrinter(def: ResourceDefinition, printer: TablePrinter): Res
 }
 
 export const scaleDescriptor = { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'], strategy: scaleSubresource };
-export const statusDescriptor = (kind: string) => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'], strategy: statusOnly });
+/**
+ * The /status of a kind whose status strategy resets only the spec (most built-in kinds upstream): the write's status,
+ * labels, annotations, finalizers and owner references are kept; `reset` names metadata its PrepareForUpdate also
+ * restores (a Deployment's labels, a Pod's owner references). See statusKeepingMetadata.
+ */
+export const statusDescriptor = (kind: string, reset: Parameters<typeof statusKeepingMetadata>[0] = []) => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'], strategy: statusKeepingMetadata(reset) });
 
 /**
- * A /status subresource that writes only .status, then fills in the status fields Go always serializes (those without
- * omitempty: a status write that leaves them out still reads back with their zero values), and validates the write
- * as the kind's status strategy does.
+ * A /status subresource that writes .status (and, as the kind's spec-only status strategy does upstream, the write's
+ * labels, annotations, finalizers and owner references), then fills in the status fields Go always serializes (those
+ * without omitempty: a status write that leaves them out still reads back with their zero values), and validates the
+ * write as the kind's status strategy does.
  */
-export function statusSubresource(kind: string, zeros: JsonObject, validate?: (obj: KubeObject, old: KubeObject) => FieldError[], opts: { keepsLabelsAndAnnotations?: boolean } = {}) {
-  // Most status strategies reset all but status; a Job's and a CronJob's reset only the spec (their PrepareForUpdate
-  // copies the old spec alone), so a status write's labels and annotations are kept too.
-  const base = opts.keepsLabelsAndAnnotations ? statusAndMetadata : statusOnly;
+export function statusSubresource(kind: string, zeros: JsonObject, validate?: (obj: KubeObject, old: KubeObject) => FieldError[]) {
+  const base = statusAndMetadata;
   const strategy: SubresourceStrategy = {
     apply(incoming, current) {
       const next = base.apply(incoming, current);

@@ -5,7 +5,7 @@
  * is a controller's job, not the registry's.
  */
 import { isPlainObject } from '../../../apimachinery/object.js';
-import { defineBuiltin, statusOnly } from '../define.js';
+import { defineBuiltin, statusAndMetadata } from '../define.js';
 import { defaultIngressClass, defaultNetworkPolicy } from './core-networking-defaults.js';
 import { ingressClassPrinter, ingressPrinter, networkPolicyPrinter } from './core-networking-printers.js';
 import {
@@ -39,7 +39,7 @@ export const ingresses = defineBuiltin({
     validateUpdate: validateIngressUpdate,
     warnings: (obj, old) => (old ? [] : ingressWarnings(obj)),
   },
-  subresources: [{ name: 'status', kind: 'Ingress', verbs: ['get', 'patch', 'update'], strategy: { ...statusOnly, validate: (obj) => validateIngressStatus(obj) } }],
+  subresources: [{ name: 'status', kind: 'Ingress', verbs: ['get', 'patch', 'update'], strategy: { ...statusAndMetadata, validate: (obj, old) => [...(statusAndMetadata.validate?.(obj, old) ?? []), ...validateIngressStatus(obj)] } }],
   printer: ingressPrinter,
 });
 

@@ -27,7 +27,7 @@ import {
   validateService,
 } from './validation.js';
 import type { ResourceDefinition } from '../../rest.js';
-import { defineBuiltin, statusOnly } from '../define.js';
+import { defineBuiltin, statusKeepingMetadata } from '../define.js';
 import { endpoints, podTemplates, replicationControllers } from './core-more-resources.js';
 import { endpointSlices } from './discovery-resources.js';
 import { ingressClasses, ingresses, networkPolicies } from './networking-resources.js';
@@ -46,7 +46,11 @@ function withPrinter(def: ResourceDefinition, printer: TablePrinter): ResourceDe
 }
 
 const scaleDescriptor = { name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: ['get', 'patch', 'update'], strategy: scaleSubresource };
-const statusDescriptor = (kind: string) => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'], strategy: statusOnly });
+/**
+ * The kind's /status: its status strategy resets only the spec upstream, so the write's labels, annotations, finalizers
+ * and owner references are kept, but for what `reset` names (statusKeepingMetadata).
+ */
+const statusDescriptor = (kind: string, reset: Parameters<typeof statusKeepingMetadata>[0] = []) => ({ name: 'status', kind, verbs: ['get', 'patch', 'update'], strategy: statusKeepingMetadata(reset) });
 
 /** The main endpoint never writes status; a create starts from an empty one (strategy PrepareForCreate). */
 function resetStatus(obj: KubeObject): void {
@@ -83,7 +87,7 @@ export const deployments = withPrinter(
       validate: validateDeployment,
       validateUpdate: (obj, old) => [...validateDeployment(obj), ...validateSelectorImmutable(obj, old)],
     },
-    subresources: [statusDescriptor('Deployment'), scaleDescriptor],
+    subresources: [statusDescriptor('Deployment', ['labels']), scaleDescriptor],
   }),
   deploymentPrinter,
 );
@@ -206,7 +210,7 @@ export const pods = withPrinter(
       validateUpdate: validatePodUpdate,
       selectableFields: podFields,
     },
-    subresources: [ephemeralContainersDescriptor, statusDescriptor('Pod')],
+    subresources: [ephemeralContainersDescriptor, statusDescriptor('Pod', ['ownerReferences'])],
   }),
   podPrinter,
 );

@@ -7,7 +7,7 @@
  */
 import { type KubeObject, isPlainObject, nowRFC3339 } from '../../../apimachinery/object.js';
 import type { SubresourceStrategy } from '../../rest.js';
-import { defineBuiltin, statusOnly } from '../define.js';
+import { defineBuiltin, statusAndMetadata } from '../define.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './core-networking-defaults.js';
 import { persistentVolumeClaimPrinter, persistentVolumePrinter, storageClassPrinter } from './core-networking-printers.js';
 import {
@@ -61,18 +61,21 @@ function normalizeDataSources(obj: KubeObject, old?: KubeObject): void {
   else if (isPlainObject(spec.dataSourceRef) && !isPlainObject(spec.dataSource) && !spec.dataSourceRef.namespace) spec.dataSource = copyRef(spec.dataSourceRef);
 }
 
-/** persistentvolumeclaimStatusStrategy: only status changes; with VolumeAttributesClass off its status fields go too. */
+/**
+ * persistentvolumeclaimStatusStrategy: the spec is kept (the write's status and metadata are taken: statusAndMetadata);
+ * with VolumeAttributesClass off its status fields go.
+ */
 const persistentVolumeClaimStatus: SubresourceStrategy = {
   apply(incoming, current) {
     const oldStatus = isPlainObject(current.status) ? current.status : {};
-    const next = statusOnly.apply(incoming, current);
+    const next = statusAndMetadata.apply(incoming, current);
     if (isPlainObject(next.status)) {
       if (oldStatus.currentVolumeAttributesClassName === undefined) delete next.status.currentVolumeAttributesClassName;
       if (oldStatus.modifyVolumeStatus === undefined) delete next.status.modifyVolumeStatus;
     }
     return next;
   },
-  validate: (obj) => validatePersistentVolumeClaimStatus(obj),
+  validate: (obj, old) => [...(statusAndMetadata.validate?.(obj, old) ?? []), ...validatePersistentVolumeClaimStatus(obj)],
 };
 
 export const persistentVolumeClaims = defineBuiltin({
@@ -107,13 +110,14 @@ export const persistentVolumeClaims = defineBuiltin({
 });
 
 /**
- * persistentvolumeStatusStrategy: only status changes, and status.lastPhaseTransitionTime follows the phase: kept
+ * persistentvolumeStatusStrategy: the spec is kept (the write's status and metadata are taken: statusAndMetadata), and
+ * status.lastPhaseTransitionTime follows the phase: kept
  * while the phase stays, set to now when the phase changes and the writer did not set a new time.
  */
 const persistentVolumeStatus: SubresourceStrategy = {
   apply(incoming, current) {
     const oldStatus = isPlainObject(current.status) ? { ...current.status } : {};
-    const next = statusOnly.apply(incoming, current);
+    const next = statusAndMetadata.apply(incoming, current);
     if (!isPlainObject(next.status)) next.status = {};
     const status = next.status as Json;
     // Decoding defaults the written phase (SetDefaults_PersistentVolume) before the strategy compares it.

@@ -7,8 +7,8 @@
  * by port name and number, and addresses and slice endpoints by IP (as upstream orders addresses), which is stable
  * and equally arbitrary to clients. Endpoints are not truncated at 1,000 addresses.
  */
-import { type JsonObject, type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
-import { selectorFromSet, type LabelSelector } from '../../../apimachinery/labels/selector.js';
+import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+import { selectorFromSet, type LabelSelector } from '../../apimachinery/labels/selector.js';
 
 export const serviceNameLabel = 'kubernetes.io/service-name';
 export const managedByLabel = 'endpointslice.kubernetes.io/managed-by';

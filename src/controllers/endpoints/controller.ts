@@ -5,15 +5,18 @@
  * endpointslice-controller.k8s.io`) listing the selected pods, updated as pods come, become ready, or go. Services
  * without a selector are left alone: their Endpoints and slices belong to whoever writes them. The decisions are in
  * decisions.ts.
+ *
+ * They run in the simulated cluster (its own logical cluster) and, across every workspace, in a control plane that
+ * serves pods only in some of them (`EndpointsScope`): a workspace with compute lists the pods its clusters run (their
+ * mirrors, which carry the pods' IPs and nodes) as one cluster lists its own.
  */
-import { type JsonObject, type KubeObject, deepCopy, jsonEqual } from '../../../apimachinery/object.js';
-import { StatusError } from '../../../apimachinery/status.js';
-import { clusterOf, formatObjectKey, keyOf, parseObjectKey } from '../../../client/store.js';
-import { Controller, type ReconcileResult } from '../../../controllers/runtime/controller.js';
-import type { ControllerContext, ControllerInstaller, RunningController } from '../../../controllers/runtime/context.js';
-import type { Informer } from '../../../client/informer.js';
-import { endpointSlicesGVR, endpointsGVR, nodesGVR, podsGVR, servicesGVR } from '../gvrs.js';
-import { controllerRef } from '../owner-references.js';
+import { type JsonObject, type KubeObject, deepCopy, jsonEqual } from '../../apimachinery/object.js';
+import { StatusError } from '../../apimachinery/status.js';
+import { clusterOf, formatObjectKey, keyOf, parseObjectKey } from '../../client/store.js';
+import type { GroupVersionResource } from '../../client/resource.js';
+import { Controller, type ReconcileResult } from '../runtime/controller.js';
+import type { ControllerContext, ControllerInstaller, RunningController } from '../runtime/context.js';
+import type { Informer } from '../../client/informer.js';
 import {
   endpointSliceContents,
   endpointSliceControllerName,
@@ -27,35 +30,94 @@ import {
   type SliceContent,
 } from './decisions.js';
 
+const servicesGVR: GroupVersionResource = { group: '', version: 'v1', resource: 'services' };
+const podsGVR: GroupVersionResource = { group: '', version: 'v1', resource: 'pods' };
+const nodesGVR: GroupVersionResource = { group: '', version: 'v1', resource: 'nodes' };
+const endpointsGVR: GroupVersionResource = { group: '', version: 'v1', resource: 'endpoints' };
+const endpointSlicesGVR: GroupVersionResource = { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices' };
+
+/** Where the controllers act. */
+export interface EndpointsScope {
+  /** The informers' logical cluster: `'*'` for every one (a control plane); the client's own when unset. */
+  cluster?: string;
+  /**
+   * Given the controller's context and a callback to call with a logical cluster whose answer changed, whether the
+   * controllers keep endpoints in a logical cluster (unset: everywhere). Asked on every reconcile.
+   */
+  actsIn?: (ctx: ControllerContext, changed: (cluster: string) => void) => (cluster: string) => boolean;
+  /**
+   * How long a pod's change waits before its Services are looked at, so that changes arriving together are written
+   * once (kube-controller-manager's --endpoint-updates-batch-period and --endpointslice-updates-batch-period; 0, the
+   * default, looks at once). A Service's own change is looked at at once.
+   */
+  podBatchMs?: number;
+  /**
+   * Which of a Service's labels its Endpoints and slices copy (default: all, as upstream): a control plane keeps its
+   * own placement labels on the Service to itself.
+   */
+  copiesLabel?: (key: string) => boolean;
+  /** Whether slices carry their nodes' zones (topology.kubernetes.io/zone), read from a Node informer (default true). */
+  nodeZones?: boolean;
+}
+
+/** Services and pods by `<cluster>|<namespace>`: a pod's change looks at its namespace's Services, a Service at its pods. */
+const BY_NAMESPACE = 'endpoints/by-namespace';
+const namespaceKey = (o: KubeObject) => `${clusterOf(o)}|${o.metadata?.namespace ?? ''}`;
+
+/** The shared informers both controllers read, with the Services indexed by namespace. */
+function informersOf(ctx: ControllerContext, scope: EndpointsScope) {
+  const selection = scope.cluster ? { cluster: scope.cluster } : {};
+  const services = ctx.informers.informerFor<KubeObject>(servicesGVR, selection);
+  const pods = ctx.informers.informerFor<KubeObject>(podsGVR, selection);
+  services.addIndexer(BY_NAMESPACE, (s) => [namespaceKey(s)]);
+  pods.addIndexer(BY_NAMESPACE, (p) => [namespaceKey(p)]);
+  return { selection, services, pods };
+}
+
+/** The Service as its endpoints' labels are taken from: without the labels `scope` does not copy. */
+function labelSource(service: KubeObject, scope: EndpointsScope): KubeObject {
+  const keep = scope.copiesLabel;
+  if (!keep || !service.metadata?.labels) return service;
+  return { ...service, metadata: { ...service.metadata, labels: Object.fromEntries(Object.entries(service.metadata.labels).filter(([k]) => keep(k))) } };
+}
+
+/** Enqueues every Service of a logical cluster (it began or stopped being one the controllers act in). */
+function enqueueServicesOf(services: Informer<KubeObject>, enqueue: (key: string) => void, cluster: string): void {
+  for (const s of services.lister.list()) if (clusterOf(s) === cluster) enqueue(keyOf(s));
+}
+
 const isNotFound = (err: unknown) => err instanceof StatusError && err.code === 404;
 
 /** The pods a Service selects (same cluster and namespace), or undefined when it has no selector. */
 function selectedPods(service: KubeObject, pods: Informer<KubeObject>): KubeObject[] | undefined {
   const selector = serviceSelector(service);
   if (!selector) return undefined;
-  const cluster = clusterOf(service);
-  return pods.lister.list().filter((p) => clusterOf(p) === cluster && p.metadata?.namespace === service.metadata?.namespace && selector.matches(p.metadata?.labels ?? {}));
+  return pods.lister.byIndex(BY_NAMESPACE, namespaceKey(service)).filter((p) => selector.matches(p.metadata?.labels ?? {}));
 }
 
 /** Enqueues the Services (by key) that select a pod, before or after a change of its labels. */
 function enqueueServicesOfPod(services: Informer<KubeObject>, enqueue: (key: string) => void, ...versions: KubeObject[]): void {
-  for (const svc of services.lister.list()) {
+  const candidates = new Map<string, KubeObject>();
+  for (const p of versions) for (const s of services.lister.byIndex(BY_NAMESPACE, namespaceKey(p))) candidates.set(keyOf(s), s);
+  for (const svc of candidates.values()) {
     const selector = serviceSelector(svc);
     if (!selector) continue;
     if (versions.some((p) => clusterOf(p) === clusterOf(svc) && p.metadata?.namespace === svc.metadata?.namespace && selector.matches(p.metadata?.labels ?? {}))) enqueue(keyOf(svc));
   }
 }
 
-export const endpointsControllerInstaller: ControllerInstaller = {
+export const endpointsControllerInstaller = (scope: EndpointsScope = {}): ControllerInstaller => ({
   name: 'endpoints',
   install(ctx: ControllerContext): RunningController {
     const { client } = ctx;
-    const services = ctx.informers.informerFor<KubeObject>(servicesGVR);
-    const pods = ctx.informers.informerFor<KubeObject>(podsGVR);
-    const endpoints = ctx.informers.informerFor<KubeObject>(endpointsGVR);
+    const { selection, services, pods } = informersOf(ctx, scope);
+    const endpoints = ctx.informers.informerFor<KubeObject>(endpointsGVR, selection);
+    let enqueue: (key: string) => void = () => undefined;
+    const actsIn = scope.actsIn?.(ctx, (cluster) => enqueueServicesOf(services, enqueue, cluster)) ?? (() => true);
 
     const reconcile = async (key: string): Promise<ReconcileResult | void> => {
       const { cluster, namespace, name } = parseObjectKey(key);
+      if (!actsIn(cluster)) return;
       const service = services.lister.get(key);
       const current = endpoints.lister.get(key);
       if (!service) {
@@ -72,7 +134,7 @@ export const endpointsControllerInstaller: ControllerInstaller = {
       const pods_ = selectedPods(service, pods);
       if (!pods_) return;
       const subsets = endpointSubsets(service, pods_);
-      const labels = endpointsLabels(service);
+      const labels = endpointsLabels(labelSource(service, scope));
       if (current && jsonEqual(current.subsets ?? [], subsets) && jsonEqual(current.metadata?.labels ?? {}, labels)) return;
       // Endpoints hold no other state: writing them whole is what upstream does too.
       const next: KubeObject = current ? deepCopy(current) : { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace } };
@@ -91,26 +153,28 @@ export const endpointsControllerInstaller: ControllerInstaller = {
     };
 
     const controller = new Controller<string>({ name: 'endpoints', reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
-    const enqueue = (key: string) => controller.enqueue(key);
+    enqueue = (key: string) => controller.enqueue(key);
     services.addEventHandler({ add: (s) => enqueue(keyOf(s)), update: (_o, s) => enqueue(keyOf(s)), delete: (s) => enqueue(keyOf(s)) });
-    pods.addEventHandler({ add: (p) => enqueueServicesOfPod(services, enqueue, p), update: (o, n) => enqueueServicesOfPod(services, enqueue, o, n), delete: (p) => enqueueServicesOfPod(services, enqueue, p) });
+    const podEnqueue = batched(controller, scope.podBatchMs);
+    pods.addEventHandler({ add: (p) => enqueueServicesOfPod(services, podEnqueue, p), update: (o, n) => enqueueServicesOfPod(services, podEnqueue, o, n), delete: (p) => enqueueServicesOfPod(services, podEnqueue, p) });
     // Someone removed or rewrote a Service's endpoints: put them back.
     endpoints.addEventHandler({ update: (_o, e) => services.lister.get(keyOf(e)) && enqueue(keyOf(e)), delete: (e) => services.lister.get(keyOf(e)) && enqueue(keyOf(e)) });
     return { name: 'endpoints', start: () => controller.start(), stop: () => controller.stop() };
   },
-};
+});
 
 /** A slice's list fields as stored from the controller's empty lists (Go's nil slices: null). */
 const listOrNull = (items: JsonObject[]): JsonObject[] | null => (items.length ? items : null);
 
-export const endpointSliceControllerInstaller: ControllerInstaller = {
+export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): ControllerInstaller => ({
   name: 'endpointslice',
   install(ctx: ControllerContext): RunningController {
     const { client } = ctx;
-    const services = ctx.informers.informerFor<KubeObject>(servicesGVR);
-    const pods = ctx.informers.informerFor<KubeObject>(podsGVR);
-    const nodes = ctx.informers.informerFor<KubeObject>(nodesGVR);
-    const slices = ctx.informers.informerFor<KubeObject>(endpointSlicesGVR);
+    const { selection, services, pods } = informersOf(ctx, scope);
+    const nodes = scope.nodeZones === false ? undefined : ctx.informers.informerFor<KubeObject>(nodesGVR, selection);
+    const slices = ctx.informers.informerFor<KubeObject>(endpointSlicesGVR, selection);
+    let enqueue: (key: string) => void = () => undefined;
+    const actsIn = scope.actsIn?.(ctx, (cluster) => enqueueServicesOf(services, enqueue, cluster)) ?? (() => true);
     /**
      * Slices we created or deleted that the cache does not reflect yet (upstream's endpointSliceTracker): until it
      * does, a sync would create them twice, so it waits.
@@ -129,17 +193,18 @@ export const endpointSliceControllerInstaller: ControllerInstaller = {
 
     const reconcile = async (key: string): Promise<ReconcileResult | void> => {
       const { cluster, namespace, name } = parseObjectKey(key);
+      if (!actsIn(cluster)) return;
       if (cacheLags(key, cluster, namespace)) return { requeueAfterMs: 50 };
       const service = services.lister.get(key);
       // A deleted Service's slices go with it (garbage collection of their owner reference).
       if (!service || service.metadata?.deletionTimestamp) return;
       const pods_ = selectedPods(service, pods);
       if (!pods_) return;
-      const zone = (node: string) => nodes.lister.get(formatObjectKey({ cluster, namespace: '', name: node }))?.metadata?.labels?.['topology.kubernetes.io/zone'];
+      const zone = (node: string) => nodes?.lister.get(formatObjectKey({ cluster, namespace: '', name: node }))?.metadata?.labels?.['topology.kubernetes.io/zone'];
       const desired: SliceContent[] = endpointSliceContents(service, pods_, zone);
       // With no endpoints at all the Service keeps one placeholder slice.
       if (desired.length === 0) desired.push({ ports: [], endpoints: [] });
-      const labels = endpointSliceLabels(service);
+      const labels = endpointSliceLabels(labelSource(service, scope));
       const owner = controllerRef(service, 'v1', 'Service');
       const trigger = lastChangeTriggerTime(service, pods_);
       const ours = slices.lister
@@ -195,9 +260,10 @@ export const endpointSliceControllerInstaller: ControllerInstaller = {
     };
 
     const controller = new Controller<string>({ name: 'endpointslice', reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
-    const enqueue = (key: string) => controller.enqueue(key);
+    enqueue = (key: string) => controller.enqueue(key);
     services.addEventHandler({ add: (s) => enqueue(keyOf(s)), update: (_o, s) => enqueue(keyOf(s)) });
-    pods.addEventHandler({ add: (p) => enqueueServicesOfPod(services, enqueue, p), update: (o, n) => enqueueServicesOfPod(services, enqueue, o, n), delete: (p) => enqueueServicesOfPod(services, enqueue, p) });
+    const podEnqueue = batched(controller, scope.podBatchMs);
+    pods.addEventHandler({ add: (p) => enqueueServicesOfPod(services, podEnqueue, p), update: (o, n) => enqueueServicesOfPod(services, podEnqueue, o, n), delete: (p) => enqueueServicesOfPod(services, podEnqueue, p) });
     const enqueueServiceOfSlice = (s: KubeObject) => {
       const service = s.metadata?.labels?.[serviceNameLabel];
       if (service && s.metadata?.labels?.[managedByLabel] === endpointSliceControllerName) enqueue(formatObjectKey({ cluster: clusterOf(s), namespace: s.metadata?.namespace ?? '', name: service }));
@@ -205,4 +271,14 @@ export const endpointSliceControllerInstaller: ControllerInstaller = {
     slices.addEventHandler({ update: (_o, s) => enqueueServiceOfSlice(s), delete: enqueueServiceOfSlice });
     return { name: 'endpointslice', start: () => controller.start(), stop: () => controller.stop() };
   },
-};
+});
+
+/** Enqueues into `controller` after `delayMs` (the earliest pending time of a key wins), or at once without a delay. */
+function batched(controller: Controller<string>, delayMs = 0): (key: string) => void {
+  return delayMs > 0 ? (key) => controller.queue.addAfter(key, delayMs) : (key) => controller.enqueue(key);
+}
+
+/** A controller reference (metav1.NewControllerRef) that also blocks the owner's foreground deletion. */
+function controllerRef(owner: KubeObject, apiVersion: string, kind: string): { apiVersion: string; kind: string; name: string; uid: string; controller: true; blockOwnerDeletion: true } {
+  return { apiVersion, kind, name: owner.metadata?.name ?? '', uid: owner.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true };
+}

@@ -15,7 +15,7 @@ import {
   lastChangeTriggerTime,
   serviceSelector,
   shouldPodBeInEndpoints,
-} from '../../../src/pcluster/controllers/endpoints/decisions.js';
+} from '../../../src/controllers/endpoints/decisions.js';
 
 interface PodOpts {
   ip?: string;

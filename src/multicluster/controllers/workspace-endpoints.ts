@@ -1,0 +1,38 @@
+/**
+ * Endpoints and EndpointSlices in every workspace with compute, as kube-controller-manager keeps them on one cluster:
+ * `kubectl get endpoints`, `kubectl describe service` and clients that read a Service's endpoints see the pods its
+ * selector picks, wherever they run (the pods' mirrors carry their IPs and nodes, `<cluster>--<node>`; a pod IP is
+ * its cluster's, so two clusters' pods may share one). The controllers are the simulated cluster's own
+ * (controllers/endpoints/), run over every workspace; what they write never syncs down (the follow graph sends only a
+ * selector-less Service's Endpoints and slices to clusters: each cluster's controllers keep their own).
+ *
+ * Only workspaces with compute (a SyncTarget or a Placement) serve pods and Endpoints; elsewhere nothing is written.
+ * Pod changes are batched for a second (the controllers' --*-updates-batch-period): a burst of pods becoming ready is
+ * one write per Service, not one per pod.
+ */
+import type { KubeObject } from '../../apimachinery/object.js';
+import { clusterOf } from '../../client/store.js';
+import { endpointSliceControllerInstaller, endpointsControllerInstaller, type EndpointsScope } from '../../controllers/endpoints/controller.js';
+import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
+import { STATE_LABEL_PREFIX, syncTargetsGVR } from '../api/types.js';
+import { placementsGVR } from '../scheduling/types.js';
+
+const BY_CLUSTER = 'workspace-endpoints/by-cluster';
+
+/** Whether a logical cluster holds a SyncTarget or a Placement, read from wildcard informers of both. */
+function computeWorkspaces(ctx: ControllerContext, changed: (cluster: string) => void): (cluster: string) => boolean {
+  const holders = [syncTargetsGVR, placementsGVR].map((gvr) => {
+    const inf = ctx.informers.informerFor<KubeObject>(gvr, { cluster: '*' });
+    inf.addIndexer(BY_CLUSTER, (o) => [clusterOf(o)]);
+    const onChange = (o: KubeObject) => changed(clusterOf(o));
+    inf.addEventHandler({ add: onChange, delete: onChange });
+    return inf;
+  });
+  return (cluster) => holders.some((inf) => inf.lister.byIndex(BY_CLUSTER, cluster).length > 0);
+}
+
+// The Service's placement labels (state.workload.kcp.io/<cluster>: Sync) are not copied: on an Endpoints object they
+// would place it (the placement controller takes them off again, the controller puts them back).
+const scope: EndpointsScope = { cluster: '*', actsIn: computeWorkspaces, podBatchMs: 1000, nodeZones: false, copiesLabel: (key) => !key.startsWith(STATE_LABEL_PREFIX) };
+
+export const workspaceEndpointsControllerInstallers: ControllerInstaller[] = [endpointsControllerInstaller(scope), endpointSliceControllerInstaller(scope)];
