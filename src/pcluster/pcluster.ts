@@ -2,7 +2,7 @@
  * `atrium pcluster`: a simulated physical cluster. It is an atrium API server that also serves the workload types
  * (Deployments, ReplicaSets, Pods, Services, Nodes, the storage, service-plumbing and networking kinds) and runs what
  * a real cluster runs for them: the deployment, replicaset and replication controllers, a scheduler and a kubelet
- * stand-in per node, the endpoints and endpointslice controllers, a volume provisioner and binder with a storage
+ * stand-in per node, the endpoints, endpointslice and endpointslice-mirroring controllers, a volume provisioner and binder with a storage
  * capacity, a cloud's load balancers and an ingress controller (addresses from a simulated pool), and the admission
  * plugins that default storage and ingress classes and give pods their PriorityClass's priority. It starts with kind's
  * default StorageClass `standard`, an IngressClass `atrium` and the two system PriorityClasses. Everything the controllers do goes through the public API, and everything a client sees is
@@ -24,6 +24,7 @@ import { defaultIngressClassAdmission, defaultStorageClassAdmission, storageObje
 import { defaultIngressClass, defaultStorageClass } from './controllers/classes.js';
 import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
 import { endpointSliceControllerInstaller, endpointsControllerInstaller } from '../controllers/endpoints/controller.js';
+import { endpointSliceMirroringControllerInstaller } from '../controllers/endpoints/mirroring.js';
 import { ingressControllerInstaller, serviceLoadBalancerInstaller } from './controllers/loadbalancer/controller.js';
 import { defaultPoolCIDR, ingressControllerAddress, parsePool } from './controllers/loadbalancer/ip-pool.js';
 import { storageControllerInstaller } from './controllers/storage/controller.js';
@@ -89,6 +90,7 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     storageControllerInstaller({ capacityBytes: storageCapacityBytes }),
     endpointsControllerInstaller(),
     endpointSliceControllerInstaller(),
+    endpointSliceMirroringControllerInstaller(),
     serviceLoadBalancerInstaller(pool),
     ingressControllerInstaller(pool),
     containerRuntimeInstaller(runtime),

@@ -82,6 +82,7 @@ const OTHER_SIG_SPECS = [
   '[sig-network] EndpointSlice should create and delete Endpoints and EndpointSlices for a Service with a selector specified [Conformance]',
   '[sig-network] EndpointSlice should create Endpoints and EndpointSlices for Pods matching a Service [Conformance]',
   '[sig-network] EndpointSlice should support creating EndpointSlice API operations [Conformance]',
+  '[sig-network] EndpointSliceMirroring should mirror a custom Endpoints resource through create update and delete [Conformance]',
   '[sig-network] Services should test the lifecycle of an Endpoint [Conformance]',
   // An update with the object its create returned: nothing writes a ConfigMap or Secret nothing uses.
   '[sig-storage] ConfigMap should be immutable if `immutable` field is set [Conformance]',

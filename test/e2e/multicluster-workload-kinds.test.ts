@@ -231,7 +231,7 @@ describe('every workload kind placed on the clusters, its status back upstream',
     assert.deepEqual(await where(G.secret, 'unused'), [], 'a Secret no workload uses goes nowhere');
     // Nothing writes it either (no Scheduled mark: an update with the object its create returned still succeeds).
     const unusedNow = await up.get(G.secret, 'unused', scope);
-    assert.equal(scheduled(unusedNow), undefined, 'a Secret nothing uses carries no mark');
+    assert.ok(!scheduled(unusedNow), 'a Secret nothing uses carries no mark');
     assert.equal(unusedNow.metadata?.resourceVersion, unusedSecret.metadata?.resourceVersion, 'nothing wrote the Secret nothing uses');
     assert.deepEqual(await where(G.sts, 'db'), [dbCluster]);
     for (const c of claims) await check((await downGet(dbCluster, G.pvc, c)) !== undefined, `${c} left alone by the syncer`, about);

@@ -151,12 +151,33 @@ describe('pcluster endpoints and endpointslices', () => {
     assert.deepEqual(slices.map((s) => (s.ports ?? []).map((p: any) => `${p.name}:${p.port}`).join(',')).sort(), ['prom:9101,raw:9200', 'raw:9200']);
   });
 
-  it('leaves Services without a selector to their authors', async () => {
+  it('leaves Services without a selector to their authors, and mirrors the Endpoints they write into slices', async () => {
     await create(`${ns}/services`, service('external-db', { ports: [{ port: 5432 }] }));
-    await create(`${ns}/endpoints`, { metadata: { name: 'external-db' }, subsets: [{ addresses: [{ ip: '10.0.0.10' }], ports: [{ port: 5432 }] }] });
-    await new Promise((r) => setTimeout(r, 500));
+    const written = await create(`${ns}/endpoints`, { metadata: { name: 'external-db', labels: { tier: 'db' } }, subsets: [{ addresses: [{ ip: '10.0.0.10' }], ports: [{ name: 'pg', port: 5432 }] }] });
+    const mirrored = (want: string) =>
+      eventually(`external-db mirrored as ${want}`, async () => {
+        const slices = await slicesOf('external-db');
+        const seen = slices.map((sl) => `${(sl.endpoints ?? []).map((e: any) => `${e.addresses[0]}/${e.conditions.ready}`).join(',')} ${(sl.ports ?? []).map((pt: any) => `${pt.name}:${pt.port}`).join(',')}`).sort().join(' | ');
+        return seen === want ? slices : undefined;
+      });
+    const [slice] = await mirrored('10.0.0.10/true pg:5432');
+    assert.equal(slice.metadata.labels['endpointslice.kubernetes.io/managed-by'], 'endpointslicemirroring-controller.k8s.io');
+    assert.equal(slice.metadata.labels.tier, 'db', 'the Endpoints\' labels are copied');
+    assert.match(slice.metadata.name, /^external-db-/);
+    assert.deepEqual(slice.metadata.ownerReferences.map((r: any) => [r.kind, r.name, r.uid, r.controller]), [['Endpoints', 'external-db', written.metadata.uid, true]]);
+    // Written by hand, the Endpoints are left as they are (no controller rewrites them).
     assert.deepEqual((await get(`${ns}/endpoints/external-db`)).subsets[0].addresses, [{ ip: '10.0.0.10' }]);
-    assert.deepEqual(await slicesOf('external-db'), []);
+    // Changes are mirrored; a not-ready address is mirrored not ready.
+    const r = await ts.request('PATCH', `${ns}/endpoints/external-db`, { subsets: [{ addresses: [{ ip: '10.0.0.11' }], notReadyAddresses: [{ ip: '10.0.0.12' }], ports: [{ name: 'pg', port: 5433 }] }] }, { headers: merge });
+    assert.equal(r.status, 200, r.text);
+    await mirrored('10.0.0.11/true,10.0.0.12/false pg:5433');
+    // Opting out removes the mirror; the Endpoints going removes it too.
+    assert.equal((await ts.request('PATCH', `${ns}/endpoints/external-db`, { metadata: { labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } } }, { headers: merge })).status, 200);
+    await mirrored('');
+    assert.equal((await ts.request('PATCH', `${ns}/endpoints/external-db`, { metadata: { labels: { 'endpointslice.kubernetes.io/skip-mirror': null } } }, { headers: merge })).status, 200);
+    await mirrored('10.0.0.11/true,10.0.0.12/false pg:5433');
+    assert.equal((await ts.request('DELETE', `${ns}/endpoints/external-db`)).status, 200);
+    await mirrored('');
   });
 
   it('deleting a Service removes its Endpoints and (by owner reference) its slices', async () => {

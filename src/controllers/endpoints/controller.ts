@@ -15,6 +15,7 @@ import { StatusError } from '../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, keyOf, parseObjectKey } from '../../client/store.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import { Controller, type ReconcileResult } from '../runtime/controller.js';
+import { SliceWrites } from './slice-writes.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../runtime/context.js';
 import type { Informer } from '../../client/informer.js';
 import {
@@ -75,7 +76,7 @@ function informersOf(ctx: ControllerContext, scope: EndpointsScope) {
 }
 
 /** The Service as its endpoints' labels are taken from: without the labels `scope` does not copy. */
-function labelSource(service: KubeObject, scope: EndpointsScope): KubeObject {
+export function labelSource(service: KubeObject, scope: EndpointsScope): KubeObject {
   const keep = scope.copiesLabel;
   if (!keep || !service.metadata?.labels) return service;
   return { ...service, metadata: { ...service.metadata, labels: Object.fromEntries(Object.entries(service.metadata.labels).filter(([k]) => keep(k))) } };
@@ -175,26 +176,12 @@ export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): Co
     const slices = ctx.informers.informerFor<KubeObject>(endpointSlicesGVR, selection);
     let enqueue: (key: string) => void = () => undefined;
     const actsIn = scope.actsIn?.(ctx, (cluster) => enqueueServicesOf(services, enqueue, cluster)) ?? (() => true);
-    /**
-     * Slices we created or deleted that the cache does not reflect yet (upstream's endpointSliceTracker): until it
-     * does, a sync would create them twice, so it waits.
-     */
-    const inFlight = new Map<string, { created: Set<string>; deleted: Set<string> }>();
-    const cacheLags = (key: string, cluster: string, namespace: string): boolean => {
-      const pending = inFlight.get(key);
-      if (!pending) return false;
-      const cached = (n: string) => !!slices.lister.get(formatObjectKey({ cluster, namespace, name: n }));
-      for (const n of pending.created) if (cached(n)) pending.created.delete(n);
-      for (const n of pending.deleted) if (!cached(n)) pending.deleted.delete(n);
-      if (pending.created.size || pending.deleted.size) return true;
-      inFlight.delete(key);
-      return false;
-    };
+    const sliceWrites = new SliceWrites(client, slices);
 
     const reconcile = async (key: string): Promise<ReconcileResult | void> => {
       const { cluster, namespace, name } = parseObjectKey(key);
       if (!actsIn(cluster)) return;
-      if (cacheLags(key, cluster, namespace)) return { requeueAfterMs: 50 };
+      if (sliceWrites.cacheLags(key, cluster, namespace)) return { requeueAfterMs: 50 };
       const service = services.lister.get(key);
       // A deleted Service's slices go with it (garbage collection of their owner reference).
       if (!service || service.metadata?.deletionTimestamp) return;
@@ -212,8 +199,7 @@ export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): Co
         .filter((s) => clusterOf(s) === cluster && s.metadata?.namespace === namespace && s.metadata?.labels?.[serviceNameLabel] === name && s.metadata?.labels?.[managedByLabel] === endpointSliceControllerName);
       const portsKey = (ports: unknown) => JSON.stringify(Array.isArray(ports) ? ports : []);
       const unused = new Set(ours.filter((s) => (s.metadata?.ownerReferences ?? []).some((r) => r.uid === service.metadata?.uid)));
-      const writes: Promise<unknown>[] = [];
-      const pending = { created: new Set<string>(), deleted: new Set<string>() };
+      const writes = sliceWrites.batch(key, cluster, namespace);
       for (const content of desired) {
         const want = { endpoints: listOrNull(content.endpoints), ports: listOrNull(content.ports) };
         const candidates = [...unused].filter((s) => portsKey(s.ports) === portsKey(want.ports));
@@ -230,7 +216,7 @@ export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): Co
           next.metadata!.annotations = annotations;
           next.endpoints = want.endpoints;
           next.ports = want.ports;
-          writes.push(client.update(endpointSlicesGVR, next, { cluster, namespace }));
+          writes.update(next);
         } else {
           const created: KubeObject = {
             apiVersion: 'discovery.k8s.io/v1',
@@ -240,23 +226,12 @@ export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): Co
             endpoints: want.endpoints,
             ports: want.ports,
           };
-          writes.push(client.create(endpointSlicesGVR, created, { cluster, namespace }).then((s) => pending.created.add(s.metadata?.name ?? '')));
+          writes.create(created);
         }
       }
       // Slices no longer needed, or left by an earlier Service of the same name.
-      for (const stale of [...unused, ...ours.filter((s) => !(s.metadata?.ownerReferences ?? []).some((r) => r.uid === service.metadata?.uid))]) {
-        const sliceName = stale.metadata?.name ?? '';
-        writes.push(
-          client
-            .delete(endpointSlicesGVR, sliceName, { cluster, namespace })
-            .then(() => pending.deleted.add(sliceName))
-            .catch((err) => (isNotFound(err) ? undefined : Promise.reject(err))),
-        );
-      }
-      const results = await Promise.allSettled(writes);
-      if (pending.created.size || pending.deleted.size) inFlight.set(key, pending);
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (failed) throw failed.reason;
+      for (const stale of [...unused, ...ours.filter((s) => !(s.metadata?.ownerReferences ?? []).some((r) => r.uid === service.metadata?.uid))]) writes.delete(stale.metadata?.name ?? '');
+      await writes.done();
     };
 
     const controller = new Controller<string>({ name: 'endpointslice', reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
@@ -274,7 +249,7 @@ export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): Co
 });
 
 /** Enqueues into `controller` after `delayMs` (the earliest pending time of a key wins), or at once without a delay. */
-function batched(controller: Controller<string>, delayMs = 0): (key: string) => void {
+export function batched(controller: Controller<string>, delayMs = 0): (key: string) => void {
   return delayMs > 0 ? (key) => controller.queue.addAfter(key, delayMs) : (key) => controller.enqueue(key);
 }
 

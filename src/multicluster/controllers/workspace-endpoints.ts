@@ -1,5 +1,6 @@
 /**
- * Endpoints and EndpointSlices in every workspace with compute, as kube-controller-manager keeps them on one cluster:
+ * Endpoints and EndpointSlices in every workspace with compute, as kube-controller-manager keeps them on one cluster
+ * (and a custom Endpoints object of a Service without a selector mirrored into slices, which are not synced either):
  * `kubectl get endpoints`, `kubectl describe service` and clients that read a Service's endpoints see the pods its
  * selector picks, wherever they run (the pods' mirrors carry their IPs and nodes, `<cluster>--<node>`; a pod IP is
  * its cluster's, so two clusters' pods may share one). The controllers are the simulated cluster's own
@@ -13,6 +14,7 @@
 import type { KubeObject } from '../../apimachinery/object.js';
 import { clusterOf } from '../../client/store.js';
 import { endpointSliceControllerInstaller, endpointsControllerInstaller, type EndpointsScope } from '../../controllers/endpoints/controller.js';
+import { endpointSliceMirroringControllerInstaller } from '../../controllers/endpoints/mirroring.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { STATE_LABEL_PREFIX, syncTargetsGVR } from '../api/types.js';
 import { placementsGVR } from '../scheduling/types.js';
@@ -35,4 +37,4 @@ function computeWorkspaces(ctx: ControllerContext, changed: (cluster: string) =>
 // would place it (the placement controller takes them off again, the controller puts them back).
 const scope: EndpointsScope = { cluster: '*', actsIn: computeWorkspaces, podBatchMs: 1000, nodeZones: false, copiesLabel: (key) => !key.startsWith(STATE_LABEL_PREFIX) };
 
-export const workspaceEndpointsControllerInstallers: ControllerInstaller[] = [endpointsControllerInstaller(scope), endpointSliceControllerInstaller(scope)];
+export const workspaceEndpointsControllerInstallers: ControllerInstaller[] = [endpointsControllerInstaller(scope), endpointSliceControllerInstaller(scope), endpointSliceMirroringControllerInstaller(scope)];

@@ -106,7 +106,8 @@ function followSet(resource: string, obj: KubeObject, ctx: FollowContext, visiti
     case 'endpointslices': {
       const labels = obj.metadata?.labels ?? {};
       const service = labels[SERVICE_NAME_LABEL];
-      if (!service || labels[MANAGED_BY_LABEL] === 'endpointslice-controller.k8s.io') return new Set();
+      // The controllers' own (a Service's pods, a custom Endpoints mirrored): each cluster's controllers make theirs.
+      if (!service || labels[MANAGED_BY_LABEL] === 'endpointslice-controller.k8s.io' || labels[MANAGED_BY_LABEL] === 'endpointslicemirroring-controller.k8s.io') return new Set();
       return selectorlessServiceClusters(service, ctx);
     }
     case 'networkpolicies':

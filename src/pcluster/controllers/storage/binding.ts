@@ -5,7 +5,7 @@
  */
 import { type JsonObject, type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
 import { isDelayBinding, simulatedProvisioner } from '../classes.js';
-import { accessModesOf, claimRequestBytes, findMatchingVolume, volumeBytes, volumeNodeAffinityMatches } from '../../../registry/builtin/workloads/volume-matching.js';
+import { accessModesOf, volumeBytes, volumeNodeAffinityMatches } from '../../../registry/builtin/workloads/volume-matching.js';
 
 export { bindCompletedAnnotation, boundByControllerAnnotation, claimRequestBytes, findMatchingVolume, volumeBytes, volumeNodeAffinityMatches } from '../../../registry/builtin/workloads/volume-matching.js';
 
