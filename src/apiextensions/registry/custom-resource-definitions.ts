@@ -11,16 +11,17 @@ import { CUSTOM_RESOURCE_CLEANUP_FINALIZER, type CustomResourceDefinition, setCo
 import { validateCRD, validateCRDUpdate, validateNames } from '../crd/validation.js';
 import { FieldPath } from '../../apimachinery/field-errors.js';
 import type { ResourceDefinition, SubresourceStrategy } from '../../registry/rest.js';
-import { defineBuiltin, statusAndMetadata } from '../../registry/builtin/define.js';
+import { defineBuiltin, statusKeepingMetadata } from '../../registry/builtin/define.js';
 
 const asCRD = (o: KubeObject) => o as CustomResourceDefinition;
 
 /**
- * /status writes: the spec is kept (statusStrategy.PrepareForUpdate resets only it: the write's status, labels,
- * annotations, finalizers and owner references are taken); its names and storedVersions are still checked.
+ * /status writes: statusStrategy.PrepareForUpdate keeps the spec, labels, annotations and owner references as stored,
+ * so of the metadata only the write's finalizers are taken (apiextensions' finalizer controller removes its own
+ * through /status); its names and storedVersions are still checked.
  */
 const crdStatus: SubresourceStrategy = {
-  apply: statusAndMetadata.apply,
+  apply: statusKeepingMetadata(['labels', 'annotations', 'ownerReferences']).apply,
   validate(obj, old): FieldError[] {
     const errs = validateObjectMetaUpdate(metaOf(obj), metaOf(old));
     errs.push(...validateNames(asCRD(obj).status?.acceptedNames ?? {}, FieldPath.root('status').child('acceptedNames')));

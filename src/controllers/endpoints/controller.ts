@@ -57,19 +57,31 @@ export interface EndpointsScope {
    * own placement labels on the Service to itself.
    */
   copiesLabel?: (key: string) => boolean;
+  /**
+   * Labels the Endpoints the controller keeps also carry: a control plane marks its own (kube 1.33's
+   * `endpoints.kubernetes.io/managed-by: endpoint-controller`) so that they never sync to its clusters.
+   */
+  endpointsLabels?: Record<string, string>;
+  /**
+   * Whether the pod cache keeps only what endpoints are made of (a control plane caching every cluster's pod mirrors
+   * holds a fraction of each); off by default, where the pod informer is shared with the kubelet and the scheduler.
+   */
+  slimPods?: boolean;
   /** Whether slices carry their nodes' zones (topology.kubernetes.io/zone), read from a Node informer (default true). */
   nodeZones?: boolean;
 }
 
 /** Services and pods by `<cluster>|<namespace>`: a pod's change looks at its namespace's Services, a Service at its pods. */
 const BY_NAMESPACE = 'endpoints/by-namespace';
+/** The endpointslice controller's slices by their Service's key. */
+const SLICES_BY_SERVICE = 'endpointslice/by-service';
 const namespaceKey = (o: KubeObject) => `${clusterOf(o)}|${o.metadata?.namespace ?? ''}`;
 
 /** The shared informers both controllers read, with the Services indexed by namespace. */
 function informersOf(ctx: ControllerContext, scope: EndpointsScope) {
   const selection = scope.cluster ? { cluster: scope.cluster } : {};
   const services = ctx.informers.informerFor<KubeObject>(servicesGVR, selection);
-  const pods = ctx.informers.informerFor<KubeObject>(podsGVR, selection);
+  const pods = ctx.informers.informerFor<KubeObject>(podsGVR, scope.slimPods ? { ...selection, transform: endpointFields, transformId: 'endpoint-fields' } : selection);
   services.addIndexer(BY_NAMESPACE, (s) => [namespaceKey(s)]);
   pods.addIndexer(BY_NAMESPACE, (p) => [namespaceKey(p)]);
   return { selection, services, pods };
@@ -80,6 +92,24 @@ export function labelSource(service: KubeObject, scope: EndpointsScope): KubeObj
   const keep = scope.copiesLabel;
   if (!keep || !service.metadata?.labels) return service;
   return { ...service, metadata: { ...service.metadata, labels: Object.fromEntries(Object.entries(service.metadata.labels).filter(([k]) => keep(k))) } };
+}
+
+/**
+ * What of a pod its endpoints are made of (decisions.ts): name, namespace, uid, labels, creation and deletion, the
+ * logical cluster annotation of a wildcard read; the node, hostname, subdomain and named container ports; the phase,
+ * IPs and Ready condition.
+ */
+function endpointFields(pod: KubeObject): KubeObject {
+  const m = pod.metadata ?? {};
+  const spec = (pod.spec ?? {}) as JsonObject;
+  const status = (pod.status ?? {}) as JsonObject;
+  const ports = (containers: unknown) => (Array.isArray(containers) ? containers.map((c: JsonObject) => ({ ports: c.ports, restartPolicy: c.restartPolicy })) : undefined);
+  const cluster = m.annotations?.['kcp.io/cluster'];
+  return {
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, labels: m.labels, creationTimestamp: m.creationTimestamp, deletionTimestamp: m.deletionTimestamp, ...(cluster ? { annotations: { 'kcp.io/cluster': cluster } } : {}) },
+    spec: { nodeName: spec.nodeName, hostname: spec.hostname, subdomain: spec.subdomain, containers: ports(spec.containers), initContainers: ports(spec.initContainers) },
+    status: { phase: status.phase, podIP: status.podIP, podIPs: status.podIPs, conditions: Array.isArray(status.conditions) ? status.conditions.filter((c: JsonObject) => c.type === 'Ready') : undefined },
+  };
 }
 
 /** Enqueues every Service of a logical cluster (it began or stopped being one the controllers act in). */
@@ -135,7 +165,7 @@ export const endpointsControllerInstaller = (scope: EndpointsScope = {}): Contro
       const pods_ = selectedPods(service, pods);
       if (!pods_) return;
       const subsets = endpointSubsets(service, pods_);
-      const labels = endpointsLabels(labelSource(service, scope));
+      const labels = { ...endpointsLabels(labelSource(service, scope)), ...scope.endpointsLabels };
       if (current && jsonEqual(current.subsets ?? [], subsets) && jsonEqual(current.metadata?.labels ?? {}, labels)) return;
       // Endpoints hold no other state: writing them whole is what upstream does too.
       const next: KubeObject = current ? deepCopy(current) : { apiVersion: 'v1', kind: 'Endpoints', metadata: { name, namespace } };
@@ -177,6 +207,10 @@ export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): Co
     let enqueue: (key: string) => void = () => undefined;
     const actsIn = scope.actsIn?.(ctx, (cluster) => enqueueServicesOf(services, enqueue, cluster)) ?? (() => true);
     const sliceWrites = new SliceWrites(client, slices);
+    slices.addIndexer(SLICES_BY_SERVICE, (s) => {
+      const service = s.metadata?.labels?.[serviceNameLabel];
+      return service && s.metadata?.labels?.[managedByLabel] === endpointSliceControllerName ? [formatObjectKey({ cluster: clusterOf(s), namespace: s.metadata?.namespace ?? '', name: service })] : [];
+    });
 
     const reconcile = async (key: string): Promise<ReconcileResult | void> => {
       const { cluster, namespace, name } = parseObjectKey(key);
@@ -194,9 +228,7 @@ export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): Co
       const labels = endpointSliceLabels(labelSource(service, scope));
       const owner = controllerRef(service, 'v1', 'Service');
       const trigger = lastChangeTriggerTime(service, pods_);
-      const ours = slices.lister
-        .list()
-        .filter((s) => clusterOf(s) === cluster && s.metadata?.namespace === namespace && s.metadata?.labels?.[serviceNameLabel] === name && s.metadata?.labels?.[managedByLabel] === endpointSliceControllerName);
+      const ours = slices.lister.byIndex(SLICES_BY_SERVICE, key);
       const portsKey = (ports: unknown) => JSON.stringify(Array.isArray(ports) ? ports : []);
       const unused = new Set(ours.filter((s) => (s.metadata?.ownerReferences ?? []).some((r) => r.uid === service.metadata?.uid)));
       const writes = sliceWrites.batch(key, cluster, namespace);

@@ -176,10 +176,17 @@ export const REVISION_MIRROR_LABEL = 'scheduling.atrium.io/mirror';
  */
 export const REVISION_HISTORY_LABEL = 'scheduling.atrium.io/revision-history';
 
+/** The label the endpoints controller marks its Endpoints with (kube 1.33's, set by a workspace's controller). */
+export const ENDPOINTS_MANAGED_BY_LABEL = 'endpoints.kubernetes.io/managed-by';
+export const ENDPOINTS_CONTROLLER_NAME = 'endpoint-controller';
+export const SLICE_MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
+/** The EndpointSlices controllers make (a Service's pods, custom Endpoints mirrored), by their managed-by label. */
+export const CONTROLLER_MANAGED_SLICES: ReadonlySet<string> = new Set(['endpointslice-controller.k8s.io', 'endpointslicemirroring-controller.k8s.io']);
+
 /**
  * Whether `obj` is the kind of object that never syncs even in an assigned namespace (per-cluster machinery): the
  * `kube-root-ca.crt` ConfigMap, the `default` ServiceAccount, ServiceAccount token Secrets, the `default/kubernetes`
- * Service with its Endpoints and EndpointSlice. A Secret read as metadata
+ * Service with its Endpoints and EndpointSlice, the Endpoints and EndpointSlices of the endpoints controllers. A Secret read as metadata
  * only carries no type; token Secrets are told by their service-account annotation then. Also the ReplicaSets of a
  * split Deployment's revision history (REVISION_HISTORY_LABEL), which exist upstream only: the placement controller
  * never places them and no syncer copies them.
@@ -192,6 +199,10 @@ export function isClusterLocal(resource: string, obj: KubeObject): boolean {
   if (resource === 'configmaps' && name === 'kube-root-ca.crt') return true;
   // The API server's own Service (controllers/kubernetesservice): every cluster has its own.
   if (name === 'kubernetes' && obj.metadata?.namespace === 'default' && (resource === 'services' || resource === 'endpoints' || resource === 'endpointslices')) return true;
+  // The Endpoints and EndpointSlices the endpoints controllers keep (a workspace's own, of its Services' pods, and
+  // the mirrored slices of custom Endpoints): each cluster's controllers make theirs.
+  if (resource === 'endpoints' && obj.metadata?.labels?.[ENDPOINTS_MANAGED_BY_LABEL] === ENDPOINTS_CONTROLLER_NAME) return true;
+  if (resource === 'endpointslices' && CONTROLLER_MANAGED_SLICES.has(obj.metadata?.labels?.[SLICE_MANAGED_BY_LABEL] ?? '')) return true;
   if (resource === 'serviceaccounts' && name === 'default') return true;
   if (resource === 'secrets' && ((obj as { type?: string }).type === 'kubernetes.io/service-account-token' || obj.metadata?.annotations?.['kubernetes.io/service-account.name'] !== undefined)) return true;
   return false;

@@ -16,7 +16,8 @@ import { clusterOf } from '../../client/store.js';
 import { endpointSliceControllerInstaller, endpointsControllerInstaller, type EndpointsScope } from '../../controllers/endpoints/controller.js';
 import { endpointSliceMirroringControllerInstaller } from '../../controllers/endpoints/mirroring.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
-import { STATE_LABEL_PREFIX, syncTargetsGVR } from '../api/types.js';
+import { CLUSTER_LABEL, STATE_LABEL_PREFIX, syncTargetsGVR } from '../api/types.js';
+import { ENDPOINTS_CONTROLLER_NAME, ENDPOINTS_MANAGED_BY_LABEL } from '../api/kind-placement.js';
 import { placementsGVR } from '../scheduling/types.js';
 
 const BY_CLUSTER = 'workspace-endpoints/by-cluster';
@@ -33,8 +34,19 @@ function computeWorkspaces(ctx: ControllerContext, changed: (cluster: string) =>
   return (cluster) => holders.some((inf) => inf.lister.byIndex(BY_CLUSTER, cluster).length > 0);
 }
 
-// The Service's placement labels (state.workload.kcp.io/<cluster>: Sync) are not copied: on an Endpoints object they
-// would place it (the placement controller takes them off again, the controller puts them back).
-const scope: EndpointsScope = { cluster: '*', actsIn: computeWorkspaces, podBatchMs: 1000, nodeZones: false, copiesLabel: (key) => !key.startsWith(STATE_LABEL_PREFIX) };
+/**
+ * The Service's placement and syncer labels (state.workload.kcp.io/<cluster>, workload.kcp.io/cluster,
+ * internal.workload.kcp.io/*) are not copied: on an Endpoints object or a slice they would place or assign it. The
+ * Endpoints are marked as the endpoints controller's (isClusterLocal: never synced, never placed).
+ */
+const scope: EndpointsScope = {
+  cluster: '*',
+  actsIn: computeWorkspaces,
+  podBatchMs: 1000,
+  nodeZones: false,
+  slimPods: true,
+  copiesLabel: (key) => !key.startsWith(STATE_LABEL_PREFIX) && key !== CLUSTER_LABEL && !key.startsWith('internal.workload.kcp.io/'),
+  endpointsLabels: { [ENDPOINTS_MANAGED_BY_LABEL]: ENDPOINTS_CONTROLLER_NAME },
+};
 
 export const workspaceEndpointsControllerInstallers: ControllerInstaller[] = [endpointsControllerInstaller(scope), endpointSliceControllerInstaller(scope), endpointSliceMirroringControllerInstaller(scope)];

@@ -36,7 +36,11 @@ import { logger } from '../../logging/logger.js';
 import { stateLabel, syncTargetKey } from '../api/keys.js';
 import {
   CLUSTER_SPEC_ANNOTATION,
+  CONTROLLER_MANAGED_SLICES,
+  ENDPOINTS_CONTROLLER_NAME,
+  ENDPOINTS_MANAGED_BY_LABEL,
   kindPlacements,
+  SLICE_MANAGED_BY_LABEL,
   ownStateKeys,
   SCHEDULED_ANNOTATION,
   STATUS_ANNOTATION_PREFIX,
@@ -68,6 +72,14 @@ const METADATA_ONLY = new Set(['configmaps', 'secrets', 'endpoints', 'endpointsl
  * What is never placed and exists in every namespace of every workspace (isClusterLocal), left out of the caches:
  * with thousands of workspaces they would be most of them.
  */
+/**
+ * Label selectors leaving out what the endpoints controllers keep (isClusterLocal: never placed), so that their
+ * writes on every pod's readiness start no placement pass.
+ */
+const CONTROLLERS_OWN: Record<string, string[]> = {
+  endpoints: [`${ENDPOINTS_MANAGED_BY_LABEL}!=${ENDPOINTS_CONTROLLER_NAME}`],
+  endpointslices: [`${SLICE_MANAGED_BY_LABEL} notin (${[...CONTROLLER_MANAGED_SLICES].join(',')})`],
+};
 const FIELD_SELECTORS: Record<string, string> = { configmaps: 'metadata.name!=kube-root-ca.crt', serviceaccounts: 'metadata.name!=default' };
 /** Kinds with a status the clusters report. */
 const WITH_STATUS = new Set(['StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'Pod', 'ReplicaSet', 'ReplicationController', 'PersistentVolumeClaim', 'Service', 'Ingress', 'PodDisruptionBudget', 'HorizontalPodAutoscaler']);
@@ -98,7 +110,7 @@ export function placementControllerInstaller(opts: PlacementControllerOptions = 
             ...(FIELD_SELECTORS[k.resource] ? { fieldSelector: FIELD_SELECTORS[k.resource] } : {}),
             // Mirrors of what the clusters run (pods, a CronJob's Jobs: syncer/workspace-mirrors.ts) are never placed
             // (isClusterLocal): left out of the caches, so their status churn costs no placement pass.
-            labelSelector: `!${MIRROR_LABEL}`,
+            labelSelector: [`!${MIRROR_LABEL}`, ...(CONTROLLERS_OWN[k.resource] ?? [])].join(','),
           });
           informer.addIndexer(BY_NAMESPACE, (o) => (o.metadata?.namespace ? [`${clusterOf(o)}|${o.metadata.namespace}`] : []));
           if (k.mode === 'One') informer.addIndexer(BY_STATE_KEY, (o) => ownStateKeys(o));
@@ -332,7 +344,7 @@ async function apply(d: Deps, p: ObjectPlacement, byName: ReadonlyMap<string, Re
   // A follower nothing uses that was never placed is left untouched, as on one cluster, where nothing writes a
   // ConfigMap, Secret or Ingress after its create: a mark written there would fail a client's update with the object
   // its create returned (409), as upstream's immutable ConfigMap and Secret specs do. Once placed, NotUsed is recorded.
-  const untouched = p.condition.reason === 'NotUsed' && annotations[SCHEDULED_ANNOTATION] === undefined;
+  const untouched = p.condition.reason === 'NotUsed' && annotations[SCHEDULED_ANNOTATION] === undefined && !wasSynced(p.obj);
   const next = untouched ? undefined : nextCondition(annotations[SCHEDULED_ANNOTATION], p.condition);
   if (next !== undefined) {
     annotationPatch[SCHEDULED_ANNOTATION] = next;
@@ -363,6 +375,18 @@ async function apply(d: Deps, p: ObjectPlacement, byName: ReadonlyMap<string, Re
   if (moved) {
     await d.events.record(scope.cluster, { apiVersion: p.kind.group ? `${p.kind.group}/${p.kind.version}` : p.kind.version, kind: p.kind.kind, namespace: scope.namespace, name: meta.name!, uid: meta.uid }, moved.type, moved.reason, moved.message);
   }
+}
+
+/**
+ * Whether a syncer has the object on a cluster: a state label or a syncer's finalizer (say an object
+ * of a namespace once assigned by hand, then placed): NotUsed is written on it, which takes its copies away.
+ */
+function wasSynced(obj: KubeObject): boolean {
+  const meta = obj.metadata ?? {};
+  return (
+    Object.keys(meta.labels ?? {}).some((k) => k.startsWith(STATE_LABEL_PREFIX)) ||
+    (meta.finalizers ?? []).some((f) => f.startsWith(SYNCER_FINALIZER_PREFIX))
+  );
 }
 
 /** Removes what this controller wrote on an object it no longer places (only objects carrying its Scheduled mark). */

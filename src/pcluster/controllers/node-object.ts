@@ -20,10 +20,13 @@ export function nodeInternalIP(node: SimulatedNode): string {
 /**
  * The second octet of a cluster's pod network (10.<octet>.0.0/16), from a hash of its name: the pods of a fleet's
  * clusters get different IPs (a workspace lists them side by side, in its Endpoints for one), as clusters meant to be
- * joined are given disjoint pod CIDRs. Distinct names may still share one (1 in 224).
+ * joined are given disjoint pod CIDRs. Distinct names may still share one (1 in 208); 10.96–10.111, the Service
+ * network, is never used.
  */
 export function podNetworkOctet(clusterName: string): number {
-  return 16 + (createHash('sha256').update(`pods/${clusterName}`).digest().readUInt32BE(0) % 224);
+  const n = 16 + (createHash('sha256').update(`pods/${clusterName}`).digest().readUInt32BE(0) % 208);
+  // Never inside the Service network, 10.96.0.0/12 (10.96–10.111): a pod IP is never a ClusterIP.
+  return n < 96 ? n : n + 16;
 }
 
 /** The node's pod CIDR: 10.<cluster's octet>.<index>.0/24. */

@@ -114,10 +114,11 @@ const STATUS_WRITABLE_METADATA = ['labels', 'annotations', 'finalizers', 'ownerR
 
 /**
  * A status subresource whose strategy resets only the spec, as most built-in kinds' do upstream (Service, Ingress,
- * Namespace, PersistentVolume(Claim), ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, HPA, PDB, CRD, ...): the write's
+ * Namespace, PersistentVolume(Claim), ReplicaSet, StatefulSet, DaemonSet, Job, CronJob, HPA, PDB, ...): the write's
  * status and its labels, annotations, finalizers and owner references are kept (rest.BeforeUpdate then restores only
  * the system fields), validated as an ObjectMeta update. `reset` names the metadata the kind's PrepareForUpdate also
- * restores from the stored object: a Deployment's labels, a Pod's owner references. Kinds whose status strategy resets
+ * restores from the stored object: a Deployment's labels, a Pod's owner references, a CRD's labels, annotations and
+ * owner references. Kinds whose status strategy resets
  * all metadata (ResetObjectMetaForStatus: custom resources, ValidatingAdmissionPolicies) keep statusOnly.
  */
 export function statusKeepingMetadata(reset: readonly (typeof STATUS_WRITABLE_METADATA)[number][] = []): SubresourceStrategy {

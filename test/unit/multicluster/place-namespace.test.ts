@@ -202,6 +202,12 @@ describe('the kind table and its annotations', () => {
     for (const a of ['scheduling.atrium.io/scheduled', 'scheduling.atrium.io/cluster-spec', 'status.workload.kcp.io/ka']) assert.equal(isPlacementBookkeeping(a), true, a);
     assert.equal(isPlacementBookkeeping('scheduling.atrium.io/root-generation'), false);
     assert.equal(isClusterLocal('secrets', { metadata: { name: 't', annotations: { 'kubernetes.io/service-account.name': 'default' } } }), true, 'a token Secret read as metadata only');
+    // The endpoints controllers' own: each cluster's controllers make theirs; a user's Endpoints and slices do sync.
+    assert.equal(isClusterLocal('endpoints', { metadata: { name: 'web', labels: { 'endpoints.kubernetes.io/managed-by': 'endpoint-controller' } } }), true);
+    assert.equal(isClusterLocal('endpoints', { metadata: { name: 'external-db' } }), false);
+    assert.equal(isClusterLocal('endpointslices', { metadata: { name: 'web-x', labels: { 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io' } } }), true);
+    assert.equal(isClusterLocal('endpointslices', { metadata: { name: 'db-x', labels: { 'endpointslice.kubernetes.io/managed-by': 'endpointslicemirroring-controller.k8s.io' } } }), true);
+    assert.equal(isClusterLocal('endpointslices', { metadata: { name: 'db-y', labels: { 'endpointslice.kubernetes.io/managed-by': 'staff' } } }), false);
   });
 
   it('an object awaits placement only in a placed namespace, for a placed kind, unpinned and undecided', () => {
