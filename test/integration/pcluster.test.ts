@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { harnessFor, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
 import { startPcluster } from '../../src/pcluster/pcluster.js';
+import { podNetworkOctet } from '../../src/pcluster/controllers/node-object.js';
 
 let ts: TestServer;
 const ns = '/apis/apps/v1/namespaces/default';
@@ -115,7 +116,9 @@ describe('pcluster workload API', () => {
     for (const p of pods) {
       assert.equal(p.metadata.ownerReferences[0].uid, rs.metadata.uid);
       assert.equal(p.status.phase, 'Running');
-      assert.match(p.status.podIP, /^10\.244\.[12]\.\d+$/);
+      // The cluster's pod network (10.<n>.<node>.0/24, n from its name), each node's range its own.
+      assert.match(p.status.podIP, new RegExp(`^10\\.${podNetworkOctet('it')}\\.[12]\\.\\d+$`));
+      assert.ok(p.status.podIP.startsWith(`10.${podNetworkOctet('it')}.${p.spec.nodeName === 'it-node-1' ? 1 : 2}.`), `${p.status.podIP} is in ${p.spec.nodeName}'s pod CIDR`);
       assert.match(p.spec.nodeName, /^it-node-[12]$/);
       assert.equal(p.status.conditions.find((c: any) => c.type === 'Ready').status, 'True');
       assert.equal(p.status.containerStatuses[0].ready, true);
