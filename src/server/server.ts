@@ -24,6 +24,7 @@ import { Admission, type AdmissionPlugin } from '../apiserver/admission/admissio
 import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.js';
 import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
 import { PriorityAdmission } from '../apiserver/admission/priority.js';
+import { RuntimeClassAdmission } from '../apiserver/admission/runtime-class.js';
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
 import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
 import { admissionPoliciesPlugin } from '../admissionpolicy/plugin.js';
@@ -209,7 +210,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // Priority gives pods their PriorityClass's value wherever the kind is served; a mirror pod keeps what its cluster
   // computed.
   const priority = new PriorityAdmission(registry, (pod) => mirrorSourceOf(pod) !== undefined);
-  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry), priority];
+  // RuntimeClass applies a pod's class (overhead, node selector, tolerations) after Priority, as upstream orders them.
+  const runtimeClass = new RuntimeClassAdmission(registry, (pod) => mirrorSourceOf(pod) !== undefined);
+  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry), priority, runtimeClass];
   try {
     for (const plugin of plugins) {
       const done = (await plugin.install?.(pluginHost)) ?? {};

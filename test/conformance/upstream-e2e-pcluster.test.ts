@@ -6,8 +6,9 @@
  * labels, scale, status, lifecycle), StatefulSets (scale, status, collections, canary and phased rolling updates),
  * DaemonSets (run, retry failed pods, rolling update and rollback with their ControllerRevisions), Jobs (Indexed,
  * failures restarted in place, a podFailurePolicy ignoring evictions, adoption, status), CronJobs (concurrency, replace,
- * the API), ControllerRevisions, pods/eviction and the disruption controller; and `[sig-scheduling]`'s PriorityClass
- * endpoints spec. Each must pass.
+ * the API), ControllerRevisions, pods/eviction and the disruption controller; `[sig-scheduling]`'s PriorityClass
+ * endpoints spec; and `[sig-node]`'s RuntimeClass and activeDeadlineSeconds specs and `[sig-network]`'s endpoints
+ * mirroring and slices. Each must pass.
  *
  * Not run here: specs that need real programs in the containers — serving HTTP through pods/proxy (`should serve a
  * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), exit codes computed by a script (a Job's
@@ -73,6 +74,18 @@ const SPECS = [
   // PriorityClasses (scheduling.k8s.io/v1) with every verb, the system classes kept; the other SchedulerPreemption
   // specs need the scheduler to preempt, which the simulated one does not.
   '[sig-scheduling] SchedulerPreemption [Serial] PriorityClass endpoints verify PriorityClass endpoints can be operated with different HTTP methods [Conformance]',
+  // RuntimeClasses (node.k8s.io/v1) and the RuntimeClass admission plugin: a missing or deleted class refused, a class's
+  // overhead given to its pods, which the simulated kubelet runs whatever the handler.
+  '[sig-node] RuntimeClass should support RuntimeClasses API operations [Conformance]',
+  '[sig-node] RuntimeClass should reject a Pod requesting a non-existent RuntimeClass [NodeConformance] [Conformance]',
+  '[sig-node] RuntimeClass should reject a Pod requesting a deleted RuntimeClass [NodeConformance] [Conformance]',
+  '[sig-node] RuntimeClass should schedule a Pod requesting a RuntimeClass without PodOverhead [NodeConformance] [Conformance]',
+  '[sig-node] RuntimeClass should schedule a Pod requesting a RuntimeClass and initialize its Overhead [NodeConformance] [Conformance]',
+  // The kubelet stops a pod at its activeDeadlineSeconds; the endpointslice-mirroring controller mirrors custom
+  // Endpoints; pod IPs are unique per node range.
+  '[sig-node] Pods should allow activeDeadlineSeconds to be updated [NodeConformance] [Conformance]',
+  '[sig-network] EndpointSliceMirroring should mirror a custom Endpoints resource through create update and delete [Conformance]',
+  '[sig-network] EndpointSlice should create Endpoints and EndpointSlices for Pods matching a Service [Conformance]',
 ];
 
 

@@ -21,11 +21,18 @@ const groupResource = (d: { group: string; resource: string }) => `${d.group}/${
  */
 export const clusterInfrastructureResources: ReadonlySet<string> = new Set(['/nodes', '/persistentvolumes']);
 
+/**
+ * Cluster configuration a workspace does not serve at all: a cluster's RuntimeClasses are its administrator's, and its
+ * RuntimeClass admission applies them to the pods synced there (a workspace's own classes would admit a pod with an
+ * overhead the cluster's class then refuses).
+ */
+const clusterConfigurationResources: ReadonlySet<string> = new Set(['node.k8s.io/runtimeclasses']);
+
 const servedEverywhere = new Set(multiclusterResources.map(groupResource));
 
 /** The workload types served natively in every workspace that has compute (SyncTargets or Placements). */
 export const workspaceWorkloadResources: readonly ResourceDefinition[] = workloadResources.filter(
-  (d) => !clusterInfrastructureResources.has(groupResource(d)) && !servedEverywhere.has(groupResource(d)),
+  (d) => !clusterInfrastructureResources.has(groupResource(d)) && !clusterConfigurationResources.has(groupResource(d)) && !servedEverywhere.has(groupResource(d)),
 );
 
 /** By group/resource, the first (preferred) version of each: HorizontalPodAutoscalers are served as v2 and v1. */

@@ -30,6 +30,7 @@ import { networkingV1Types } from './networking-v1.js';
 import { policyV1Types } from './policy-v1.js';
 import { rbacV1Types } from './rbac-v1.js';
 import { schedulingV1Types } from './scheduling-v1.js';
+import { nodeV1Types } from './node-v1.js';
 import { schedulingV1alpha1Types } from './scheduling-v1alpha1.js';
 import { storageV1Types } from './storage-v1.js';
 import { tenancyV1alpha1Types } from './tenancy-v1alpha1.js';
@@ -55,6 +56,7 @@ const compiled = compileBuiltinTypes([
   ...networkingV1Types,
   ...storageV1Types,
   ...schedulingV1Types,
+  ...nodeV1Types,
   ...appsV1Types,
   ...batchV1Types,
   ...policyV1Types,

@@ -32,6 +32,7 @@ import { endpoints, podTemplates, replicationControllers } from './core-more-res
 import { endpointSlices } from './discovery-resources.js';
 import { ingressClasses, ingresses, networkPolicies } from './networking-resources.js';
 import { persistentVolumeClaims, persistentVolumes, storageClasses } from './storage-resources.js';
+import { runtimeClasses } from './runtime-classes.js';
 import { priorityClasses } from './priority-classes.js';
 import { controllerRevisions, daemonSets, statefulSets } from './apps-resources.js';
 import { horizontalPodAutoscalersV1, horizontalPodAutoscalersV2 } from './autoscaling-resources.js';
@@ -320,6 +321,7 @@ export const workloadResources: ResourceDefinition[] = [
   networkPolicies,
   storageClasses,
   priorityClasses,
+  runtimeClasses,
   limitRanges,
 ];
 
