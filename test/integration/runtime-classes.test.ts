@@ -41,7 +41,10 @@ describe('RuntimeClasses', () => {
     assert.ok(bad.details.causes.some((c: any) => c.field === 'overhead.limits[cpu]'), JSON.stringify(bad.details.causes));
     assert.ok(bad.details.causes.some((c: any) => c.field === 'scheduling.tolerations[1]' && c.reason === 'FieldValueDuplicate'), JSON.stringify(bad.details.causes));
     const created = status(await ts.request('POST', RC, { metadata: { name: 'kata' }, handler: 'kata', overhead: { podFixed: { cpu: '250m', memory: '64Mi' } }, scheduling: { nodeSelector: { runtime: 'kata' }, tolerations: [{ key: 'sandboxed', operator: 'Exists', effect: 'NoSchedule' }] } }), 201);
-    assert.equal(created.metadata.generation, 1);
+    assert.equal(created.metadata.generation, undefined, 'a RuntimeClass has no generation');
+    // An update is validated as a create is, and the handler cannot change.
+    const negative = status(await ts.request('PATCH', `${RC}/kata`, { overhead: { podFixed: { cpu: '-1' } } }, { headers: { 'Content-Type': 'application/merge-patch+json' } }), 422);
+    assert.ok(negative.details.causes.some((c: any) => c.field === 'overhead.limits[cpu]'), JSON.stringify(negative.details.causes));
     const moved = status(await ts.request('PATCH', `${RC}/kata`, { handler: 'other' }, { headers: { 'Content-Type': 'application/merge-patch+json' } }), 422);
     assert.match(moved.message, /handler: Invalid value: "other": field is immutable/);
     const table = status(await ts.request('GET', RC, undefined, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } }), 200);
@@ -54,6 +57,10 @@ describe('RuntimeClasses', () => {
     assert.deepEqual(p.spec.overhead, { cpu: '250m', memory: '64Mi' });
     assert.deepEqual(p.spec.nodeSelector, { disk: 'ssd', runtime: 'kata' });
     assert.ok(p.spec.tolerations.some((t: any) => t.key === 'sandboxed' && t.effect === 'NoSchedule'));
+    // The same overhead written otherwise is the class's; a toleration of everything covers the class's.
+    const same = status(await ts.request('POST', PODS, pod('same', { runtimeClassName: 'kata', overhead: { cpu: '0.25', memory: '67108864' }, tolerations: [{ operator: 'Exists' }] })), 201);
+    assert.deepEqual(same.spec.overhead, { cpu: '250m', memory: '64Mi' });
+    assert.deepEqual(same.spec.tolerations.filter((t: any) => t.key === 'sandboxed'), [], 'covered by the pod\'s own');
     const missing = status(await ts.request('POST', PODS, pod('nowhere', { runtimeClassName: 'gvisor' })), 403);
     assert.equal(missing.message, 'pods "nowhere" is forbidden: pod rejected: RuntimeClass "gvisor" not found');
     const conflict = status(await ts.request('POST', PODS, pod('clash', { runtimeClassName: 'kata', nodeSelector: { runtime: 'runc' } })), 403);

@@ -1,6 +1,6 @@
 /**
  * The RuntimeClass admission plugin (plugin/pkg/admission/runtimeclass), wherever RuntimeClasses are served (simulated
- * clusters, workspaces with compute): a pod created naming a RuntimeClass that does not exist is refused; one naming
+ * clusters; a workspace does not serve them): a pod created naming a RuntimeClass that does not exist is refused; one naming
  * a class gets its overhead (spec.overhead; a different one given is refused) and its scheduling (node selector merged,
  * a conflicting label refused; tolerations added); a pod giving an overhead without such a class is refused. Classes
  * are read from the request's own logical cluster. Mirrors of what clusters run are left alone (their clusters
@@ -8,7 +8,7 @@
  */
 import { type JsonObject, type KubeObject, isPlainObject, jsonEqual } from '../../apimachinery/object.js';
 import { StatusError, errors } from '../../apimachinery/status.js';
-import { canonicalQuantity } from '../../apimachinery/exact-quantity.js';
+import { compareQuantity, isExactQuantity, parseExactQuantity } from '../../apimachinery/exact-quantity.js';
 import type { RequestContext } from '../../registry/rest.js';
 import type { ResourceRegistry } from '../../registry/resource-registry.js';
 import { type AdmissionAttributes, type AdmissionPlugin, admissionObjectName } from './admission.js';
@@ -17,9 +17,42 @@ const systemContext = (cluster: string): RequestContext => ({ cluster, user: { u
 const podsGR = { group: '', resource: 'pods' };
 
 const specOf = (pod: KubeObject): JsonObject => (isPlainObject(pod.spec) ? pod.spec : (pod.spec = {}));
-/** A resource list compared as quantities (1000m equals 1). */
-const canonicalList = (v: unknown): Record<string, string> | undefined =>
-  isPlainObject(v) ? Object.fromEntries(Object.entries(v).map(([k, q]) => [k, typeof q === 'string' || typeof q === 'number' ? canonicalQuantity(q) : String(q)])) : undefined;
+/** Whether two resource lists hold the same resources in equal quantities (1Gi equals 1073741824; Semantic.DeepEqual). */
+function sameResources(a: unknown, b: unknown): boolean {
+  if (!isPlainObject(a) || !isPlainObject(b)) return !isPlainObject(a) && !isPlainObject(b);
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => k in b && isExactQuantity(a[k]) && isExactQuantity(b[k]) && compareQuantity(parseExactQuantity(a[k]), parseExactQuantity(b[k])) === 0);
+}
+
+/** isSuperset (pkg/util/tolerations): whether toleration `ss` tolerates everything `t` does. */
+function isSuperset(ss: JsonObject, t: JsonObject): boolean {
+  if (jsonEqual(ss, t)) return true;
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  // An empty key with Exists matches every key.
+  if (str(t.key) !== str(ss.key) && (str(ss.key) !== '' || ss.operator !== 'Exists')) return false;
+  const op = str(ss.operator) || 'Equal';
+  if (op === 'Equal') {
+    if ((str(t.operator) || 'Equal') !== 'Equal' || str(t.value) !== str(ss.value)) return false;
+  } else if (op !== 'Exists') return false;
+  if (str(t.effect) !== str(ss.effect) && str(ss.effect) !== '') return false;
+  if (str(ss.effect) === 'NoExecute' && typeof ss.tolerationSeconds === 'number') {
+    if (typeof t.tolerationSeconds !== 'number' || t.tolerationSeconds > ss.tolerationSeconds) return false;
+  }
+  return true;
+}
+
+/** MergeTolerations: both lists, without a toleration another one (earlier, or later and different) covers. */
+function mergeTolerations(first: unknown[], second: unknown[]): JsonObject[] {
+  const all = [...first, ...second].filter(isPlainObject);
+  const merged: JsonObject[] = [];
+  all.forEach((t, i) => {
+    if (merged.some((m) => isSuperset(m, t))) return;
+    if (all.slice(i + 1).some((later) => !jsonEqual(later, t) && isSuperset(later, t))) return;
+    merged.push(t);
+  });
+  return merged;
+}
 
 export class RuntimeClassAdmission implements AdmissionPlugin {
   readonly name = 'RuntimeClass';
@@ -56,7 +89,7 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     // setOverhead: the class's overhead, unless the pod gives another.
     const podFixed = isPlainObject(rc.overhead) ? rc.overhead.podFixed : undefined;
     if (isPlainObject(podFixed)) {
-      if (spec.overhead !== undefined && spec.overhead !== null && !jsonEqual(canonicalList(spec.overhead), canonicalList(podFixed))) {
+      if (spec.overhead !== undefined && spec.overhead !== null && !sameResources(spec.overhead, podFixed)) {
         throw errors.forbidden(podsGR, name, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
       }
       spec.overhead = { ...podFixed };
@@ -74,11 +107,9 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
       }
       spec.nodeSelector = selector;
     }
-    if (Array.isArray(scheduling.tolerations) && scheduling.tolerations.length) {
-      const tolerations = Array.isArray(spec.tolerations) ? [...spec.tolerations] : [];
-      for (const t of scheduling.tolerations) if (!tolerations.some((x) => jsonEqual(x, t))) tolerations.push(t);
-      spec.tolerations = tolerations;
-    }
+    const merged = mergeTolerations(Array.isArray(spec.tolerations) ? spec.tolerations : [], Array.isArray(scheduling.tolerations) ? scheduling.tolerations : []);
+    if (merged.length) spec.tolerations = merged;
+    else delete spec.tolerations;
   }
 
   /** validateOverhead: a pod's overhead is its class's, and only a class with one gives one. */
@@ -89,7 +120,7 @@ export class RuntimeClassAdmission implements AdmissionPlugin {
     const podFixed = rc && isPlainObject(rc.overhead) ? rc.overhead.podFixed : undefined;
     const given = spec.overhead !== undefined && spec.overhead !== null;
     if (isPlainObject(podFixed)) {
-      if (!jsonEqual(canonicalList(spec.overhead), canonicalList(podFixed))) throw errors.forbidden(podsGR, admissionObjectName(a), "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+      if (!sameResources(spec.overhead, podFixed)) throw errors.forbidden(podsGR, admissionObjectName(a), "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
     } else if (given) {
       throw errors.forbidden(podsGR, admissionObjectName(a), 'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
     }

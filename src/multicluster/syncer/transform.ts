@@ -3,7 +3,7 @@
  * look like. Kept free of I/O so they can be table-tested.
  */
 import { createHash } from 'node:crypto';
-import { deepCopy, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
 import { CLUSTER_ANNOTATION } from '../../client/resource.js';
 import { stateLabel, syncerFinalizer } from '../api/keys.js';
 import { toClusterNodeNames } from '../decisions/node-pin.js';
@@ -218,6 +218,14 @@ export function keepDownstreamAllocations(resource: string, desired: KubeObject,
     // global default class).
     for (const f of ['priority', 'preemptionPolicy']) if (e[f] !== undefined) d[f] = e[f];
     if (d.priorityClassName === undefined && e.priorityClassName !== undefined) d.priorityClassName = e.priorityClassName;
+    // What the cluster's RuntimeClass admission set from its class (immutable there): the overhead, the class's node
+    // labels merged into the selector, its tolerations (which a PUT may add to but not remove).
+    if (e.overhead !== undefined) d.overhead = deepCopy(e.overhead);
+    if (e.nodeSelector !== undefined) d.nodeSelector = deepCopy(e.nodeSelector);
+    if (Array.isArray(e.tolerations)) {
+      const want = Array.isArray(d.tolerations) ? [...(d.tolerations as unknown[])] : [];
+      d.tolerations = [...(e.tolerations as unknown[]).map((t) => deepCopy(t)), ...want.filter((t) => !(e.tolerations as unknown[]).some((x) => jsonEqual(x, t)))];
+    }
     // A PUT cannot change them: the syncer writes the upstream ones through pods/ephemeralcontainers first.
     if (e.ephemeralContainers !== undefined) d.ephemeralContainers = deepCopy(e.ephemeralContainers);
     else delete d.ephemeralContainers;

@@ -73,6 +73,17 @@ describe('toDownstream: what the cluster generates or allocates is left to it', 
     assert.equal((pod.spec as { nodeName?: string }).nodeName, 'node-3');
   });
 
+  it('what the cluster\'s RuntimeClass admission gave a pod is kept on rewrite: overhead, node selector, tolerations', () => {
+    const up: KubeObject = { metadata: { name: 'p' }, spec: { runtimeClassName: 'kata', nodeSelector: { disk: 'ssd' }, tolerations: [{ key: 'a', operator: 'Exists' }, { key: 'b', operator: 'Exists' }], containers: [] } };
+    const pod = toDownstream(up, 'pods', 'ns', 'ka');
+    const existing = { spec: { overhead: { cpu: '250m' }, nodeSelector: { disk: 'ssd', runtime: 'kata' }, tolerations: [{ key: 'a', operator: 'Exists' }, { key: 'sandboxed', operator: 'Exists' }] } };
+    keepDownstreamAllocations('pods', pod, existing);
+    const spec = pod.spec as Record<string, unknown>;
+    assert.deepEqual(spec.overhead, { cpu: '250m' });
+    assert.deepEqual(spec.nodeSelector, { disk: 'ssd', runtime: 'kata' });
+    assert.deepEqual(spec.tolerations, [{ key: 'a', operator: 'Exists' }, { key: 'sandboxed', operator: 'Exists' }, { key: 'b', operator: 'Exists' }], 'the copy\'s first, then the ones upstream added');
+  });
+
   it('pod specs and templates pinned to this cluster\'s workspace nodes name its own nodes; a bare Pod\'s binding stays outside the hash', () => {
     const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'shop', uid: 'U' }, spec: { nodeName: 'east--n1', containers: [] } };
     const down = toDownstream(pod, 'pods', 'kcp-x', 'ka', 'east');

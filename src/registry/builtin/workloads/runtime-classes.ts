@@ -43,9 +43,9 @@ export function validateRuntimeClass(rc: KubeObject): FieldError[] {
   return errs;
 }
 
-/** ValidateRuntimeClassUpdate: the handler is immutable (the class is not validated again). */
+/** The strategy's ValidateUpdate: the class validated again, then ValidateRuntimeClassUpdate (the handler is immutable). */
 export function validateRuntimeClassUpdate(rc: KubeObject, old: KubeObject): FieldError[] {
-  return validateImmutableField(str(rc.handler), str(old.handler), at('handler'));
+  return [...validateRuntimeClass(rc), ...validateImmutableField(str(rc.handler), str(old.handler), at('handler'))];
 }
 
 export const runtimeClasses = defineBuiltin({
@@ -56,8 +56,9 @@ export const runtimeClasses = defineBuiltin({
   namespaced: false,
   definitionName: 'io.k8s.api.node.v1.RuntimeClass',
   strategy: {
-    // Generation 1 from create on, bumped by a change of the class itself (strategy.go PrepareForCreate/Update).
-    tracksGeneration: true,
+    // strategy.go: no generation; a PUT of a missing class creates it, and an update needs a resourceVersion.
+    allowCreateOnUpdate: true,
+    allowUnconditionalUpdate: false,
     validate: validateRuntimeClass,
     validateUpdate: validateRuntimeClassUpdate,
   },
