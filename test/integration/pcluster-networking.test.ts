@@ -151,6 +151,22 @@ describe('pcluster endpoints and endpointslices', () => {
     assert.deepEqual(slices.map((s) => (s.ports ?? []).map((p: any) => `${p.name}:${p.port}`).join(',')).sort(), ['prom:9101,raw:9200', 'raw:9200']);
   });
 
+  it('puts back slices someone deleted, also right after it created them (nothing else changed since)', async () => {
+    // Pods ready before their Service: the slices are written once, and no pod event follows.
+    await create(`${ns}/pods`, pod('api-1', { app: 'api' }));
+    await runningIP('api-1');
+    await create(`${ns}/services`, service('api', { selector: { app: 'api' }, ports: [{ port: 80, targetPort: 'http' }] }));
+    const [first] = await eventually('api\'s slice', async () => {
+      const list = await slicesOf('api');
+      return list.length === 1 && (list[0].endpoints ?? []).length === 1 ? list : undefined;
+    });
+    assert.equal((await ts.request('DELETE', `${slicesPath}/${first.metadata.name}`)).status, 200);
+    await eventually('api\'s slice made again', async () => {
+      const list = await slicesOf('api');
+      return list.length === 1 && list[0].metadata.name !== first.metadata.name && (list[0].endpoints ?? []).length === 1 ? list : undefined;
+    });
+  });
+
   it('leaves Services without a selector to their authors, and mirrors the Endpoints they write into slices', async () => {
     await create(`${ns}/services`, service('external-db', { ports: [{ port: 5432 }] }));
     const written = await create(`${ns}/endpoints`, { metadata: { name: 'external-db', labels: { tier: 'db' } }, subsets: [{ addresses: [{ ip: '10.0.0.10' }], ports: [{ name: 'pg', port: 5432 }] }] });

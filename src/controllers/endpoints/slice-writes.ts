@@ -16,7 +16,12 @@ const endpointSlicesGVR: GroupVersionResource = { group: 'discovery.k8s.io', ver
 interface Pending {
   created: Set<string>;
   deleted: Set<string>;
+  /** When the writes landed: a cache that has not shown them after CACHE_LAG_LIMIT_MS never will (someone else
+   * deleted a slice we created before our informer reported it, say) and is no longer waited for. */
+  at: number;
 }
+
+const CACHE_LAG_LIMIT_MS = 2_000;
 
 export class SliceWrites {
   private readonly inFlight = new Map<string, Pending>();
@@ -30,6 +35,10 @@ export class SliceWrites {
   cacheLags(key: string, cluster: string, namespace: string): boolean {
     const pending = this.inFlight.get(key);
     if (!pending) return false;
+    if (Date.now() - pending.at > CACHE_LAG_LIMIT_MS) {
+      this.inFlight.delete(key);
+      return false;
+    }
     const cached = (n: string) => !!this.slices.lister.get(formatObjectKey({ cluster, namespace, name: n }));
     for (const n of pending.created) if (cached(n)) pending.created.delete(n);
     for (const n of pending.deleted) if (!cached(n)) pending.deleted.delete(n);
@@ -41,7 +50,7 @@ export class SliceWrites {
   /** One reconcile's writes for `key` in `cluster`/`namespace`: queue them, then `done()`. */
   batch(key: string, cluster: string, namespace: string) {
     const writes: Promise<unknown>[] = [];
-    const pending: Pending = { created: new Set(), deleted: new Set() };
+    const pending: Pending = { created: new Set(), deleted: new Set(), at: 0 };
     const scope = { cluster, namespace };
     return {
       update: (slice: KubeObject) => void writes.push(this.client.update(endpointSlicesGVR, slice, scope)),
@@ -56,6 +65,7 @@ export class SliceWrites {
       /** Waits for every write; throws the first failure (after recording what did land). */
       done: async (): Promise<void> => {
         const results = await Promise.allSettled(writes);
+        pending.at = Date.now();
         if (pending.created.size || pending.deleted.size) this.inFlight.set(key, pending);
         const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
         if (failed) throw failed.reason;
