@@ -25,6 +25,7 @@ import {
   endpointSubsets,
   endpointsLabels,
   lastChangeTriggerTime,
+  lastChangeTriggerTimeAnnotation,
   managedByLabel,
   serviceNameLabel,
   serviceSelector,
@@ -194,9 +195,6 @@ export const endpointsControllerInstaller = (scope: EndpointsScope = {}): Contro
   },
 });
 
-/** A slice's list fields as stored from the controller's empty lists (Go's nil slices: null). */
-const listOrNull = (items: JsonObject[]): JsonObject[] | null => (items.length ? items : null);
-
 export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): ControllerInstaller => ({
   name: 'endpointslice',
   install(ctx: ControllerContext): RunningController {
@@ -229,41 +227,22 @@ export const endpointSliceControllerInstaller = (scope: EndpointsScope = {}): Co
       const owner = controllerRef(service, 'v1', 'Service');
       const trigger = lastChangeTriggerTime(service, pods_);
       const ours = slices.lister.byIndex(SLICES_BY_SERVICE, key);
-      const portsKey = (ports: unknown) => JSON.stringify(Array.isArray(ports) ? ports : []);
-      const unused = new Set(ours.filter((s) => (s.metadata?.ownerReferences ?? []).some((r) => r.uid === service.metadata?.uid)));
-      const writes = sliceWrites.batch(key, cluster, namespace);
-      for (const content of desired) {
-        const want = { endpoints: listOrNull(content.endpoints), ports: listOrNull(content.ports) };
-        const candidates = [...unused].filter((s) => portsKey(s.ports) === portsKey(want.ports));
-        const slice = candidates.find((s) => jsonEqual(s.endpoints ?? null, want.endpoints)) ?? candidates[0];
-        if (slice) {
-          unused.delete(slice);
-          const sameLabels = jsonEqual(slice.metadata?.labels ?? {}, labels);
-          if (sameLabels && jsonEqual(slice.endpoints ?? null, want.endpoints) && jsonEqual(slice.ports ?? null, want.ports)) continue;
-          const next = deepCopy(slice);
-          next.metadata!.labels = labels;
-          const annotations = { ...(next.metadata?.annotations ?? {}) };
-          delete annotations['kcp.io/cluster'];
-          if (trigger) annotations['endpoints.kubernetes.io/last-change-trigger-time'] = trigger;
-          next.metadata!.annotations = annotations;
-          next.endpoints = want.endpoints;
-          next.ports = want.ports;
-          writes.update(next);
-        } else {
-          const created: KubeObject = {
-            apiVersion: 'discovery.k8s.io/v1',
-            kind: 'EndpointSlice',
-            metadata: { generateName: `${name}-`, namespace, labels, ...(trigger ? { annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': trigger } } : {}), ownerReferences: [owner] },
-            addressType: 'IPv4',
-            endpoints: want.endpoints,
-            ports: want.ports,
-          };
-          writes.create(created);
-        }
-      }
-      // Slices no longer needed, or left by an earlier Service of the same name.
-      for (const stale of [...unused, ...ours.filter((s) => !(s.metadata?.ownerReferences ?? []).some((r) => r.uid === service.metadata?.uid))]) writes.delete(stale.metadata?.name ?? '');
-      await writes.done();
+      const owned = (s: KubeObject) => (s.metadata?.ownerReferences ?? []).some((r) => r.uid === service.metadata?.uid);
+      await sliceWrites.sync(key, cluster, namespace, {
+        desired,
+        owned: ours.filter(owned),
+        // Left by an earlier Service of the same name.
+        stale: ours.filter((s) => !owned(s)),
+        labels,
+        annotations: (current) => (trigger ? { ...current, [lastChangeTriggerTimeAnnotation]: trigger } : current),
+        newSlice: (lists) => ({
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: { generateName: `${name}-`, namespace, labels, ...(trigger ? { annotations: { [lastChangeTriggerTimeAnnotation]: trigger } } : {}), ownerReferences: [owner] },
+          addressType: 'IPv4',
+          ...lists,
+        }),
+      });
     };
 
     const controller = new Controller<string>({ name: 'endpointslice', reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });

@@ -5,7 +5,7 @@
  * and removed when they go or stop being mirrored. The decisions are in mirroring-decisions.ts. Runs where the
  * endpoints controllers run (controller.ts, `EndpointsScope`).
  */
-import { type KubeObject, deepCopy, jsonEqual } from '../../apimachinery/object.js';
+import { type KubeObject, jsonEqual } from '../../apimachinery/object.js';
 import { clusterOf, formatObjectKey, keyOf, parseObjectKey } from '../../client/store.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import { Controller, type ReconcileResult } from '../runtime/controller.js';
@@ -21,8 +21,6 @@ const endpointSlicesGVR: GroupVersionResource = { group: 'discovery.k8s.io', ver
 
 /** Mirrored slices by `<cluster>|<namespace>/<service>`. */
 const MIRRORED_BY_SERVICE = 'endpointslicemirroring/by-service';
-/** A slice's list fields as stored from empty lists (Go's nil slices: null). */
-const listOrNull = <T>(items: T[]): T[] | null => (items.length ? items : null);
 
 export const endpointSliceMirroringControllerInstaller = (scope: EndpointsScope = {}): ControllerInstaller => ({
   name: 'endpointslicemirroring',
@@ -56,45 +54,27 @@ export const endpointSliceMirroringControllerInstaller = (scope: EndpointsScope 
       const desired = ep && service && !ep.metadata?.deletionTimestamp && shouldMirror(ep, service) ? mirroredSlices(ep) : [];
       const labels = ep && service ? mirroredSliceLabels(labelSource(ep, scope), service) : {};
       const owned = (s: KubeObject) => (s.metadata?.ownerReferences ?? []).some((r) => r.uid === ep?.metadata?.uid);
-      const unused = new Set(ours.filter(owned));
-      const writes = sliceWrites.batch(key, cluster, namespace);
-      const portsKey = (ports: unknown) => JSON.stringify(Array.isArray(ports) ? ports : []);
-      for (const content of desired) {
-        const want = { endpoints: listOrNull(content.endpoints), ports: listOrNull(content.ports) };
-        const candidates = [...unused].filter((s) => portsKey(s.ports) === portsKey(want.ports));
-        const slice = candidates.find((s) => jsonEqual(s.endpoints ?? null, want.endpoints)) ?? candidates[0] ?? [...unused][0];
-        if (slice) {
-          unused.delete(slice);
-          if (jsonEqual(slice.metadata?.labels ?? {}, labels) && jsonEqual(slice.endpoints ?? null, want.endpoints) && jsonEqual(slice.ports ?? null, want.ports)) continue;
-          const next = deepCopy(slice);
-          next.metadata!.labels = labels;
-          const annotations = { ...(next.metadata?.annotations ?? {}) };
-          delete annotations['kcp.io/cluster'];
-          if (Object.keys(annotations).length) next.metadata!.annotations = annotations;
-          else delete next.metadata!.annotations;
-          next.endpoints = want.endpoints;
-          next.ports = want.ports;
-          writes.update(next);
-        } else {
-          const created: KubeObject = {
-            apiVersion: 'discovery.k8s.io/v1',
-            kind: 'EndpointSlice',
-            metadata: {
-              generateName: `${name}-`,
-              namespace,
-              labels,
-              ownerReferences: [{ apiVersion: 'v1', kind: 'Endpoints', name, uid: ep!.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
-            },
-            addressType: 'IPv4',
-            endpoints: want.endpoints,
-            ports: want.ports,
-          };
-          writes.create(created);
-        }
-      }
-      // Slices no longer needed, of Endpoints no longer mirrored or gone, or of an earlier Endpoints of the same name.
-      for (const stale of [...unused, ...ours.filter((s) => !owned(s))]) writes.delete(stale.metadata?.name ?? '');
-      await writes.done();
+      await sliceWrites.sync(key, cluster, namespace, {
+        desired,
+        owned: ours.filter(owned),
+        // Of an earlier Endpoints of the same name.
+        stale: ours.filter((s) => !owned(s)),
+        labels,
+        annotations: (current) => (Object.keys(current).length ? current : undefined),
+        newSlice: (lists) => ({
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: {
+            generateName: `${name}-`,
+            namespace,
+            labels,
+            ownerReferences: [{ apiVersion: 'v1', kind: 'Endpoints', name, uid: ep!.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+          },
+          addressType: 'IPv4',
+          ...lists,
+        }),
+        reuseOtherPorts: true,
+      });
     };
 
     const controller = new Controller<string>({ name: 'endpointslicemirroring', reconcile, workers: 2, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });

@@ -1,10 +1,11 @@
 /**
- * The writes of a controller that owns EndpointSlices (the endpointslice and endpointslice-mirroring controllers): one
- * reconcile's creates, updates and deletes run side by side, and the slices created or deleted that the cache does not
- * show yet are remembered per key (upstream's endpointSliceTracker) — until it does, a sync would create them twice,
- * so it waits.
+ * The writes of a controller that owns EndpointSlices (the endpointslice and endpointslice-mirroring controllers): the
+ * slices a reconcile wants are matched to the ones that exist (rewritten only when they differ), the rest created or
+ * deleted; one reconcile's creates, updates and deletes run side by side, and the slices created or deleted that the
+ * cache does not show yet are remembered per key (upstream's endpointSliceTracker) — until it does, a sync would
+ * create them twice, so it waits.
  */
-import type { KubeObject } from '../../apimachinery/object.js';
+import { type JsonObject, type KubeObject, deepCopy, jsonEqual } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { Informer } from '../../client/informer.js';
 import type { GroupVersionResource } from '../../client/resource.js';
@@ -22,6 +23,33 @@ interface Pending {
 }
 
 const CACHE_LAG_LIMIT_MS = 2_000;
+
+/** One slice's list fields as stored: empty lists are Go's nil slices (null). */
+export interface SliceLists {
+  endpoints: JsonObject[] | null;
+  ports: JsonObject[] | null;
+}
+
+/** What one reconcile wants of an owner's slices. */
+export interface SliceSync {
+  /** The wanted slices' endpoints and ports, one entry per slice. */
+  desired: readonly { endpoints: JsonObject[]; ports: JsonObject[] }[];
+  /** The owner's existing slices, each reused for a wanted one or deleted. */
+  owned: readonly KubeObject[];
+  /** Slices to delete whatever is wanted (an earlier owner's of the same name). */
+  stale: readonly KubeObject[];
+  labels: Record<string, string>;
+  /** A reused slice's annotations from its current ones; undefined drops them. */
+  annotations(current: Record<string, string>): Record<string, string> | undefined;
+  /** A new slice holding `lists`. */
+  newSlice(lists: SliceLists): KubeObject;
+  /** Whether a slice with other ports is rewritten rather than a new one created (the mirroring controller's
+   * reconciler reuses any slice it would otherwise delete; the endpointslice controller's only same-port ones). */
+  reuseOtherPorts?: boolean;
+}
+
+const listOrNull = (items: JsonObject[]): JsonObject[] | null => (items.length ? items : null);
+const portsKey = (ports: unknown) => JSON.stringify(Array.isArray(ports) ? ports : []);
 
 export class SliceWrites {
   private readonly inFlight = new Map<string, Pending>();
@@ -47,8 +75,38 @@ export class SliceWrites {
     return false;
   }
 
+  /** Brings `key`'s slices in `cluster`/`namespace` to what `want` says; throws the first failed write. */
+  async sync(key: string, cluster: string, namespace: string, want: SliceSync): Promise<void> {
+    const unused = new Set(want.owned);
+    const writes = this.batch(key, cluster, namespace);
+    for (const content of want.desired) {
+      const lists: SliceLists = { endpoints: listOrNull(content.endpoints), ports: listOrNull(content.ports) };
+      const samePorts = [...unused].filter((s) => portsKey(s.ports) === portsKey(lists.ports));
+      const slice = samePorts.find((s) => jsonEqual(s.endpoints ?? null, lists.endpoints)) ?? samePorts[0] ?? (want.reuseOtherPorts ? [...unused][0] : undefined);
+      if (!slice) {
+        writes.create(want.newSlice(lists));
+        continue;
+      }
+      unused.delete(slice);
+      if (jsonEqual(slice.metadata?.labels ?? {}, want.labels) && jsonEqual(slice.endpoints ?? null, lists.endpoints) && jsonEqual(slice.ports ?? null, lists.ports)) continue;
+      const next = deepCopy(slice);
+      next.metadata!.labels = want.labels;
+      // A wildcard read's cluster annotation is not the slice's own.
+      const current = { ...(next.metadata?.annotations ?? {}) };
+      delete current['kcp.io/cluster'];
+      const annotations = want.annotations(current);
+      if (annotations) next.metadata!.annotations = annotations;
+      else delete next.metadata!.annotations;
+      next.endpoints = lists.endpoints;
+      next.ports = lists.ports;
+      writes.update(next);
+    }
+    for (const slice of [...unused, ...want.stale]) writes.delete(slice.metadata?.name ?? '');
+    await writes.done();
+  }
+
   /** One reconcile's writes for `key` in `cluster`/`namespace`: queue them, then `done()`. */
-  batch(key: string, cluster: string, namespace: string) {
+  private batch(key: string, cluster: string, namespace: string) {
     const writes: Promise<unknown>[] = [];
     const pending: Pending = { created: new Set(), deleted: new Set(), at: 0 };
     const scope = { cluster, namespace };
