@@ -20,8 +20,11 @@ export interface RequestContext {
  * RESTUpdateStrategy, RESTDeleteStrategy). Everything is optional except what the generic store cannot guess.
  */
 export interface Strategy {
-  /** Clears/sets system fields before create (e.g. status on the main endpoint, namespace phase). */
-  prepareForCreate?(obj: KubeObject): void;
+  /**
+   * Clears/sets system fields before create (e.g. status on the main endpoint, namespace phase). `ctx` carries the
+   * requesting user, as upstream's request context does (a CSR records its requestor).
+   */
+  prepareForCreate?(obj: KubeObject, ctx: RequestContext): void;
   /** Preserves what a main-endpoint update may not change (e.g. status). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /** Type-specific validation on create; object metadata is validated generically. */
@@ -37,8 +40,18 @@ export interface Strategy {
   allowCreateOnUpdate: boolean;
   /** Whether writes bump metadata.generation when anything outside metadata (and status) changes. */
   tracksGeneration: boolean;
+  /**
+   * For a kind without tracksGeneration whose PrepareForUpdate still bumps generation (CSIDriver: the stored value,
+   * 0 when unset, plus one when the spec changed; nothing sets it on create): whether this update bumps it.
+   */
+  bumpsGeneration?(obj: KubeObject, old: KubeObject): boolean;
   /** Extra field-selector fields beyond metadata.name / metadata.namespace. */
   selectableFields?(obj: KubeObject): Record<string, string>;
+  /**
+   * The fields this endpoint resets, so no writer owns them in managedFields (GetResetFields), as dotted paths.
+   * Unset: `status` when the kind has a status subresource.
+   */
+  resetFields?: readonly string[];
   /** Extra reasons an object may not be removed yet (namespaces: spec.finalizers). */
   pendingFinalizers?(obj: KubeObject): boolean;
   /**
@@ -74,6 +87,8 @@ export interface Strategy {
 export interface SubresourceStrategy {
   /** Copies what the subresource may change from the incoming object onto the current one. */
   apply(incoming: KubeObject, current: KubeObject): KubeObject;
+  /** The fields this subresource resets (GetResetFields), as dotted paths. Unset: `spec` for /status. */
+  resetFields?: readonly string[];
   validate?(obj: KubeObject, old: KubeObject): FieldError[];
   /**
    * Set when the subresource reads and writes another kind than its parent (autoscaling/v1 Scale for /scale): GET

@@ -25,6 +25,7 @@ import { NamespaceLifecycle } from '../apiserver/admission/namespace-lifecycle.j
 import { LimitRanger } from '../apiserver/admission/limitranger/limit-ranger.js';
 import { PriorityAdmission } from '../apiserver/admission/priority.js';
 import { RuntimeClassAdmission } from '../apiserver/admission/runtime-class.js';
+import { certificateAdmissionPlugins } from '../apiserver/admission/certificates.js';
 import { ResourceQuotaAdmission } from '../apiserver/admission/resourcequota/resource-quota.js';
 import { admissionWebhooksPlugin } from '../admissionwebhooks/plugin.js';
 import { admissionPoliciesPlugin } from '../admissionpolicy/plugin.js';
@@ -212,7 +213,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const priority = new PriorityAdmission(registry, (pod) => mirrorSourceOf(pod) !== undefined);
   // RuntimeClass applies a pod's class (overhead, node selector, tolerations) after Priority, as upstream orders them.
   const runtimeClass = new RuntimeClassAdmission(registry, (pod) => mirrorSourceOf(pod) !== undefined);
-  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry), priority, runtimeClass];
+  // The CSR plugins (approve and sign on signers, no system:masters client certificates) follow, as upstream orders them.
+  const admissionPlugins: AdmissionPlugin[] = [namespaceLifecycle, new LimitRanger(registry), priority, runtimeClass, ...certificateAdmissionPlugins(auth.authorizer)];
   try {
     for (const plugin of plugins) {
       const done = (await plugin.install?.(pluginHost)) ?? {};

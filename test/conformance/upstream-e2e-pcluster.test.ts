@@ -7,8 +7,9 @@
  * DaemonSets (run, retry failed pods, rolling update and rollback with their ControllerRevisions), Jobs (Indexed,
  * failures restarted in place, a podFailurePolicy ignoring evictions, adoption, status), CronJobs (concurrency, replace,
  * the API), ControllerRevisions, pods/eviction and the disruption controller; `[sig-scheduling]`'s PriorityClass
- * endpoints spec; and `[sig-node]`'s RuntimeClass and activeDeadlineSeconds specs and `[sig-network]`'s endpoints
- * mirroring and slices. Each must pass.
+ * endpoints spec; `[sig-node]`'s RuntimeClass and activeDeadlineSeconds specs, `[sig-network]`'s endpoints
+ * mirroring and slices, and `[sig-storage]`'s CSIDriver, CSINode, CSIStorageCapacity and VolumeAttachment API specs.
+ * Each must pass.
  *
  * Not run here: specs that need real programs in the containers — serving HTTP through pods/proxy (`should serve a
  * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), exit codes computed by a script (a Job's
@@ -86,6 +87,15 @@ const SPECS = [
   '[sig-node] Pods should allow activeDeadlineSeconds to be updated [NodeConformance] [Conformance]',
   '[sig-network] EndpointSliceMirroring should mirror a custom Endpoints resource through create update and delete [Conformance]',
   '[sig-network] EndpointSlice should create Endpoints and EndpointSlices for Pods matching a Service [Conformance]',
+  // The CSI kinds of storage.k8s.io/v1 through their API: CSIDrivers, CSINodes, CSIStorageCapacities (with watches
+  // in and across namespaces) and VolumeAttachments with their /status.
+  '[sig-storage] CSIInlineVolumes should run through the lifecycle of a CSIDriver [Conformance]',
+  '[sig-storage] CSINodes CSI Conformance should run through the lifecycle of a csinode [Conformance]',
+  '[sig-storage] CSIStorageCapacity should support CSIStorageCapacities API operations [Conformance]',
+  '[sig-storage] VolumeAttachment Conformance should run through the lifecycle of a VolumeAttachment [Conformance]',
+  '[sig-storage] VolumeAttachment Conformance should apply changes to a volumeattachment status [Conformance]',
+  // CertificateSigningRequests (certificates.k8s.io/v1): the API, /approval and /status.
+  '[sig-auth] Certificates API [Privileged:ClusterAdmin] should support CSR API operations [Conformance]',
 ];
 
 

@@ -111,12 +111,12 @@ export const NOT_APPLICABLE: { spec: string; reason: string }[] = [
   {
     spec: 'AggregatedDiscovery should support aggregated discovery interface [Conformance]',
     reason:
-      "expects a fixed list of kube-apiserver's resources, among them apiregistration.k8s.io apiservices (no API aggregation, as in kcp), certificatesigningrequests, " +
+      "expects a fixed list of kube-apiserver's resources, among them apiregistration.k8s.io apiservices (no API aggregation, as in kcp), " +
       'runtimeclasses, priorityclasses and csinodes, which a control plane without nodes does not serve',
   },
   {
     spec: 'AggregatedDiscovery should support raw aggregated discovery endpoint Accept headers [Conformance]',
-    reason: 'expects the same fixed list of kube-apiserver resources (apiservices, certificatesigningrequests, runtimeclasses, priorityclasses, csinodes)',
+    reason: 'expects the same fixed list of kube-apiserver resources (apiservices, runtimeclasses, priorityclasses, csinodes)',
   },
   {
     spec: 'Discovery should locate the groupVersion and a resource within each APIGroup [Conformance]',

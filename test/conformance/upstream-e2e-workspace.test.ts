@@ -98,6 +98,8 @@ const OTHER_SIG_SPECS = [
   '[sig-node] Pods should allow activeDeadlineSeconds to be updated [NodeConformance] [Conformance]',
   '[sig-node] PodTemplates should run the lifecycle of PodTemplates [Conformance]',
   '[sig-scheduling] LimitRange should create a LimitRange with defaults and ensure pod has those defaults applied. [Conformance]',
+  // CertificateSigningRequests, served in every workspace as kcp serves them: the API, /approval and /status.
+  '[sig-auth] Certificates API [Privileged:ClusterAdmin] should support CSR API operations [Conformance]',
 ];
 
 let fleet: ProcessFleet | undefined;

@@ -43,6 +43,7 @@ const expectedResources: Array<{ name: string; shortNames: string; apiVersion: s
   { name: 'namespaces', shortNames: 'ns', apiVersion: 'v1', namespaced: 'false', kind: 'Namespace' },
   { name: 'serviceaccounts', shortNames: 'sa', apiVersion: 'v1', namespaced: 'true', kind: 'ServiceAccount' },
   { name: 'events', shortNames: 'ev', apiVersion: 'v1', namespaced: 'true', kind: 'Event' },
+  { name: 'certificatesigningrequests', shortNames: 'csr', apiVersion: 'certificates.k8s.io/v1', namespaced: 'false', kind: 'CertificateSigningRequest' },
 ];
 
 test('kubectl api-resources lists the built-in resources with shortnames, versions, scope and kind', async () => {
@@ -64,6 +65,7 @@ test('kubectl api-resources filters: --namespaced=false, --api-group, -o name, -
   const clusterScoped = (await kubectlOk(t, ['api-resources', '--namespaced=false', '-o', 'name'])).trim().split('\n');
   assert.ok(clusterScoped.includes('namespaces'), clusterScoped.join(','));
   assert.ok(!clusterScoped.includes('configmaps'));
+  assert.ok(clusterScoped.includes('certificatesigningrequests.certificates.k8s.io'), clusterScoped.join(','));
   const coordination = (await kubectlOk(t, ['api-resources', '--api-group=coordination.k8s.io', '-o', 'name'])).trim().split('\n');
   assert.deepEqual(coordination, ['leases.coordination.k8s.io']);
   const wide = await kubectlOk(t, ['api-resources', '-o', 'wide']);

@@ -2,10 +2,10 @@
  * Which field selector labels a kind accepts, and the error for the others, as the API server's
  * scheme.ConvertFieldLabel does before listing or watching.
  *
- * Kinds that register a conversion function (core Namespace, Secret, Event; events.k8s.io Event;
- * every custom resource) reject unknown labels with `field label not supported: <label>`. Every other kind falls back to
- * runtime.DefaultMetaV1FieldSelectorConversion, which accepts metadata.name and metadata.namespace
- * and says `"<label>" is not a known field selector: only "metadata.name", "metadata.namespace"`.
+ * Kinds that register a conversion function (core Namespace, Secret, Event; events.k8s.io Event; certificates.k8s.io
+ * CertificateSigningRequest; every custom resource) reject unknown labels with `field label not supported: <label>`.
+ * Every other kind falls back to runtime.DefaultMetaV1FieldSelectorConversion, which accepts metadata.name and
+ * metadata.namespace and says `"<label>" is not a known field selector: only "metadata.name", "metadata.namespace"`.
  */
 import { FieldLabelNotSupportedError, type FieldSelector } from './selector.js';
 
@@ -63,6 +63,8 @@ const builtin: Record<string, FieldLabelSupport> = {
   '/Secret': { labels: identity('type', 'metadata.namespace', 'metadata.name'), style: 'registered' },
   '/Event': { labels: coreEventLabels, style: 'registered' },
   'events.k8s.io/Event': { labels: eventsV1Labels, style: 'registered' },
+  // A cluster-scoped kind with its own conversion function: metadata.namespace is refused.
+  'certificates.k8s.io/CertificateSigningRequest': { labels: identity('metadata.name', 'spec.signerName'), style: 'registered' },
 };
 
 /** The field labels a built-in kind accepts; DEFAULT_FIELD_LABELS for kinds without a list. */

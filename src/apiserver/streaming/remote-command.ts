@@ -5,7 +5,8 @@
  * client's "close" message [255, channel] (it half-closes stdin, so `kubectl cp` into a pod ends). The command's
  * outcome goes out on the error channel, a metav1.Status in JSON from v4 on (Success; Failure/NonZeroExitCode with
  * an ExitCode cause, which kubectl turns into its own exit code; Failure/InternalError), plain text before v4; then
- * the connection closes.
+ * the connection closes. The SPDY/3.1 transport of the same protocols is spdy-remote-command.ts; both implement
+ * RemoteCommandStreams, what the command runner and attach use.
  */
 import { EventEmitter } from 'node:events';
 import { PassThrough, Writable } from 'node:stream';
@@ -51,11 +52,42 @@ export function outcomeStatus(outcome: CommandOutcome): Record<string, unknown> 
 }
 
 /**
+ * What the outcome writes on the error channel or stream for protocol version `v` (1 for channel.k8s.io): the Status
+ * in JSON from v4 on; before, the failure's message only (kubelet's v1WriteStatusFunc writes nothing on success).
+ */
+export function outcomeMessage(v: number, outcome: CommandOutcome): Buffer | undefined {
+  const status = outcomeStatus(outcome);
+  if (v >= 4) return Buffer.from(JSON.stringify(status));
+  return status.status !== 'Success' ? Buffer.from(String(status.message)) : undefined;
+}
+
+/** The version of a remote-command protocol name: vN's N, 1 for channel.k8s.io (and none). */
+export function protocolVersion(protocol: string): number {
+  const version = /^v(\d+)\./.exec(protocol)?.[1];
+  return version ? Number(version) : 1;
+}
+
+/**
+ * An exec or attach session over either transport: `stdin` carries what the client sends (it ends when the client
+ * half-closes it or goes away), `stdout`/`stderr` write to the client with backpressure; 'resize' (TerminalSize) and
+ * 'close' (the client went away before finish()) are emitted; finish() reports the outcome and closes.
+ */
+export interface RemoteCommandStreams extends EventEmitter {
+  readonly request: RemoteCommandRequest;
+  readonly stdin?: PassThrough;
+  readonly stdout?: Writable;
+  readonly stderr?: Writable;
+  /** Whether the client is still connected and no outcome was reported. */
+  readonly open: boolean;
+  finish(outcome: CommandOutcome): void;
+}
+
+/**
  * One exec or attach session on an accepted WebSocket. `stdin` carries what the client types (ends on v5's close or
  * when the connection goes), `stdout`/`stderr` write to the client with backpressure; 'resize' (TerminalSize) and
  * 'close' (the client went away) are emitted; finish() reports the outcome and closes.
  */
-export class RemoteCommandSession extends EventEmitter {
+export class RemoteCommandSession extends EventEmitter implements RemoteCommandStreams {
   readonly stdin?: PassThrough;
   readonly stdout?: Writable;
   readonly stderr?: Writable;
@@ -76,8 +108,7 @@ export class RemoteCommandSession extends EventEmitter {
     readonly request: RemoteCommandRequest,
   ) {
     super();
-    const version = /^v(\d+)\./.exec(protocol)?.[1];
-    const v = (this.v = version ? Number(version) : 1);
+    const v = (this.v = protocolVersion(protocol));
     if (request.stdin) this.stdin = new PassThrough();
     if (request.stdout) this.stdout = this.channelWriter(Channel.stdout);
     // With a TTY there is no separate stderr (kubelet merges it), as kubectl does not ask for one.
@@ -120,12 +151,7 @@ export class RemoteCommandSession extends EventEmitter {
     this.done = true;
     const flushOutputs = [this.stdout, this.stderr].filter((w): w is Writable => !!w).map((w) => new Promise<void>((r) => (w.writableFinished ? r() : w.end(r))));
     void Promise.all([...flushOutputs, this.clientReady]).then(() => {
-      let message: Buffer | undefined;
-      if (this.v >= 4) message = Buffer.from(JSON.stringify(outcomeStatus(outcome)));
-      else {
-        const status = outcomeStatus(outcome);
-        if (status.status !== 'Success') message = Buffer.from(String(status.message));
-      }
+      const message = outcomeMessage(this.v, outcome);
       const close = () => this.ws.close(1000);
       if (message && this.ws.readyState === 1) this.ws.send(Buffer.concat([Buffer.from([Channel.error]), message]), close);
       else close();

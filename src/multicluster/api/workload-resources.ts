@@ -24,9 +24,16 @@ export const clusterInfrastructureResources: ReadonlySet<string> = new Set(['/no
 /**
  * Cluster configuration a workspace does not serve at all: a cluster's RuntimeClasses are its administrator's, and its
  * RuntimeClass admission applies them to the pods synced there (a workspace's own classes would admit a pod with an
- * overhead the cluster's class then refuses).
+ * overhead the cluster's class then refuses); CSIDrivers, CSINodes, CSIStorageCapacities and VolumeAttachments describe
+ * a cluster's own storage drivers, nodes and attachments.
  */
-const clusterConfigurationResources: ReadonlySet<string> = new Set(['node.k8s.io/runtimeclasses']);
+const clusterConfigurationResources: ReadonlySet<string> = new Set([
+  'node.k8s.io/runtimeclasses',
+  'storage.k8s.io/csidrivers',
+  'storage.k8s.io/csinodes',
+  'storage.k8s.io/csistoragecapacities',
+  'storage.k8s.io/volumeattachments',
+]);
 
 const servedEverywhere = new Set(multiclusterResources.map(groupResource));
 

@@ -42,7 +42,10 @@ export interface FieldManagerOptions {
   apiVersion: string;
   /** The subresource written through ('' for the main resource). */
   subresource: string;
-  /** Top-level fields this endpoint resets (status on the main resource, spec on /status); nobody gains them here. */
+  /**
+   * Fields this endpoint resets (status on the main resource, spec on /status), as dotted paths (`status.conditions`);
+   * nobody gains them here.
+   */
   resetFields?: readonly string[];
   /**
    * Paths of the struct fields the Go zero value of the type holds (value structs: `spec`, ...), outermost first.
@@ -70,7 +73,7 @@ export class FieldManager {
   }
 
   constructor(private readonly opts: FieldManagerOptions) {
-    for (const f of opts.resetFields ?? []) this.ignored.insert([`f:${f}`]);
+    for (const f of opts.resetFields ?? []) this.ignored.insert(f.split('.').map((name) => `f:${name}`));
     this.now = opts.now ?? nowRFC3339;
     this.createStripped = STRIPPED;
     if (opts.zeroStructs?.length) {

@@ -1,10 +1,10 @@
 /**
  * pods/exec, pods/attach and pods/portforward on the simulated cluster. The pod is read and its container chosen as
  * the API server does (400s for a missing or ambiguous container, an unbound or finished pod), then the connection
- * switches protocols: WebSocket (kubectl 1.30+: v5.channel.k8s.io … channel.k8s.io for exec and attach,
- * SPDY/3.1+portforward.k8s.io for port-forward, SPDY tunnelled in binary messages) or, for port-forward, SPDY/3.1
- * itself (kubectl's fallback). exec and attach over SPDY are not served (they answer 400 "Upgrade request
- * required"-style errors; kubectl 1.30+ never needs them): deliberately narrower than kubelet.
+ * switches protocols, as kubelet 1.32 serves them: WebSocket (kubectl 1.30+: v5.channel.k8s.io … channel.k8s.io for
+ * exec and attach, SPDY/3.1+portforward.k8s.io for port-forward, SPDY tunnelled in binary messages) or SPDY/3.1 itself
+ * (client-go's SPDY executor for exec and attach: v4.channel.k8s.io … channel.k8s.io, spdy-remote-command.ts; and
+ * kubectl's port-forward fallback).
  *
  * What attach joins: the simulated main process's output is its log, so attach streams the container's new log
  * lines; each line typed on stdin is echoed into the log (and so comes back through attach), as an echo server
@@ -16,7 +16,8 @@ import { StatusError, errors } from '../../apimachinery/status.js';
 import type { ConnectHandler, ConnectRequest } from '../../apiserver/connect.js';
 import { podAttachOptions, podExecOptions, podPortForwardOptions } from '../../apiserver/connect-options.js';
 import { servePortForward, portForwardProtocol } from '../../apiserver/streaming/port-forward.js';
-import { RemoteCommandSession, remoteCommandProtocols } from '../../apiserver/streaming/remote-command.js';
+import { RemoteCommandSession, remoteCommandProtocols, type RemoteCommandStreams } from '../../apiserver/streaming/remote-command.js';
+import { serveSpdyRemoteCommand, spdyRemoteCommandProtocols } from '../../apiserver/streaming/spdy-remote-command.js';
 import { SpdySession } from '../../apiserver/streaming/spdy-session.js';
 import { acceptSpdy, acceptWebSocket, upgradeKind, webSocketTunnel } from '../../apiserver/streaming/upgrade.js';
 import { runCommand } from '../runtime/command-process.js';
@@ -52,11 +53,16 @@ export function detachesOnStdinEnd(spec: JsonObject): boolean {
   return !(spec.stdinOnce === true && spec.tty !== true);
 }
 
-function notUpgraded(kind: 'exec' | 'attach' | 'portforward'): StatusError {
-  return errors.badRequest(kind === 'portforward' ? 'Upgrade request required' : `Upgrade request required: ${kind} is served over WebSocket (v5.channel.k8s.io … channel.k8s.io) on this cluster`);
+/** kubelet's answer to a streaming request that does not switch protocols (httpstream.Handshake's). */
+function notUpgraded(): StatusError {
+  return errors.badRequest('Upgrade request required');
 }
 
-async function openRemoteCommand(r: ConnectRequest, kind: 'exec' | 'attach'): Promise<{ pod: KubeObject; container: string; session: RemoteCommandSession }> {
+/**
+ * Checks the request, switches protocols and opens the session; undefined when a SPDY client went away or did not
+ * open its streams in time (its connection is closed then, as there is nothing to answer on it).
+ */
+async function openRemoteCommand(r: ConnectRequest, kind: 'exec' | 'attach'): Promise<{ pod: KubeObject; container: string; session: RemoteCommandStreams } | undefined> {
   const { req, info, query, ctx, store } = r;
   const pod = await store.get(ctx, info.namespace, info.name);
   const request = { stdin: parseBoolParam(query, 'stdin'), stdout: parseBoolParam(query, 'stdout'), stderr: parseBoolParam(query, 'stderr'), tty: parseBoolParam(query, 'tty') };
@@ -65,7 +71,13 @@ async function openRemoteCommand(r: ConnectRequest, kind: 'exec' | 'attach'): Pr
   if (kind === 'exec' && query.getAll('command').length === 0) throw errors.badRequest('you must specify at least 1 command');
   if (!request.stdin && !request.stdout && !request.stderr) throw errors.badRequest('you must specify at least 1 of stdin, stdout, stderr');
   requireRunning(pod, container);
-  if (upgradeKind(req, r.upgrade) !== 'websocket') throw notUpgraded(kind);
+  const how = upgradeKind(req, r.upgrade);
+  if (how === 'spdy') {
+    const { socket, protocol } = acceptSpdy(req, r.upgrade!, spdyRemoteCommandProtocols);
+    const session = await serveSpdyRemoteCommand(new SpdySession(socket), protocol, request);
+    return session && { pod, container, session };
+  }
+  if (how !== 'websocket') throw notUpgraded();
   const ws = await acceptWebSocket(req, r.upgrade!, remoteCommandProtocols);
   return { pod, container, session: new RemoteCommandSession(ws, ws.negotiatedProtocol, request) };
 }
@@ -77,7 +89,9 @@ export function podExecHandler(runtime: ContainerRuntime, lookup: ObjectLookup):
     subresource: 'exec',
     connectOptions: podExecOptions,
     async serve(r) {
-      const { pod, container, session } = await openRemoteCommand(r, 'exec');
+      const opened = await openRemoteCommand(r, 'exec');
+      if (!opened) return;
+      const { pod, container, session } = opened;
       const uid = pod.metadata?.uid ?? '';
       runtime.observe(pod);
       const env = await containerEnvironment(pod, podContainer(pod, container) ?? {}, lookup);
@@ -95,7 +109,9 @@ export function podAttachHandler(runtime: ContainerRuntime): ConnectHandler {
     subresource: 'attach',
     connectOptions: podAttachOptions,
     async serve(r) {
-      const { pod, container, session } = await openRemoteCommand(r, 'attach');
+      const opened = await openRemoteCommand(r, 'attach');
+      if (!opened) return;
+      const { pod, container, session } = opened;
       const uid = pod.metadata?.uid ?? '';
       runtime.observe(pod);
       const instance = runtime.container(uid, container).current;
@@ -149,7 +165,7 @@ export function podPortForwardHandler(runtime: ContainerRuntime): ConnectHandler
       } else if (kind === 'spdy') {
         session = new SpdySession(acceptSpdy(req, upgrade!, [portForwardProtocol]).socket);
       } else {
-        throw notUpgraded('portforward');
+        throw notUpgraded();
       }
       servePortForward(session, target);
       const undo = runtime.onPodGone(uid, () => session.close());

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import type { CommandOutcome, RemoteCommandSession } from '../../apiserver/streaming/remote-command.js';
+import type { CommandOutcome, RemoteCommandStreams } from '../../apiserver/streaming/remote-command.js';
 
 export interface CommandSpec {
   command: string[];
@@ -21,7 +21,7 @@ export interface CommandSpec {
 const shellQuote = (arg: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
 
 /** Runs the command for the session; `onPodGone` registers the kill for the pod's deletion (returns its undo). */
-export function runCommand(session: RemoteCommandSession, spec: CommandSpec, onPodGone: (kill: () => void) => () => void): void {
+export function runCommand(session: RemoteCommandStreams, spec: CommandSpec, onPodGone: (kill: () => void) => () => void): void {
   const [file, ...args] = spec.command;
   const env = spec.tty ? { ...spec.env, TERM: spec.env.TERM ?? 'xterm' } : spec.env;
   const child = spec.tty

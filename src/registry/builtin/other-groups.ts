@@ -4,6 +4,7 @@ import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import type { ResourceDefinition } from '../rest.js';
 import { defineBuiltin } from './define.js';
 import { coreToEventsV1, eventsV1ToCore } from './event-conversion.js';
+import { certificateSigningRequests } from './certificates/resources.js';
 
 function eventsV1Fields(obj: KubeObject): Record<string, string> {
   const reg = (obj.regarding ?? {}) as Record<string, unknown>;
@@ -58,4 +59,5 @@ function validateLeaseSpec(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-export const otherGroupResources: ResourceDefinition[] = [eventsV1, leases];
+/** Served in every logical cluster, root included, and by `atrium pcluster` (both start through startServer). */
+export const otherGroupResources: ResourceDefinition[] = [eventsV1, leases, certificateSigningRequests];

@@ -15,10 +15,13 @@ const builtinTypes = new BuiltinSsaTypes(builtinCatalog);
 const cache = new WeakMap<ResourceDefinition, Map<string, FieldManager>>();
 
 /**
- * The fields an endpoint resets and so never hands out: with a status subresource the main resource resets
- * `status` and `/status` resets `spec`; a namespace's `/finalize` resets `status`.
+ * The fields an endpoint resets and so never hands out (dotted paths): what the strategy declares (a CSR's
+ * endpoints), else, with a status subresource, the main resource resets `status` and `/status` resets `spec`; a
+ * namespace's `/finalize` resets `status`.
  */
 export function resetFieldsOf(def: ResourceDefinition, subresource: string): string[] {
+  const declared = subresource ? def.subresourceStrategies[subresource]?.resetFields : def.strategy.resetFields;
+  if (declared) return [...declared];
   if (subresource === 'status') return ['spec'];
   if (subresource === 'finalize') return ['status'];
   if (subresource) return [];

@@ -563,7 +563,7 @@ export class GenericStore {
     // the name.
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = generateName(meta.generateName!);
-    this.def.strategy.prepareForCreate?.(obj);
+    this.def.strategy.prepareForCreate?.(obj, ctx);
     const errs = this.validateCreate(obj);
     if (errs.length) throw errors.invalid(this.def.group, this.def.kind, displayName(obj), errs);
     if (opts.validateAdmission) await opts.validateAdmission(obj, null);
@@ -980,6 +980,8 @@ export class GenericStore {
       // (customResourceStrategy.PrepareForUpdate); every type with one keeps status writes out of it.
       const specOf = this.def.subresourceStrategies.status ? withoutMetaAndStatus : withoutMeta;
       if (!jsonEqual(specOf(next), specOf(current))) meta.generation = (old.generation ?? 1) + 1;
+    } else if (this.def.strategy.bumpsGeneration?.(next, current)) {
+      meta.generation = (old.generation ?? 0) + 1;
     } else if (old.generation !== undefined) {
       // rest.BeforeUpdate: a request never sets generation; what the kind set on create (a PriorityClass's 1) stays.
       meta.generation = old.generation;
@@ -1104,7 +1106,9 @@ export class GenericStore {
         // markAsDeleting: the first deletionTimestamp stays; the grace period is always 0.
         if (!nmeta.deletionTimestamp) {
           nmeta.deletionTimestamp = nowRFC3339();
+          // markAsDeleting bumps any generation a kind has (a CSIDriver's, set by its updates, too).
           if (this.def.strategy.tracksGeneration) nmeta.generation = (nmeta.generation ?? 1) + 1;
+          else if ((nmeta.generation ?? 0) > 0) nmeta.generation = nmeta.generation! + 1;
           this.def.strategy.onDeletionStarted?.(next);
           changed = true;
         }

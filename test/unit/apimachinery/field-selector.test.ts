@@ -116,6 +116,8 @@ describe('convertFieldLabels: supported labels per kind', () => {
     ['', 'Event', 'regarding.name=p', '', new Error('field label not supported: regarding.name')],
     ['events.k8s.io', 'Event', 'regarding.name=p,reportingController=c', 'involvedObject.name=p,reportingComponent=c', ''],
     ['events.k8s.io', 'Event', 'involvedObject.name=p', '', new Error('field label not supported: involvedObject.name')],
+    ['certificates.k8s.io', 'CertificateSigningRequest', 'spec.signerName=example.com/x,metadata.name=a', 'metadata.name=a,spec.signerName=example.com/x', ''],
+    ['certificates.k8s.io', 'CertificateSigningRequest', 'metadata.namespace=x', '', new Error('field label not supported: metadata.namespace')],
   ];
   for (const [group, kind, selector, converted, error] of cases) {
     it(`${group || 'core'}/${kind}: ${selector}`, () => {

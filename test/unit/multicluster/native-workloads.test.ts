@@ -27,11 +27,15 @@ function imported(name: string, schema: Record<string, unknown>, extra: Partial<
 }
 
 describe('workspace workload types', () => {
-  it('are the registry\'s workload list without Nodes, PersistentVolumes, RuntimeClasses and the Services served everywhere', () => {
+  it('are the registry\'s workload list without Nodes, PersistentVolumes, RuntimeClasses, the CSI kinds and the Services served everywhere', () => {
     const names = workspaceWorkloadResources.map((d) => `${d.group}/${d.resource}`);
-    assert.ok(names.includes('apps/deployments') && names.includes('apps/replicasets') && names.includes('/pods'), names.join(','));
-    for (const gone of ['/nodes', '/persistentvolumes', '/services', 'node.k8s.io/runtimeclasses']) assert.ok(!names.includes(gone), gone);
-    const notServed = (d: { group: string; resource: string }) => (d.group === '' && ['nodes', 'persistentvolumes', 'services'].includes(d.resource)) || (d.group === 'node.k8s.io' && d.resource === 'runtimeclasses');
+    assert.ok(names.includes('apps/deployments') && names.includes('apps/replicasets') && names.includes('/pods') && names.includes('storage.k8s.io/storageclasses'), names.join(','));
+    const csi = ['csidrivers', 'csinodes', 'csistoragecapacities', 'volumeattachments'];
+    for (const gone of ['/nodes', '/persistentvolumes', '/services', 'node.k8s.io/runtimeclasses', ...csi.map((r) => `storage.k8s.io/${r}`)]) assert.ok(!names.includes(gone), gone);
+    const notServed = (d: { group: string; resource: string }) =>
+      (d.group === '' && ['nodes', 'persistentvolumes', 'services'].includes(d.resource)) ||
+      (d.group === 'node.k8s.io' && d.resource === 'runtimeclasses') ||
+      (d.group === 'storage.k8s.io' && csi.includes(d.resource));
     assert.equal(workspaceWorkloadResources.length, workloadResources.filter((d) => !notServed(d)).length);
     assert.equal(workspaceWorkloadResource('apps', 'deployments')?.shortNames[0], 'deploy');
     assert.equal(workspaceWorkloadResource('', 'services'), undefined);

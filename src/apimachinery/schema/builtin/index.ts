@@ -15,6 +15,7 @@ import { authorizationV1Types } from './authorization-v1.js';
 import { autoscalingV1Types } from './autoscaling-v1.js';
 import { autoscalingV2Types } from './autoscaling-v2.js';
 import { batchV1Types } from './batch-v1.js';
+import { certificatesV1Types } from './certificates-v1.js';
 import { compileBuiltinTypes, type ProtobufFieldHints } from './builtin-type.js';
 import { coordinationV1Types } from './coordination-v1.js';
 import { discoveryV1Types } from './discovery-v1.js';
@@ -33,6 +34,7 @@ import { schedulingV1Types } from './scheduling-v1.js';
 import { nodeV1Types } from './node-v1.js';
 import { schedulingV1alpha1Types } from './scheduling-v1alpha1.js';
 import { storageV1Types } from './storage-v1.js';
+import { storageV1CSITypes } from './storage-v1-csi.js';
 import { tenancyV1alpha1Types } from './tenancy-v1alpha1.js';
 
 export { fieldHintKey, type ProtobufFieldHints } from './builtin-type.js';
@@ -42,6 +44,7 @@ const compiled = compileBuiltinTypes([
   ...coreV1Types,
   ...eventsV1Types,
   ...coordinationV1Types,
+  ...certificatesV1Types,
   ...rbacV1Types,
   ...authorizationV1Types,
   ...authenticationV1Types,
@@ -55,6 +58,7 @@ const compiled = compileBuiltinTypes([
   ...discoveryV1Types,
   ...networkingV1Types,
   ...storageV1Types,
+  ...storageV1CSITypes,
   ...schedulingV1Types,
   ...nodeV1Types,
   ...appsV1Types,

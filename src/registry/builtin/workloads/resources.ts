@@ -2,8 +2,8 @@
  * The workload resources a physical cluster serves on top of the standard set: apps/v1 Deployments and ReplicaSets
  * (with /status and /scale), core/v1 Pods (with /status), Services and Nodes (with /status); and, defined in their own
  * files beside this one, StatefulSets, DaemonSets, ControllerRevisions, Jobs, CronJobs, PodDisruptionBudgets,
- * HorizontalPodAutoscalers (v2 and v1 over one storage), the storage, discovery and networking kinds, and
- * PriorityClasses.
+ * HorizontalPodAutoscalers (v2 and v1 over one storage), the storage (the CSI kinds among them), discovery and
+ * networking kinds, and PriorityClasses.
  * `atrium pcluster` serves the whole list; on the control plane, every workspace with compute serves it too, minus
  * Nodes and PersistentVolumes (workspaceWorkloadResources in src/multicluster/api/workload-resources.ts), and the
  * control plane runs no workload controllers for them.
@@ -33,6 +33,7 @@ import { endpointSlices } from './discovery-resources.js';
 import { ingressClasses, ingresses, networkPolicies } from './networking-resources.js';
 import { persistentVolumeClaims, persistentVolumes, storageClasses } from './storage-resources.js';
 import { runtimeClasses } from './runtime-classes.js';
+import { csiDrivers, csiNodes, csiStorageCapacities, volumeAttachments } from './csi-resources.js';
 import { priorityClasses } from './priority-classes.js';
 import { controllerRevisions, daemonSets, statefulSets } from './apps-resources.js';
 import { horizontalPodAutoscalersV1, horizontalPodAutoscalersV2 } from './autoscaling-resources.js';
@@ -319,7 +320,12 @@ export const workloadResources: ResourceDefinition[] = [
   ingresses,
   ingressClasses,
   networkPolicies,
+  // storage.k8s.io/v1 in kube-apiserver's (alphabetical) discovery order.
+  csiDrivers,
+  csiNodes,
+  csiStorageCapacities,
   storageClasses,
+  volumeAttachments,
   priorityClasses,
   runtimeClasses,
   limitRanges,

@@ -39,7 +39,7 @@ function validatePositiveQuantity(q: unknown, path: string): FieldError[] {
 }
 
 /** Access modes: each supported, and ReadWriteOncePod alone. */
-function validateAccessModes(modes: string[], path: string): FieldError[] {
+export function validateAccessModes(modes: string[], path: string): FieldError[] {
   const errs: FieldError[] = [];
   let rwop = false;
   let other = false;
@@ -290,6 +290,28 @@ function validateVolumeNodeAffinity(affinity: JsonObject, path: FieldPath): Fiel
   return errs;
 }
 
+/**
+ * The volume source of a PersistentVolumeSpec at `path`, as ValidatePersistentVolumeSpec checks it for a volume and
+ * for an inline one (a VolumeAttachment's): exactly one source, each validated; a local volume needs node affinity.
+ */
+export function validatePersistentVolumeSources(spec: JsonObject, path: FieldPath, hasNodeAffinity: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  let volumes = 0;
+  for (const type of volumeTypes) {
+    const source = spec[type];
+    if (source === undefined || source === null) continue;
+    if (volumes > 0 && type !== 'flexVolume') {
+      errs.push(fe.forbidden(path.child(duplicatePathName[type] ?? type).toString(), 'may not specify more than 1 volume type'));
+      continue;
+    }
+    volumes++;
+    errs.push(...validateVolumeSource(type, asObject(source), path.child(sourcePathName[type] ?? type)));
+    if (type === 'local' && !hasNodeAffinity) errs.push(fe.required(path.child('nodeAffinity').toString(), 'Local volume requires node affinity'));
+  }
+  if (volumes === 0) errs.push(fe.required(path.toString(), 'must specify a volume type'));
+  return errs;
+}
+
 /** ValidatePersistentVolumeSpec (not inline) plus the mount-option annotation check. */
 export function validatePersistentVolume(obj: JsonObject): FieldError[] {
   const spec = asObject(obj.spec);
@@ -315,19 +337,7 @@ export function validatePersistentVolume(obj: JsonObject): FieldError[] {
   if (reclaim && !['Delete', 'Recycle', 'Retain'].includes(reclaim)) errs.push(fe.notSupported('spec.persistentVolumeReclaimPolicy', reclaim, ['Delete', 'Recycle', 'Retain']));
   const hasNodeAffinity = isPlainObject(spec.nodeAffinity);
   if (hasNodeAffinity) errs.push(...validateVolumeNodeAffinity(spec.nodeAffinity as JsonObject, path.child('nodeAffinity')));
-  let volumes = 0;
-  for (const type of volumeTypes) {
-    const source = spec[type];
-    if (source === undefined || source === null) continue;
-    if (volumes > 0 && type !== 'flexVolume') {
-      errs.push(fe.forbidden(`spec.${duplicatePathName[type] ?? type}`, 'may not specify more than 1 volume type'));
-      continue;
-    }
-    volumes++;
-    errs.push(...validateVolumeSource(type, asObject(source), path.child(sourcePathName[type] ?? type)));
-    if (type === 'local' && !hasNodeAffinity) errs.push(fe.required('spec.nodeAffinity', 'Local volume requires node affinity'));
-  }
-  if (volumes === 0) errs.push(fe.required('spec', 'must specify a volume type'));
+  errs.push(...validatePersistentVolumeSources(spec, path, hasNodeAffinity));
   if (isPlainObject(spec.hostPath) && str(spec.hostPath.path).replace(/\/+$/, '') === '' && str(spec.hostPath.path).startsWith('/') && reclaim === 'Recycle') {
     errs.push(fe.forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
   }

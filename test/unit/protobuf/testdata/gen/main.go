@@ -297,6 +297,9 @@ func main() {
 	for name, obj := range appsBatchFixtures() {
 		all[name] = obj
 	}
+	for name, obj := range storageCSIFixtures() {
+		all[name] = obj
+	}
 	for name, obj := range all {
 		var pb bytes.Buffer
 		if err := ser.Encode(obj, &pb); err != nil {
