@@ -8,8 +8,8 @@
  * failures restarted in place, a podFailurePolicy ignoring evictions, adoption, status), CronJobs (concurrency, replace,
  * the API), ControllerRevisions, pods/eviction and the disruption controller; `[sig-scheduling]`'s PriorityClass
  * endpoints spec; `[sig-node]`'s RuntimeClass and activeDeadlineSeconds specs, `[sig-network]`'s endpoints
- * mirroring and slices, and `[sig-storage]`'s CSIDriver, CSINode, CSIStorageCapacity and VolumeAttachment API specs.
- * Each must pass.
+ * mirroring and slices, `[sig-storage]`'s CSIDriver, CSINode, CSIStorageCapacity and VolumeAttachment API specs,
+ * `[sig-auth]`'s CSR API spec and `[sig-node]`'s init container and failing-command specs. Each must pass.
  *
  * Not run here: specs that need real programs in the containers — serving HTTP through pods/proxy (`should serve a
  * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), exit codes computed by a script (a Job's
@@ -96,6 +96,15 @@ const SPECS = [
   '[sig-storage] VolumeAttachment Conformance should apply changes to a volumeattachment status [Conformance]',
   // CertificateSigningRequests (certificates.k8s.io/v1): the API, /approval and /status.
   '[sig-auth] Certificates API [Privileged:ClusterAdmin] should support CSR API operations [Conformance]',
+  // Init containers run in order before the app containers; one that fails (`/bin/false`) fails a restartPolicy Never
+  // pod with the app containers never started, and a `/bin/false` container terminates with exit code 1. (The
+  // RestartAlways variant, whose init container must crash-loop through three back-offs, passes too but waits
+  // 70 s of real back-off: not required here.)
+  '[sig-node] InitContainer [NodeConformance] should invoke init containers on a RestartAlways pod [Conformance]',
+  '[sig-node] InitContainer [NodeConformance] should invoke init containers on a RestartNever pod [Conformance]',
+  '[sig-node] InitContainer [NodeConformance] should not start app containers and fail the pod if init containers fail on a RestartNever pod [Conformance]',
+  '[sig-node] Kubelet when scheduling a busybox command that always fails in a pod should be possible to delete [NodeConformance] [Conformance]',
+  '[sig-node] Kubelet when scheduling a busybox command that always fails in a pod should have an terminated reason [NodeConformance] [Conformance]',
 ];
 
 

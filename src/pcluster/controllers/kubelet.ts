@@ -26,6 +26,7 @@ import { leasesGVR, namespacesGVR, nodesGVR, persistentVolumeClaimsGVR, podsGVR 
 import { isClaimBound, podClaimNames } from './storage/binding.js';
 import { healthyNodeConditions, nodeInternalIP, nodeLease, nodeObject, podNetworkOctet, type SimulatedNode } from './node-object.js';
 import { type PodCondition, isPodActive, podConditions, setPodCondition } from './pod-conditions.js';
+import { failingInitContainer, initFailureStatus } from './init-containers.js';
 import { DEADLINE_EXCEEDED, PodRunner, activeDeadline, crashLoopStep, crashLoops, deadlineExceededStatus, killedStatus, podDesc, runsToCompletion } from './pod-run.js';
 import { type EphemeralContainer, EphemeralContainerStarter, withEphemeralStatuses } from './ephemeral-containers.js';
 import { type HostPort, hostPortsConflict, hostPortsOf, nodePortsReason } from './scheduling-fit.js';
@@ -277,10 +278,17 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         if (since === undefined && volumesReady) boundAt.set(key, (since = Date.now()));
         // Until its volumes can be mounted the pod waits in ContainerCreating; a claim binding enqueues it again.
         const remaining = since === undefined ? Infinity : since + opts.readyDelayMs - Date.now();
-        const running = remaining <= 0;
         const startTime = typeof status.startTime === 'string' ? status.startTime : nowRFC3339();
+        // An init container that fails keeps the app containers from starting (init-containers.ts).
+        const failingInit = remaining <= 0 ? failingInitContainer(pod) : undefined;
+        const initFailure = failingInit
+          ? initFailureStatus(pod, desiredStatus(pod, node, false, startTime), failingInit, since! + opts.readyDelayMs, Date.now(), (name, restart) =>
+              containerID(pod.metadata?.uid ?? '', restart ? `${name}/${restart}` : name),
+            )
+          : undefined;
+        const running = remaining <= 0 && !initFailure;
         const eph = ephemerals.step(pod, running, identity(pod));
-        const want = withEphemeralStatuses(desiredStatus(pod, node, running, startTime), eph.statuses);
+        const want = withEphemeralStatuses(initFailure?.status ?? desiredStatus(pod, node, running, startTime), eph.statuses);
         if (!sameState(status, want)) {
           const next = deepCopy(pod);
           next.status = want;
@@ -293,6 +301,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           if (running && status.phase !== 'Running') containerEvents(pod, node.name, eph.started);
         }
         if (running) return undefined;
+        if (initFailure) return initFailure.requeueAfterMs === undefined ? undefined : { requeueAfterMs: initFailure.requeueAfterMs };
         return Number.isFinite(remaining) ? { requeueAfterMs: remaining } : undefined;
       };
 

@@ -6,10 +6,10 @@
  * - `sim.atrium.io/run-seconds: "5"` — how long the containers run (default: the pcluster's --job-duration, 2 s);
  * - `sim.atrium.io/exit-code: "1"` — the containers' exit code (default 0).
  *
- * Without them, a first container whose command is plainly `sleep N` or `exit N` (directly or through `sh -c`) runs
- * N seconds or exits with N, as e2e suites' and examples' pods say, and one running the pause image as it is (no
- * command or args: its entrypoint waits for a signal, as upstream's e2e Jobs that must not finish use it) never exits;
- * any other command runs the defaults.
+ * Without them, a first container whose command is plainly `sleep N`, `exit N` (directly or through `sh -c`) or
+ * `true`/`false` runs N seconds or exits with N (0, 1), as e2e suites' and examples' pods say, and one running the
+ * pause image as it is (no command or args: its entrypoint waits for a signal, as upstream's e2e Jobs that must not
+ * finish use it) never exits; any other command runs the defaults. Init containers: init-containers.ts.
  *
  * Exit 0: phase Succeeded, containers terminated with reason Completed. Non-zero with restartPolicy Never: phase
  * Failed, reason Error. Non-zero with OnFailure: the containers restart in place (restartCount + 1, lastState
@@ -37,20 +37,28 @@ export function runsToCompletion(pod: KubeObject): boolean {
 }
 
 /**
- * What the pod's first container's command says plainly about its run, when it is nothing but a sleep or an exit:
- * `sleep 300` (directly or as `sh -c "sleep 300"`) runs 300 s, `sh -c "exit 1"` exits at once with 1. Nothing is
- * executed; anything else is left to the annotations and the defaults.
+ * What the pod's first container's command says plainly about its run (containerCommandRun).
  */
 function plainCommand(pod: KubeObject): { sleepSeconds?: number; exitCode?: number } {
   const spec = isPlainObject(pod.spec) ? pod.spec : {};
   const c = Array.isArray(spec.containers) ? spec.containers.find(isPlainObject) : undefined;
-  if (!c) return {};
+  return c ? containerCommandRun(c) : {};
+}
+
+/**
+ * What a container's command says plainly about its run, when it is nothing but a sleep, an exit or `true`/`false`:
+ * `sleep 300` (directly or as `sh -c "sleep 300"`) runs 300 s, `sh -c "exit 1"` exits at once with 1, `/bin/false`
+ * with 1 and `/bin/true` with 0; the pause image as it is (no command or args) never exits. Nothing is executed;
+ * anything else is left to the annotations and the defaults.
+ */
+export function containerCommandRun(c: JsonObject): { sleepSeconds?: number; exitCode?: number } {
   const words = [...(Array.isArray(c.command) ? c.command : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
   if (words.length === 0 && typeof c.image === 'string' && isPauseImage(c.image)) return { sleepSeconds: Number.POSITIVE_INFINITY, exitCode: 0 };
   let script = words;
   if (words.length === 3 && /^(\/bin\/|\/usr\/bin\/)?(sh|bash|ash)$/.test(words[0]!) && words[1] === '-c') script = words[2]!.trim().split(/\s+/);
   if (script.length === 2 && /^(\/bin\/|\/usr\/bin\/)?sleep$/.test(script[0]!) && /^\d+(\.\d+)?$/.test(script[1]!)) return { sleepSeconds: Number(script[1]), exitCode: 0 };
   if (script.length === 2 && script[0] === 'exit' && /^\d+$/.test(script[1]!) && Number(script[1]) <= 255) return { sleepSeconds: 0, exitCode: Number(script[1]) };
+  if (script.length === 1 && /^(\/bin\/|\/usr\/bin\/)?(true|false)$/.test(script[0]!)) return { sleepSeconds: 0, exitCode: script[0]!.endsWith('false') ? 1 : 0 };
   return {};
 }
 
