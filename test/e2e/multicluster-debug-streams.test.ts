@@ -1,6 +1,7 @@
 /**
  * Debugging a workspace's pods on their clusters with the real kubectl 1.32: logs (and its options), exec with and
- * without a terminal, attach, port-forward and cp of 10 MB both ways reach the pod on its simulated cluster through
+ * without a terminal, exec and attach over SPDY/3.1 as well as WebSocket, logs over WebSocket, attach, port-forward and
+ * cp of 10 MB both ways reach the pod on its simulated cluster through
  * atrium — in push mode (atrium dials the cluster) and in none mode (the syncer runs as its own process and the
  * streams go through its tunnel). RBAC is the workspace's; a killed syncer ends its streams with a clear error and,
  * once it is back, new streams work.
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 import { startFleet, type InProcessFleet } from '../helpers/fleet.js';
 import { eventually } from '../helpers/eventually.js';
 import { kubectlPath, runKubectl, writeTokenKubeconfig } from '../helpers/harness.js';
+import { logOverWebSocket, logText } from '../helpers/log-websocket.js';
 
 const podsGVR = { group: '', version: 'v1', resource: 'pods' };
 const modes = [
@@ -29,7 +31,7 @@ describe('kubectl logs, exec, attach, port-forward and cp in a workspace reach t
   let bob: string;
   /** Whether the simulated clusters serve the pod streams themselves (they answer 404 for pods/log otherwise). */
   let clustersServeStreams = false;
-  const kubectl = (args: string[], opts: { input?: string; timeoutMs?: number } = {}) => runKubectl(fleet.kubeconfig, args, opts);
+  const kubectl = (args: string[], opts: { input?: string; timeoutMs?: number; env?: Record<string, string> } = {}) => runKubectl(fleet.kubeconfig, args, opts);
   const needsStreams = (t: TestContext) => {
     if (!clustersServeStreams) t.skip('the simulated clusters do not serve pod streams in this build');
     return !clustersServeStreams;
@@ -125,6 +127,20 @@ describe('kubectl logs, exec, attach, port-forward and cp in a workspace reach t
         assert.match(previous.stderr, /previous terminated container "web" in pod "web-/);
       });
 
+      it('logs over WebSocket (binary.k8s.io and base64.binary.k8s.io), as upstream e2e reads them', async (t) => {
+        if (needsStreams(t)) return;
+        for (const protocol of ['binary.k8s.io', 'base64.binary.k8s.io']) {
+          const r = await logOverWebSocket(fleet.kubeconfig, `/api/v1/namespaces/default/pods/${pod}/log?container=web&tailLines=2`, [protocol]);
+          assert.equal(r.status, undefined, r.body);
+          assert.equal(r.protocol, protocol);
+          // Two whole lines of the container's log (which may have grown since).
+          const text = logText(r);
+          assert.match(text, /^[^\n]+\n[^\n]+\n$/);
+          assert.ok((await kubectl(['logs', pod, '-c', 'web'])).stdout.includes(text), text);
+          assert.equal(r.closeCode, 1000);
+        }
+      });
+
       it('exec without a terminal: output, stdin and the exit code', async (t) => {
         if (needsStreams(t)) return;
         const echo = await kubectl(['exec', pod, '-c', 'web', '--', 'echo', 'hello from', m.mode]);
@@ -134,6 +150,23 @@ describe('kubectl logs, exec, attach, port-forward and cp in a workspace reach t
         assert.equal(cat.stdout, 'piped through\n');
         const fail = await kubectl(['exec', pod, '-c', 'web', '--', 'sh', '-c', 'exit 3']);
         assert.equal(fail.code, 3);
+      });
+
+      it('exec and attach over SPDY/3.1 (client-go SPDY executor): output, stdin, the exit code', async (t) => {
+        if (needsStreams(t)) return;
+        const env = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
+        const echo = await kubectl(['exec', pod, '-c', 'web', '--', 'sh', '-c', `echo spdy ${m.mode}; echo to-stderr >&2`], { env });
+        assert.equal(echo.code, 0, echo.stderr);
+        assert.equal(echo.stdout, `spdy ${m.mode}\n`);
+        assert.equal(echo.stderr, 'to-stderr\n');
+        const cat = await kubectl(['exec', '-i', pod, '-c', 'web', '--', 'cat'], { input: 'piped over spdy\n', env });
+        assert.equal(cat.stdout, 'piped over spdy\n', cat.stderr);
+        const fail = await kubectl(['exec', pod, '-c', 'web', '--', 'sh', '-c', 'exit 3'], { env });
+        assert.equal(fail.code, 3, fail.stderr);
+        // The container has stdin (not stdinOnce): the end of the client's input detaches it, kubectl exits 0.
+        const attach = await kubectl(['attach', '-i', pod, '-c', 'web'], { input: `spdy-typed-${m.mode}\n`, env });
+        assert.equal(attach.code, 0, attach.stderr);
+        assert.match((await kubectl(['logs', pod, '-c', 'web'])).stdout, new RegExp(`\\[stdin\\] spdy-typed-${m.mode}`));
       });
 
       it('exec -it: a terminal', async (t) => {

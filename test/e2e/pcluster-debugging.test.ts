@@ -1,7 +1,7 @@
 /**
  * Debugging pods on `atrium pcluster` with the real kubectl 1.32 (issue #14 part A): logs with every PodLogOptions
  * option (follow ending on deletion, previous after a restart), exec with the exit code propagated and with a TTY
- * driven through a pseudo-terminal, attach, port-forward carrying HTTP (to a pod and through a Service), `kubectl cp`
+ * driven through a pseudo-terminal, attach (exec and attach over WebSocket and over SPDY/3.1), port-forward carrying HTTP (to a pod and through a Service), `kubectl cp`
  * of 10 MB both ways, and `kubectl top pods|nodes`.
  */
 import { after, before, describe, it } from 'node:test';
@@ -15,11 +15,12 @@ import { join } from 'node:path';
 import { kubectlPath, pluginBinDir, runKubectl } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
 import { Proc } from '../helpers/processes.js';
+import { logOverWebSocket, logText } from '../helpers/log-websocket.js';
 
 let pcluster: Proc;
 let rootDir: string;
 let kubeconfig: string;
-const kubectl = (args: string[], opts?: { input?: string; timeoutMs?: number }) => runKubectl(kubeconfig, args, opts);
+const kubectl = (args: string[], opts?: { input?: string; timeoutMs?: number; env?: Record<string, string> }) => runKubectl(kubeconfig, args, opts);
 async function ok(args: string[], opts?: { input?: string }): Promise<string> {
   const r = await kubectl(args, opts);
   assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
@@ -135,6 +136,41 @@ describe('kubectl logs against atrium pcluster', () => {
     assert.match(prev.stderr, /previous terminated container "web" in pod "web" not found/);
   });
 
+  it('serves the log over WebSocket as kube-apiserver: binary.k8s.io, base64.binary.k8s.io, none, follow, errors', async () => {
+    // The container writes heartbeats all the time: what came over the WebSocket is 3 lines of the whole log.
+    const isTail = async (text: string) => {
+      const lines = text.split('\n');
+      assert.equal(lines.pop(), '', `ends with a newline: ${JSON.stringify(text)}`);
+      assert.equal(lines.length, 3);
+      const all = (await ok(['logs', 'web'])).split('\n');
+      assert.ok(all.join('\n').includes(lines.join('\n')), `${text} is in the log`);
+    };
+    const path = '/api/v1/namespaces/default/pods/web/log?container=web&tailLines=3';
+    const binary = await logOverWebSocket(kubeconfig, path, ['binary.k8s.io']);
+    assert.equal(binary.protocol, 'binary.k8s.io');
+    // wsstream.Reader's ping (an empty message) first, then the log; the server closes normally at its end.
+    assert.deepEqual(binary.messages[0], { binary: true, data: Buffer.alloc(0) });
+    assert.ok(binary.messages.every((m) => m.binary && m.data.length <= 2048));
+    await isTail(logText(binary));
+    assert.equal(binary.closeCode, 1000);
+    const base64 = await logOverWebSocket(kubeconfig, path, ['base64.binary.k8s.io']);
+    assert.equal(base64.protocol, 'base64.binary.k8s.io');
+    assert.ok(base64.messages.every((m) => !m.binary));
+    await isTail(logText(base64));
+    const none = await logOverWebSocket(kubeconfig, path, []);
+    assert.ok(none.messages.every((m) => m.binary));
+    await isTail(logText(none));
+    // follow: new lines keep coming until the client closes.
+    const follow = await logOverWebSocket(kubeconfig, '/api/v1/namespaces/default/pods/web/log?container=web&follow=true&tailLines=0', ['binary.k8s.io'], (r) => /heartbeat/.test(logText(r)));
+    assert.match(logText(follow), /heartbeat \d+: web is running\n/);
+    // Errors are answered before the upgrade; a subprotocol we do not speak gets x/net/websocket's empty 403.
+    const bad = await logOverWebSocket(kubeconfig, '/api/v1/namespaces/default/pods/web/log?container=nope', ['binary.k8s.io']);
+    assert.equal(bad.status, 400);
+    assert.match(bad.body ?? '', /container nope is not valid for pod web/);
+    const unknown = await logOverWebSocket(kubeconfig, path, ['v4.channel.k8s.io']);
+    assert.equal(unknown.status, 403);
+  });
+
   it('follows new lines with -f and ends when the pod is deleted', async () => {
     await ok(['apply', '-f', '-'], { input: podYaml('follow') });
     await ok(['wait', '--for=condition=Ready', 'pod/follow', '--timeout=30s']);
@@ -216,6 +252,61 @@ describe('kubectl exec, attach and cp against atrium pcluster', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// client-go's SPDY executor (remotecommand.NewSPDYExecutor: older kubectl, upstream's e2e framework, operators); kubectl
+// 1.32 uses it when its WebSocket executor is turned off.
+describe('kubectl exec and attach over SPDY/3.1 against atrium pcluster', () => {
+  const spdy = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
+
+  it('negotiates v4.channel.k8s.io in a SPDY/3.1 upgrade', async () => {
+    const r = await kubectl(['exec', '-v=8', 'web', '--', 'true'], { env: spdy });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /POST https:\/\/[^ ]+\/api\/v1\/namespaces\/default\/pods\/web\/exec\?/);
+    // kubectl offers v5 too, which kubelet serves over WebSocket only.
+    assert.match(r.stderr, /Response Status: 101 Switching Protocols[^]*Response Headers:[^]*X-Stream-Protocol-Version: v4\.channel\.k8s\.io/);
+  });
+
+  it('runs a command: stdout and stderr apart, the exit code, a missing program, stdin', async () => {
+    const out = await kubectl(['exec', 'web', '--', 'sh', '-c', 'echo "$GREETING from $MY_POD"; echo oops >&2'], { env: spdy });
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal(out.stdout, 'hello from web\n');
+    assert.equal(out.stderr, 'oops\n');
+    const r = await kubectl(['exec', 'web', '--', 'sh', '-c', 'echo partial; exit 3'], { env: spdy });
+    assert.equal(r.code, 3, r.stderr);
+    assert.equal(r.stdout, 'partial\n');
+    assert.match(r.stderr, /command terminated with exit code 3/);
+    const missing = await kubectl(['exec', 'web', '--', 'no-such-program'], { env: spdy });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /executable file not found in \$PATH/);
+    const stdin = await kubectl(['exec', '-i', 'web', '--', 'wc', '-c'], { input: 'twelve bytes', env: spdy });
+    assert.equal(stdin.code, 0, stdin.stderr);
+    assert.equal(stdin.stdout.trim(), '12');
+    const big = randomBytes(2 * 1024 * 1024).toString('base64');
+    const cat = await kubectl(['exec', '-i', 'web', '--', 'sha256sum'], { input: big, env: spdy, timeoutMs: 60_000 });
+    assert.equal(cat.stdout.split(' ')[0], createHash('sha256').update(big).digest('hex'));
+  });
+
+  it('gives exec -it a terminal (with a resize stream)', () => {
+    const r = spawnSync('script', ['-qfec', `${kubectlPath()} --kubeconfig ${kubeconfig} exec -it web -- sh -c 'tty && echo "in $HOSTNAME"; exit 4'`, '/dev/null'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      input: '',
+      env: { ...process.env, ...spdy },
+    });
+    assert.equal(r.status, 4, r.stdout + r.stderr);
+    assert.match(r.stdout, /\/dev\/pts\/\d+\r?\n/);
+    assert.match(r.stdout, /in web/);
+  });
+
+  it('attaches to the main process, with stdin echoed', async () => {
+    const a = startKubectl(['attach', '-i', 'web'], spdy);
+    await eventually('attached output', async () => (a.out().includes('heartbeat') ? true : undefined), 15_000, 100);
+    a.child.stdin!.write('hello over spdy\n');
+    await eventually('stdin echoed', async () => (a.out().includes('[stdin] hello over spdy') ? true : undefined), 15_000, 100);
+    a.child.kill('SIGTERM');
+    await stopped(a.child);
   });
 });
 

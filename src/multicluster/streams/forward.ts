@@ -1,7 +1,7 @@
 /**
  * Forwards one request to a cluster's API server over a DownstreamConnection, without understanding its protocol:
- * an upgrade (WebSocket or SPDY exec, attach, port-forward) becomes a raw pipe once the head is sent, the cluster's
- * own `101 Switching Protocols` (or refusal) reaching the client byte for byte; a plain request (logs) is sent on and
+ * an upgrade (WebSocket or SPDY exec, attach, port-forward; logs over WebSocket) becomes a raw pipe once the head is
+ * sent, the cluster's own `101 Switching Protocols` (or refusal) reaching the client byte for byte; a plain request (logs) is sent on and
  * its response streamed back as it comes, chunk by chunk. Either side closing ends the other at once.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
