@@ -21,6 +21,7 @@ import type { SimulatedNode } from './controllers/node-object.js';
 import { replicaSetControllerInstaller, replicationControllerInstaller } from './controllers/replicaset-controller.js';
 import { schedulerInstaller } from './controllers/scheduler.js';
 import { defaultIngressClassAdmission, defaultStorageClassAdmission, storageObjectInUseProtection } from './admission.js';
+import { serviceAccountAdmission } from './service-account-admission.js';
 import { defaultIngressClass, defaultStorageClass } from './controllers/classes.js';
 import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
 import { endpointSliceControllerInstaller, endpointsControllerInstaller } from '../controllers/endpoints/controller.js';
@@ -109,7 +110,7 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
       // system-node-critical and system-cluster-critical, as kube-apiserver creates them at start.
       await ensureSystemPriorityClasses(host.registry, 'root');
       return {
-        admission: [defaultStorageClassAdmission(host), defaultIngressClassAdmission(host), storageObjectInUseProtection],
+        admission: [serviceAccountAdmission(host), defaultStorageClassAdmission(host), defaultIngressClassAdmission(host), storageObjectInUseProtection],
         // pods/log, exec, attach, portforward: only the simulated cluster serves them, from its simulated containers.
         connect: [...debuggingHandlers(host, runtime, serverOptions.bindAddress), ...metricsHandlers(host)],
         stop: () => runtime.stop(),

@@ -9,7 +9,8 @@
  * the API), ControllerRevisions, pods/eviction and the disruption controller; `[sig-scheduling]`'s PriorityClass
  * endpoints spec; `[sig-node]`'s RuntimeClass and activeDeadlineSeconds specs, `[sig-network]`'s endpoints
  * mirroring and slices, `[sig-storage]`'s CSIDriver, CSINode, CSIStorageCapacity and VolumeAttachment API specs,
- * `[sig-auth]`'s CSR API spec and `[sig-node]`'s init container and failing-command specs. Each must pass.
+ * `[sig-auth]`'s CSR, ServiceAccount and SubjectReview specs, two of `[sig-cli]`'s kubectl specs and `[sig-node]`'s
+ * init container and failing-command specs. Each must pass.
  *
  * Not run here: specs that need real programs in the containers — serving HTTP through pods/proxy (`should serve a
  * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), exit codes computed by a script (a Job's
@@ -105,6 +106,17 @@ const SPECS = [
   '[sig-node] InitContainer [NodeConformance] should not start app containers and fail the pod if init containers fail on a RestartNever pod [Conformance]',
   '[sig-node] Kubelet when scheduling a busybox command that always fails in a pod should be possible to delete [NodeConformance] [Conformance]',
   '[sig-node] Kubelet when scheduling a busybox command that always fails in a pod should have an terminated reason [NodeConformance] [Conformance]',
+  // The ServiceAccount admission plugin: the default account, and the kube-api-access token volume unless the pod or
+  // its account opts out.
+  '[sig-auth] ServiceAccounts should allow opting out of API token automount [Conformance]',
+  '[sig-auth] ServiceAccounts should run through the lifecycle of a ServiceAccount [Conformance]',
+  '[sig-auth] ServiceAccounts should update a ServiceAccount [Conformance]',
+  '[sig-auth] ServiceAccounts should create a serviceAccountToken and ensure a successful TokenReview [Conformance]',
+  '[sig-auth] ServiceAccounts should guarantee kube-root-ca.crt exist in any namespace [Conformance]',
+  '[sig-auth] SubjectReview should support SubjectReview API operations [Conformance]',
+  // kubectl against a cluster that runs pods: a diff of a Deployment and a server-side dry-run update of a pod.
+  '[sig-cli] Kubectl client Kubectl diff should check if kubectl diff finds a difference for Deployments [Conformance]',
+  '[sig-cli] Kubectl client Kubectl server-side dry-run should check if kubectl can dry-run update Pods [Conformance]',
 ];
 
 

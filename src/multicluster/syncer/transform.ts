@@ -226,9 +226,37 @@ export function keepDownstreamAllocations(resource: string, desired: KubeObject,
       const want = Array.isArray(d.tolerations) ? [...(d.tolerations as unknown[])] : [];
       d.tolerations = [...(e.tolerations as unknown[]).map((t) => deepCopy(t)), ...want.filter((t) => !(e.tolerations as unknown[]).some((x) => jsonEqual(x, t)))];
     }
+    // What the cluster's ServiceAccount admission added (immutable there): the account a pod named none of, its image
+    // pull secrets, and the kube-api-access token volume with its mounts.
+    if (!d.serviceAccountName && e.serviceAccountName !== undefined) {
+      d.serviceAccountName = e.serviceAccountName;
+      if (e.serviceAccount !== undefined) d.serviceAccount = e.serviceAccount;
+    }
+    if (!(Array.isArray(d.imagePullSecrets) && d.imagePullSecrets.length) && e.imagePullSecrets !== undefined) d.imagePullSecrets = deepCopy(e.imagePullSecrets);
+    keepAdmittedTokenMounts(d, e);
     // A PUT cannot change them: the syncer writes the upstream ones through pods/ephemeralcontainers first.
     if (e.ephemeralContainers !== undefined) d.ephemeralContainers = deepCopy(e.ephemeralContainers);
     else delete d.ephemeralContainers;
+  }
+}
+
+const TOKEN_MOUNT_PATH = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** The `kube-api-access-*` volume of a cluster's pod and each container's mount of it, where the desired pod lacks them. */
+function keepAdmittedTokenMounts(d: Record<string, unknown>, e: Record<string, unknown>): void {
+  const named = (list: unknown) => (Array.isArray(list) ? (list as Record<string, unknown>[]).filter((x) => x && typeof x === 'object') : []);
+  const token = named(e.volumes).find((v) => typeof v.name === 'string' && v.name.startsWith('kube-api-access-'));
+  if (!token) return;
+  const volumes = named(d.volumes);
+  if (!volumes.some((v) => v.name === token.name)) d.volumes = [...volumes, deepCopy(token)];
+  for (const key of ['initContainers', 'containers']) {
+    const existing = named(e[key]);
+    for (const c of named(d[key])) {
+      const mounts = named(c.volumeMounts);
+      if (mounts.some((m) => m.mountPath === TOKEN_MOUNT_PATH)) continue;
+      const mount = named(existing.find((x) => x.name === c.name)?.volumeMounts).find((m) => m.mountPath === TOKEN_MOUNT_PATH && m.name === token.name);
+      if (mount) c.volumeMounts = [...mounts, deepCopy(mount)];
+    }
   }
 }
 

@@ -49,4 +49,30 @@ describe('keepDownstreamAllocations', () => {
     keepDownstreamAllocations('pods', plain, { metadata: { name: 'q' }, spec: { priorityClassName: 'cluster-default', priority: 5, preemptionPolicy: 'PreemptLowerPriority', containers: [] } });
     assert.deepEqual(plain.spec, { priorityClassName: 'cluster-default', priority: 5, preemptionPolicy: 'PreemptLowerPriority', containers: [] });
   });
+  it("keeps what the cluster's ServiceAccount admission added to a Pod: the account, pull secrets, the token volume and mounts", () => {
+    const mount = { name: 'kube-api-access-x1y2z', readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' };
+    const token = { name: 'kube-api-access-x1y2z', projected: { defaultMode: 420, sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }] } };
+    const desired: KubeObject = { metadata: { name: 'p' }, spec: { volumes: [{ name: 'data', emptyDir: {} }], containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/data' }] }, { name: 'own', volumeMounts: [{ name: 'mine', mountPath: mount.mountPath }] }] } };
+    keepDownstreamAllocations('pods', desired, {
+      metadata: { name: 'p' },
+      spec: {
+        serviceAccountName: 'default',
+        serviceAccount: 'default',
+        imagePullSecrets: [{ name: 'regcred' }],
+        volumes: [{ name: 'data', emptyDir: {} }, token],
+        containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/data' }, mount] }, { name: 'own', volumeMounts: [{ name: 'mine', mountPath: mount.mountPath }] }],
+      },
+    });
+    assert.deepEqual(desired.spec, {
+      serviceAccountName: 'default',
+      serviceAccount: 'default',
+      imagePullSecrets: [{ name: 'regcred' }],
+      volumes: [{ name: 'data', emptyDir: {} }, token],
+      containers: [{ name: 'app', volumeMounts: [{ name: 'data', mountPath: '/data' }, mount] }, { name: 'own', volumeMounts: [{ name: 'mine', mountPath: mount.mountPath }] }],
+    });
+    // An account the upstream pod names stays its own.
+    const named: KubeObject = { metadata: { name: 'q' }, spec: { serviceAccountName: 'builder', containers: [] } };
+    keepDownstreamAllocations('pods', named, { metadata: { name: 'q' }, spec: { serviceAccountName: 'builder', serviceAccount: 'builder', containers: [] } });
+    assert.deepEqual(named.spec, { serviceAccountName: 'builder', containers: [] });
+  });
 });
