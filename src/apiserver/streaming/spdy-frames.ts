@@ -160,6 +160,9 @@ export class HeaderCompressor {
   }
 }
 
+/** The most compressed or inflated header bytes one SPDY session may carry. */
+const MAX_HEADER_BYTES = 1 << 20;
+
 /** The other direction: inflates each new block as the continuation of everything the peer compressed so far. */
 export class HeaderDecompressor {
   private input: Buffer = Buffer.alloc(0);
@@ -167,7 +170,10 @@ export class HeaderDecompressor {
 
   decompress(compressed: Buffer): Buffer {
     this.input = Buffer.concat([this.input, compressed]);
-    const out = inflateSync(this.input, { dictionary: spdyHeaderDictionary, finishFlush: constants.Z_SYNC_FLUSH });
+    // A session's header blocks are a few streams' worth: more input or output is an attack (a zlib bomb), refused
+    // by throwing, which ends the session (spdy-session.ts).
+    if (this.input.length > MAX_HEADER_BYTES) throw new Error('spdy: too many header bytes');
+    const out = inflateSync(this.input, { dictionary: spdyHeaderDictionary, finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: MAX_HEADER_BYTES });
     const fresh = out.subarray(this.produced);
     this.produced = out.length;
     return fresh;

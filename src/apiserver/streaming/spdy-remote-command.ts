@@ -28,6 +28,8 @@ export function expectedStreams(request: RemoteCommandRequest, v: number): numbe
   return 1 + Number(request.stdin) + Number(request.stdout) + Number(request.stderr && !request.tty) + Number(request.tty && v >= 3);
 }
 
+const MAX_PENDING_JSON = 4096;
+
 /** Splits a byte stream into the JSON values it carries one after another (Go's json.Decoder over a stream). */
 class JsonSequence {
   private buf = '';
@@ -37,6 +39,12 @@ class JsonSequence {
   push(chunk: Buffer): unknown[] {
     if (this.broken) return [];
     this.buf += chunk.toString('utf8');
+    // A TerminalSize is a few dozen bytes: a value this long is no resize, and would be rescanned on every chunk.
+    if (this.buf.length > MAX_PENDING_JSON) {
+      this.broken = true;
+      this.buf = '';
+      return [];
+    }
     const out: unknown[] = [];
     for (;;) {
       const end = this.valueEnd();

@@ -70,13 +70,17 @@ export function initFailureStatus(
   // The failing instance's run: the first at the start, each restart after its back-off.
   let lastRunAt = startedAt;
   for (let r = 0; r < restarts; r++) lastRunAt += crashLoopBackOffMs(r);
+  const specInits = isPlainObject(pod.spec) && Array.isArray(pod.spec.initContainers) ? pod.spec.initContainers.filter(isPlainObject) : [];
+  const sidecarNames = new Set(specInits.filter((c) => c.restartPolicy === 'Always').map((c) => String(c.name ?? '')));
   const terminated = (exitCode: number, at: string, id: string) => ({ exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: at, finishedAt: at, containerID: id });
   const initStatuses = (Array.isArray(pending.initContainerStatuses) ? pending.initContainerStatuses.filter(isPlainObject) : []).map((cs, i): JsonObject => {
     const name = String(cs.name);
     if (i < failing.index) {
-      const sidecarRunning = isPlainObject(cs.state) && isPlainObject(cs.state.running);
-      return sidecarRunning
-        ? cs
+      // A sidecar before the failing one started and runs on (no readiness probe is simulated: ready) — until a failed
+      // pod's containers are stopped (the simulated ones exit cleanly on SIGTERM).
+      if (sidecarNames.has(name) && fails) return { ...cs, ready: false, started: false, state: { terminated: terminated(0, started, containerID(name, 0)) }, containerID: containerID(name, 0) };
+      return sidecarNames.has(name)
+        ? { ...cs, ready: true, started: true, state: { running: { startedAt: started } }, containerID: containerID(name, 0) }
         : { ...cs, ready: true, started: false, state: { terminated: terminated(0, started, containerID(name, 0)) }, containerID: containerID(name, 0) };
     }
     if (i > failing.index) return cs;
@@ -96,7 +100,8 @@ export function initFailureStatus(
   const inits = Array.isArray(spec.initContainers) ? spec.initContainers.filter(isPlainObject) : [];
   const incomplete = inits.slice(failing.index).map((c) => String(c.name ?? ''));
   const appNames = (Array.isArray(spec.containers) ? spec.containers.filter(isPlainObject) : []).map((c) => String(c.name ?? ''));
-  const sidecars = inits.filter((c) => c.restartPolicy === 'Always').map((c) => String(c.name ?? ''));
+  // Sidecars after the failing one never started; those before it run, ready (GenerateContainersReadyCondition lists only the unready).
+  const sidecars = inits.slice(failing.index).filter((c) => c.restartPolicy === 'Always').map((c) => String(c.name ?? ''));
   let conditions: PodCondition[] = podConditions({ ...pod, status: pending });
   const set = (c: PodCondition) => (conditions = setPodCondition(conditions, c).conditions);
   set({ type: 'PodReadyToStartContainers', status: fails ? 'False' : 'True' });

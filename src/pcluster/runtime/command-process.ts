@@ -22,6 +22,8 @@ const shellQuote = (arg: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(arg
 
 /** Runs the command for the session; `onPodGone` registers the kill for the pod's deletion (returns its undo). */
 export function runCommand(session: RemoteCommandStreams, spec: CommandSpec, onPodGone: (kill: () => void) => () => void): void {
+  // The client may have gone while the command was being prepared: nothing to run it for (and nothing would stop it).
+  if (!session.open) return;
   const [file, ...args] = spec.command;
   const env = spec.tty ? { ...spec.env, TERM: spec.env.TERM ?? 'xterm' } : spec.env;
   const child = spec.tty

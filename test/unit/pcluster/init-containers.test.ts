@@ -65,3 +65,13 @@ describe('failing init containers', () => {
     assert.deepEqual([condition(status, 'Ready').reason, condition(status, 'Ready').message, condition(status, 'PodReadyToStartContainers').status], ['ContainersNotReady', 'containers with unready status: [run1]', 'True']);
   });
 });
+
+describe('a sidecar before a failing init container', () => {
+  it('runs, started and ready, while the failing one crash-loops, and is not listed as unready', () => {
+    const p = pod('Always', [init('proxy', ['sleep', '3600'], { restartPolicy: 'Always' }), init('migrate', ['/bin/false'])]);
+    const { status } = initFailureStatus(p, pending(['proxy', 'migrate']), failingInitContainer(p)!, 0, 1_000, id);
+    const [proxy] = status.initContainerStatuses as JsonObject[];
+    assert.deepEqual([proxy!.started, proxy!.ready, Object.keys(proxy!.state as JsonObject)], [true, true, ['running']]);
+    assert.equal(condition(status, 'ContainersReady').message, 'containers with unready status: [run1]');
+  });
+});

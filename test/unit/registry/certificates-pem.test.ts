@@ -86,3 +86,13 @@ describe('csrCondition (extractCSRStatus)', () => {
     assert.equal(csrCondition(csr(['Failed'])), 'Pending,Failed');
   });
 });
+
+describe('PEM lines with long runs of spaces', () => {
+  // A request body may hold megabytes: trimming a line's trailing spaces must not backtrack quadratically (it once
+  // blocked the event loop for minutes); a quadratic trim would not finish within the test's timeout.
+  it('reads past a megabyte of trailing spaces', { timeout: 60_000 }, () => {
+    assert.equal(decodePem(`-----BEGIN ${' '.repeat(1 << 20)}x\n`), undefined);
+    const block = decodePem(`-----BEGIN CERTIFICATE-----${' '.repeat(1 << 20)}\nAAAA\n-----END CERTIFICATE-----\n`);
+    assert.equal(block?.block.type, 'CERTIFICATE');
+  });
+});

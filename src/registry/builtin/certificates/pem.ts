@@ -29,7 +29,10 @@ function getLine(data: string): [line: string, rest: string] {
     j = i + 1;
     if (i > 0 && data[i - 1] === '\r') i--;
   }
-  return [data.slice(0, i).replace(/[ \t]+$/, ''), data.slice(j)];
+  // Trimmed by hand: a regular expression anchored at the end backtracks quadratically over a long run of spaces.
+  let k = i;
+  while (k > 0 && (data[k - 1] === ' ' || data[k - 1] === '\t')) k--;
+  return [data.slice(0, k), data.slice(j)];
 }
 
 /**
