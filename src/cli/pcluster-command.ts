@@ -29,7 +29,11 @@ interface PclusterFlags {
   controllers: string[];
   containerLogInterval: number;
   missingImages?: RegExp;
+  disableAdmissionPlugins: string[];
 }
+
+/** The admission plugins the simulated cluster runs of its own (pcluster.ts), which --disable-admission-plugins names. */
+const pclusterAdmissionPlugins = ['ServiceAccount', 'DefaultStorageClass', 'DefaultIngressClass', 'StorageObjectInUseProtection'];
 
 function parseTimeScale(v: string): number {
   const n = Number(v);
@@ -69,6 +73,7 @@ async function run(flags: PclusterFlags): Promise<void> {
         controllers: flags.controllers,
         containerLogIntervalMs: flags.containerLogInterval,
         missingImages: flags.missingImages,
+        disableAdmissionPlugins: flags.disableAdmissionPlugins,
       }),
     ready: (cluster) => `pcluster ${flags.name} is serving at ${cluster.url} with ${cluster.nodeNames.length} node(s); point kubectl at it with: export KUBECONFIG=${cluster.kubeconfigPath}`,
     failure: `pcluster ${flags.name} failed to start`,
@@ -107,6 +112,16 @@ export function addPclusterCommand(program: Command): void {
       new Option('--missing-images <regexp>', 'images the simulated registry does not have: pods using them wait in ImagePullBackOff ("" for none)')
         .argParser(flagParser(parseMissingImages))
         .default(parseMissingImages(defaultMissingImages), defaultMissingImages),
+    )
+    .addOption(
+      new Option('--disable-admission-plugins <list>', `admission plugins to leave off, comma-separated, as kube-apiserver's flag (${pclusterAdmissionPlugins.join(', ')})`)
+        .argParser(flagParser((v) => {
+          const names = v.split(',').map((n) => n.trim()).filter(Boolean);
+          const unknown = names.filter((n) => !pclusterAdmissionPlugins.includes(n));
+          if (unknown.length) throw new Error(`unknown admission plugin(s) ${unknown.join(', ')}: one of ${pclusterAdmissionPlugins.join(', ')}`);
+          return names;
+        }))
+        .default([], 'none'),
     )
     .addOption(new Option('--container-log-interval <duration>', 'how often each running simulated container writes its heartbeat and probe lines to its log').argParser(flagParser(parseFlagDuration)).default(5000, '5s'))
     .addOption(

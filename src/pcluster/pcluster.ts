@@ -22,6 +22,7 @@ import { replicaSetControllerInstaller, replicationControllerInstaller } from '.
 import { schedulerInstaller } from './controllers/scheduler.js';
 import { defaultIngressClassAdmission, defaultStorageClassAdmission, storageObjectInUseProtection } from './admission.js';
 import { serviceAccountAdmission } from './service-account-admission.js';
+import { gracefullyDeletedPods } from './graceful-pods.js';
 import { defaultIngressClass, defaultStorageClass } from './controllers/classes.js';
 import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
 import { endpointSliceControllerInstaller, endpointsControllerInstaller } from '../controllers/endpoints/controller.js';
@@ -57,6 +58,11 @@ export interface PclusterOptions extends ServerOptions, WorkloadControllerOption
   containerLogIntervalMs?: number;
   /** Images the simulated registry does not have (kubelet.ts; the CLI defaults to options.ts defaultMissingImages). */
   missingImages?: RegExp;
+  /**
+   * The cluster's admission plugins to leave off, by name, as kube-apiserver's --disable-admission-plugins
+   * (ServiceAccount, DefaultStorageClass, DefaultIngressClass, StorageObjectInUseProtection).
+   */
+  disableAdmissionPlugins?: readonly string[];
 }
 
 export interface RunningPcluster extends RunningServer {
@@ -98,8 +104,9 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     // StatefulSets, DaemonSets, Jobs, CronJobs, HPAs, PodDisruptionBudgets.
     ...workloadControllerInstallers(opts),
   ];
-  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, jobDurationMs: _jd, missingImages: _mi, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, containerLogIntervalMs: _li, ...serverOptions } = opts;
-  const resources = deploymentSchema ? workloadResources.map((r) => (r.resource === 'deployments' ? deploymentsWithSchemaVariant(deploymentSchema) : r)) : workloadResources;
+  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, jobDurationMs: _jd, missingImages: _mi, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, containerLogIntervalMs: _li, disableAdmissionPlugins, ...serverOptions } = opts;
+  // Its kubelets stop pods before they go: pods are deleted gracefully (graceful-pods.ts).
+  const resources = workloadResources.map((r) => (r.resource === 'deployments' && deploymentSchema ? deploymentsWithSchemaVariant(deploymentSchema) : r.group === '' && r.resource === 'pods' ? gracefullyDeletedPods : r));
   // The cluster's own API and controllers plug in like any feature; the caller's plugins come after them.
   const workloads: ServerPlugin = {
     name: 'pcluster',
@@ -110,7 +117,7 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
       // system-node-critical and system-cluster-critical, as kube-apiserver creates them at start.
       await ensureSystemPriorityClasses(host.registry, 'root');
       return {
-        admission: [serviceAccountAdmission(host), defaultStorageClassAdmission(host), defaultIngressClassAdmission(host), storageObjectInUseProtection],
+        admission: [serviceAccountAdmission(host), defaultStorageClassAdmission(host), defaultIngressClassAdmission(host), storageObjectInUseProtection].filter((p) => !disableAdmissionPlugins?.includes(p.name)),
         // pods/log, exec, attach, portforward: only the simulated cluster serves them, from its simulated containers.
         connect: [...debuggingHandlers(host, runtime, serverOptions.bindAddress), ...metricsHandlers(host)],
         stop: () => runtime.stop(),

@@ -45,6 +45,11 @@ export interface Strategy {
    * 0 when unset, plus one when the spec changed; nothing sets it on create): whether this update bumps it.
    */
   bumpsGeneration?(obj: KubeObject, old: KubeObject): boolean;
+  /**
+   * For a kind deleted gracefully (RESTGracefulDeleteStrategy.CheckGracefulDelete: pods on a cluster whose kubelet
+   * stops them): the grace period of a delete of `obj` given the one asked for (undefined: none sent). 0 deletes at once.
+   */
+  gracefulDeletePeriod?(obj: KubeObject, requested: number | undefined): number;
   /** Extra field-selector fields beyond metadata.name / metadata.namespace. */
   selectableFields?(obj: KubeObject): Record<string, string>;
   /**

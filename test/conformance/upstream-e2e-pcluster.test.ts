@@ -10,7 +10,7 @@
  * endpoints spec; `[sig-node]`'s RuntimeClass and activeDeadlineSeconds specs, `[sig-network]`'s endpoints
  * mirroring and slices, `[sig-storage]`'s CSIDriver, CSINode, CSIStorageCapacity and VolumeAttachment API specs,
  * `[sig-auth]`'s CSR, ServiceAccount and SubjectReview specs, two of `[sig-cli]`'s kubectl specs and `[sig-node]`'s
- * init container and failing-command specs. Each must pass.
+ * init container, failing-command and graceful-deletion specs. Each must pass.
  *
  * Not run here: specs that need real programs in the containers — serving HTTP through pods/proxy (`should serve a
  * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), exit codes computed by a script (a Job's
@@ -106,6 +106,8 @@ const SPECS = [
   '[sig-node] InitContainer [NodeConformance] should not start app containers and fail the pod if init containers fail on a RestartNever pod [Conformance]',
   '[sig-node] Kubelet when scheduling a busybox command that always fails in a pod should be possible to delete [NodeConformance] [Conformance]',
   '[sig-node] Kubelet when scheduling a busybox command that always fails in a pod should have an terminated reason [NodeConformance] [Conformance]',
+  // Graceful deletion: a running pod is marked, stopped by the kubelet and deleted with its deletionTimestamp.
+  '[sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]',
   // The ServiceAccount admission plugin: the default account, and the kube-api-access token volume unless the pod or
   // its account opts out.
   '[sig-auth] ServiceAccounts should allow opting out of API token automount [Conformance]',

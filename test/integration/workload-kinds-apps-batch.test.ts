@@ -346,7 +346,14 @@ describe('every new kind', () => {
       const full = { ...k.resource(), metadata: { ...k.resource().metadata, name } };
       const first = ok(await ts.request('PATCH', `${k.collection}/${name}?fieldManager=helm`, JSON.stringify(full), { headers: APPLY }), 201);
       const again = ok(await ts.request('PATCH', `${k.collection}/${name}?fieldManager=helm`, JSON.stringify(full), { headers: APPLY }));
-      assert.equal(again.metadata.resourceVersion, first.metadata.resourceVersion, 'the same apply again changes nothing');
+      // The same apply again changes nothing — but the applier's time when a second has passed and the configuration
+      // differs from the stored object before defaulting (an atomic list such as volumeClaimTemplates, defaulted when
+      // stored): managedFieldsUpdater stamps the time whenever the merge differs from the live object, as upstream.
+      const withoutTimes = (o: any) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, managedFields: o.metadata.managedFields.map((m: any) => ({ ...m, time: undefined })) } });
+      assert.deepEqual(withoutTimes(again), withoutTimes(first), 'the same apply again changes nothing');
+      if (again.metadata.resourceVersion !== first.metadata.resourceVersion) {
+        assert.notEqual(again.metadata.managedFields[0].time, first.metadata.managedFields[0].time, 'a new revision only for a new time');
+      }
       const second = ok(await ts.request('PATCH', `${k.collection}/${name}?fieldManager=ops`, k.apply.body(name), { headers: APPLY }));
       k.apply.check(second);
       const managers = second.metadata.managedFields.filter((m: any) => m.operation === 'Apply').map((m: any) => m.manager).sort();

@@ -48,6 +48,7 @@ export async function handleDeleteCollection(r: ParsedRequest<'deletecollection'
 
 function deleteAttributes(r: RequestTarget, name: string, opts: DeleteOptions): AdmissionAttributes {
   const extra: Record<string, unknown> = {};
+  if (opts.gracePeriodSeconds !== undefined) extra.gracePeriodSeconds = opts.gracePeriodSeconds;
   if (opts.propagationPolicy) extra.propagationPolicy = opts.propagationPolicy;
   if (opts.orphanDependents !== undefined) extra.orphanDependents = opts.orphanDependents;
   if (opts.preconditions) extra.preconditions = opts.preconditions;
@@ -64,7 +65,7 @@ function deleteAttributes(r: RequestTarget, name: string, opts: DeleteOptions): 
 async function deleteOptionsOf(r: RequestTarget, fromQuery: SentDeleteOptions): Promise<DeleteOptions> {
   const buf = await readBody(r.req);
   const sent = buf.length > 0 ? deleteOptionsFromBody(decodeBody(buf, r.contentType, { kind: 'DeleteOptions', version: 'v1' }).object) : fromQuery;
-  const { propagationPolicy: policy, orphanDependents, dryRun, preconditions } = sent;
+  const { propagationPolicy: policy, orphanDependents, dryRun, preconditions, gracePeriodSeconds } = sent;
   // ValidateDeleteOptions reports every problem, in this order.
   const errs: FieldError[] = [];
   if (orphanDependents !== undefined && policy !== undefined) {
@@ -82,6 +83,7 @@ async function deleteOptionsOf(r: RequestTarget, fromQuery: SentDeleteOptions): 
   if (policy !== undefined) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   if (orphanDependents !== undefined) opts.orphanDependents = orphanDependents;
   if (preconditions) opts.preconditions = preconditions;
+  if (gracePeriodSeconds !== undefined) opts.gracePeriodSeconds = gracePeriodSeconds;
   return opts;
 }
 
@@ -94,6 +96,7 @@ function deleteOptionsFromBody(body: Record<string, unknown>): SentDeleteOptions
     orphanDependents: (body.orphanDependents as boolean | null | undefined) ?? undefined,
     dryRun: Array.isArray(body.dryRun) ? body.dryRun.map(String) : [],
   };
+  if (typeof body.gracePeriodSeconds === 'number' && Number.isInteger(body.gracePeriodSeconds)) sent.gracePeriodSeconds = body.gracePeriodSeconds;
   if (isPlainObject(body.preconditions)) {
     const pre = body.preconditions as { uid?: string; resourceVersion?: string };
     sent.preconditions = { uid: pre.uid, resourceVersion: pre.resourceVersion };

@@ -77,6 +77,8 @@ export interface SentDeleteOptions {
   orphanDependents?: boolean;
   dryRun: string[];
   preconditions?: { uid?: string; resourceVersion?: string };
+  /** Seconds the object may take to go, for kinds that delete gracefully (pods on a cluster with a kubelet). */
+  gracePeriodSeconds?: number;
 }
 
 /** The options each verb is served with ('computed-create' and 'apply' are creates and patches served apart). */
@@ -226,10 +228,17 @@ function bodyWriteOptions(query: URLSearchParams, userAgent: string | undefined,
   }
 }
 
+/** An integer query parameter (Go's strconv.ParseInt; anything else is ignored, as an unset value). */
+function intParam(query: URLSearchParams, name: string): number | undefined {
+  const v = query.get(name);
+  return v !== null && /^-?\d+$/.test(v) ? Number(v) : undefined;
+}
+
 function sentDeleteOptions(query: URLSearchParams): SentDeleteOptions {
   return {
     propagationPolicy: query.get('propagationPolicy') ?? undefined,
     orphanDependents: parseBoolParam(query, 'orphanDependents'),
     dryRun: query.getAll('dryRun'),
+    gracePeriodSeconds: intParam(query, 'gracePeriodSeconds'),
   };
 }

@@ -259,6 +259,8 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         if (!node) return;
         const status = isPlainObject(pod.status) ? pod.status : {};
         if (pod.metadata?.deletionTimestamp && status.phase !== 'Succeeded' && status.phase !== 'Failed') return kill(pod);
+        // Deleted gracefully and now stopped: the status manager deletes it for good (no grace period, its uid).
+        if (pod.metadata?.deletionTimestamp && (pod.metadata.deletionGracePeriodSeconds ?? 0) > 0) return finishDeletion(pod);
         if (!isPodActive(pod)) return;
         if (status.phase === 'Running') {
           const started = await startEphemeralContainers(pod, node.name);
@@ -407,6 +409,15 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         const involved = { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid };
         for (const c of containerNames(pod)) {
           void recorder.record(clusterOf(pod), { ...involved, fieldPath: `spec.containers{${c.name}}` }, 'Normal', 'Killing', `Stopping container ${c.name}`, String((pod.spec as JsonObject).nodeName ?? ''));
+        }
+      };
+
+      const finishDeletion = async (pod: KubeObject): Promise<void> => {
+        try {
+          await client.delete(podsGVR, pod.metadata?.name ?? '', { namespace: pod.metadata?.namespace }, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata?.uid } });
+        } catch (err) {
+          if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+          throw err;
         }
       };
 

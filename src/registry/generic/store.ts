@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FieldError } from '../../apimachinery/field-errors.js';
 import * as fe from '../../apimachinery/field-errors.js';
 import { generateName } from '../../apimachinery/names/generate-name.js';
-import { type KubeObject, deepCopy, isPlainObject, jsonEqual, metaOf, nowRFC3339 } from '../../apimachinery/object.js';
+import { type KubeObject, deepCopy, formatRFC3339, isPlainObject, jsonEqual, metaOf, nowRFC3339 } from '../../apimachinery/object.js';
 import { errors, type GroupResource, StatusError, successStatus, type Status } from '../../apimachinery/status.js';
 import { validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
@@ -94,6 +94,8 @@ export interface DeleteOptions {
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   /** The deprecated field; when set it decides alone (true: orphan, false: neither orphan nor foreground). */
   orphanDependents?: boolean;
+  /** The grace period asked for (kinds with a gracefulDeletePeriod strategy only; negative counts as 1). */
+  gracePeriodSeconds?: number;
   /** Validating admission of the deletion (rest.ValidateObjectFunc), called with the stored object once its preconditions hold. */
   validateAdmission?: (old: KubeObject) => Promise<void>;
 }
@@ -1082,6 +1084,29 @@ export class GenericStore {
           throw this.translate(err, name);
         }
       }
+      const graceful = this.gracefulDeletion(current, opts);
+      if (graceful === 'pending') return { object: current, deleted: false };
+      if (graceful) {
+        // The first phase of a graceful deletion (BeforeDelete + updateForGracefulDeletionAndFinalizers): the object
+        // stays, marked, until whoever runs it (a kubelet) deletes it again with no grace period.
+        nmeta.deletionTimestamp = graceful.deletionTimestamp;
+        nmeta.deletionGracePeriodSeconds = graceful.period;
+        if (graceful.first) {
+          if ((nmeta.generation ?? 0) > 0) nmeta.generation = nmeta.generation! + 1;
+          this.def.strategy.onDeletionStarted?.(next);
+        }
+        const gc = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
+        if (gc?.length) nmeta.finalizers = gc;
+        else if (gc) delete nmeta.finalizers;
+        if (opts.dryRun) return { object: next, deleted: false };
+        try {
+          const updated = await this.storage.update(key, await this.encodeFor(ctx, next), kv.modRevision);
+          return { object: await this.decodeFor(updated), deleted: false };
+        } catch (err) {
+          if (isStorageError(err, 'Conflict')) continue;
+          throw this.translate(err, name);
+        }
+      }
       let changed = false;
       // Deliberately unlike kcp, whose syncer finalizer holds a deleted object until its copies are gone: finalizers a
       // plugin declared released by DELETE (ResourceRegistry.releaseFinalizersOnDelete) go with this very request, so
@@ -1136,6 +1161,31 @@ export class GenericStore {
       }
     }
     throw errors.conflictModified(this.gr, name);
+  }
+
+  /**
+   * rest.BeforeDelete's graceful part, for a kind whose strategy deletes gracefully (CheckGracefulDelete): undefined
+   * when the delete goes on as an immediate one (no grace period, or an earlier one already ran out); 'pending' when
+   * the object is already being deleted at least as soon as asked (nothing changes); else the mark to store — the
+   * first one, or an earlier one shortened.
+   */
+  private gracefulDeletion(current: KubeObject, opts: DeleteOptions): { deletionTimestamp: string; period: number; first: boolean } | 'pending' | undefined {
+    const periodOf = this.def.strategy.gracefulDeletePeriod;
+    if (!periodOf) return undefined;
+    const asked = opts.gracePeriodSeconds !== undefined && opts.gracePeriodSeconds < 0 ? 1 : opts.gracePeriodSeconds;
+    const period = periodOf(current, asked);
+    const meta = current.metadata ?? {};
+    if (meta.deletionTimestamp) {
+      const existing = meta.deletionGracePeriodSeconds;
+      // A mark without a grace period (or with 0) is a deletion already due: it goes on at once.
+      if (existing === undefined || existing === 0) return undefined;
+      if (period >= existing) return 'pending';
+      if (period === 0) return undefined;
+      const start = Date.parse(meta.deletionTimestamp) - existing * 1000;
+      return { deletionTimestamp: formatRFC3339(start + period * 1000), period, first: false };
+    }
+    if (period === 0) return undefined;
+    return { deletionTimestamp: formatRFC3339(Date.now() + period * 1000), period, first: true };
   }
 
   /** encode(), or encodeConverted() for a converting resource (the delete paths, where speed matters less). */

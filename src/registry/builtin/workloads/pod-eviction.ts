@@ -42,6 +42,7 @@ interface EvictionDeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   orphanDependents?: boolean;
+  gracePeriodSeconds?: number;
 }
 
 /** The discovery entry of pods/eviction, as kube-apiserver lists it. */
@@ -127,6 +128,7 @@ function deleteOptionsOf(sent: Record<string, unknown> | undefined, requestDryRu
   const policy = sent?.propagationPolicy;
   if (policy === 'Foreground' || policy === 'Background' || policy === 'Orphan') out.propagationPolicy = policy;
   if (typeof sent?.orphanDependents === 'boolean') out.orphanDependents = sent.orphanDependents;
+  if (typeof sent?.gracePeriodSeconds === 'number' && Number.isInteger(sent.gracePeriodSeconds)) out.gracePeriodSeconds = sent.gracePeriodSeconds;
   return out;
 }
 
@@ -266,6 +268,7 @@ async function markAndDelete(pods: GenericStore, ctx: RequestContext, namespace:
     ...(preconditions ? { preconditions } : {}),
     ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
     ...(options.orphanDependents !== undefined ? { orphanDependents: options.orphanDependents } : {}),
+    ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
   });
 }
 
