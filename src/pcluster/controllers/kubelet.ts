@@ -399,11 +399,13 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
        * this server deletes pods without a grace period), so its containers are stopped now and the pod reported
        * terminal, which is what the finalizers' owners wait for (a Job counts it failed and releases it).
        */
-      const kill = async (pod: KubeObject): Promise<void> => {
+      const kill = async (pod: KubeObject): Promise<ReconcileResult | void> => {
         try {
           await client.updateStatus(podsGVR, { ...deepCopy(pod), status: killedStatus(pod, Date.now()) }, { namespace: pod.metadata?.namespace });
         } catch (err) {
-          if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
+          if (err instanceof StatusError && err.code === 404) return;
+          // Someone wrote the pod meanwhile: stop it once the cache has the new revision (no event may come for it).
+          if (err instanceof StatusError && err.code === 409) return { requeueAfterMs: 50 };
           throw err;
         }
         const involved = { apiVersion: 'v1', kind: 'Pod', namespace: pod.metadata?.namespace, name: pod.metadata?.name ?? '', uid: pod.metadata?.uid };
