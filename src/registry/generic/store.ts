@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FieldError } from '../../apimachinery/field-errors.js';
 import * as fe from '../../apimachinery/field-errors.js';
 import { generateName } from '../../apimachinery/names/generate-name.js';
-import { type KubeObject, deepCopy, formatRFC3339, isPlainObject, jsonEqual, metaOf, nowRFC3339 } from '../../apimachinery/object.js';
+import { type KubeObject, type ObjectMeta, deepCopy, formatRFC3339, isPlainObject, jsonEqual, metaOf, nowRFC3339 } from '../../apimachinery/object.js';
 import { errors, type GroupResource, StatusError, successStatus, type Status } from '../../apimachinery/status.js';
 import { validateKubeFinalizerNames, validateObjectMeta, validateObjectMetaUpdate } from '../../apimachinery/validation/object-meta.js';
 import { groupVersionString } from '../../apimachinery/api-resource.js';
@@ -165,6 +165,15 @@ function deletionFinalizersForGarbageCollection(existing: string[], opts: Delete
   const after = new Set(next);
   if (before.size === after.size && [...after].every((f) => before.has(f))) return undefined;
   return next;
+}
+
+/** Sets the finalizers deletionFinalizersForGarbageCollection asks for on a metadata; true when they changed. */
+function applyGarbageCollectionFinalizers(meta: ObjectMeta, opts: DeleteOptions): boolean {
+  const finalizers = deletionFinalizersForGarbageCollection(meta.finalizers ?? [], opts);
+  if (!finalizers) return false;
+  if (finalizers.length) meta.finalizers = finalizers;
+  else delete meta.finalizers;
+  return true;
 }
 
 /** Name used to identify a not-yet-named object in errors. */
@@ -1072,17 +1081,10 @@ export class GenericStore {
         // object stays whatever is pending.
         nmeta.deletionTimestamp = nowRFC3339();
         this.def.strategy.onDeletionStarted?.(next);
-        const fins = this.def.strategy.markDeletingWithoutGC ? undefined : deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
-        if (fins?.length) nmeta.finalizers = fins;
-        else if (fins) delete nmeta.finalizers;
-        if (opts.dryRun) return { object: next, deleted: false };
-        try {
-          const updated = await this.storage.update(key, await this.encodeFor(ctx, next), kv.modRevision);
-          return { object: await this.decodeFor(updated), deleted: false };
-        } catch (err) {
-          if (isStorageError(err, 'Conflict')) continue;
-          throw this.translate(err, name);
-        }
+        if (!this.def.strategy.markDeletingWithoutGC) applyGarbageCollectionFinalizers(nmeta, opts);
+        const marked = await this.storeDeletionMark(ctx, key, name, next, kv, opts);
+        if (marked === RETRY) continue;
+        return marked;
       }
       const graceful = this.gracefulDeletion(current, opts);
       if (graceful === 'pending') return { object: current, deleted: false };
@@ -1095,17 +1097,10 @@ export class GenericStore {
           if ((nmeta.generation ?? 0) > 0) nmeta.generation = nmeta.generation! + 1;
           this.def.strategy.onDeletionStarted?.(next);
         }
-        const gc = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
-        if (gc?.length) nmeta.finalizers = gc;
-        else if (gc) delete nmeta.finalizers;
-        if (opts.dryRun) return { object: next, deleted: false };
-        try {
-          const updated = await this.storage.update(key, await this.encodeFor(ctx, next), kv.modRevision);
-          return { object: await this.decodeFor(updated), deleted: false };
-        } catch (err) {
-          if (isStorageError(err, 'Conflict')) continue;
-          throw this.translate(err, name);
-        }
+        applyGarbageCollectionFinalizers(nmeta, opts);
+        const marked = await this.storeDeletionMark(ctx, key, name, next, kv, opts);
+        if (marked === RETRY) continue;
+        return marked;
       }
       let changed = false;
       // Deliberately unlike kcp, whose syncer finalizer holds a deleted object until its copies are gone: finalizers a
@@ -1121,12 +1116,7 @@ export class GenericStore {
       }
       // The garbage-collection finalizers follow the options on every DELETE, also of an object already being
       // deleted (store.go updateForGracefulDeletionAndFinalizers: none of these types deletes gracefully).
-      const gcFinalizers = deletionFinalizersForGarbageCollection(nmeta.finalizers ?? [], opts);
-      if (gcFinalizers) {
-        if (gcFinalizers.length) nmeta.finalizers = gcFinalizers;
-        else delete nmeta.finalizers;
-        changed = true;
-      }
+      if (applyGarbageCollectionFinalizers(nmeta, opts)) changed = true;
       if (this.hasPendingFinalizers(next)) {
         // markAsDeleting: the first deletionTimestamp stays; the grace period is always 0.
         if (!nmeta.deletionTimestamp) {
@@ -1142,14 +1132,9 @@ export class GenericStore {
           changed = true;
         }
         if (!changed) return { object: current, deleted: false };
-        if (opts.dryRun) return { object: next, deleted: false };
-        try {
-          const updated = await this.storage.update(key, await this.encodeFor(ctx, next), kv.modRevision);
-          return { object: await this.decodeFor(updated), deleted: false };
-        } catch (err) {
-          if (isStorageError(err, 'Conflict')) continue;
-          throw this.translate(err, name);
-        }
+        const marked = await this.storeDeletionMark(ctx, key, name, next, kv, opts);
+        if (marked === RETRY) continue;
+        return marked;
       }
       if (opts.dryRun) return { object: current, deleted: true };
       try {
@@ -1161,6 +1146,29 @@ export class GenericStore {
       }
     }
     throw errors.conflictModified(this.gr, name);
+  }
+
+  /**
+   * Stores an object marked for deletion (deletionTimestamp, grace period, finalizers) over the revision it was read
+   * at and answers it, still present; a dry run answers the mark unwritten. RETRY when the write lost a
+   * compare-and-swap: the caller reads again and decides afresh.
+   */
+  private async storeDeletionMark(
+    ctx: RequestContext,
+    key: string,
+    name: string,
+    next: KubeObject,
+    kv: KeyValue,
+    opts: DeleteOptions,
+  ): Promise<DeleteResult | typeof RETRY> {
+    if (opts.dryRun) return { object: next, deleted: false };
+    try {
+      const updated = await this.storage.update(key, await this.encodeFor(ctx, next), kv.modRevision);
+      return { object: await this.decodeFor(updated), deleted: false };
+    } catch (err) {
+      if (isStorageError(err, 'Conflict')) return RETRY;
+      throw this.translate(err, name);
+    }
   }
 
   /**
