@@ -100,7 +100,7 @@ type Manifest = KubeObject & { kind: string; apiVersion: string; metadata: { nam
 
 // ---- the corpus ----
 
-interface CorpusApp {
+export interface CorpusApp {
   name: string;
   objects: Manifest[];
 }
@@ -121,7 +121,7 @@ function readApp(dir: string): Manifest[] {
   return out;
 }
 
-function readCorpus(root: string): CorpusApp[] {
+export function readCorpus(root: string): CorpusApp[] {
   if (!existsSync(root)) throw new Error(`the app corpus is missing: no directory ${root} (one subdirectory of manifests per app)`);
   const apps = readdirSync(root)
     .filter((d) => statSync(join(root, d)).isDirectory())
@@ -149,7 +149,7 @@ function gvrOf(o: Manifest): GroupVersionResource {
 const namespaceOf = (o: Manifest): string | undefined => (clusterScopedKinds.has(o.kind) ? undefined : (o.metadata.namespace ?? 'default'));
 
 /** One copy of a corpus app in its own namespaces (see the file comment for what is rewritten). */
-function instantiate(app: CorpusApp, copy: number): Manifest[] {
+export function instantiate(app: CorpusApp, copy: number): Manifest[] {
   const suffix = `-${copy}`;
   const own = new Set<string>();
   for (const o of app.objects) {
@@ -415,7 +415,7 @@ function rssBytes(pid: number): number {
 
 // ---- the run ----
 
-interface Instance {
+export interface Instance {
   id: string;
   template: string;
   objects: Manifest[];
@@ -713,7 +713,7 @@ export async function runWorkloadBenchmarks(): Promise<Figure[]> {
 }
 
 /** Applies every instance at once (each app's objects in order) and times each app's applies. */
-async function applyInstances(client: RestClient, cluster: string, instances: readonly Instance[]): Promise<{ perApp: number[]; totalMs: number }> {
+export async function applyInstances(client: RestClient, cluster: string, instances: readonly Instance[]): Promise<{ perApp: number[]; totalMs: number }> {
   const t0 = performance.now();
   const perApp = await Promise.all(
     instances.map(async (inst) => {

@@ -1,7 +1,8 @@
 /**
  * The controllers a real cluster's kube-controller-manager runs for the workload kinds beyond Deployments and
  * ReplicaSets, with the knobs the simulation adds for tests: StatefulSets, DaemonSets, Jobs (and the
- * ttl-after-finished controller), CronJobs, HorizontalPodAutoscalers and PodDisruptionBudget status.
+ * ttl-after-finished controller), CronJobs, HorizontalPodAutoscalers, PodDisruptionBudget status, and the eviction of
+ * pods from nodes with NoExecute taints they do not tolerate (for long).
  */
 import type { ControllerInstaller } from '../controllers/runtime/context.js';
 import { cronJobControllerInstaller } from './controllers/cronjob/controller.js';
@@ -11,6 +12,7 @@ import { hpaControllerInstaller } from './controllers/hpa/controller.js';
 import { jobControllerInstaller } from './controllers/job/controller.js';
 import { ttlAfterFinishedInstaller } from './controllers/job/ttl-after-finished.js';
 import { statefulSetControllerInstaller } from './controllers/statefulset/controller.js';
+import { taintEvictionControllerInstaller } from './controllers/taint-eviction/controller.js';
 
 export interface WorkloadControllerOptions {
   /** How long the containers of Job-style pods (restartPolicy Never/OnFailure) run (default 2000 ms; per pod: the `sim.atrium.io/run-seconds` annotation). */
@@ -31,7 +33,7 @@ export interface WorkloadControllerOptions {
 }
 
 /** The controllers' names, as kube-controller-manager calls them. */
-export const workloadControllerNames = ['statefulset', 'daemonset', 'job', 'ttl-after-finished', 'cronjob', 'horizontalpodautoscaling', 'disruption'] as const;
+export const workloadControllerNames = ['statefulset', 'daemonset', 'job', 'ttl-after-finished', 'cronjob', 'horizontalpodautoscaling', 'disruption', 'taint-eviction-controller'] as const;
 
 /** IsControllerEnabled: an explicit `name` or `-name` wins, then `*`. */
 export function controllerEnabled(name: string, controllers: readonly string[] = ['*']): boolean {
@@ -64,6 +66,7 @@ export function workloadControllerInstallers(opts: WorkloadControllerOptions): C
     cronJobControllerInstaller({ timeScale: opts.cronJobTimeScale }),
     hpaControllerInstaller({ syncPeriodMs: opts.hpaSyncPeriodMs, downscaleStabilizationMs: opts.hpaDownscaleStabilizationMs }),
     disruptionControllerInstaller,
+    taintEvictionControllerInstaller,
   ];
   return all.filter((i) => controllerEnabled(i.name, opts.controllers));
 }

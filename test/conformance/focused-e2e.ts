@@ -11,8 +11,8 @@ import { join } from 'node:path';
 export const e2eBinary = process.env.ATRIUM_E2E_TEST ?? join(process.env.ATRIUM_ANCHORS ?? join(homedir(), '.cache', 'atrium', 'anchors'), 'bin', 'e2e.test');
 
 /**
- * The CronJob conformance specs that wait for schedules in real minutes (about 90 s each) and touch no node: suites run
- * them in a second e2e.test process beside their other specs.
+ * The CronJob conformance specs that wait for schedules in real minutes (about two each) and touch no node: suites run
+ * each in an e2e.test process of its own beside their other specs (runEachAlongside).
  */
 export const CRONJOB_SPECS = [
   '[sig-apps] CronJob should replace jobs when ReplaceConcurrent [Conformance]',
@@ -46,6 +46,7 @@ export async function runFocusedE2E(opts: { kubeconfig: string; dir: string; nam
     `--kubeconfig=${opts.kubeconfig}`, '--provider=skeleton', `--num-nodes=${opts.numNodes}`, '--allowed-not-ready-nodes=-1', '--minStartupPods=0', '--e2e-verify-service-account=false',
     `--ginkgo.focus=${opts.specs.map((s) => `${escapeRegExp(s)}$`).join('|')}`, '--ginkgo.no-color', `--ginkgo.json-report=${join(report, 'report.json')}`, '--ginkgo.timeout=12m',
   ];
+  const started = Date.now();
   const run = await new Promise<{ code: number; output: string }>((resolve) => {
     const child = spawn(e2eBinary, args, { cwd: opts.dir, env: { ...process.env, HOME: opts.dir }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -62,7 +63,28 @@ export async function runFocusedE2E(opts: { kubeconfig: string; dir: string; nam
   const reports = (JSON.parse(readFileSync(path, 'utf8')) as { SpecReports: SpecReport[] | null }[])
     .flatMap((r) => r.SpecReports ?? [])
     .filter((s) => s.LeafNodeType === 'It' && s.State !== 'skipped');
+  // Which process took how long: the suites run several side by side, and the longest sets their wall time.
+  console.log(`e2e.test ${opts.name}: ${reports.length} spec(s) in ${Math.round((Date.now() - started) / 1000)} s (exit ${run.code})`);
   return { ...run, reports };
+}
+
+/**
+ * Runs `specs` as ginkgo's parallel mode would, in separate e2e.test processes: the specs that may run beside others
+ * dealt round-robin into `shards` processes at once, then the `[Serial]` ones alone in one more. Most specs spend their
+ * time waiting (polls every 2 s, pods' start-up), so the shards cut the suite's wall time at little CPU.
+ */
+export async function runShardedE2E(opts: { kubeconfig: string; dir: string; name: string; specs: readonly string[]; numNodes: number; shards: number }): Promise<FocusedRun[]> {
+  const parallel = opts.specs.filter((s) => !s.includes('[Serial]'));
+  const serial = opts.specs.filter((s) => s.includes('[Serial]'));
+  const groups = Array.from({ length: Math.max(1, opts.shards) }, (_, i) => parallel.filter((_, j) => j % Math.max(1, opts.shards) === i)).filter((g) => g.length);
+  const runs = await Promise.all(groups.map((specs, i) => runFocusedE2E({ ...opts, name: `${opts.name}-shard-${i + 1}`, specs })));
+  if (serial.length) runs.push(await runFocusedE2E({ ...opts, name: `${opts.name}-serial`, specs: serial }));
+  return runs;
+}
+
+/** Runs each of `specs` in an e2e.test process of its own, all at once (specs that mostly wait, like CronJob's). */
+export function runEachAlongside(opts: { kubeconfig: string; dir: string; name: string; specs: readonly string[]; numNodes: number }): Promise<FocusedRun[]> {
+  return Promise.all(opts.specs.map((spec, i) => runFocusedE2E({ ...opts, name: `${opts.name}-${i + 1}`, specs: [spec] })));
 }
 
 /** What went wrong with `specs` in `runs`: each spec not run, or not passed (with its failure); empty when all passed. */

@@ -10,7 +10,7 @@
  * endpoints spec; `[sig-node]`'s RuntimeClass and activeDeadlineSeconds specs, `[sig-network]`'s endpoints
  * mirroring and slices, `[sig-storage]`'s CSIDriver, CSINode, CSIStorageCapacity and VolumeAttachment API specs,
  * `[sig-auth]`'s CSR, ServiceAccount and SubjectReview specs, two of `[sig-cli]`'s kubectl specs and `[sig-node]`'s
- * init container, failing-command and graceful-deletion specs. Each must pass.
+ * init container, failing-command, graceful-deletion and NoExecute taint eviction specs. Each must pass.
  *
  * Not run here: specs that need real programs in the containers — serving HTTP through pods/proxy (`should serve a
  * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), exit codes computed by a script (a Job's
@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pluginBinDir } from '../helpers/harness.js';
 import { Proc } from '../helpers/processes.js';
-import { CRONJOB_SPECS, e2eBinary, runFocusedE2E, specProblems } from './focused-e2e.js';
+import { CRONJOB_SPECS, e2eBinary, runEachAlongside, runFocusedE2E, runShardedE2E, specProblems } from './focused-e2e.js';
 
 
 /** The specs (full texts), each of which must pass. */
@@ -122,29 +122,52 @@ const SPECS = [
 ];
 
 
+/**
+ * The taint eviction specs: a NoExecute taint on a node evicts the pods there when their tolerationSeconds are up,
+ * and removing it cancels an eviction still waiting. They taint a node (`[Serial]`, `[Disruptive]`), and each first
+ * waits a minute for system pods a simulated cluster does not run (WaitForTotalHealthy wants kube-proxy, fluentd and
+ * node-problem-detector pods, and goes on without them, as on kind): so each runs on a simulated cluster of its own,
+ * beside the rest.
+ */
+const TAINT_SPECS = [
+  '[sig-node] NoExecuteTaintManager Single Pod [Serial] removing taint cancels eviction [Disruptive] [Conformance]',
+  '[sig-node] NoExecuteTaintManager Multiple Pods [Serial] evicts pods with minTolerationSeconds [Disruptive] [Conformance]',
+];
+
+/** How many e2e.test processes share the specs that may run beside others (ATRIUM_UPSTREAM_E2E_SHARDS, default 3). */
+const shards = Math.max(1, Number(process.env.ATRIUM_UPSTREAM_E2E_SHARDS ?? 3));
+
 let dir: string;
-let pcluster: Proc | undefined;
+const clusters: Proc[] = [];
+
+function startCluster(name: string): Proc {
+  const rootDir = join(dir, name);
+  const p = new Proc(name, () => [join(pluginBinDir, 'atrium'), 'pcluster', '--name', name, '--root-dir', rootDir, '--nodes', '2', '--ready-delay', '200ms'], (o) => o.includes('is serving at') && existsSync(join(rootDir, 'admin.kubeconfig')));
+  clusters.push(p);
+  return p;
+}
 
 before(async () => {
   if (!existsSync(e2eBinary)) throw new Error(`upstream's e2e.test is missing: ${e2eBinary} (build it with bench/kube/build-anchors.sh; .ci/run does)`);
   dir = mkdtempSync(join(tmpdir(), 'atrium-upstream-e2e-pcluster-'));
-  const rootDir = join(dir, 'pcluster');
-  pcluster = new Proc('pcluster', () => [join(pluginBinDir, 'atrium'), 'pcluster', '--name', 'conformance', '--root-dir', rootDir, '--nodes', '2', '--ready-delay', '200ms'], (o) => o.includes('is serving at') && existsSync(join(rootDir, 'admin.kubeconfig')));
-  await pcluster.start(60_000);
+  await Promise.all([startCluster('conformance'), ...TAINT_SPECS.map((_, i) => startCluster(`taints-${i + 1}`))].map((c) => c.start(60_000)));
 });
 
 after(async () => {
-  await pcluster?.kill('SIGTERM');
+  await Promise.all(clusters.map((c) => c.kill('SIGTERM')));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test("upstream's sig-apps conformance specs (k8s.io/kubernetes v1.32.4) against atrium pcluster", { timeout: 15 * 60_000 }, async () => {
-  // The CronJob specs wait for real minutes to pass (about 90 s each) and touch no node: they run in a second
-  // process beside the rest, which runs one spec at a time ([Serial] ones included).
-  const kubeconfig = join(dir, 'pcluster', 'admin.kubeconfig');
-  const runs = await Promise.all([
-    runFocusedE2E({ kubeconfig, dir, name: 'main', specs: SPECS, numNodes: 2 }),
-    runFocusedE2E({ kubeconfig, dir, name: 'cronjob', specs: CRONJOB_SPECS, numNodes: 2 }),
-  ]);
-  assert.deepEqual(specProblems(runs, [...SPECS, ...CRONJOB_SPECS]), [], runs.map((r) => `e2e.test exit ${r.code}\n${r.output.slice(-3000)}`).join('\n'));
+  // The specs in shards (then the [Serial] ones alone); beside them each CronJob spec in its own process (they wait for
+  // real minutes to pass and touch no node), and each taint spec on its own cluster.
+  const kubeconfig = join(dir, 'conformance', 'admin.kubeconfig');
+  const runs = (
+    await Promise.all([
+      runShardedE2E({ kubeconfig, dir, name: 'main', specs: SPECS, numNodes: 2, shards }),
+      runEachAlongside({ kubeconfig, dir, name: 'cronjob', specs: CRONJOB_SPECS, numNodes: 2 }),
+      ...TAINT_SPECS.map((spec, i) => runFocusedE2E({ kubeconfig: join(dir, `taints-${i + 1}`, 'admin.kubeconfig'), dir, name: `taints-${i + 1}`, specs: [spec], numNodes: 2 }).then((r) => [r])),
+    ])
+  ).flat();
+  assert.deepEqual(specProblems(runs, [...SPECS, ...CRONJOB_SPECS, ...TAINT_SPECS]), [], runs.map((r) => `e2e.test exit ${r.code}\n${r.output.slice(-3000)}`).join('\n'));
 });

@@ -20,7 +20,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { startFleet, type ProcessFleet } from '../helpers/fleet.js';
-import { CRONJOB_SPECS, e2eBinary, runFocusedE2E, specProblems } from './focused-e2e.js';
+import { CRONJOB_SPECS, e2eBinary, runEachAlongside, runShardedE2E, specProblems } from './focused-e2e.js';
 
 
 /** The specs (full texts), each of which must pass. */
@@ -102,6 +102,9 @@ const OTHER_SIG_SPECS = [
   '[sig-auth] Certificates API [Privileged:ClusterAdmin] should support CSR API operations [Conformance]',
 ];
 
+/** How many e2e.test processes share the specs that may run beside others (ATRIUM_UPSTREAM_E2E_SHARDS, default 3). */
+const shards = Math.max(1, Number(process.env.ATRIUM_UPSTREAM_E2E_SHARDS ?? 3));
+
 let fleet: ProcessFleet | undefined;
 let kubeconfig: string;
 
@@ -130,11 +133,13 @@ after(async () => {
 });
 
 test("upstream's sig-apps conformance specs and other SIGs' on the APIs a workspace serves (k8s.io/kubernetes v1.32.4) against a workspace over two simulated clusters", { timeout: 15 * 60_000 }, async () => {
-  // As against one cluster, the CronJob specs (real minutes) run in a second process beside the rest.
+  // As against one cluster: the specs in shards (then the [Serial] ones alone), each CronJob spec in its own process.
   const dir = fleet!.dir;
-  const runs = await Promise.all([
-    runFocusedE2E({ kubeconfig, dir, name: 'main', specs: [...SPECS, ...OTHER_SIG_SPECS], numNodes: 1 }),
-    runFocusedE2E({ kubeconfig, dir, name: 'cronjob', specs: CRONJOB_SPECS, numNodes: 1 }),
-  ]);
+  const runs = (
+    await Promise.all([
+      runShardedE2E({ kubeconfig, dir, name: 'main', specs: [...SPECS, ...OTHER_SIG_SPECS], numNodes: 1, shards }),
+      runEachAlongside({ kubeconfig, dir, name: 'cronjob', specs: CRONJOB_SPECS, numNodes: 1 }),
+    ])
+  ).flat();
   assert.deepEqual(specProblems(runs, [...SPECS, ...OTHER_SIG_SPECS, ...CRONJOB_SPECS]), [], `${runs.map((r) => `e2e.test exit ${r.code}\n${r.output.slice(-3000)}`).join('\n')}\n${fleet!.logs()}`);
 });
