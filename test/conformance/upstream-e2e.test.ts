@@ -8,7 +8,7 @@
  * workload types as kube-apiserver does (Deployments, ReplicaSets, PodTemplates, Pods, ...), but no pod ever runs.
  * Every spec that applies must pass, except those KNOWN_FAILING lists, which must fail (the list only shrinks).
  *
- * ATRIUM_E2E_TEST=<path> runs another e2e.test binary; ATRIUM_UPSTREAM_E2E_SHARDS (default 2) how many e2e.test
+ * ATRIUM_E2E_TEST=<path> runs another e2e.test binary; ATRIUM_UPSTREAM_E2E_SHARDS (default 3) how many e2e.test
  * processes share the parallel specs (the `[Serial]` ones run alone afterwards).
  */
 import { after, before, test } from 'node:test';
@@ -25,7 +25,7 @@ import { APPLIES, KNOWN_FAILING, NOT_APPLICABLE, NOT_RUN, SELECTION } from './up
 const PREFIX = '[sig-api-machinery] ';
 const WORKSPACE = 'conformance';
 const e2eBinary = process.env.ATRIUM_E2E_TEST ?? join(process.env.ATRIUM_ANCHORS ?? join(homedir(), '.cache', 'atrium', 'anchors'), 'bin', 'e2e.test');
-const shards = Math.max(1, Number(process.env.ATRIUM_UPSTREAM_E2E_SHARDS ?? 2));
+const shards = Math.max(1, Number(process.env.ATRIUM_UPSTREAM_E2E_SHARDS ?? 3));
 /** Flags that let the suite start against a control plane without nodes (no node, kube-system pod or SA waits). */
 const NODELESS = ['--provider=skeleton', '--num-nodes=1', '--allowed-not-ready-nodes=-1', '--minStartupPods=0', '--e2e-verify-service-account=false'];
 
