@@ -31,9 +31,10 @@
  *
  * The delay model: what the simulated clusters themselves make a workload wait, on its critical path, which is
  * subtracted ("added by atrium" = time to ready − the app's simulated floor):
- * - a pod is Ready READY_DELAY_MS (RD) after it is bound with its claims Bound; pods of one workload start in parallel,
- *   so a Deployment, ReplicationController, DaemonSet, bare Pod or Parallel StatefulSet costs RD;
- * - an OrderedReady StatefulSet of N replicas starts pod i+1 only once pod i is Ready: N × RD;
+ * - a pod is Ready READY_DELAY_MS (RD) after it is bound with its claims Bound, plus PD when its startup or readiness
+ *   probes have initial delays (the slowest container's); pods of one workload start in parallel, so a Deployment,
+ *   ReplicationController, DaemonSet, bare Pod or Parallel StatefulSet costs RD + PD;
+ * - an OrderedReady StatefulSet of N replicas starts pod i+1 only once pod i is Ready: N × (RD + PD);
  * - a Job pod is Ready after RD and then runs JOB_DURATION_MS (JD; `sim.atrium.io/run-seconds` on its template
  *   instead), in ⌈completions / parallelism⌉ waves: waves × (RD + JD);
  * - claim provisioning, endpoints and load-balancer addresses have no simulated delay: 0;
@@ -76,13 +77,14 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
-import type { KubeObject } from '../src/apimachinery/object.js';
+import type { JsonObject, KubeObject } from '../src/apimachinery/object.js';
 import { StatusError } from '../src/apimachinery/status.js';
 import type { RestClient } from '../src/client/rest-client.js';
 import { resourcePath, type GroupVersionResource } from '../src/client/resource.js';
 import { isResourceExpired } from '../src/client/watch-stream.js';
 import { logger } from '../src/logging/logger.js';
 import { SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION } from '../src/multicluster/scheduling/types.js';
+import { containerProbeTimes } from '../src/pcluster/controllers/probes.js';
 import { startFleet, type ProcessFleet } from '../test/helpers/fleet.js';
 import type { Figure } from './lib.js';
 import { applyToKubeApiserver } from './workloads-kube-reference.js';
@@ -100,7 +102,7 @@ type Manifest = KubeObject & { kind: string; apiVersion: string; metadata: { nam
 
 // ---- the corpus ----
 
-export interface CorpusApp {
+interface CorpusApp {
   name: string;
   objects: Manifest[];
 }
@@ -121,7 +123,7 @@ function readApp(dir: string): Manifest[] {
   return out;
 }
 
-export function readCorpus(root: string): CorpusApp[] {
+function readCorpus(root: string): CorpusApp[] {
   if (!existsSync(root)) throw new Error(`the app corpus is missing: no directory ${root} (one subdirectory of manifests per app)`);
   const apps = readdirSync(root)
     .filter((d) => statSync(join(root, d)).isDirectory())
@@ -149,7 +151,7 @@ function gvrOf(o: Manifest): GroupVersionResource {
 const namespaceOf = (o: Manifest): string | undefined => (clusterScopedKinds.has(o.kind) ? undefined : (o.metadata.namespace ?? 'default'));
 
 /** One copy of a corpus app in its own namespaces (see the file comment for what is rewritten). */
-export function instantiate(app: CorpusApp, copy: number): Manifest[] {
+function instantiate(app: CorpusApp, copy: number): Manifest[] {
   const suffix = `-${copy}`;
   const own = new Set<string>();
   for (const o of app.objects) {
@@ -264,6 +266,15 @@ function claimsOf(podSpec: any): string[] {
   return ((podSpec?.volumes ?? []) as { persistentVolumeClaim?: { claimName?: string } }[]).map((v) => v.persistentVolumeClaim?.claimName).filter((n): n is string => !!n);
 }
 
+/**
+ * PD: how long a pod of this template stays unready after its containers run, by its startup and readiness probes'
+ * initial delays (the simulated prober, src/pcluster/controllers/probes.ts): the slowest container's.
+ */
+function probeDelayMs(podSpec: any): number {
+  const containers = ((podSpec?.containers ?? []) as Record<string, unknown>[]).filter((c) => c && typeof c === 'object');
+  return Math.max(0, ...containers.map((c) => containerProbeTimes(c as JsonObject, 0).readyAt).filter(Number.isFinite));
+}
+
 /** What the app waits for, and (for the print-out) what it applies without waiting. */
 function awaitedOf(objects: Manifest[]): { awaited: Awaited[]; counted: string[] } {
   const awaited: Awaited[] = [];
@@ -279,10 +290,14 @@ function awaitedOf(objects: Manifest[]): { awaited: Awaited[]; counted: string[]
     const ns = namespaceOf(o);
     const name = o.metadata.name;
     const add = (ready: Awaited['ready'], floorMs: number, model: string) => awaited.push({ key: keyOf(o.kind, ns!, name), kind: o.kind, namespace: ns!, name, ready, floorMs, model });
+    // A pod is ready RD after it is bound, plus PD when its probes have initial delays.
+    const PD = probeDelayMs(o.kind === 'Pod' ? o.spec : o.spec?.template?.spec);
+    const RDPD = RD + PD;
+    const rd = PD ? `(RD + PD ${PD} ms)` : 'RD';
     switch (o.kind) {
       case 'Deployment':
       case 'ReplicationController':
-        add(replicasReady, RD, `pods in parallel: RD`);
+        add(replicasReady, RDPD, `pods in parallel: ${rd}`);
         break;
       case 'StatefulSet': {
         const n = o.spec?.replicas ?? 1;
@@ -294,8 +309,8 @@ function awaitedOf(objects: Manifest[]): { awaited: Awaited[]; counted: string[]
             if ((st.readyReplicas ?? 0) < (s.spec?.replicas ?? 1)) return `${st.readyReplicas ?? 0} of ${s.spec?.replicas ?? 1} ready`;
             return st.currentRevision === st.updateRevision ? true : `currentRevision ${st.currentRevision} ≠ updateRevision ${st.updateRevision}`;
           },
-          ordered ? n * RD : RD,
-          ordered ? `OrderedReady, ${n} pods one after another: ${n} × RD` : `Parallel: RD`,
+          ordered ? n * RDPD : RDPD,
+          ordered ? `OrderedReady, ${n} pods one after another: ${n} × ${rd}` : `Parallel: ${rd}`,
         );
         break;
       }
@@ -307,8 +322,8 @@ function awaitedOf(objects: Manifest[]): { awaited: Awaited[]; counted: string[]
             const counts = { desired: s.desiredNumberScheduled ?? 0, updated: s.updatedNumberScheduled ?? 0, ready: s.numberReady ?? 0, available: s.numberAvailable ?? 0 };
             return Object.values(counts).every((n) => n === NODES) ? true : `want ${NODES} (every node of the fleet): ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ')}`;
           },
-          RD,
-          `a pod per node in parallel: RD`,
+          RDPD,
+          `a pod per node in parallel: ${rd}`,
         );
         break;
       case 'Job': {
@@ -324,7 +339,7 @@ function awaitedOf(objects: Manifest[]): { awaited: Awaited[]; counted: string[]
         break;
       }
       case 'Pod':
-        add((p) => (condition(p, 'Ready')?.status === 'True' ? true : `phase ${p.status?.phase ?? '<none>'}`), RD, 'RD');
+        add((p) => (condition(p, 'Ready')?.status === 'True' ? true : `phase ${p.status?.phase ?? '<none>'}`), RDPD, rd);
         break;
       case 'PersistentVolumeClaim':
         if (mounted.has(`${ns}/${name}`)) add((c) => (c.status?.phase === 'Bound' ? true : `phase ${c.status?.phase ?? '<none>'}`), 0, 'provisioned at once: 0');
@@ -415,7 +430,7 @@ function rssBytes(pid: number): number {
 
 // ---- the run ----
 
-export interface Instance {
+interface Instance {
   id: string;
   template: string;
   objects: Manifest[];
@@ -713,7 +728,7 @@ export async function runWorkloadBenchmarks(): Promise<Figure[]> {
 }
 
 /** Applies every instance at once (each app's objects in order) and times each app's applies. */
-export async function applyInstances(client: RestClient, cluster: string, instances: readonly Instance[]): Promise<{ perApp: number[]; totalMs: number }> {
+async function applyInstances(client: RestClient, cluster: string, instances: readonly Instance[]): Promise<{ perApp: number[]; totalMs: number }> {
   const t0 = performance.now();
   const perApp = await Promise.all(
     instances.map(async (inst) => {

@@ -94,3 +94,9 @@ export const OBJECT_META_FIELDS: readonly string[] = [
   'finalizers',
   'managedFields',
 ];
+
+/** How much later than it reads an RFC 3339 time may be: 999 ms for whole seconds, 99 for tenths, ..., 0 from ms. */
+export function stampUncertaintyMs(stamp: string): number {
+  const digits = /T\d\d:\d\d:\d\d\.(\d+)/.exec(stamp)?.[1]?.length ?? 0;
+  return digits >= 3 ? 0 : 10 ** (3 - digits) - 1;
+}

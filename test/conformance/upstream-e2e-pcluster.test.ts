@@ -10,10 +10,12 @@
  * endpoints spec; `[sig-node]`'s RuntimeClass and activeDeadlineSeconds specs, `[sig-network]`'s endpoints
  * mirroring and slices, `[sig-storage]`'s CSIDriver, CSINode, CSIStorageCapacity and VolumeAttachment API specs,
  * `[sig-auth]`'s CSR, ServiceAccount and SubjectReview specs, two of `[sig-cli]`'s kubectl specs and `[sig-node]`'s
- * init container, failing-command, graceful-deletion and NoExecute taint eviction specs. Each must pass.
+ * init container, failing-command, readiness-probe delay, graceful-deletion and NoExecute taint eviction specs. Each
+ * must pass.
  *
  * Not run here: specs that need real programs in the containers — serving HTTP through pods/proxy (`should serve a
- * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), exit codes computed by a script (a Job's
+ * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), liveness probes that must fail
+ * (`cat /tmp/health` after the file is removed), exit codes computed by a script (a Job's
  * podFailurePolicy on exit codes) — and `[Slow]` ones. e2e.test is built by
  * bench/kube/build-anchors.sh (`.ci/run` builds it).
  */
@@ -106,6 +108,8 @@ const SPECS = [
   '[sig-node] InitContainer [NodeConformance] should not start app containers and fail the pod if init containers fail on a RestartNever pod [Conformance]',
   '[sig-node] Kubelet when scheduling a busybox command that always fails in a pod should be possible to delete [NodeConformance] [Conformance]',
   '[sig-node] Kubelet when scheduling a busybox command that always fails in a pod should have an terminated reason [NodeConformance] [Conformance]',
+  // A readiness probe's initial delay: the pod turns Ready no sooner than that after its container started.
+  '[sig-node] Probing container with readiness probe should not be ready before initial delay and never restart [NodeConformance] [Conformance]',
   // Graceful deletion: a running pod is marked, stopped by the kubelet and deleted with its deletionTimestamp.
   '[sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]',
   // The ServiceAccount admission plugin: the default account, and the kube-api-access token volume unless the pod or

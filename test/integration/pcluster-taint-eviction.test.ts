@@ -51,7 +51,8 @@ describe('taint eviction on the simulated cluster', () => {
   it('evicts at once the pods that do not tolerate a NoExecute taint, with the DisruptionTarget condition and an event', async () => {
     // A finalizer holds the evicted pod so its condition can be read.
     const held = { ...pod('untolerant', NODE), metadata: { name: 'untolerant', labels: { test: 'taints' }, finalizers: ['example.com/hold'] } };
-    await runPods(held, pod('elsewhere', OTHER), pod('forever', NODE, tolerating()));
+    // Beside it: a pod on another node, one tolerating the taint forever, and one for longer than a timer can wait.
+    await runPods(held, pod('elsewhere', OTHER), pod('forever', NODE, tolerating()), pod('patient', NODE, tolerating(3_000_000)));
     await taint(NODE);
     try {
       const evicted = await eventually('the untolerant pod to be deleted', async () => {
@@ -75,6 +76,7 @@ describe('taint eviction on the simulated cluster', () => {
       // A toleration without tolerationSeconds keeps its pod for good; a pod on another node is not touched.
       await new Promise((r) => setTimeout(r, 1500));
       assert.ok(await exists('forever'), 'a pod tolerating the taint forever stays');
+      assert.ok(await exists('patient'), 'a pod tolerating the taint for 35 days stays');
       assert.ok(await exists('elsewhere'), 'a pod on an untainted node stays');
     } finally {
       await taint(NODE, true);
@@ -101,13 +103,14 @@ describe('taint eviction on the simulated cluster', () => {
   });
 
   it('cancels a waiting eviction when the taint is removed', async () => {
-    await runPods(pod('spared', NODE, tolerating(3)));
+    await runPods(pod('spared', NODE, tolerating(10)));
+    const tainted = Date.now();
     await taint(NODE);
     await new Promise((r) => setTimeout(r, 1000));
     await taint(NODE, true);
     await eventually('the cancelling event', async () => (await eventsAbout('spared')).some((e) => e.reason === 'TaintManagerEviction' && e.message === 'Cancelling deletion of Pod default/spared'), 10_000);
     // Past the toleration time: the pod is still there, never marked.
-    await new Promise((r) => setTimeout(r, 3500));
+    await new Promise((r) => setTimeout(r, Math.max(0, tainted + 11_000 - Date.now())));
     const r = await server().request('GET', '/api/v1/namespaces/default/pods/spared');
     assert.equal(r.status, 200);
     assert.equal(r.json.metadata.deletionTimestamp, undefined);

@@ -1,8 +1,9 @@
 /**
  * A kubelet stand-in for every simulated node: registers the Node objects, renews their Leases in kube-node-lease
  * (every 10 s) and refreshes the Ready heartbeat (every 60 s), and runs the pods bound to them. A newly bound pod shows
- * ContainerCreating at once and turns Running and Ready `readyDelayMs` later, with a pod IP from the node's CIDR,
- * container statuses and the PodReadyToStartContainers/Initialized/ContainersReady/Ready conditions. A pod whose
+ * ContainerCreating at once and turns Running `readyDelayMs` later — and Ready then, or once its startup and readiness
+ * probes pass (probes.ts) — with a pod IP from the node's CIDR, container statuses and the
+ * PodReadyToStartContainers/Initialized/ContainersReady/Ready conditions. A pod whose
  * PersistentVolumeClaims are not all Bound stays ContainerCreating (its volumes cannot be mounted) until they are; the
  * delay starts then. Pods with restartPolicy Never or OnFailure then run to completion (pod-run.ts: Succeeded, Failed
  * or restarted); pods with restartPolicy Always and a non-zero `sim.atrium.io/exit-code` crash-loop (pod-run.ts
@@ -15,7 +16,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { findCondition } from '../../apimachinery/conditions.js';
-import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339 } from '../../apimachinery/object.js';
+import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339, stampUncertaintyMs } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { logger } from '../../logging/logger.js';
 import { clusterOf, formatObjectKey } from '../../client/store.js';
@@ -30,6 +31,7 @@ import { failingInitContainer, initFailureStatus } from './init-containers.js';
 import { DEADLINE_EXCEEDED, PodRunner, activeDeadline, crashLoopStep, crashLoops, deadlineExceededStatus, killedStatus, podDesc, runsToCompletion } from './pod-run.js';
 import { type EphemeralContainer, EphemeralContainerStarter, withEphemeralStatuses } from './ephemeral-containers.js';
 import { type HostPort, hostPortsConflict, hostPortsOf, nodePortsReason } from './scheduling-fit.js';
+import { type ContainerProbeTimes, containerProbeTimes, hasGatingProbes } from './probes.js';
 
 export interface KubeletOptions {
   clusterName: string;
@@ -54,6 +56,12 @@ function isAlreadyExists(err: unknown): boolean {
 function containerNames(pod: KubeObject): { name: string; image: string }[] {
   const spec = isPlainObject(pod.spec) ? pod.spec : {};
   return (Array.isArray(spec.containers) ? spec.containers.filter(isPlainObject) : []).map((c) => ({ name: String(c.name ?? ''), image: String(c.image ?? '') }));
+}
+
+/** The pod's app containers as written in its spec. */
+function containerSpecs(pod: KubeObject): JsonObject[] {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  return Array.isArray(spec.containers) ? spec.containers.filter(isPlainObject) : [];
 }
 
 /** The pod's init containers in order; `sidecar` when restartPolicy Always (a restartable init container keeps running). */
@@ -146,9 +154,19 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         // Initialized condition and `Init:0/<n>`), after it every one has, and the sidecars run on.
         if (running || inits.length === 0) set('Initialized', 'True');
         else set('Initialized', 'False', 'ContainersNotInitialized', `containers with incomplete status: [${inits.map((c) => c.name).join(' ')}]`);
-        if (running) {
+        // Running containers are started and ready as their startup and readiness probes allow (probes.ts).
+        const nowMs = Date.now();
+        const probeTimes = new Map(containerSpecs(pod).map((c) => [String(c.name ?? ''), containerProbeTimes(c, nowMs)]));
+        const isReady = (name: string) => running && (probeTimes.get(name)?.readyAt ?? nowMs) <= nowMs;
+        const isStarted = (name: string) => running && (probeTimes.get(name)?.startedAt ?? nowMs) <= nowMs;
+        const notReady = containers.filter((c) => !isReady(c.name));
+        if (running && notReady.length === 0) {
           set('Ready', 'True');
           set('ContainersReady', 'True');
+        } else if (running) {
+          const unready = `containers with unready status: [${notReady.map((c) => c.name).join(' ')}]`;
+          set('Ready', 'False', 'ContainersNotReady', unready);
+          set('ContainersReady', 'False', 'ContainersNotReady', unready);
         } else {
           const unready = `containers with unready status: [${[...inits.filter((c) => c.sidecar), ...containers].map((c) => c.name).join(' ')}]`;
           set('Ready', 'False', 'ContainersNotReady', unready);
@@ -169,16 +187,16 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
             name: c.name,
             image: c.image,
             imageID: running ? imageID(c.image) : '',
-            ready: running,
+            ready: isReady(c.name),
             restartCount: 0,
-            started: running,
+            started: isStarted(c.name),
             state: running ? { running: { startedAt: now } } : { waiting: { reason: inits.length ? 'PodInitializing' : 'ContainerCreating' } },
             lastState: {},
             ...(running ? { containerID: containerID(uid, c.name) } : {}),
           })),
         };
         // As the kubelet reports them (prober_manager UpdatePodStatus): a completed init container is ready but not
-        // started, a running sidecar is started and ready (no readiness probe is simulated).
+        // started, a running sidecar is started and ready (their probes are not simulated).
         if (inits.length) {
           status.initContainerStatuses = inits.map((c) => ({
             name: c.name,
@@ -265,8 +283,10 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         if (status.phase === 'Running') {
           const started = await startEphemeralContainers(pod, node.name);
           if (started === 'written') return undefined; // the update brings the pod back for its other steps
+          const probed = crashLoops(pod) ? undefined : await applyProbes(pod);
+          if (probed === 'written') return undefined;
           const next = runsToCompletion(pod) ? await runToCompletion(pod) : crashLoops(pod) ? await crashLoop(pod, node.name) : undefined;
-          return soonest(started, next);
+          return soonest(soonest(started, probed), next);
         }
         if (!status.phase || status.phase === 'Pending') {
           const wanted = hostPortsOf(pod);
@@ -302,9 +322,71 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           }
           if (running && status.phase !== 'Running') containerEvents(pod, node.name, eph.started);
         }
-        if (running) return undefined;
+        if (running) return probesDue(pod, Date.now());
         if (initFailure) return initFailure.requeueAfterMs === undefined ? undefined : { requeueAfterMs: initFailure.requeueAfterMs };
         return Number.isFinite(remaining) ? { requeueAfterMs: remaining } : undefined;
+      };
+
+      /**
+       * When each running container of the pod was started (its status's running.startedAt, read as the latest instant
+       * the whole-second stamp can stand for, so a probe's initial delay is never cut short) and its probe times.
+       */
+      const runningProbeTimes = (pod: KubeObject): { name: string; times: ContainerProbeTimes | undefined }[] => {
+        const statuses = isPlainObject(pod.status) && Array.isArray(pod.status.containerStatuses) ? pod.status.containerStatuses.filter(isPlainObject) : [];
+        return containerSpecs(pod).map((c) => {
+          const name = String(c.name ?? '');
+          const state = statuses.find((s) => s.name === name)?.state;
+          const stamp = isPlainObject(state) && isPlainObject(state.running) && typeof state.running.startedAt === 'string' ? state.running.startedAt : undefined;
+          const since = stamp === undefined ? NaN : Date.parse(stamp) + stampUncertaintyMs(stamp);
+          return { name, times: Number.isFinite(since) ? containerProbeTimes(c, since) : undefined };
+        });
+      };
+
+      /** When the pod's next container is due to start or turn ready by its probes, as a requeue. */
+      const probesDue = (pod: KubeObject, now: number): ReconcileResult | undefined => {
+        if (!hasGatingProbes(containerSpecs(pod))) return undefined;
+        const due = runningProbeTimes(pod)
+          .flatMap((c) => (c.times ? [c.times.startedAt, c.times.readyAt] : []))
+          .filter((t) => t > now && Number.isFinite(t));
+        return due.length ? { requeueAfterMs: Math.min(...due) - now } : undefined;
+      };
+
+      /**
+       * A running pod's containers turned started and ready as their probes pass (probes.ts): writes the pod's
+       * containerStatuses and its Ready and ContainersReady conditions when that changed ('written'), else says
+       * when the next one is due.
+       */
+      const applyProbes = async (pod: KubeObject): Promise<'written' | ReconcileResult | undefined> => {
+        if (!hasGatingProbes(containerSpecs(pod))) return undefined;
+        const now = Date.now();
+        const status = isPlainObject(pod.status) ? pod.status : {};
+        const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses.filter(isPlainObject) : [];
+        const times = new Map(runningProbeTimes(pod).map((c) => [c.name, c.times]));
+        let changed = false;
+        const nextStatuses = statuses.map((cs) => {
+          const t = times.get(String(cs.name ?? ''));
+          if (!t) return cs;
+          // Simulated probes never fail after passing: what is started or ready stays so (the stamp's uncertainty must
+          // not take back what the first write gave).
+          const ready = cs.ready === true || t.readyAt <= now;
+          const started = cs.started === true || t.startedAt <= now;
+          if (cs.ready === ready && cs.started === started) return cs;
+          changed = true;
+          return { ...cs, ready, started };
+        });
+        if (!changed) return probesDue(pod, now);
+        let conditions: PodCondition[] = podConditions(pod);
+        const unready = nextStatuses.filter((cs) => cs.ready !== true).map((cs) => String(cs.name ?? ''));
+        for (const type of ['Ready', 'ContainersReady']) {
+          conditions = setPodCondition(conditions, unready.length ? { type, status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` } : { type, status: 'True' }).conditions;
+        }
+        try {
+          await client.updateStatus(podsGVR, { ...deepCopy(pod), status: { ...status, containerStatuses: nextStatuses, conditions } }, { namespace: pod.metadata?.namespace });
+        } catch (err) {
+          if (err instanceof StatusError && err.code === 404) return 'written';
+          throw err;
+        }
+        return 'written';
       };
 
       /**

@@ -9,6 +9,7 @@
  * milliseconds of finishing, before any client could see it Complete. The TTL is counted from the end of the stamp's
  * second instead, so a Job always lives at least its TTL after it really finished (and at most a second more).
  */
+import { stampUncertaintyMs } from '../../../apimachinery/object.js';
 import { StatusError } from '../../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
 import { Controller, type ReconcileResult } from '../../../controllers/runtime/controller.js';
@@ -28,11 +29,6 @@ export function ttlRemaining(job: Job, now: number): number | undefined {
   return at + (ttl > 0 ? stampUncertaintyMs(stamp) : 0) + ttl * 1000 - now;
 }
 
-/** How much later than it reads an RFC 3339 time may be: 999 ms for whole seconds, 99 for tenths, ..., 0 from ms. */
-export function stampUncertaintyMs(stamp: string): number {
-  const digits = /T\d\d:\d\d:\d\d\.(\d+)/.exec(stamp)?.[1]?.length ?? 0;
-  return digits >= 3 ? 0 : 10 ** (3 - digits) - 1;
-}
 
 export const ttlAfterFinishedInstaller: ControllerInstaller = {
   name: 'ttl-after-finished',

@@ -21,8 +21,13 @@ import { type Taint, podTolerations } from '../node-affinity.js';
 import { type ScheduledEviction, noExecuteTaints, planEviction, sameTaints } from './decisions.js';
 
 const BY_NODE = 'spec.nodeName';
+/** The longest a Node.js timer waits (2^31 - 1 ms); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** How often an eviction is tried before it is given up (upstream's retries, 10 ms apart). */
 const DELETE_ATTEMPTS = 5;
+
+/** An eviction of one pod: waiting while it has a timer. */
+type Eviction = ScheduledEviction & { timer?: NodeJS.Timeout };
 
 const nodeNameOf = (pod: KubeObject): string => (isPlainObject(pod.spec) && typeof pod.spec.nodeName === 'string' ? pod.spec.nodeName : '');
 const tolerationsJson = (pod: KubeObject | undefined): string => JSON.stringify(pod ? podTolerations(pod) : []);
@@ -43,8 +48,11 @@ export const taintEvictionControllerInstaller: ControllerInstaller = {
 
     /** Node key → its NoExecute taints, for the nodes that have any. */
     const tainted = new Map<string, Taint[]>();
-    /** Pod key → its eviction waiting for its time, or 'done' once carried out. */
-    const evictions = new Map<string, (ScheduledEviction & { timer: NodeJS.Timeout }) | 'done'>();
+    /**
+     * Pod key → its eviction: waiting for its time (a timer), under way (no timer: one due at once runs straight away
+     * and can no longer be cancelled, as upstream's nil worker), or 'done' once carried out.
+     */
+    const evictions = new Map<string, Eviction | 'done'>();
     let stopped = false;
 
     const podEvent = (podKey: string, message: string) => {
@@ -52,31 +60,48 @@ export const taintEvictionControllerInstaller: ControllerInstaller = {
       void recorder.record(cluster, { apiVersion: 'v1', kind: 'Pod', namespace, name }, 'Normal', 'TaintManagerEviction', `${message} ${namespace}/${name}`);
     };
 
-    /** CancelWork + the event when an eviction was still waiting. */
+    /** CancelWork: forgets the pod's eviction, with the event when one was still waiting (and stops it). */
     const cancel = (podKey: string) => {
       const entry = evictions.get(podKey);
       if (entry === undefined) return;
       evictions.delete(podKey);
-      if (entry !== 'done') {
+      if (entry !== 'done' && entry.timer) {
         clearTimeout(entry.timer);
         podEvent(podKey, 'Cancelling deletion of Pod');
       }
     };
 
-    /** AddWork: nothing when the pod already has an eviction (waiting or done). */
+    /** The eviction still waiting for its time (GetWorkerUnsafe: none once under way or done). */
+    const waiting = (podKey: string): Eviction | undefined => {
+      const entry = evictions.get(podKey);
+      return entry !== undefined && entry !== 'done' && entry.timer ? entry : undefined;
+    };
+
+    /** Arms the timer; a time beyond what one timer can wait (about 24.8 days) is reached in steps. */
+    const arm = (podKey: string, entry: Eviction) => {
+      entry.timer = setTimeout(() => {
+        if (evictions.get(podKey) !== entry || stopped) return;
+        if (Date.now() < entry.fireAt) return arm(podKey, entry);
+        entry.timer = undefined;
+        void evict(podKey, entry);
+      }, Math.min(MAX_TIMER_MS, Math.max(0, entry.fireAt - Date.now())));
+    };
+
+    /** AddWork: nothing when the pod already has an eviction (waiting, under way or done); one due now runs at once. */
     const schedule = (podKey: string, eviction: ScheduledEviction) => {
       if (evictions.has(podKey) || stopped) return;
-      const entry = { ...eviction, timer: setTimeout(() => void evict(podKey, entry), Math.max(0, eviction.fireAt - Date.now())) };
+      const entry: Eviction = { ...eviction };
       evictions.set(podKey, entry);
+      if (eviction.fireAt <= eviction.createdAt) void evict(podKey, entry);
+      else arm(podKey, entry);
     };
 
     /** deletePodHandler: the event, then the DisruptionTarget condition and the delete, a few times on failure. */
-    const evict = async (podKey: string, entry: ScheduledEviction & { timer: NodeJS.Timeout }) => {
-      if (evictions.get(podKey) !== entry || stopped) return;
+    const evict = async (podKey: string, entry: Eviction) => {
       podEvent(podKey, 'Marking for deletion Pod');
       const { cluster, namespace, name } = parseObjectKey(podKey);
       let lastError: unknown;
-      for (let attempt = 0; attempt < DELETE_ATTEMPTS; attempt++) {
+      for (let attempt = 0; attempt < DELETE_ATTEMPTS && !stopped; attempt++) {
         try {
           await addConditionAndDeletePod(cluster, namespace, name);
           lastError = undefined;
@@ -86,8 +111,9 @@ export const taintEvictionControllerInstaller: ControllerInstaller = {
           await new Promise((r) => setTimeout(r, 10));
         }
       }
-      // Still this eviction's (not cancelled meanwhile): done, or forgotten after a failure so a later change retries.
-      if (evictions.get(podKey) !== entry) return;
+      // Done, or forgotten after a failure so a later change tries again; unless the pod has a newer eviction by now.
+      const current = evictions.get(podKey);
+      if (current !== undefined && current !== entry) return;
       if (lastError === undefined) evictions.set(podKey, 'done');
       else {
         evictions.delete(podKey);
@@ -122,8 +148,7 @@ export const taintEvictionControllerInstaller: ControllerInstaller = {
 
     /** processPodOnNode. */
     const processPodOnNode = (podKey: string, pod: KubeObject, taints: readonly Taint[], now: number) => {
-      const entry = evictions.get(podKey);
-      const plan = planEviction(taints, podTolerations(pod), entry && entry !== 'done' ? entry : undefined, now);
+      const plan = planEviction(taints, podTolerations(pod), waiting(podKey), now);
       if (plan.action === 'cancel') cancel(podKey);
       else if (plan.action === 'schedule') {
         if (plan.cancelFirst) cancel(podKey);
@@ -179,7 +204,7 @@ export const taintEvictionControllerInstaller: ControllerInstaller = {
       start: () => controller.start(),
       stop: async () => {
         stopped = true;
-        for (const entry of evictions.values()) if (entry !== 'done') clearTimeout(entry.timer);
+        for (const entry of evictions.values()) if (entry !== 'done' && entry.timer) clearTimeout(entry.timer);
         evictions.clear();
         await controller.stop();
       },
