@@ -88,6 +88,11 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const podIPs = new Map<string, string>();
       const nextHost = new Map<string, number>();
       const containerIDs = new Map<string, string>();
+      /**
+       * Pod uid → container name → when this kubelet started it: the status's whole-second stamp and the exact time,
+       * so probe delays count from the real start (after a restart of the cluster, from the stamp: probesFrom).
+       */
+      const containerStarts = new Map<string, Map<string, { stamp: string; ms: number }>>();
       const timers: NodeJS.Timeout[] = [];
       const runner = new PodRunner(opts.jobDurationMs ?? 2000);
       const ephemerals = new EphemeralContainerStarter(opts.readyDelayMs);
@@ -154,9 +159,11 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         // Initialized condition and `Init:0/<n>`), after it every one has, and the sidecars run on.
         if (running || inits.length === 0) set('Initialized', 'True');
         else set('Initialized', 'False', 'ContainersNotInitialized', `containers with incomplete status: [${inits.map((c) => c.name).join(' ')}]`);
-        // Running containers are started and ready as their startup and readiness probes allow (probes.ts).
+        // Running containers are started and ready as their startup and readiness probes allow (probes.ts), for the
+        // pods that run until deleted; those that run to completion or crash-loop have their own status steps.
         const nowMs = Date.now();
-        const probeTimes = new Map(containerSpecs(pod).map((c) => [String(c.name ?? ''), containerProbeTimes(c, nowMs)]));
+        const probed = probesApply(pod);
+        const probeTimes = new Map(probed ? containerSpecs(pod).map((c) => [String(c.name ?? ''), containerProbeTimes(c, nowMs)]) : []);
         const isReady = (name: string) => running && (probeTimes.get(name)?.readyAt ?? nowMs) <= nowMs;
         const isStarted = (name: string) => running && (probeTimes.get(name)?.startedAt ?? nowMs) <= nowMs;
         const notReady = containers.filter((c) => !isReady(c.name));
@@ -214,6 +221,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
             ...(running ? { containerID: containerID(uid, c.name) } : {}),
           }));
         } else delete status.initContainerStatuses;
+        if (running && probed) containerStarts.set(uid, new Map(containers.map((c) => [c.name, { stamp: now, ms: nowMs }])));
         if (running) {
           // A pod on the host's network has the node's address (kubelet: podIPs are the hostIPs), as the node debugger
           // pod of `kubectl debug node/<node>` and DaemonSets such as node exporters do.
@@ -283,7 +291,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         if (status.phase === 'Running') {
           const started = await startEphemeralContainers(pod, node.name);
           if (started === 'written') return undefined; // the update brings the pod back for its other steps
-          const probed = crashLoops(pod) ? undefined : await applyProbes(pod);
+          const probed = await applyProbes(pod);
           if (probed === 'written') return undefined;
           const next = runsToCompletion(pod) ? await runToCompletion(pod) : crashLoops(pod) ? await crashLoop(pod, node.name) : undefined;
           return soonest(soonest(started, probed), next);
@@ -322,10 +330,16 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
           }
           if (running && status.phase !== 'Running') containerEvents(pod, node.name, eph.started);
         }
-        if (running) return probesDue(pod, Date.now());
+        if (running) return probesDue({ ...pod, status: want }, Date.now());
         if (initFailure) return initFailure.requeueAfterMs === undefined ? undefined : { requeueAfterMs: initFailure.requeueAfterMs };
         return Number.isFinite(remaining) ? { requeueAfterMs: remaining } : undefined;
       };
+
+      /**
+       * Whether the simulated probes decide the pod's readiness: a pod that runs until deleted (not to completion, not
+       * crash-looping: those have their own status steps) with a startup probe or a delayed or failing readiness probe.
+       */
+      const probesApply = (pod: KubeObject): boolean => !runsToCompletion(pod) && !crashLoops(pod) && hasGatingProbes(containerSpecs(pod));
 
       /**
        * When each running container of the pod was started (its status's running.startedAt, read as the latest instant
@@ -333,18 +347,20 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
        */
       const runningProbeTimes = (pod: KubeObject): { name: string; times: ContainerProbeTimes | undefined }[] => {
         const statuses = isPlainObject(pod.status) && Array.isArray(pod.status.containerStatuses) ? pod.status.containerStatuses.filter(isPlainObject) : [];
+        const starts = containerStarts.get(pod.metadata?.uid ?? '');
         return containerSpecs(pod).map((c) => {
           const name = String(c.name ?? '');
           const state = statuses.find((s) => s.name === name)?.state;
           const stamp = isPlainObject(state) && isPlainObject(state.running) && typeof state.running.startedAt === 'string' ? state.running.startedAt : undefined;
-          const since = stamp === undefined ? NaN : Date.parse(stamp) + stampUncertaintyMs(stamp);
+          const known = starts?.get(name);
+          const since = stamp === undefined ? NaN : known?.stamp === stamp ? known.ms : Date.parse(stamp) + stampUncertaintyMs(stamp);
           return { name, times: Number.isFinite(since) ? containerProbeTimes(c, since) : undefined };
         });
       };
 
       /** When the pod's next container is due to start or turn ready by its probes, as a requeue. */
       const probesDue = (pod: KubeObject, now: number): ReconcileResult | undefined => {
-        if (!hasGatingProbes(containerSpecs(pod))) return undefined;
+        if (!probesApply(pod)) return undefined;
         const due = runningProbeTimes(pod)
           .flatMap((c) => (c.times ? [c.times.startedAt, c.times.readyAt] : []))
           .filter((t) => t > now && Number.isFinite(t));
@@ -357,7 +373,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
        * when the next one is due.
        */
       const applyProbes = async (pod: KubeObject): Promise<'written' | ReconcileResult | undefined> => {
-        if (!hasGatingProbes(containerSpecs(pod))) return undefined;
+        if (!probesApply(pod)) return undefined;
         const now = Date.now();
         const status = isPlainObject(pod.status) ? pod.status : {};
         const statuses = Array.isArray(status.containerStatuses) ? status.containerStatuses.filter(isPlainObject) : [];
@@ -366,20 +382,21 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         const nextStatuses = statuses.map((cs) => {
           const t = times.get(String(cs.name ?? ''));
           if (!t) return cs;
-          // Simulated probes never fail after passing: what is started or ready stays so (the stamp's uncertainty must
-          // not take back what the first write gave).
-          const ready = cs.ready === true || t.readyAt <= now;
-          const started = cs.started === true || t.startedAt <= now;
+          const ready = t.readyAt <= now;
+          const started = t.startedAt <= now;
           if (cs.ready === ready && cs.started === started) return cs;
           changed = true;
           return { ...cs, ready, started };
         });
-        if (!changed) return probesDue(pod, now);
+        // The Ready and ContainersReady conditions follow the containers (rebuilt also when only they disagree).
         let conditions: PodCondition[] = podConditions(pod);
         const unready = nextStatuses.filter((cs) => cs.ready !== true).map((cs) => String(cs.name ?? ''));
         for (const type of ['Ready', 'ContainersReady']) {
-          conditions = setPodCondition(conditions, unready.length ? { type, status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` } : { type, status: 'True' }).conditions;
+          const next = setPodCondition(conditions, unready.length ? { type, status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${unready.join(' ')}]` } : { type, status: 'True' });
+          conditions = next.conditions;
+          if (next.changed) changed = true;
         }
+        if (!changed) return probesDue(pod, now);
         try {
           await client.updateStatus(podsGVR, { ...deepCopy(pod), status: { ...status, containerStatuses: nextStatuses, conditions } }, { namespace: pod.metadata?.namespace });
         } catch (err) {
@@ -605,6 +622,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         const uid = pod.metadata?.uid ?? '';
         runner.forget(uid);
         ephemerals.forget(uid);
+        containerStarts.delete(uid);
         enqueue(pod);
       };
       podInformer.addEventHandler({ add: enqueue, update: (_o, n) => enqueue(n), delete: forget });

@@ -111,9 +111,9 @@ export const taintEvictionControllerInstaller: ControllerInstaller = {
           await new Promise((r) => setTimeout(r, 10));
         }
       }
-      // Done, or forgotten after a failure so a later change tries again; unless the pod has a newer eviction by now.
-      const current = evictions.get(podKey);
-      if (current !== undefined && current !== entry) return;
+      // Done, or forgotten after a failure so a later change tries again; unless it was cancelled meanwhile (the pod
+      // gone: a new pod of that name starts afresh) or the pod has a newer eviction by now.
+      if (evictions.get(podKey) !== entry) return;
       if (lastError === undefined) evictions.set(podKey, 'done');
       else {
         evictions.delete(podKey);
