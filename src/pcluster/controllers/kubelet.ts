@@ -90,7 +90,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const containerIDs = new Map<string, string>();
       /**
        * Pod uid → container name → when this kubelet started it: the status's whole-second stamp and the exact time,
-       * so probe delays count from the real start (after a restart of the cluster, from the stamp: probesFrom).
+       * so probe delays count from the real start (after a restart of the cluster, from the stamp: runningProbeTimes).
        */
       const containerStarts = new Map<string, Map<string, { stamp: string; ms: number }>>();
       const timers: NodeJS.Timeout[] = [];
@@ -342,8 +342,9 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
       const probesApply = (pod: KubeObject): boolean => !runsToCompletion(pod) && !crashLoops(pod) && hasGatingProbes(containerSpecs(pod));
 
       /**
-       * When each running container of the pod was started (its status's running.startedAt, read as the latest instant
-       * the whole-second stamp can stand for, so a probe's initial delay is never cut short) and its probe times.
+       * When each running container of the pod was started and its probe times: the exact time this kubelet started it,
+       * or else its status's running.startedAt read as the latest instant the whole-second stamp can stand for, so a
+       * probe's initial delay is never cut short.
        */
       const runningProbeTimes = (pod: KubeObject): { name: string; times: ContainerProbeTimes | undefined }[] => {
         const statuses = isPlainObject(pod.status) && Array.isArray(pod.status.containerStatuses) ? pod.status.containerStatuses.filter(isPlainObject) : [];
