@@ -58,6 +58,9 @@ describe('web console: clusters and placement', { timeout: 300_000 }, () => {
     for (const name of ['pc-a', 'pc-b']) {
       const card = page.getByTestId(`cluster-${name}`);
       await card.waitFor();
+      // The card shows the SyncTarget as it is now: on a loaded machine a heartbeat late beyond the fleet's 3 s
+      // threshold shows Not Ready until the next one lands, so wait for Ready rather than read it once.
+      await page.waitForFunction((id: string) => document.querySelector(`[data-testid="${id}"] [data-testid="ready"]`)?.textContent?.trim() === 'Ready', `cluster-${name}`, { timeout: 30_000, polling: 100 });
       assert.equal(await card.getByTestId('ready').innerText(), 'Ready');
       assert.match(await card.getByTestId('heartbeat').innerText(), /^\d+s ago$/);
       // Two nodes of the pcluster default capacity (4 cpu, 110 pods each).
