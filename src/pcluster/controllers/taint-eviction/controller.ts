@@ -9,7 +9,7 @@
  * The decisions are decisions.ts'; this file keeps the state upstream keeps in memory: each node's NoExecute taints
  * and the evictions waiting for their time (timers), or carried out (so a tolerated pod is not evicted twice).
  */
-import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
+import { type KubeObject, isPlainObject, nowRFC3339 } from '../../../apimachinery/object.js';
 import { StatusError } from '../../../apimachinery/status.js';
 import { formatObjectKey, parseObjectKey } from '../../../client/store.js';
 import { Controller } from '../../../controllers/runtime/controller.js';
@@ -136,7 +136,7 @@ export const taintEvictionControllerInstaller: ControllerInstaller = {
       const message = 'Taint manager: deleting due to NoExecute taint';
       if (!(existing?.status === 'True' && existing.reason === reason && existing.message === message)) {
         // utilpod.PatchPodStatus: a strategic merge patch of status.conditions (merged by type) with the uid as precondition.
-        const condition = { type: 'DisruptionTarget', status: 'True', reason, message, lastTransitionTime: existing?.status === 'True' ? existing.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+        const condition = { type: 'DisruptionTarget', status: 'True', reason, message, lastTransitionTime: existing?.status === 'True' ? existing.lastTransitionTime : nowRFC3339() };
         await client.patch(podsGVR, name, 'strategic', { metadata: { uid: pod.metadata?.uid }, status: { conditions: [condition] } }, { ...scope, subresource: 'status' });
       }
       try {
