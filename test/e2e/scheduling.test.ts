@@ -56,7 +56,7 @@ describe('scheduling: placement, splitting and failover over three simulated clu
   };
   const children = async () => {
     const list = await up.list(deploymentsGVR, { namespace: 'default' });
-    return Object.fromEntries(list.items.filter((d) => d.metadata!.name !== 'web').map((d) => [d.metadata!.name!, (d.spec as { replicas: number }).replicas]));
+    return Object.fromEntries(list.items.filter((d) => d.metadata?.labels?.['scheduling.atrium.io/split-from'] === 'web').map((d) => [d.metadata!.name!, (d.spec as { replicas: number }).replicas]));
   };
   const rootReady = async () => ((await up.get(deploymentsGVR, 'web', { namespace: 'default' })).status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0;
   const targetReady = async (name: string) =>
@@ -118,6 +118,38 @@ describe('scheduling: placement, splitting and failover over three simulated clu
     assert.equal(split['web--pc1']! + split['web--pc2']!, 7);
     const ready = await readyColumn();
     assert.equal(ready['web--pc3'], '2/2');
+  });
+
+  it('leaves pods that run but take longer than the grace to become ready where they are', async () => {
+    // Readiness 10 s after start (initialDelaySeconds), the grace 3 s: the replicas are short past the grace, but
+    // their clusters scheduled them, so nothing moves (moving them restarted them elsewhere, for ever).
+    const slow = web(3);
+    slow.metadata!.name = 'slow';
+    const spec = slow.spec as { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: { containers: Record<string, unknown>[] } } };
+    spec.selector.matchLabels = { app: 'slow' };
+    spec.template.metadata.labels = { app: 'slow' };
+    spec.template.spec.containers[0]!.resources = {};
+    spec.template.spec.containers[0]!.readinessProbe = { httpGet: { path: '/', port: 80 }, initialDelaySeconds: 10 };
+    await up.create(deploymentsGVR, slow, { namespace: 'default' });
+    const slowChildren = async () => (await up.list(deploymentsGVR, { namespace: 'default' }, { labelSelector: 'scheduling.atrium.io/split-from=slow' })).items;
+    const first = await eventually('slow split over the three clusters', async () => {
+      const kids = await slowChildren();
+      return kids.length === 3 && kids.every((k) => (k.spec as { replicas: number }).replicas === 1) && kids;
+    });
+    const uids = new Map(first.map((k) => [k.metadata!.name!, k.metadata!.uid!]));
+    let seen = '';
+    await eventuallyWith({ timeoutMs: 90_000, intervalMs: 500 })('slow 3/3 ready on the children it started on', async () => {
+      const kids = await slowChildren();
+      seen = JSON.stringify(kids.map((k) => [k.metadata!.name, k.metadata!.uid, (k.spec as { replicas: number }).replicas, (k.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0]));
+      for (const k of kids) assert.equal(uids.get(k.metadata!.name!), k.metadata!.uid, `a child of slow was replaced or added: ${seen}`);
+      assert.equal(kids.length, 3, `a child of slow was removed: ${seen}`);
+      const root = await up.get(deploymentsGVR, 'slow', { namespace: 'default' });
+      return ((root.status as { readyReplicas?: number } | undefined)?.readyReplicas ?? 0) === 3;
+    }).catch((e) => {
+      throw new Error(`${(e as Error).message}; last seen: ${seen}\n${logs()}`);
+    });
+    await up.delete(deploymentsGVR, 'slow', { namespace: 'default' });
+    await eventually('slow and its children gone', async () => (await slowChildren()).length === 0);
   });
 
   it('answers kubectl rollout status and kubectl wait on the aggregated root', async () => {

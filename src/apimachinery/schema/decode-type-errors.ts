@@ -8,7 +8,7 @@
  */
 import { isExactQuantity, quantityFormatError } from '../exact-quantity.js';
 import { isPlainObject } from '../object.js';
-import type { FieldType, ScalarType, TypeCatalog } from './types.js';
+import { type FieldType, type ScalarType, type TypeCatalog, fieldsByName } from './types.js';
 import { resolveJSONSchemaUnion } from './unknown-fields.js';
 import { RFC3339, RFC3339_MICRO, goTimeParseError } from './go-time.js';
 
@@ -91,7 +91,7 @@ function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, pat
   const t = catalog.get(resolveJSONSchemaUnion(typeName));
   if (!t || !isPlainObject(value) || resolveJSONSchemaUnion(typeName) !== typeName) return undefined;
   const struct = typeName.slice(typeName.lastIndexOf('.') + 1);
-  const byName = new Map(t.fields.map((f) => [f.name, f]));
+  const byName = fieldsByName(t);
   const keys = mode === 'json' ? Object.keys(value) : t.fields.map((f) => f.name).filter((k) => Object.prototype.hasOwnProperty.call(value, k));
   for (const k of keys) {
     if (root && (k === 'apiVersion' || k === 'kind')) continue;

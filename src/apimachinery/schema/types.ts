@@ -69,3 +69,18 @@ export interface TypeDescriptor {
 
 /** A registry of type descriptors by name. */
 export type TypeCatalog = ReadonlyMap<string, TypeDescriptor>;
+
+const fieldIndexes = new WeakMap<TypeDescriptor, ReadonlyMap<string, FieldDescriptor>>();
+
+/**
+ * A type's fields by name, built once per descriptor: the decoding walks (unknown fields, type errors) look fields up
+ * for every object of every request, and rebuilding the map each time showed in profiles.
+ */
+export function fieldsByName(t: TypeDescriptor): ReadonlyMap<string, FieldDescriptor> {
+  let index = fieldIndexes.get(t);
+  if (!index) {
+    index = new Map(t.fields.map((f) => [f.name, f]));
+    fieldIndexes.set(t, index);
+  }
+  return index;
+}

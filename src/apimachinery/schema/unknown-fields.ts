@@ -1,5 +1,5 @@
 import { isPlainObject } from '../object.js';
-import type { FieldType, TypeCatalog } from './types.js';
+import { type FieldType, type TypeCatalog, fieldsByName } from './types.js';
 
 /**
  * Paths of fields in obj that the type does not declare, as strict decoding reports them (`spec.foo`,
@@ -43,6 +43,8 @@ export function walkUnknownFields(
  * value of such a union is checked as (arrays: per element), or the type name itself for everything else.
  */
 export function resolveJSONSchemaUnion(typeName: string): string {
+  // Only the three union names end so; the suffix test keeps the regular expression off every other type name.
+  if (!typeName.endsWith('Array') && !typeName.endsWith('Bool')) return typeName;
   const m = /^(.*\.JSONSchemaProps)Or(Array|Bool|StringArray)$/.exec(typeName);
   return m ? m[1]! : typeName;
 }
@@ -78,7 +80,7 @@ function walkType(value: unknown, w: Walk, typeName: string, root: boolean): voi
   }
   const t = w.catalog.get(typeName);
   if (!t || !isPlainObject(value)) return;
-  const byName = new Map(t.fields.map((f) => [f.name, f]));
+  const byName = fieldsByName(t);
   for (const [k, v] of Object.entries(value)) {
     if (root && (k === 'apiVersion' || k === 'kind')) continue;
     const f = byName.get(k);

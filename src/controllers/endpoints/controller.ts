@@ -10,12 +10,13 @@
  * serves pods only in some of them (`EndpointsScope`): a workspace with compute lists the pods its clusters run (their
  * mirrors, which carry the pods' IPs and nodes) as one cluster lists its own.
  */
-import { type JsonObject, type KubeObject, deepCopy, jsonEqual } from '../../apimachinery/object.js';
+import { type KubeObject, deepCopy, jsonEqual } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, keyOf, parseObjectKey } from '../../client/store.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import { Controller, type ReconcileResult } from '../runtime/controller.js';
 import { SliceWrites } from './slice-writes.js';
+import { slimPodsInformer } from './slim-pods.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../runtime/context.js';
 import type { Informer } from '../../client/informer.js';
 import {
@@ -64,8 +65,9 @@ export interface EndpointsScope {
    */
   endpointsLabels?: Record<string, string>;
   /**
-   * Whether the pod cache keeps only what endpoints are made of (a control plane caching every cluster's pod mirrors
-   * holds a fraction of each); off by default, where the pod informer is shared with the kubelet and the scheduler.
+   * Whether the pod cache is the slim one (slim-pods.ts: what endpoints are made of; a control plane caching every
+   * cluster's pod mirrors holds a fraction of each); off by default, where the pod informer is shared with the kubelet
+   * and the scheduler.
    */
   slimPods?: boolean;
   /** Whether slices carry their nodes' zones (topology.kubernetes.io/zone), read from a Node informer (default true). */
@@ -82,7 +84,7 @@ const namespaceKey = (o: KubeObject) => `${clusterOf(o)}|${o.metadata?.namespace
 function informersOf(ctx: ControllerContext, scope: EndpointsScope) {
   const selection = scope.cluster ? { cluster: scope.cluster } : {};
   const services = ctx.informers.informerFor<KubeObject>(servicesGVR, selection);
-  const pods = ctx.informers.informerFor<KubeObject>(podsGVR, scope.slimPods ? { ...selection, transform: endpointFields, transformId: 'endpoint-fields' } : selection);
+  const pods = scope.slimPods ? slimPodsInformer(ctx.informers, selection) : ctx.informers.informerFor<KubeObject>(podsGVR, selection);
   services.addIndexer(BY_NAMESPACE, (s) => [namespaceKey(s)]);
   pods.addIndexer(BY_NAMESPACE, (p) => [namespaceKey(p)]);
   return { selection, services, pods };
@@ -93,24 +95,6 @@ export function labelSource(service: KubeObject, scope: EndpointsScope): KubeObj
   const keep = scope.copiesLabel;
   if (!keep || !service.metadata?.labels) return service;
   return { ...service, metadata: { ...service.metadata, labels: Object.fromEntries(Object.entries(service.metadata.labels).filter(([k]) => keep(k))) } };
-}
-
-/**
- * What of a pod its endpoints are made of (decisions.ts): name, namespace, uid, labels, creation and deletion, the
- * logical cluster annotation of a wildcard read; the node, hostname, subdomain and named container ports; the phase,
- * IPs and Ready condition.
- */
-function endpointFields(pod: KubeObject): KubeObject {
-  const m = pod.metadata ?? {};
-  const spec = (pod.spec ?? {}) as JsonObject;
-  const status = (pod.status ?? {}) as JsonObject;
-  const ports = (containers: unknown) => (Array.isArray(containers) ? containers.map((c: JsonObject) => ({ ports: c.ports, restartPolicy: c.restartPolicy })) : undefined);
-  const cluster = m.annotations?.['kcp.io/cluster'];
-  return {
-    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, labels: m.labels, creationTimestamp: m.creationTimestamp, deletionTimestamp: m.deletionTimestamp, ...(cluster ? { annotations: { 'kcp.io/cluster': cluster } } : {}) },
-    spec: { nodeName: spec.nodeName, hostname: spec.hostname, subdomain: spec.subdomain, containers: ports(spec.containers), initContainers: ports(spec.initContainers) },
-    status: { phase: status.phase, podIP: status.podIP, podIPs: status.podIPs, conditions: Array.isArray(status.conditions) ? status.conditions.filter((c: JsonObject) => c.type === 'Ready') : undefined },
-  };
 }
 
 /** Enqueues every Service of a logical cluster (it began or stopped being one the controllers act in). */

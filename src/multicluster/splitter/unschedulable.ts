@@ -1,12 +1,18 @@
 /**
- * Detects a split child whose replicas do not come up on its cluster, so the splitter can move that share elsewhere
- * (splitReplicas' unschedulableReplicas). The syncer syncs up only the child Deployment's status, not its pods, so
- * "Pending Unschedulable downstream" is read from that status: a child on a Ready SyncTarget whose readyReplicas
- * stay below spec.replicas for longer than a grace period, with spec.replicas unchanged meanwhile, has
- * `spec.replicas − readyReplicas` unschedulable replicas. The grace period must exceed the clusters' normal pod start
- * time (image pulls, readiness probes), or slow starts are moved too.
+ * Detects a split child whose replicas cannot be scheduled on its cluster, so the splitter can move that share
+ * elsewhere (splitReplicas' unschedulableReplicas). Two signals, both required: the child Deployment's status, synced
+ * up from the cluster (a child on a Ready SyncTarget whose readyReplicas stay below spec.replicas for longer than a
+ * grace period, with spec.replicas unchanged meanwhile: UnschedulableTracker), and the mirrors of its pods in the
+ * workspace, which say how many of them the cluster's scheduler turned away (PodScheduled False, reason
+ * Unschedulable). The missing replicas count only up to those pods, as Karmada's descheduler counts a member cluster's
+ * unschedulable pods: a pod that runs but is not ready yet (a slow image pull, a readiness probe's initialDelaySeconds)
+ * or never (a crash loop, a failing probe) would not do better elsewhere, and moving it restarted it there, so an app
+ * whose pods take longer than the grace period to become ready moved from cluster to cluster for ever.
  */
+import { findCondition } from '../../apimachinery/conditions.js';
 import type { KubeObject } from '../../apimachinery/object.js';
+import { clusterOf } from '../../client/store.js';
+import { MIRROR_LABEL } from '../api/mirrors.js';
 import { replicasOf } from './children.js';
 
 interface Shortfall {
@@ -56,4 +62,39 @@ export class UnschedulableTracker {
     const keep = new Set([...live].map((c) => c.metadata?.uid ?? `${c.metadata?.namespace}/${c.metadata?.name}`));
     for (const k of this.shortSince.keys()) if (!keep.has(k)) this.shortSince.delete(k);
   }
+}
+
+/** The index of the slim pod cache the splitter reads: the mirrors of pods their cluster could not schedule, by unscheduledKey. */
+export const UNSCHEDULED_BY_CHILD_INDEX = 'splitter/unscheduled-by-child';
+
+/** The key of a split child's unscheduled pods: `<workspace>|<namespace>|<child Deployment>`. */
+export function unscheduledKey(workspace: string, namespace: string, child: string): string {
+  return `${workspace}|${namespace}|${child}`;
+}
+
+/**
+ * The Deployment a pod of one of its ReplicaSets belongs to, by name: the deployment controller names a ReplicaSet
+ * `<deployment>-<pod-template-hash>` and its pods `<replicaset>-<suffix>`, labelled with the hash. Undefined for a pod
+ * without the label or of another shape.
+ */
+export function deploymentOfPod(pod: KubeObject): string | undefined {
+  const hash = pod.metadata?.labels?.['pod-template-hash'];
+  const name = pod.metadata?.name;
+  if (!hash || !name) return undefined;
+  const i = name.lastIndexOf(`-${hash}-`);
+  return i > 0 ? name.slice(0, i) : undefined;
+}
+
+/** Whether the scheduler turned the pod away: not bound to a node, PodScheduled False with reason Unschedulable, not going. */
+export function isUnscheduled(pod: KubeObject): boolean {
+  if (pod.metadata?.deletionTimestamp || (pod.spec as { nodeName?: string } | undefined)?.nodeName) return false;
+  const scheduled = findCondition((pod.status as { conditions?: { type: string; status: string; reason?: string }[] } | undefined)?.conditions, 'PodScheduled');
+  return scheduled?.status === 'False' && scheduled.reason === 'Unschedulable';
+}
+
+/** UNSCHEDULED_BY_CHILD_INDEX's indexer: an unscheduled mirror of a Deployment's pod, under its Deployment's key. */
+export function unscheduledMirrorKeys(pod: KubeObject): string[] {
+  if (pod.metadata?.labels?.[MIRROR_LABEL] === undefined || !isUnscheduled(pod)) return [];
+  const child = deploymentOfPod(pod);
+  return child ? [unscheduledKey(clusterOf(pod), pod.metadata?.namespace ?? '', child)] : [];
 }

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { estimateAvailableReplicas, podRequestsOf } from '../../../src/multicluster/decisions/capacity-estimate.js';
-import { UnschedulableTracker } from '../../../src/multicluster/splitter/unschedulable.js';
+import { UnschedulableTracker, deploymentOfPod, isUnscheduled, unscheduledMirrorKeys } from '../../../src/multicluster/splitter/unschedulable.js';
 import { podRoomOf, requiredResourcesOf } from '../../../src/multicluster/scheduling/controller.js';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
 
@@ -54,6 +54,43 @@ describe('UnschedulableTracker', () => {
     t.observe(child(3, 1), true, 10_000);
     t.retain([]);
     assert.equal(t.observe(child(3, 1), true, 20_000), 0, 'retain dropped it');
+  });
+});
+
+describe('unscheduled pods of a split child', () => {
+  const pod = (name: string, opts: { hash?: string; mirror?: boolean; nodeName?: string; scheduled?: { status: string; reason?: string }; deleting?: boolean } = {}): KubeObject => ({
+    metadata: {
+      name,
+      namespace: 'shop',
+      annotations: { 'kcp.io/cluster': 'root:apps' },
+      labels: { app: 'web', ...(opts.hash ? { 'pod-template-hash': opts.hash } : {}), ...(opts.mirror === false ? {} : { 'scheduling.atrium.io/mirror': 'true' }) },
+      ...(opts.deleting ? { deletionTimestamp: '2026-11-28T00:00:00Z' } : {}),
+    },
+    spec: opts.nodeName ? { nodeName: opts.nodeName } : {},
+    status: { phase: 'Pending', conditions: opts.scheduled ? [{ type: 'PodScheduled', ...opts.scheduled }] : [] },
+  });
+  const turnedAway = { status: 'False', reason: 'Unschedulable' };
+
+  it('names the Deployment of a ReplicaSet pod from its name and pod-template-hash', () => {
+    assert.equal(deploymentOfPod(pod('web--pc-1-6d4b9c7f8-x2k9q', { hash: '6d4b9c7f8' })), 'web--pc-1');
+    assert.equal(deploymentOfPod(pod('a-b-c-5f7-5f7-abcde', { hash: '5f7' })), 'a-b-c-5f7', 'the last occurrence of the hash');
+    assert.equal(deploymentOfPod(pod('web-0')), undefined, 'no pod-template-hash: not a Deployment pod');
+    assert.equal(deploymentOfPod(pod('other-name', { hash: '6d4b9c7f8' })), undefined);
+  });
+
+  it('counts only pods the scheduler turned away, not pods that run unready or are going', () => {
+    assert.equal(isUnscheduled(pod('p', { scheduled: turnedAway })), true);
+    assert.equal(isUnscheduled(pod('p', { scheduled: { status: 'True' }, nodeName: 'n1' })), false, 'scheduled (running, maybe not ready)');
+    assert.equal(isUnscheduled(pod('p')), false, 'not yet looked at by the scheduler');
+    assert.equal(isUnscheduled(pod('p', { scheduled: { status: 'False', reason: 'SchedulingGated' } })), false, 'gated, not turned away');
+    assert.equal(isUnscheduled(pod('p', { scheduled: turnedAway, deleting: true })), false);
+    assert.equal(isUnscheduled(pod('p', { scheduled: turnedAway, nodeName: 'n1' })), false, 'bound since');
+  });
+
+  it('indexes the unscheduled mirrors under their workspace, namespace and child', () => {
+    assert.deepEqual(unscheduledMirrorKeys(pod('web--pc-1-6d4b9c7f8-x2k9q', { hash: '6d4b9c7f8', scheduled: turnedAway })), ['root:apps|shop|web--pc-1']);
+    assert.deepEqual(unscheduledMirrorKeys(pod('web--pc-1-6d4b9c7f8-x2k9q', { hash: '6d4b9c7f8', scheduled: turnedAway, mirror: false })), [], 'a workspace pod of its own');
+    assert.deepEqual(unscheduledMirrorKeys(pod('web--pc-1-6d4b9c7f8-x2k9q', { hash: '6d4b9c7f8', scheduled: { status: 'True' }, nodeName: 'pc-1--n1' })), []);
   });
 });
 
