@@ -301,16 +301,20 @@ export function readinessChecks(o: Manifest, all: Manifest[], nodes: number): Re
     case 'PodDisruptionBudget': {
       const [lo, hi] = expectedPodsRange(all, ns, o.spec?.selector, nodes);
       const want = lo === hi ? `${lo}` : `${lo} to ${hi}`;
+      // The verdict once every expected pod is healthy, as the disruption controller computes it: a budget may allow
+      // nothing even then (minAvailable 67% of 3 pods needs all 3).
+      const allows = (expected: number) => expected - desiredHealthy(o.spec ?? {}, expected) > 0;
       return [{
-        title: `poddisruptionbudget ${ns}/${name}: ${want} expected pods, disruption allowed`,
+        title: `poddisruptionbudget ${ns}/${name}: ${want} expected pods, all healthy, the disruption verdict`,
         object: o,
         ready: (p) => {
           const e = p.status?.expectedPods;
-          return typeof e === 'number' && e >= lo && e <= hi && condition(p, 'DisruptionAllowed')?.status === 'True'
+          const verdict = typeof e === 'number' && allows(e) ? 'True' : 'False';
+          return typeof e === 'number' && e >= lo && e <= hi && p.status?.currentHealthy === e && condition(p, 'DisruptionAllowed')?.status === verdict
             ? true
-            : `expectedPods ${e ?? '<none>'} (want ${want}), currentHealthy ${p.status?.currentHealthy ?? '<none>'}, desiredHealthy ${p.status?.desiredHealthy ?? '<none>'}, DisruptionAllowed ${condition(p, 'DisruptionAllowed')?.status ?? '<none>'}`;
+            : `expectedPods ${e ?? '<none>'} (want ${want}), currentHealthy ${p.status?.currentHealthy ?? '<none>'}, desiredHealthy ${p.status?.desiredHealthy ?? '<none>'}, DisruptionAllowed ${condition(p, 'DisruptionAllowed')?.status ?? '<none>'} (want ${verdict})`;
         },
-        kubectl: ['wait', '--for=condition=DisruptionAllowed', `poddisruptionbudget/${name}`, ...n],
+        kubectl: ['wait', `--for=condition=DisruptionAllowed${allows(lo) || allows(hi) ? '' : '=False'}`, `poddisruptionbudget/${name}`, ...n],
       }];
     }
     case 'HorizontalPodAutoscaler': {
@@ -325,6 +329,17 @@ export function readinessChecks(o: Manifest, all: Manifest[], nodes: number): Re
     default:
       return [];
   }
+}
+
+/**
+ * A budget's desiredHealthy for `expected` pods, as the disruption controller computes it: minAvailable (a percentage
+ * rounded up), else expected minus maxUnavailable (a percentage rounded up), else expected.
+ */
+export function desiredHealthy(spec: { minAvailable?: number | string; maxUnavailable?: number | string }, expected: number): number {
+  const scaled = (v: number | string) => (typeof v === 'number' ? v : Math.ceil((Number.parseInt(v, 10) * expected) / 100));
+  if (spec.minAvailable !== undefined) return scaled(spec.minAvailable);
+  if (spec.maxUnavailable !== undefined) return Math.max(0, expected - scaled(spec.maxUnavailable));
+  return expected;
 }
 
 export function jobComplete(o: Manifest): ReadinessCheck {
