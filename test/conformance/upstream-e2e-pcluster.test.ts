@@ -10,8 +10,9 @@
  * endpoints spec; `[sig-node]`'s RuntimeClass and activeDeadlineSeconds specs, `[sig-network]`'s endpoints
  * mirroring and slices, `[sig-storage]`'s CSIDriver, CSINode, CSIStorageCapacity and VolumeAttachment API specs,
  * `[sig-auth]`'s CSR, ServiceAccount and SubjectReview specs, two of `[sig-cli]`'s kubectl specs and `[sig-node]`'s
- * init container, failing-command, readiness-probe delay, graceful-deletion and NoExecute taint eviction specs. Each
- * must pass.
+ * init container, failing-command, readiness-probe delay, graceful-deletion and NoExecute taint eviction specs, and its
+ * container-output specs (a busybox command's log, the environment from ConfigMaps, Secrets, the downward API and
+ * $(VAR) expansion, printed by `env` or `echo`). Each must pass.
  *
  * Not run here: specs that need real programs in the containers — serving HTTP through pods/proxy (`should serve a
  * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), liveness probes that must fail
@@ -110,6 +111,23 @@ const SPECS = [
   '[sig-node] Kubelet when scheduling a busybox command that always fails in a pod should have an terminated reason [NodeConformance] [Conformance]',
   // A readiness probe's initial delay: the pod turns Ready no sooner than that after its container started.
   '[sig-node] Probing container with readiness probe should not be ready before initial delay and never restart [NodeConformance] [Conformance]',
+  // A container's output when its command prints plainly (runtime/plain-output.ts: echo, env, ... in `sh -c`), with the
+  // environment the kubelet gives it: ConfigMap and Secret keys, the downward API (name, namespace, IPs, uid, limits
+  // and requests, limits defaulting to the node's allocatable) and $(VAR) expansion.
+  '[sig-node] ConfigMap should be consumable via environment variable [NodeConformance] [Conformance]',
+  '[sig-node] ConfigMap should be consumable via the environment [NodeConformance] [Conformance]',
+  "[sig-node] Downward API should provide container's limits.cpu/memory and requests.cpu/memory as env vars [NodeConformance] [Conformance]",
+  '[sig-node] Downward API should provide default limits.cpu/memory from node allocatable [NodeConformance] [Conformance]',
+  '[sig-node] Downward API should provide host IP as an env var [NodeConformance] [Conformance]',
+  '[sig-node] Downward API should provide hostIPs as an env var [NodeConformance] [Conformance]',
+  '[sig-node] Downward API should provide pod UID as env vars [NodeConformance] [Conformance]',
+  '[sig-node] Downward API should provide pod name, namespace and IP address as env vars [NodeConformance] [Conformance]',
+  '[sig-node] Kubelet when scheduling a busybox command in a pod should print the output to logs [NodeConformance] [Conformance]',
+  '[sig-node] Secrets should be consumable from pods in env vars [NodeConformance] [Conformance]',
+  '[sig-node] Secrets should be consumable via the environment [NodeConformance] [Conformance]',
+  '[sig-node] Variable Expansion should allow composing env vars into new env vars [NodeConformance] [Conformance]',
+  "[sig-node] Variable Expansion should allow substituting values in a container's args [NodeConformance] [Conformance]",
+  "[sig-node] Variable Expansion should allow substituting values in a container's command [NodeConformance] [Conformance]",
   // Graceful deletion: a running pod is marked, stopped by the kubelet and deleted with its deletionTimestamp.
   '[sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]',
   // The ServiceAccount admission plugin: the default account, and the kube-api-access token volume unless the pod or

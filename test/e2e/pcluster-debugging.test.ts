@@ -204,6 +204,61 @@ spec:
   });
 });
 
+describe('kubectl logs of a container whose command prints plainly', () => {
+  it('shows what the command printed, and nothing of the simulator: echo and date (the CronJob tutorial), env with the kubelet\'s environment', async () => {
+    await ok(['create', 'configmap', 'plain-settings', '--from-literal=mode=fast']);
+    await ok(['apply', '-f', '-'], {
+      input: `apiVersion: v1
+kind: Pod
+metadata: {name: hello-once}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: hello
+    image: busybox:1.28
+    command: [/bin/sh, -c, date; echo Hello from the Kubernetes cluster]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: env-once}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, env]
+    env:
+    - {name: MY_POD, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+    - {name: MODE, valueFrom: {configMapKeyRef: {name: plain-settings, key: mode}}}
+    - {name: COMPOSED, value: "$(MODE)-$(MY_POD)"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: hello-running}
+spec:
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, "echo 'Hello World' ; sleep 240"]
+`,
+    });
+    await ok(['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/hello-once', 'pod/env-once', '--timeout=30s']);
+    const hello = (await ok(['logs', 'hello-once'])).split('\n');
+    assert.equal(hello.length, 3, hello.join('\n'));
+    assert.match(hello[0]!, /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} \d\d \d\d:\d\d:\d\d UTC \d{4}$/);
+    assert.equal(hello[1], 'Hello from the Kubernetes cluster');
+    assert.equal(hello[2], '');
+    const env = (await ok(['logs', 'env-once'])).split('\n');
+    for (const want of ['MY_POD=env-once', 'MODE=fast', 'COMPOSED=fast-env-once', 'HOSTNAME=env-once']) assert.ok(env.includes(want), `${want} in:\n${env.join('\n')}`);
+    assert.ok(!env.some((l) => l.includes('[atrium-sim]')), env.join('\n'));
+    // Upstream's "should print the output to logs" expects exactly this of a container that keeps running.
+    await ok(['wait', '--for=condition=Ready', 'pod/hello-running', '--timeout=30s']);
+    await new Promise((r) => setTimeout(r, 700)); // beyond two heartbeat intervals: a heartbeat would show
+    assert.equal(await ok(['logs', 'hello-running']), 'Hello World\n');
+    await ok(['delete', 'pod', 'hello-once', 'env-once', 'hello-running', '--wait=false']);
+  });
+});
+
 describe('kubectl exec, attach and cp against atrium pcluster', () => {
   it('runs a command with the container environment and propagates its exit code', async () => {
     const out = await ok(['exec', 'web', '--', 'sh', '-c', 'echo "$GREETING from $MY_POD"; echo oops >&2']);

@@ -19,10 +19,13 @@ export function isLoopback(address: string): boolean {
   return address === 'localhost' || address === '::1' || /^127\./.test(address);
 }
 
+/** The kubelet reads the ConfigMaps and Secrets of a container's environment with its own rights, not the caller's. */
+export function kubeletObjectLookup(host: PluginHost): ObjectLookup {
+  return async (resource, namespace, name) => host.registry.lookup('root', '', 'v1', resource)?.get(systemCtx, namespace, name).catch(() => undefined);
+}
+
 export function debuggingHandlers(host: PluginHost, runtime: ContainerRuntime, bindAddress: string): ConnectHandler[] {
-  // The kubelet reads the ConfigMaps and Secrets of a container's environment with its own rights, not the caller's.
-  const lookup: ObjectLookup = async (resource, namespace, name) =>
-    host.registry.lookup('root', '', 'v1', resource)?.get(systemCtx, namespace, name).catch(() => undefined);
+  const lookup = kubeletObjectLookup(host);
   const remote = [podExecHandler(runtime, lookup), podAttachHandler(runtime)];
   const guarded: ConnectHandler[] = isLoopback(bindAddress)
     ? remote

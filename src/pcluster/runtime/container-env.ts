@@ -2,13 +2,15 @@
  * The environment a simulated container's exec'd commands get, as kubelet builds it (kubelet_pods.go
  * makeEnvironmentVariables) for what the simulation can honour: envFrom (ConfigMaps and Secrets, with prefixes),
  * env with plain values, fieldRef (name, namespace, uid, node, service account, IPs, labels and annotations),
- * configMapKeyRef and secretKeyRef; $(VAR) references to earlier variables are expanded. resourceFieldRef is not
- * simulated. Nothing of the pcluster's own environment leaks in but PATH (the commands are local programs).
+ * configMapKeyRef, secretKeyRef and resourceFieldRef (a container's limits and requests, limits defaulting to its node's
+ * allocatable; a divisor of 0 or none is 1); $(VAR) references to earlier variables are expanded. Nothing of the pcluster's own environment leaks
+ * in but PATH (the commands are local programs).
  */
+import { parseExactQuantity, quantityMilliValue, quantityValue } from '../../apimachinery/exact-quantity.js';
 import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 
-/** Reads a ConfigMap or Secret of the pod's namespace (undefined when there is none). */
-export type ObjectLookup = (resource: 'configmaps' | 'secrets', namespace: string, name: string) => Promise<KubeObject | undefined>;
+/** Reads a ConfigMap or Secret of the pod's namespace, or a Node (namespace ''): undefined when there is none. */
+export type ObjectLookup = (resource: 'configmaps' | 'secrets' | 'nodes', namespace: string, name: string) => Promise<KubeObject | undefined>;
 
 function fieldRefValue(pod: KubeObject, path: string): string {
   const meta = pod.metadata ?? {};
@@ -36,7 +38,8 @@ function fieldRefValue(pod: KubeObject, path: string): string {
   }
 }
 
-const expand = (value: string, env: Record<string, string>): string =>
+/** The kubelet's expansion of $(VAR) references (and `$$` escapes) in env values, command and args. */
+export const expand = (value: string, env: Record<string, string>): string =>
   value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (m, name: string | undefined) => (m === '$$' ? '$' : name !== undefined && name in env ? env[name]! : m));
 
 async function keyOf(lookup: ObjectLookup, resource: 'configmaps' | 'secrets', ns: string, ref: JsonObject): Promise<string | undefined> {
@@ -45,6 +48,39 @@ async function keyOf(lookup: ObjectLookup, resource: 'configmaps' | 'secrets', n
   const v = data[String(ref.key ?? '')];
   if (typeof v !== 'string') return undefined;
   return resource === 'secrets' ? Buffer.from(v, 'base64').toString('utf8') : v;
+}
+
+/**
+ * A resourceFieldRef's value as the kubelet computes it (ExtractResourceValueByContainerNameAndNodeAllocatable): the
+ * container's (or the named container's) limit or request; a limit not set is the node's allocatable; divided by the
+ * divisor and rounded up — CPU in millicores, everything else in units.
+ */
+async function resourceFieldValue(pod: KubeObject, container: JsonObject, ref: JsonObject, lookup: ObjectLookup): Promise<string | undefined> {
+  const spec = isPlainObject(pod.spec) ? pod.spec : {};
+  const containers = [...(Array.isArray(spec.containers) ? spec.containers : []), ...(Array.isArray(spec.initContainers) ? spec.initContainers : [])].filter(isPlainObject);
+  const target = typeof ref.containerName === 'string' && ref.containerName ? containers.find((c) => c.name === ref.containerName) : container;
+  const m = /^(limits|requests)\.(.+)$/.exec(String(ref.resource ?? ''));
+  if (!target || !m) return undefined;
+  const [, kind, resource] = m;
+  const resources = isPlainObject(target.resources) ? target.resources : {};
+  const list = isPlainObject(resources[kind!]) ? (resources[kind!] as JsonObject) : {};
+  let value = list[resource!];
+  if (value === undefined && kind === 'limits' && typeof spec.nodeName === 'string') {
+    const node = await lookup('nodes', '', spec.nodeName);
+    const allocatable = node && isPlainObject(node.status) && isPlainObject(node.status.allocatable) ? node.status.allocatable : {};
+    value = allocatable[resource!];
+  }
+  try {
+    const q = parseExactQuantity(value ?? '0');
+    // Go writes an unset divisor as "0" (a Quantity is never omitted): the kubelet takes zero as 1.
+    const given = parseExactQuantity(ref.divisor ?? '1');
+    const divisor = given.nanos === 0n ? parseExactQuantity('1') : given;
+    const [n, d] = resource === 'cpu' ? [quantityMilliValue(q), quantityMilliValue(divisor)] : [quantityValue(q), quantityValue(divisor)];
+    if (d <= 0n) return undefined;
+    return String(n <= 0n ? 0n : (n + d - 1n) / d);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function containerEnvironment(pod: KubeObject, container: JsonObject, lookup: ObjectLookup): Promise<Record<string, string>> {
@@ -75,6 +111,9 @@ export async function containerEnvironment(pod: KubeObject, container: JsonObjec
       if (v !== undefined) env[name] = v;
     } else if (isPlainObject(from.secretKeyRef)) {
       const v = await keyOf(lookup, 'secrets', ns, from.secretKeyRef);
+      if (v !== undefined) env[name] = v;
+    } else if (isPlainObject(from.resourceFieldRef)) {
+      const v = await resourceFieldValue(pod, container, from.resourceFieldRef, lookup);
       if (v !== undefined) env[name] = v;
     }
   }

@@ -13,6 +13,8 @@ import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import { ContainerLog } from './container-log.js';
+import { type ObjectLookup, containerEnvironment, expand } from './container-env.js';
+import { hasPlainOutput, plainOutput } from './plain-output.js';
 import { startResponder, type RunningResponder } from './http-responder.js';
 
 export interface ContainerRuntimeOptions {
@@ -21,6 +23,11 @@ export interface ContainerRuntimeOptions {
   rootDir: string;
   /** How often running containers write their periodic lines (default 5000 ms). */
   logIntervalMs?: number;
+  /**
+   * Reads the pod's ConfigMaps and Secrets: with it, a container whose command's output is plain (plain-output.ts:
+   * `echo`, `env`, `date`, ... as a `sh -c` script) logs that output instead of the simulator's lines.
+   */
+  lookup?: ObjectLookup;
 }
 
 /** One run of a container (a restart makes a new one). */
@@ -31,6 +38,10 @@ export interface ContainerInstance {
   running: boolean;
   /** The probes it declares, described ("readiness probe httpGet :8080/healthz"): a line each per heartbeat. */
   probes: string[];
+  /** Its log is its command's own output (plain-output.ts): no simulator lines. */
+  quiet?: boolean;
+  /** While the output of a plain command is being worked out (its environment read): what terminate() waits for. */
+  starting?: Promise<void>;
 }
 
 interface ContainerSlot {
@@ -98,6 +109,11 @@ export class ContainerRuntime {
 
   constructor(private readonly opts: ContainerRuntimeOptions) {
     this.logIntervalMs = opts.logIntervalMs ?? 5000;
+  }
+
+  /** Sets how the runtime reads the pod's ConfigMaps and Secrets (ContainerRuntimeOptions.lookup), once the API serves. */
+  useObjectLookup(lookup: ObjectLookup): void {
+    this.opts.lookup = lookup;
   }
 
   /** Brings the simulation in line with a pod's status (called for every add and update the pod informer sees). */
@@ -211,10 +227,33 @@ export class ContainerRuntime {
 
   private start(pod: KubeObject, sim: SimulatedPod, spec: JsonObject, restartCount: number): ContainerInstance {
     const instance: ContainerInstance = { name: String(spec.name), restartCount, log: new ContainerLog(), running: true, probes: probeDescriptions(spec) };
+    const words = [...(Array.isArray(spec.command) ? spec.command : []), ...(Array.isArray(spec.args) ? spec.args : [])].map(String);
+    // A command whose output is plain logs only that output, as a real container's log holds only what it printed;
+    // its environment (ConfigMaps, Secrets, the downward API) is read first. Any other keeps the simulator's lines.
+    const lookup = this.opts.lookup;
+    if (lookup && hasPlainOutput(words.map((w) => w.replace(/\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, 'x')))) {
+      instance.quiet = true;
+      instance.starting = (async () => {
+        const env = await containerEnvironment(pod, spec, lookup).catch(() => undefined);
+        const lines = env && plainOutput(words.map((w) => expand(w, env)), env);
+        if (lines) for (const line of lines) instance.log.append(line);
+        else {
+          instance.quiet = false;
+          this.simulatorStartLines(pod, sim, spec, instance);
+        }
+      })();
+      return instance;
+    }
+    this.simulatorStartLines(pod, sim, spec, instance);
+    return instance;
+  }
+
+  /** The simulator's own lines at a container's start: what it runs, where, its ports and probes. */
+  private simulatorStartLines(pod: KubeObject, sim: SimulatedPod, spec: JsonObject, instance: ContainerInstance): void {
     const node = isPlainObject(pod.spec) ? String(pod.spec.nodeName ?? '') : '';
     const log = (line: string) => instance.log.append(line);
     log(`[atrium-sim] starting container ${instance.name} (image ${String(spec.image ?? '')}) of pod ${sim.namespace}/${sim.name} on node ${node} in cluster ${this.opts.clusterName}`);
-    if (restartCount > 0) log(`[atrium-sim] restart #${restartCount}`);
+    if (instance.restartCount > 0) log(`[atrium-sim] restart #${instance.restartCount}`);
     for (const port of declaredPorts(spec)) log(`[atrium-sim] listening on port ${port}/TCP (simulated HTTP responder)`);
     for (const probe of instance.probes) log(`[atrium-sim] ${probe}: started`);
     // An ephemeral container is never ready (the kubelet does not probe it); it names the container whose processes
@@ -222,14 +261,18 @@ export class ContainerRuntime {
     if (ephemeralContainersOf(pod).some((c) => c.name === instance.name)) {
       log(`[atrium-sim] ephemeral container${typeof spec.targetContainerName === 'string' && spec.targetContainerName ? ` targeting container ${spec.targetContainerName}` : ''}: running`);
     } else log('[atrium-sim] ready');
-    return instance;
   }
 
   private terminate(instance: ContainerInstance, exitCode: number, reason: string): void {
     if (!instance.running) return;
     instance.running = false;
-    instance.log.append(`[atrium-sim] container ${instance.name} exited with code ${exitCode} (${reason})`);
-    instance.log.end();
+    const finish = () => {
+      if (!instance.quiet) instance.log.append(`[atrium-sim] container ${instance.name} exited with code ${exitCode} (${reason})`);
+      instance.log.end();
+    };
+    // A plain command's output is written before its log ends.
+    if (instance.starting) void instance.starting.then(finish);
+    else finish();
   }
 
   /** The periodic lines of every running container: a heartbeat and one line per declared probe. */
@@ -237,7 +280,7 @@ export class ContainerRuntime {
     sim.beats++;
     for (const slot of sim.containers.values()) {
       const c = slot.current;
-      if (!c?.running) continue;
+      if (!c?.running || c.quiet) continue;
       c.log.append(`[atrium-sim] heartbeat ${sim.beats}: ${c.name} is running`);
       for (const probe of c.probes) c.log.append(`[atrium-sim] ${probe}: succeeded`);
     }
@@ -245,7 +288,10 @@ export class ContainerRuntime {
 
   private openPort(sim: SimulatedPod, container: string, port: number): void {
     if (sim.ports.has(port)) return;
-    const log = (line: string) => sim.containers.get(container)?.current?.log.append(line);
+    const log = (line: string) => {
+      const c = sim.containers.get(container)?.current;
+      if (c && !c.quiet) c.log.append(line);
+    };
     sim.ports.set(
       port,
       startResponder({ cluster: this.opts.clusterName, namespace: sim.namespace, pod: sim.name, container, port }, log).catch(() => undefined),
