@@ -12,7 +12,8 @@
  * `[sig-auth]`'s CSR, ServiceAccount and SubjectReview specs, two of `[sig-cli]`'s kubectl specs and `[sig-node]`'s
  * init container, failing-command, readiness-probe delay, graceful-deletion and NoExecute taint eviction specs, and its
  * container-output specs (a busybox command's log, the environment from ConfigMaps, Secrets, the downward API and
- * $(VAR) expansion, printed by `env` or `echo`). Each must pass.
+ * $(VAR) expansion, printed by `env` or `echo`), and `[sig-storage]`'s volume specs (ConfigMap, Secret, downward API,
+ * projected and emptyDir volumes as agnhost's mounttest, `cat` and `hexdump` see them). Each must pass.
  *
  * Not run here: specs that need real programs in the containers — serving HTTP through pods/proxy (`should serve a
  * basic image ...`), a readiness probe broken by `exec` (StatefulSet rollback), liveness probes that must fail
@@ -128,6 +129,34 @@ const SPECS = [
   '[sig-node] Variable Expansion should allow composing env vars into new env vars [NodeConformance] [Conformance]',
   "[sig-node] Variable Expansion should allow substituting values in a container's args [NodeConformance] [Conformance]",
   "[sig-node] Variable Expansion should allow substituting values in a container's command [NodeConformance] [Conformance]",
+  // What a container sees in its volumes, as agnhost's mounttest, `cat` and `hexdump -C` print it (runtime/volume-view.ts,
+  // mounttest.ts): ConfigMap, Secret, downward API and projected files with their modes and owners, read again as they
+  // change; emptyDir permissions and medium. A sample of the 73 of 74 such specs that pass by hand (the one that does
+  // not writes its file with a shell redirection and reads it with exec).
+  '[sig-storage] ConfigMap should be consumable from pods in volume [NodeConformance] [Conformance]',
+  '[sig-storage] ConfigMap should be consumable from pods in volume with defaultMode set [LinuxOnly] [NodeConformance] [Conformance]',
+  '[sig-storage] ConfigMap should be consumable from pods in volume with mappings and Item mode set [LinuxOnly] [NodeConformance] [Conformance]',
+  '[sig-storage] ConfigMap should be consumable from pods in volume as non-root [NodeConformance] [Conformance]',
+  '[sig-storage] ConfigMap updates should be reflected in volume [NodeConformance] [Conformance]',
+  '[sig-storage] ConfigMap optional updates should be reflected in volume [NodeConformance] [Conformance]',
+  '[sig-storage] ConfigMap binary data should be reflected in volume [NodeConformance] [Conformance]',
+  '[sig-storage] Secrets should be consumable from pods in volume [NodeConformance] [Conformance]',
+  '[sig-storage] Secrets should be consumable from pods in volume with defaultMode set [LinuxOnly] [NodeConformance] [Conformance]',
+  '[sig-storage] Secrets should be consumable from pods in volume with mappings [NodeConformance] [Conformance]',
+  '[sig-storage] Secrets optional updates should be reflected in volume [NodeConformance] [Conformance]',
+  '[sig-storage] Downward API volume should provide podname only [NodeConformance] [Conformance]',
+  "[sig-storage] Downward API volume should provide container's cpu limit [NodeConformance] [Conformance]",
+  "[sig-storage] Downward API volume should provide container's memory request [NodeConformance] [Conformance]",
+  '[sig-storage] Downward API volume should provide node allocatable (memory) as default memory limit if the limit is not set [NodeConformance] [Conformance]',
+  '[sig-storage] Downward API volume should set DefaultMode on files [LinuxOnly] [NodeConformance] [Conformance]',
+  '[sig-storage] Downward API volume should update labels on modification [NodeConformance] [Conformance]',
+  '[sig-storage] Projected configMap should be consumable from pods in volume [NodeConformance] [Conformance]',
+  '[sig-storage] Projected secret should be consumable from pods in volume [NodeConformance] [Conformance]',
+  '[sig-storage] Projected downwardAPI should provide podname only [NodeConformance] [Conformance]',
+  '[sig-storage] Projected combined should project all components that make up the projection API [Projection] [NodeConformance] [Conformance]',
+  '[sig-storage] EmptyDir volumes should support (root,0644,tmpfs) [LinuxOnly] [NodeConformance] [Conformance]',
+  '[sig-storage] EmptyDir volumes should support (non-root,0777,default) [LinuxOnly] [NodeConformance] [Conformance]',
+  '[sig-storage] EmptyDir volumes volume on tmpfs should have the correct mode [LinuxOnly] [NodeConformance] [Conformance]',
   // Graceful deletion: a running pod is marked, stopped by the kubelet and deleted with its deletionTimestamp.
   '[sig-node] Pods should be submitted and removed [NodeConformance] [Conformance]',
   // The ServiceAccount admission plugin: the default account, and the kube-api-access token volume unless the pod or

@@ -245,7 +245,7 @@ spec:
     await ok(['wait', '--for=jsonpath={.status.phase}=Succeeded', 'pod/hello-once', 'pod/env-once', '--timeout=30s']);
     const hello = (await ok(['logs', 'hello-once'])).split('\n');
     assert.equal(hello.length, 3, hello.join('\n'));
-    assert.match(hello[0]!, /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} \d\d \d\d:\d\d:\d\d UTC \d{4}$/);
+    assert.match(hello[0]!, /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d UTC \d{4}$/);
     assert.equal(hello[1], 'Hello from the Kubernetes cluster');
     assert.equal(hello[2], '');
     const env = (await ok(['logs', 'env-once'])).split('\n');

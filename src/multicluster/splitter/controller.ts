@@ -65,7 +65,7 @@ import { assignedKeys } from '../scheduling/namespace-assignment.js';
 import { SYNC_TARGETS_BY_KEY_INDEX, syncTargetKeyIndexer } from '../scheduling/consumer-clusters.js';
 import { deploymentsGVR, SPLIT_CHILDREN_ANNOTATION, SPLIT_FROM_LABEL, SPLIT_NAMESPACE_ANNOTATION, splitFromValue } from '../scheduling/types.js';
 import { clusterStatuses, desiredChild, isSplitRoot, replicasOf, updatedChild } from './children.js';
-import { UNSCHEDULED_BY_CHILD_INDEX, UnschedulableTracker, unscheduledKey, unscheduledMirrorKeys } from './unschedulable.js';
+import { MIRRORS_BY_PLACE_INDEX, UnschedulableTracker, mirrorPlaceKeys, mirrorsKey, unschedulableReplicas } from './unschedulable.js';
 import { slimPodsInformer } from '../../controllers/endpoints/slim-pods.js';
 import { childrenOnTarget, namespaceTargets, unreleasableSyncerFinalizers, workspacesUsing, type ResolvedTarget, type TargetLookup } from './targets.js';
 
@@ -123,9 +123,9 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
       // The slim cache of every workspace's pods (shared with the workspace endpoints controllers): the mirrors of a
       // child's pods say how many of them its cluster could not schedule (unschedulable.ts).
       const pods = slimPodsInformer(ctx.informers, { cluster: '*' });
-      pods.addIndexer(UNSCHEDULED_BY_CHILD_INDEX, unscheduledMirrorKeys);
-      const unscheduledPods = (cluster: string, child: KubeObject) =>
-        pods.hasSynced() ? pods.lister.byIndex(UNSCHEDULED_BY_CHILD_INDEX, unscheduledKey(cluster, child.metadata?.namespace ?? '', child.metadata?.name ?? '')).length : 0;
+      pods.addIndexer(MIRRORS_BY_PLACE_INDEX, mirrorPlaceKeys);
+      const podMirrors = (cluster: string, namespace: string, syncTarget: string) =>
+        pods.hasSynced() ? pods.lister.byIndex(MIRRORS_BY_PLACE_INDEX, mirrorsKey(cluster, namespace, syncTarget)) : [];
       const trackerOf = (cluster: string) => {
         let t = trackers.get(cluster);
         if (!t) trackers.set(cluster, (t = new UnschedulableTracker(opts.unschedulableGraceMs ?? 30_000)));
@@ -137,7 +137,7 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
         const t = targets.lister.byIndex(SYNC_TARGETS_BY_KEY_INDEX, key)[0] as (SyncTarget & SyncTargetLike) | undefined;
         return t && { cluster: clusterOf(t), key, target: t };
       };
-      const env: SplitterEnv = { ctx, opts, targets, namespaces, locations, lookup, watched, trackerOf, unscheduledPods, watchDeployments: (c) => watchDeployments(c), unwatchDeployments: (c) => unwatchDeployments(c), enqueueRoot: (c, group) => controller.enqueue(`${c}|${group}`) };
+      const env: SplitterEnv = { ctx, opts, targets, namespaces, locations, lookup, watched, trackerOf, podMirrors, watchDeployments: (c) => watchDeployments(c), unwatchDeployments: (c) => unwatchDeployments(c), enqueueRoot: (c, group) => controller.enqueue(`${c}|${group}`) };
       const controller = new Controller({
         name: 'deployment-splitter',
         workers: ROOT_WORKERS,
@@ -211,8 +211,8 @@ interface SplitterEnv {
   lookup: TargetLookup;
   watched: ReadonlyMap<string, Informer<KubeObject>>;
   trackerOf(cluster: string): UnschedulableTracker;
-  /** How many of a child's pods its cluster could not schedule, by their mirrors in the workspace. */
-  unscheduledPods(cluster: string, child: KubeObject): number;
+  /** The pod mirrors a workspace's namespace holds of one SyncTarget's cluster (empty until the cache has synced). */
+  podMirrors(cluster: string, namespace: string, syncTarget: string): KubeObject[];
   watchDeployments(cluster: string): Informer<KubeObject>;
   unwatchDeployments(cluster: string): Promise<void>;
   /** Queues the root key of `group` (`<namespace>/<split-from value>`) in `cluster`. */
@@ -330,7 +330,7 @@ async function reconcileGroup(env: SplitterEnv, cluster: string, group: string):
     labelsOf: (t) => byName.get(t)?.target.metadata?.labels ?? {},
     location: location && !location.metadata?.deletionTimestamp ? { instanceSelector: (location.spec as { instanceSelector?: LabelSelectorSpec | null } | undefined)?.instanceSelector } : undefined,
   });
-  await reconcileRoot(ctx, env.opts, cluster, root, kids, occupants, pinned.targets, byName, lookup, env.trackerOf(cluster), (kid) => env.unscheduledPods(cluster, kid), ensureMarked, pinned.unhonoured);
+  await reconcileRoot(ctx, env.opts, cluster, root, kids, occupants, pinned.targets, byName, lookup, env.trackerOf(cluster), (ns, target) => env.podMirrors(cluster, ns, target), ensureMarked, pinned.unhonoured);
 }
 
 /** What a split child occupies on its target. */
@@ -368,7 +368,7 @@ async function reconcileRoot(
   targets: Map<string, ResolvedTarget>,
   lookup: TargetLookup,
   tracker: UnschedulableTracker,
-  unscheduledPods: (child: KubeObject) => number,
+  podMirrors: (namespace: string, syncTarget: string) => KubeObject[],
   ensureMarked: (namespace: string) => Promise<void>,
   unhonouredPin?: string,
 ): Promise<void> {
@@ -384,7 +384,7 @@ async function reconcileRoot(
   const total = replicasOf(root);
   const split = splitReplicas({
     replicas: total,
-    targets: assigned.map((name) => splitTarget(name, root, kids, occupants(name), targets.get(name)!.target, current[name] ?? 0, tracker, unscheduledPods)),
+    targets: assigned.map((name) => splitTarget(name, root, kids, occupants(name), targets.get(name)!.target, current[name] ?? 0, tracker, podMirrors)),
     current: kids.length > 0 ? current : undefined,
     // Ties by the root's uid: 1-replica Deployments spread over the clusters instead of all going to the first.
     tieBreak: root.metadata?.uid,
@@ -522,14 +522,16 @@ function splitTarget(
   target: SyncTarget & SyncTargetLike,
   held: number,
   tracker: UnschedulableTracker,
-  unscheduledPods: (child: KubeObject) => number,
+  podMirrors: (namespace: string, syncTarget: string) => KubeObject[],
 ): SplitTarget {
   const out: SplitTarget = { name, weight: staticWeightOf(target) };
   const fit = estimateAvailableReplicas(target.status?.allocatable, podRequestsOf((root.spec as { template?: unknown } | undefined)?.template), others);
   if (fit !== undefined) out.availableReplicas = Math.max(0, fit - held);
   const kid = kids.find((k) => k.metadata?.labels?.[CLUSTER_LABEL] === name);
-  // Replicas short past the grace period count only as far as the cluster turned their pods away (unschedulable.ts).
-  const stuck = kid ? Math.min(tracker.observe(kid, isReady(target), Date.now()), unscheduledPods(kid)) : 0;
+  // Replicas short past the grace period count only as far as the cluster turned their pods away or never made them
+  // (unschedulable.ts).
+  const short = kid ? tracker.observe(kid, isReady(target), Date.now()) : 0;
+  const stuck = kid && short > 0 ? unschedulableReplicas(kid, short, podMirrors(kid.metadata?.namespace ?? '', name)) : 0;
   if (stuck > 0) out.unschedulableReplicas = stuck;
   return out;
 }

@@ -1,18 +1,20 @@
 /**
  * Detects a split child whose replicas cannot be scheduled on its cluster, so the splitter can move that share
- * elsewhere (splitReplicas' unschedulableReplicas). Two signals, both required: the child Deployment's status, synced
- * up from the cluster (a child on a Ready SyncTarget whose readyReplicas stay below spec.replicas for longer than a
- * grace period, with spec.replicas unchanged meanwhile: UnschedulableTracker), and the mirrors of its pods in the
- * workspace, which say how many of them the cluster's scheduler turned away (PodScheduled False, reason
- * Unschedulable). The missing replicas count only up to those pods, as Karmada's descheduler counts a member cluster's
- * unschedulable pods: a pod that runs but is not ready yet (a slow image pull, a readiness probe's initialDelaySeconds)
- * or never (a crash loop, a failing probe) would not do better elsewhere, and moving it restarted it there, so an app
- * whose pods take longer than the grace period to become ready moved from cluster to cluster for ever.
+ * elsewhere (splitReplicas' unschedulableReplicas). Two signals: the child Deployment's status, synced up from the
+ * cluster (a child on a Ready SyncTarget whose readyReplicas stay below spec.replicas for longer than a grace period,
+ * with spec.replicas unchanged meanwhile: UnschedulableTracker), and the mirrors of its pods in the workspace, which
+ * say how many of them the cluster's scheduler turned away (PodScheduled False, reason Unschedulable) and how many it
+ * never made (unschedulableReplicas). The missing replicas count only up to those, as Karmada's descheduler counts a
+ * member cluster's unschedulable pods: a pod that runs but is not ready yet (a slow image pull, a readiness probe's
+ * initialDelaySeconds) or never (a crash loop, a failing probe) would not do better elsewhere, and moving it restarted
+ * it there, so an app whose pods took longer than the grace period to become ready moved from cluster to cluster for
+ * ever. Mirrors are matched by the child's selector, not by name (a long child name is cut in its pods' names).
  */
 import { findCondition } from '../../apimachinery/conditions.js';
 import type { KubeObject } from '../../apimachinery/object.js';
+import { fromLabelSelector, type LabelSelectorSpec } from '../../apimachinery/labels/selector.js';
 import { clusterOf } from '../../client/store.js';
-import { MIRROR_LABEL } from '../api/mirrors.js';
+import { MIRROR_CLUSTER_LABEL, MIRROR_LABEL } from '../api/mirrors.js';
 import { replicasOf } from './children.js';
 
 interface Shortfall {
@@ -64,25 +66,20 @@ export class UnschedulableTracker {
   }
 }
 
-/** The index of the slim pod cache the splitter reads: the mirrors of pods their cluster could not schedule, by unscheduledKey. */
-export const UNSCHEDULED_BY_CHILD_INDEX = 'splitter/unscheduled-by-child';
+/** The index of the slim pod cache the splitter reads: the pod mirrors of each cluster, by mirrorsKey. */
+export const MIRRORS_BY_PLACE_INDEX = 'splitter/mirrors-by-place';
 
-/** The key of a split child's unscheduled pods: `<workspace>|<namespace>|<child Deployment>`. */
-export function unscheduledKey(workspace: string, namespace: string, child: string): string {
-  return `${workspace}|${namespace}|${child}`;
+/** The key of the pod mirrors a workspace namespace holds of one cluster: `<workspace>|<namespace>|<SyncTarget>`. */
+export function mirrorsKey(workspace: string, namespace: string, syncTarget: string): string {
+  return `${workspace}|${namespace}|${syncTarget}`;
 }
 
-/**
- * The Deployment a pod of one of its ReplicaSets belongs to, by name: the deployment controller names a ReplicaSet
- * `<deployment>-<pod-template-hash>` and its pods `<replicaset>-<suffix>`, labelled with the hash. Undefined for a pod
- * without the label or of another shape.
- */
-export function deploymentOfPod(pod: KubeObject): string | undefined {
-  const hash = pod.metadata?.labels?.['pod-template-hash'];
-  const name = pod.metadata?.name;
-  if (!hash || !name) return undefined;
-  const i = name.lastIndexOf(`-${hash}-`);
-  return i > 0 ? name.slice(0, i) : undefined;
+/** MIRRORS_BY_PLACE_INDEX's indexer: a pod mirror, under its workspace, namespace and cluster. */
+export function mirrorPlaceKeys(pod: KubeObject): string[] {
+  const labels = pod.metadata?.labels;
+  const cluster = labels?.[MIRROR_CLUSTER_LABEL];
+  if (labels?.[MIRROR_LABEL] === undefined || !cluster) return [];
+  return [mirrorsKey(clusterOf(pod), pod.metadata?.namespace ?? '', cluster)];
 }
 
 /** Whether the scheduler turned the pod away: not bound to a node, PodScheduled False with reason Unschedulable, not going. */
@@ -92,9 +89,28 @@ export function isUnscheduled(pod: KubeObject): boolean {
   return scheduled?.status === 'False' && scheduled.reason === 'Unschedulable';
 }
 
-/** UNSCHEDULED_BY_CHILD_INDEX's indexer: an unscheduled mirror of a Deployment's pod, under its Deployment's key. */
-export function unscheduledMirrorKeys(pod: KubeObject): string[] {
-  if (pod.metadata?.labels?.[MIRROR_LABEL] === undefined || !isUnscheduled(pod)) return [];
-  const child = deploymentOfPod(pod);
-  return child ? [unscheduledKey(clusterOf(pod), pod.metadata?.namespace ?? '', child)] : [];
+/**
+ * How many of a child's `short` replicas (short past the grace period) count as unschedulable, given the pod mirrors
+ * its cluster has in the child's namespace: those its selector picks that the scheduler turned away, plus the pods the
+ * cluster never made (spec.replicas beyond the mirrors: a quota or an admission refusal). With no mirror of the child
+ * at all (its SyncTarget does not sync pods up, or they are not mirrored yet) nothing tells a slow start from a stuck
+ * one, and the shortfall counts whole, as before the mirrors were read.
+ */
+export function unschedulableReplicas(child: KubeObject, short: number, mirrors: readonly KubeObject[]): number {
+  if (short <= 0) return 0;
+  let selector;
+  try {
+    selector = fromLabelSelector((child.spec as { selector?: LabelSelectorSpec } | undefined)?.selector);
+  } catch {
+    return short;
+  }
+  let pods = 0;
+  let unscheduled = 0;
+  for (const m of mirrors) {
+    if (m.metadata?.deletionTimestamp || !selector.matches(m.metadata?.labels ?? {})) continue;
+    pods++;
+    if (isUnscheduled(m)) unscheduled++;
+  }
+  if (pods === 0) return short;
+  return Math.min(short, unscheduled + Math.max(0, replicasOf(child) - pods));
 }

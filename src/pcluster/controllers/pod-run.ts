@@ -7,7 +7,8 @@
  * - `sim.atrium.io/exit-code: "1"` — the containers' exit code (default 0).
  *
  * Without them, a first container whose command is plainly `sleep N`, `exit N` (directly or through `sh -c`) or
- * `true`/`false` runs N seconds or exits with N (0, 1), as e2e suites' and examples' pods say, and one running the
+ * `true`/`false` runs N seconds or exits with N (0, 1), as e2e suites' and examples' pods say (agnhost's mounttest
+ * reading a file in a loop, its retry time), and one running the
  * pause image as it is (no command or args: its entrypoint waits for a signal, as upstream's e2e Jobs that must not
  * finish use it) never exits; any other command runs the defaults. Init containers: init-containers.ts.
  *
@@ -26,6 +27,7 @@
 import { createHash } from 'node:crypto';
 import { type JsonObject, type KubeObject, formatRFC3339, isPlainObject } from '../../apimachinery/object.js';
 import { type PodCondition, podConditions, setPodCondition } from './pod-conditions.js';
+import { mounttestFlags, mounttestLoop } from '../runtime/mounttest.js';
 
 export const runSecondsAnnotation = 'sim.atrium.io/run-seconds';
 export const exitCodeAnnotation = 'sim.atrium.io/exit-code';
@@ -52,6 +54,10 @@ function plainCommand(pod: KubeObject): { sleepSeconds?: number; exitCode?: numb
  * anything else is left to the annotations and the defaults.
  */
 export function containerCommandRun(c: JsonObject): { sleepSeconds?: number; exitCode?: number } {
+  // agnhost's mounttest reading a file in a loop runs for its retry time (runtime/mounttest.ts).
+  const mounttest = mounttestFlags(c);
+  const loop = mounttest && mounttestLoop(mounttest);
+  if (loop) return { sleepSeconds: loop.retrySeconds, exitCode: 0 };
   const words = [...(Array.isArray(c.command) ? c.command : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
   if (words.length === 0 && typeof c.image === 'string' && isPauseImage(c.image)) return { sleepSeconds: Number.POSITIVE_INFINITY, exitCode: 0 };
   let script = words;

@@ -55,7 +55,7 @@ async function keyOf(lookup: ObjectLookup, resource: 'configmaps' | 'secrets', n
  * container's (or the named container's) limit or request; a limit not set is the node's allocatable; divided by the
  * divisor and rounded up — CPU in millicores, everything else in units.
  */
-async function resourceFieldValue(pod: KubeObject, container: JsonObject, ref: JsonObject, lookup: ObjectLookup): Promise<string | undefined> {
+export async function resourceFieldValue(pod: KubeObject, container: JsonObject, ref: JsonObject, lookup: ObjectLookup): Promise<string | undefined> {
   const spec = isPlainObject(pod.spec) ? pod.spec : {};
   const containers = [...(Array.isArray(spec.containers) ? spec.containers : []), ...(Array.isArray(spec.initContainers) ? spec.initContainers : [])].filter(isPlainObject);
   const target = typeof ref.containerName === 'string' && ref.containerName ? containers.find((c) => c.name === ref.containerName) : container;
@@ -65,7 +65,15 @@ async function resourceFieldValue(pod: KubeObject, container: JsonObject, ref: J
   const resources = isPlainObject(target.resources) ? target.resources : {};
   const list = isPlainObject(resources[kind!]) ? (resources[kind!] as JsonObject) : {};
   let value = list[resource!];
-  if (value === undefined && kind === 'limits' && typeof spec.nodeName === 'string') {
+  // MergeContainerResourceLimits: a missing or zero limit of cpu, memory or ephemeral storage is the node's allocatable.
+  const zero = (() => {
+    try {
+      return value !== undefined && parseExactQuantity(value).nanos === 0n;
+    } catch {
+      return false;
+    }
+  })();
+  if ((value === undefined || zero) && kind === 'limits' && ['cpu', 'memory', 'ephemeral-storage'].includes(resource!) && typeof spec.nodeName === 'string') {
     const node = await lookup('nodes', '', spec.nodeName);
     const allocatable = node && isPlainObject(node.status) && isPlainObject(node.status.allocatable) ? node.status.allocatable : {};
     value = allocatable[resource!];

@@ -14,7 +14,9 @@ import { join } from 'node:path';
 import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import { ContainerLog } from './container-log.js';
 import { type ObjectLookup, containerEnvironment, expand } from './container-env.js';
+import { mounttestFlags, mounttestLoop, mounttestLoopStep, runMounttest } from './mounttest.js';
 import { hasPlainOutput, plainOutput } from './plain-output.js';
+import { volumeView } from './volume-view.js';
 import { startResponder, type RunningResponder } from './http-responder.js';
 
 export interface ContainerRuntimeOptions {
@@ -42,6 +44,8 @@ export interface ContainerInstance {
   quiet?: boolean;
   /** While the output of a plain command is being worked out (its environment read): what terminate() waits for. */
   starting?: Promise<void>;
+  /** A program's later output (mounttest's loop): stopped when the instance ends. */
+  loop?: NodeJS.Timeout;
 }
 
 interface ContainerSlot {
@@ -60,6 +64,8 @@ interface SimulatedPod {
   beats: number;
   /** What to do when the pod goes (kill exec processes, end attach sessions). */
   onGone: Set<() => void>;
+  /** The pod as last seen: what a program reading its volumes again sees (labels changed since, ...). */
+  pod: KubeObject;
 }
 
 const containersOf = (pod: KubeObject): JsonObject[] => {
@@ -103,6 +109,21 @@ function declaredPorts(c: JsonObject): number[] {
   return ports.filter((p) => (p.protocol ?? 'TCP') === 'TCP' && typeof p.containerPort === 'number').map((p) => p.containerPort as number);
 }
 
+/** Images whose command is their arguments (no ENTRYPOINT): a shell or language image. */
+function entrypointless(image: unknown): boolean {
+  return typeof image === 'string' && /(^|\/)(busybox|alpine|ubuntu|debian|centos|fedora|rockylinux|almalinux|amazonlinux|bash|python|node|golang|perl|ruby)(:|@|$)/.test(image);
+}
+
+/**
+ * The environment a container's program sees and `env` prints: the kubelet's variables, with the PATH and HOME of a
+ * typical image instead of the pcluster's own PATH (which exec'd commands need, as they run as local programs).
+ */
+function printedEnvironment(env: Record<string, string>): Record<string, string> {
+  // containerEnvironment seeds PATH with the pcluster's; a PATH the pod sets itself stays.
+  const path = env.PATH === process.env.PATH ? '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' : env.PATH;
+  return { ...env, ...(path !== undefined ? { PATH: path } : {}), HOME: env.HOME ?? '/root' };
+}
+
 export class ContainerRuntime {
   private readonly pods = new Map<string, SimulatedPod>();
   private readonly logIntervalMs: number;
@@ -131,6 +152,7 @@ export class ContainerRuntime {
       const restarts = Number(cs.restartCount ?? 0);
       if (!sim && !isPlainObject(state.running) && !isPlainObject(state.terminated)) continue;
       sim ??= this.track(pod, uid);
+      sim.pod = pod;
       const slot = sim.containers.get(name) ?? {};
       sim.containers.set(name, slot);
       if (isPlainObject(state.running) && (!slot.current || slot.current.restartCount < restarts)) {
@@ -161,6 +183,7 @@ export class ContainerRuntime {
     this.pods.delete(uid);
     this.quiesce(sim);
     for (const slot of sim.containers.values()) {
+      if (slot.current) this.stopLoop(slot.current);
       slot.current?.log.end();
       slot.previous?.log.end();
     }
@@ -220,22 +243,43 @@ export class ContainerRuntime {
   }
 
   private track(pod: KubeObject, uid: string): SimulatedPod {
-    const sim: SimulatedPod = { uid, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', containers: new Map(), ports: new Map(), beats: 0, onGone: new Set() };
+    const sim: SimulatedPod = { uid, namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', containers: new Map(), ports: new Map(), beats: 0, onGone: new Set(), pod };
     this.pods.set(uid, sim);
     return sim;
   }
 
   private start(pod: KubeObject, sim: SimulatedPod, spec: JsonObject, restartCount: number): ContainerInstance {
     const instance: ContainerInstance = { name: String(spec.name), restartCount, log: new ContainerLog(), running: true, probes: probeDescriptions(spec) };
-    const words = [...(Array.isArray(spec.command) ? spec.command : []), ...(Array.isArray(spec.args) ? spec.args : [])].map(String);
+    const command = Array.isArray(spec.command) ? spec.command : [];
+    // Arguments alone are the command only for images without an entrypoint (busybox and the like): another image's
+    // entrypoint would run them (`nginx`'s script, agnhost's subcommands).
+    const words = command.length > 0 || entrypointless(spec.image) ? [...command, ...(Array.isArray(spec.args) ? spec.args : [])].map(String) : [];
     // A command whose output is plain logs only that output, as a real container's log holds only what it printed;
-    // its environment (ConfigMaps, Secrets, the downward API) is read first. Any other keeps the simulator's lines.
+    // its environment (ConfigMaps, Secrets, the downward API) and volumes are read first. So does agnhost's mounttest,
+    // run against the container's simulated volumes. Any other keeps the simulator's lines.
     const lookup = this.opts.lookup;
-    if (lookup && hasPlainOutput(words.map((w) => w.replace(/\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, 'x')))) {
+    const mounttest = mounttestFlags(spec);
+    if (lookup && (mounttest || hasPlainOutput(words.map((w) => w.replace(/\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, 'x'))))) {
       instance.quiet = true;
       instance.starting = (async () => {
-        const env = await containerEnvironment(pod, spec, lookup).catch(() => undefined);
-        const lines = env && plainOutput(words.map((w) => expand(w, env)), env);
+        let lines: string[] | undefined;
+        try {
+          const view = await volumeView(pod, spec, lookup);
+          if (mounttest) {
+            lines = runMounttest(mounttest, view).lines;
+            const loop = mounttestLoop(mounttest);
+            if (loop) this.startMounttestLoop(sim, spec, instance, loop, lookup);
+          }
+          else {
+            const env = await containerEnvironment(pod, spec, lookup);
+            lines = plainOutput(words.map((w) => expand(w, env)), printedEnvironment(env), (path) => {
+              const f = view.stat(path);
+              return f && !f.dir ? f.content : undefined;
+            });
+          }
+        } catch {
+          lines = undefined;
+        }
         if (lines) for (const line of lines) instance.log.append(line);
         else {
           instance.quiet = false;
@@ -246,6 +290,36 @@ export class ContainerRuntime {
     }
     this.simulatorStartLines(pod, sim, spec, instance);
     return instance;
+  }
+
+  /**
+   * mounttest's `--file_content_in_loop`: a pass now and every 2 s for its retry time, each reading the volumes anew
+   * (the pod as last seen, its ConfigMaps and Secrets as they are now), until it ends or the instance does.
+   */
+  private startMounttestLoop(sim: SimulatedPod, spec: JsonObject, instance: ContainerInstance, loop: { path: string; retrySeconds: number; breakOnExpected: boolean }, lookup: ObjectLookup): void {
+    const until = Date.now() + loop.retrySeconds * 1000;
+    let busy = false;
+    const pass = async () => {
+      if (busy) return;
+      busy = true;
+      try {
+        const step = mounttestLoopStep(loop, await volumeView(sim.pod, spec, lookup));
+        if (!instance.running) return;
+        for (const line of step.lines) instance.log.append(line);
+        if (step.done || Date.now() >= until) this.stopLoop(instance);
+      } catch {
+        this.stopLoop(instance);
+      } finally {
+        busy = false;
+      }
+    };
+    instance.loop = setInterval(() => void pass(), 2000).unref();
+    void pass();
+  }
+
+  private stopLoop(instance: ContainerInstance): void {
+    if (instance.loop) clearInterval(instance.loop);
+    instance.loop = undefined;
   }
 
   /** The simulator's own lines at a container's start: what it runs, where, its ports and probes. */
@@ -266,6 +340,7 @@ export class ContainerRuntime {
   private terminate(instance: ContainerInstance, exitCode: number, reason: string): void {
     if (!instance.running) return;
     instance.running = false;
+    this.stopLoop(instance);
     const finish = () => {
       if (!instance.quiet) instance.log.append(`[atrium-sim] container ${instance.name} exited with code ${exitCode} (${reason})`);
       instance.log.end();

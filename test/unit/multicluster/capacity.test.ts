@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { estimateAvailableReplicas, podRequestsOf } from '../../../src/multicluster/decisions/capacity-estimate.js';
-import { UnschedulableTracker, deploymentOfPod, isUnscheduled, unscheduledMirrorKeys } from '../../../src/multicluster/splitter/unschedulable.js';
+import { UnschedulableTracker, isUnscheduled, mirrorPlaceKeys, unschedulableReplicas } from '../../../src/multicluster/splitter/unschedulable.js';
 import { podRoomOf, requiredResourcesOf } from '../../../src/multicluster/scheduling/controller.js';
 import type { KubeObject } from '../../../src/apimachinery/object.js';
 
@@ -58,39 +58,47 @@ describe('UnschedulableTracker', () => {
 });
 
 describe('unscheduled pods of a split child', () => {
-  const pod = (name: string, opts: { hash?: string; mirror?: boolean; nodeName?: string; scheduled?: { status: string; reason?: string }; deleting?: boolean } = {}): KubeObject => ({
+  const pod = (name: string, opts: { app?: string; mirror?: boolean; nodeName?: string; scheduled?: { status: string; reason?: string }; deleting?: boolean; cluster?: string } = {}): KubeObject => ({
     metadata: {
       name,
       namespace: 'shop',
       annotations: { 'kcp.io/cluster': 'root:apps' },
-      labels: { app: 'web', ...(opts.hash ? { 'pod-template-hash': opts.hash } : {}), ...(opts.mirror === false ? {} : { 'scheduling.atrium.io/mirror': 'true' }) },
+      labels: { app: opts.app ?? 'web', 'pod-template-hash': '6d4b9c7f8', ...(opts.mirror === false ? {} : { 'scheduling.atrium.io/mirror': 'true', 'scheduling.atrium.io/cluster': opts.cluster ?? 'pc-1' }) },
       ...(opts.deleting ? { deletionTimestamp: '2026-11-28T00:00:00Z' } : {}),
     },
     spec: opts.nodeName ? { nodeName: opts.nodeName } : {},
-    status: { phase: 'Pending', conditions: opts.scheduled ? [{ type: 'PodScheduled', ...opts.scheduled }] : [] },
+    status: { phase: opts.nodeName ? 'Running' : 'Pending', conditions: opts.scheduled ? [{ type: 'PodScheduled', ...opts.scheduled }] : [] },
   });
   const turnedAway = { status: 'False', reason: 'Unschedulable' };
-
-  it('names the Deployment of a ReplicaSet pod from its name and pod-template-hash', () => {
-    assert.equal(deploymentOfPod(pod('web--pc-1-6d4b9c7f8-x2k9q', { hash: '6d4b9c7f8' })), 'web--pc-1');
-    assert.equal(deploymentOfPod(pod('a-b-c-5f7-5f7-abcde', { hash: '5f7' })), 'a-b-c-5f7', 'the last occurrence of the hash');
-    assert.equal(deploymentOfPod(pod('web-0')), undefined, 'no pod-template-hash: not a Deployment pod');
-    assert.equal(deploymentOfPod(pod('other-name', { hash: '6d4b9c7f8' })), undefined);
-  });
+  const running = (name: string) => pod(name, { scheduled: { status: 'True' }, nodeName: 'pc-1--n1' });
+  const child = (replicas: number): KubeObject => ({ metadata: { name: 'web--pc-1', namespace: 'shop' }, spec: { replicas, selector: { matchLabels: { app: 'web' } } } });
 
   it('counts only pods the scheduler turned away, not pods that run unready or are going', () => {
     assert.equal(isUnscheduled(pod('p', { scheduled: turnedAway })), true);
-    assert.equal(isUnscheduled(pod('p', { scheduled: { status: 'True' }, nodeName: 'n1' })), false, 'scheduled (running, maybe not ready)');
+    assert.equal(isUnscheduled(running('p')), false, 'scheduled (running, maybe not ready)');
     assert.equal(isUnscheduled(pod('p')), false, 'not yet looked at by the scheduler');
     assert.equal(isUnscheduled(pod('p', { scheduled: { status: 'False', reason: 'SchedulingGated' } })), false, 'gated, not turned away');
     assert.equal(isUnscheduled(pod('p', { scheduled: turnedAway, deleting: true })), false);
     assert.equal(isUnscheduled(pod('p', { scheduled: turnedAway, nodeName: 'n1' })), false, 'bound since');
   });
 
-  it('indexes the unscheduled mirrors under their workspace, namespace and child', () => {
-    assert.deepEqual(unscheduledMirrorKeys(pod('web--pc-1-6d4b9c7f8-x2k9q', { hash: '6d4b9c7f8', scheduled: turnedAway })), ['root:apps|shop|web--pc-1']);
-    assert.deepEqual(unscheduledMirrorKeys(pod('web--pc-1-6d4b9c7f8-x2k9q', { hash: '6d4b9c7f8', scheduled: turnedAway, mirror: false })), [], 'a workspace pod of its own');
-    assert.deepEqual(unscheduledMirrorKeys(pod('web--pc-1-6d4b9c7f8-x2k9q', { hash: '6d4b9c7f8', scheduled: { status: 'True' }, nodeName: 'pc-1--n1' })), []);
+  it('indexes pod mirrors under their workspace, namespace and cluster', () => {
+    assert.deepEqual(mirrorPlaceKeys(pod('web--pc-1-6d4b9c7f8-x2k9q')), ['root:apps|shop|pc-1']);
+    assert.deepEqual(mirrorPlaceKeys(pod('web-1', { mirror: false })), [], 'a workspace pod of its own');
+  });
+
+  it('moves the replicas turned away or never made, not those running unready; with no mirror at all, the whole shortfall', () => {
+    // 3 wanted, 1 ready: 2 short. One runs unready, one was turned away.
+    assert.equal(unschedulableReplicas(child(3), 2, [running('a'), running('b'), pod('c', { scheduled: turnedAway })]), 1);
+    // Running but not ready yet (a readiness probe's initial delay): nothing moves.
+    assert.equal(unschedulableReplicas(child(1), 1, [running('a')]), 0);
+    // Only 1 of 3 pods made (a quota refused the others): the 2 never made move.
+    assert.equal(unschedulableReplicas(child(3), 2, [running('a')]), 2);
+    // Another Deployment's pods (not selected) and going pods do not count.
+    assert.equal(unschedulableReplicas(child(2), 2, [pod('x', { app: 'other', scheduled: turnedAway }), running('a'), pod('b', { deleting: true, scheduled: turnedAway })]), 1);
+    // No mirror of the child (its SyncTarget does not sync pods up): the shortfall as the status says.
+    assert.equal(unschedulableReplicas(child(3), 2, []), 2);
+    assert.equal(unschedulableReplicas(child(3), 0, [pod('c', { scheduled: turnedAway })]), 0, 'not short: nothing');
   });
 });
 
