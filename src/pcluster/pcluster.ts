@@ -35,7 +35,7 @@ import { deploymentsWithSchemaVariant, type DeploymentSchemaVariant } from './sc
 import { type WorkloadControllerOptions, workloadControllerInstallers } from './workload-controllers.js';
 import { ContainerRuntime } from './runtime/container-runtime.js';
 import { containerRuntimeInstaller } from './runtime/runtime-installer.js';
-import { debuggingHandlers, kubeletObjectLookup } from './debug/handlers.js';
+import { debuggingHandlers, kubeletObjectLookup, kubeletServiceLister } from './debug/handlers.js';
 import { metricsHandlers } from './debug/metrics-api.js';
 import { nodeMetricsResource, podMetricsResource } from '../registry/builtin/metrics.js';
 
@@ -117,7 +117,7 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
       // system-node-critical and system-cluster-critical, as kube-apiserver creates them at start.
       await ensureSystemPriorityClasses(host.registry, 'root');
       // Containers whose command's output is plain log it, with their environment read as the kubelet reads it.
-      runtime.useObjectLookup(kubeletObjectLookup(host));
+      runtime.useObjectLookup(kubeletObjectLookup(host), kubeletServiceLister(host));
       return {
         admission: [serviceAccountAdmission(host), defaultStorageClassAdmission(host), defaultIngressClassAdmission(host), storageObjectInUseProtection].filter((p) => !disableAdmissionPlugins?.includes(p.name)),
         // pods/log, exec, attach, portforward: only the simulated cluster serves them, from its simulated containers.

@@ -114,7 +114,7 @@ const SPECS = [
   '[sig-node] Probing container with readiness probe should not be ready before initial delay and never restart [NodeConformance] [Conformance]',
   // A container's output when its command prints plainly (runtime/plain-output.ts: echo, env, ... in `sh -c`), with the
   // environment the kubelet gives it: ConfigMap and Secret keys, the downward API (name, namespace, IPs, uid, limits
-  // and requests, limits defaulting to the node's allocatable) and $(VAR) expansion.
+  // and requests, limits defaulting to the node's allocatable), the service variables and $(VAR) expansion.
   '[sig-node] ConfigMap should be consumable via environment variable [NodeConformance] [Conformance]',
   '[sig-node] ConfigMap should be consumable via the environment [NodeConformance] [Conformance]',
   "[sig-node] Downward API should provide container's limits.cpu/memory and requests.cpu/memory as env vars [NodeConformance] [Conformance]",
@@ -124,6 +124,7 @@ const SPECS = [
   '[sig-node] Downward API should provide pod UID as env vars [NodeConformance] [Conformance]',
   '[sig-node] Downward API should provide pod name, namespace and IP address as env vars [NodeConformance] [Conformance]',
   '[sig-node] Kubelet when scheduling a busybox command in a pod should print the output to logs [NodeConformance] [Conformance]',
+  '[sig-node] Pods should contain environment variables for services [NodeConformance] [Conformance]',
   '[sig-node] Secrets should be consumable from pods in env vars [NodeConformance] [Conformance]',
   '[sig-node] Secrets should be consumable via the environment [NodeConformance] [Conformance]',
   '[sig-node] Variable Expansion should allow composing env vars into new env vars [NodeConformance] [Conformance]',

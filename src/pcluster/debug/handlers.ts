@@ -8,7 +8,7 @@ import { errors } from '../../apimachinery/status.js';
 import type { ConnectHandler } from '../../apiserver/connect.js';
 import type { PluginHost } from '../../apiserver/plugin.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
-import type { ObjectLookup } from '../runtime/container-env.js';
+import type { ObjectLookup, ServiceLister } from '../runtime/container-env.js';
 import { podLogHandler } from './pod-log.js';
 import { podAttachHandler, podExecHandler, podPortForwardHandler } from './pod-stream.js';
 import { podProxyHandler, serviceProxyHandler } from './proxy.js';
@@ -24,9 +24,15 @@ export function kubeletObjectLookup(host: PluginHost): ObjectLookup {
   return async (resource, namespace, name) => host.registry.lookup('root', '', 'v1', resource)?.get(systemCtx, namespace, name).catch(() => undefined);
 }
 
+/** The kubelet's list of a namespace's Services (its service environment variables), with its own rights. */
+export function kubeletServiceLister(host: PluginHost): ServiceLister {
+  return async (namespace) => (await host.registry.lookup('root', '', 'v1', 'services')?.list(systemCtx, namespace, { selection: {} }).catch(() => undefined))?.items ?? [];
+}
+
 export function debuggingHandlers(host: PluginHost, runtime: ContainerRuntime, bindAddress: string): ConnectHandler[] {
   const lookup = kubeletObjectLookup(host);
-  const remote = [podExecHandler(runtime, lookup), podAttachHandler(runtime)];
+  const services = kubeletServiceLister(host);
+  const remote = [podExecHandler(runtime, lookup, services), podAttachHandler(runtime)];
   const guarded: ConnectHandler[] = isLoopback(bindAddress)
     ? remote
     : remote.map((h) => ({

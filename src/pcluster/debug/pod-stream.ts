@@ -21,7 +21,7 @@ import { serveSpdyRemoteCommand, spdyRemoteCommandProtocols } from '../../apiser
 import { SpdySession } from '../../apiserver/streaming/spdy-session.js';
 import { acceptSpdy, acceptWebSocket, upgradeKind, webSocketTunnel } from '../../apiserver/streaming/upgrade.js';
 import { runCommand } from '../runtime/command-process.js';
-import { containerEnvironment, type ObjectLookup } from '../runtime/container-env.js';
+import { containerEnvironment, type ObjectLookup, type ServiceLister } from '../runtime/container-env.js';
 import type { ContainerRuntime } from '../runtime/container-runtime.js';
 import { chooseContainer, containerStatus, parseBoolParam, podContainer } from './pod-containers.js';
 
@@ -82,7 +82,7 @@ async function openRemoteCommand(r: ConnectRequest, kind: 'exec' | 'attach'): Pr
   return { pod, container, session: new RemoteCommandSession(ws, ws.negotiatedProtocol, request) };
 }
 
-export function podExecHandler(runtime: ContainerRuntime, lookup: ObjectLookup): ConnectHandler {
+export function podExecHandler(runtime: ContainerRuntime, lookup: ObjectLookup, services?: ServiceLister): ConnectHandler {
   return {
     group: '',
     resource: 'pods',
@@ -94,7 +94,7 @@ export function podExecHandler(runtime: ContainerRuntime, lookup: ObjectLookup):
       const { pod, container, session } = opened;
       const uid = pod.metadata?.uid ?? '';
       runtime.observe(pod);
-      const env = await containerEnvironment(pod, podContainer(pod, container) ?? {}, lookup);
+      const env = await containerEnvironment(pod, podContainer(pod, container) ?? {}, lookup, services);
       runCommand(session, { command: r.query.getAll('command'), cwd: runtime.workDir(uid, container), env: { ...env, HOME: runtime.workDir(uid, container) }, tty: session.request.tty }, (kill) =>
         runtime.onPodGone(uid, kill),
       );

@@ -1,16 +1,67 @@
 /**
- * The environment a simulated container's exec'd commands get, as kubelet builds it (kubelet_pods.go
- * makeEnvironmentVariables) for what the simulation can honour: envFrom (ConfigMaps and Secrets, with prefixes),
- * env with plain values, fieldRef (name, namespace, uid, node, service account, IPs, labels and annotations),
- * configMapKeyRef, secretKeyRef and resourceFieldRef (a container's limits and requests, limits defaulting to its node's
- * allocatable; a divisor of 0 or none is 1); $(VAR) references to earlier variables are expanded. Nothing of the pcluster's own environment leaks
- * in but PATH (the commands are local programs).
+ * The environment a simulated container's programs get, as kubelet builds it (kubelet_pods.go
+ * makeEnvironmentVariables) for what the simulation can honour: the service variables (serviceEnvironment), envFrom
+ * (ConfigMaps and Secrets, with prefixes), env with plain values, fieldRef (name, namespace, uid, node, service
+ * account, IPs, labels and annotations), configMapKeyRef, secretKeyRef and resourceFieldRef (a container's limits and
+ * requests, limits defaulting to its node's allocatable; a divisor of 0 or none is 1); $(VAR) references to earlier
+ * variables are expanded. Nothing of the pcluster's own environment leaks in but PATH (exec'd commands are local
+ * programs).
  */
 import { parseExactQuantity, quantityMilliValue, quantityValue } from '../../apimachinery/exact-quantity.js';
 import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 
 /** Reads a ConfigMap or Secret of the pod's namespace, or a Node (namespace ''): undefined when there is none. */
 export type ObjectLookup = (resource: 'configmaps' | 'secrets' | 'nodes', namespace: string, name: string) => Promise<KubeObject | undefined>;
+
+/** Lists the Services of a namespace (for the service environment variables). */
+export type ServiceLister = (namespace: string) => Promise<KubeObject[]>;
+
+const envName = (s: string) => s.replace(/-/g, '_').toUpperCase();
+
+/**
+ * The service environment variables (kubelet envvars.FromServices): for each Service with a cluster IP,
+ * `<NAME>_SERVICE_HOST`, `<NAME>_SERVICE_PORT` (the first port), `<NAME>_SERVICE_PORT_<PORTNAME>` per named port, and
+ * Docker's link variables (`<NAME>_PORT`, `<NAME>_PORT_<port>_<PROTO>` with `_PROTO`, `_PORT`, `_ADDR`).
+ */
+export function serviceEnvironment(services: readonly KubeObject[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const svc of services) {
+    const spec = isPlainObject(svc.spec) ? svc.spec : {};
+    const ip = typeof spec.clusterIP === 'string' ? spec.clusterIP : '';
+    const ports = (Array.isArray(spec.ports) ? spec.ports : []).filter(isPlainObject);
+    if (!ip || ip === 'None' || ports.length === 0) continue;
+    const name = envName(svc.metadata?.name ?? '');
+    out[`${name}_SERVICE_HOST`] = ip;
+    out[`${name}_SERVICE_PORT`] = String(ports[0]!.port);
+    for (const p of ports) if (typeof p.name === 'string' && p.name) out[`${name}_SERVICE_PORT_${envName(p.name)}`] = String(p.port);
+    const host = ip.includes(':') ? `[${ip}]` : ip;
+    ports.forEach((p, i) => {
+      const proto = String(p.protocol ?? 'TCP');
+      const url = `${proto.toLowerCase()}://${host}:${String(p.port)}`;
+      if (i === 0) out[`${name}_PORT`] = url;
+      const prefix = `${name}_PORT_${String(p.port)}_${proto.toUpperCase()}`;
+      out[prefix] = url;
+      out[`${prefix}_PROTO`] = proto.toLowerCase();
+      out[`${prefix}_PORT`] = String(p.port);
+      out[`${prefix}_ADDR`] = ip;
+    });
+  }
+  return out;
+}
+
+/**
+ * The Services whose variables a pod gets (kubelet getServiceEnvVarMap): the `kubernetes` Service of `default`
+ * always, and the Services of its own namespace unless spec.enableServiceLinks is false.
+ */
+async function podServices(pod: KubeObject, services: ServiceLister): Promise<KubeObject[]> {
+  const ns = pod.metadata?.namespace ?? '';
+  const links = !(isPlainObject(pod.spec) && pod.spec.enableServiceLinks === false);
+  const byName = new Map<string, KubeObject>();
+  for (const s of await services('default')) if (s.metadata?.name === 'kubernetes') byName.set('kubernetes', s);
+  // A Service of the namespace named like the master one replaces it, as in the kubelet's map.
+  if (links) for (const s of await services(ns)) byName.set(s.metadata?.name ?? '', s);
+  return [...byName.values()];
+}
 
 function fieldRefValue(pod: KubeObject, path: string): string {
   const meta = pod.metadata ?? {};
@@ -91,9 +142,11 @@ export async function resourceFieldValue(pod: KubeObject, container: JsonObject,
   }
 }
 
-export async function containerEnvironment(pod: KubeObject, container: JsonObject, lookup: ObjectLookup): Promise<Record<string, string>> {
+export async function containerEnvironment(pod: KubeObject, container: JsonObject, lookup: ObjectLookup, services?: ServiceLister): Promise<Record<string, string>> {
   const ns = pod.metadata?.namespace ?? '';
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOSTNAME: pod.metadata?.name ?? '' };
+  // The service variables: the container's own variables may refer to them and override them.
+  if (services) Object.assign(env, serviceEnvironment(await podServices(pod, services).catch(() => [])));
   for (const from of Array.isArray(container.envFrom) ? container.envFrom.filter(isPlainObject) : []) {
     const prefix = String(from.prefix ?? '');
     const ref = isPlainObject(from.configMapRef) ? { r: 'configmaps' as const, o: from.configMapRef } : isPlainObject(from.secretRef) ? { r: 'secrets' as const, o: from.secretRef } : undefined;

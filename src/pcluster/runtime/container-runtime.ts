@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import { join } from 'node:path';
 import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import { ContainerLog } from './container-log.js';
-import { type ObjectLookup, containerEnvironment, expand } from './container-env.js';
+import { type ObjectLookup, type ServiceLister, containerEnvironment, expand } from './container-env.js';
 import { mounttestFlags, mounttestLoop, mounttestLoopStep, runMounttest } from './mounttest.js';
 import { hasPlainOutput, plainOutput } from './plain-output.js';
 import { volumeView } from './volume-view.js';
@@ -30,6 +30,8 @@ export interface ContainerRuntimeOptions {
    * `echo`, `env`, `date`, ... as a `sh -c` script) logs that output instead of the simulator's lines.
    */
   lookup?: ObjectLookup;
+  /** Lists a namespace's Services: the service environment variables. */
+  services?: ServiceLister;
 }
 
 /** One run of a container (a restart makes a new one). */
@@ -133,8 +135,9 @@ export class ContainerRuntime {
   }
 
   /** Sets how the runtime reads the pod's ConfigMaps and Secrets (ContainerRuntimeOptions.lookup), once the API serves. */
-  useObjectLookup(lookup: ObjectLookup): void {
+  useObjectLookup(lookup: ObjectLookup, services?: ServiceLister): void {
     this.opts.lookup = lookup;
+    this.opts.services = services;
   }
 
   /** Brings the simulation in line with a pod's status (called for every add and update the pod informer sees). */
@@ -271,7 +274,7 @@ export class ContainerRuntime {
             if (loop) this.startMounttestLoop(sim, spec, instance, loop, lookup);
           }
           else {
-            const env = await containerEnvironment(pod, spec, lookup);
+            const env = await containerEnvironment(pod, spec, lookup, this.opts.services);
             lines = plainOutput(words.map((w) => expand(w, env)), printedEnvironment(env), (path) => {
               const f = view.stat(path);
               return f && !f.dir ? f.content : undefined;
