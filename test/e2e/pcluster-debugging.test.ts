@@ -259,6 +259,42 @@ spec:
   });
 });
 
+describe('a Job whose script exits as it says (the website\'s podFailurePolicy example)', () => {
+  it('fails the Job by the FailJob rule on the exit code its script ends with, after its sleep, with its output logged', async () => {
+    await ok(['apply', '-f', '-'], {
+      input: `apiVersion: batch/v1
+kind: Job
+metadata: {name: pfp-example}
+spec:
+  completions: 2
+  parallelism: 1
+  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes: {containerName: main, operator: In, values: [42]}
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: docker.io/library/bash:5
+        command: [bash]
+        args: [-c, echo "Hello world!" && sleep 2 && exit 42]
+`,
+    });
+    const started = Date.now();
+    await ok(['wait', '--for=condition=Failed', 'job/pfp-example', '--timeout=60s']);
+    assert.ok(Date.now() - started >= 2000, 'the pod ran its 2 s sleep before exiting');
+    const job = JSON.parse(await ok(['get', 'job', 'pfp-example', '-o', 'json']));
+    const failed = job.status.conditions.find((c: { type: string }) => c.type === 'Failed');
+    assert.equal(failed.reason, 'PodFailurePolicy');
+    assert.match(failed.message, /^Container main for pod default\/pfp-example-\w+ failed with exit code 42 matching FailJob rule at index 0$/);
+    assert.equal(await ok(['logs', 'job/pfp-example']), 'Hello world!\n');
+    await ok(['delete', 'job', 'pfp-example', '--wait=false']);
+  });
+});
+
 describe('kubectl exec, attach and cp against atrium pcluster', () => {
   it('runs a command with the container environment and propagates its exit code', async () => {
     const out = await ok(['exec', 'web', '--', 'sh', '-c', 'echo "$GREETING from $MY_POD"; echo oops >&2']);

@@ -7,8 +7,9 @@
  * - `sim.atrium.io/exit-code: "1"` — the containers' exit code (default 0).
  *
  * Without them, a first container whose command is plainly `sleep N`, `exit N` (directly or through `sh -c`) or
- * `true`/`false` runs N seconds or exits with N (0, 1), as e2e suites' and examples' pods say (agnhost's mounttest
- * reading a file in a loop, its retry time), and one running the
+ * `true`/`false` runs N seconds or exits with N (0, 1), as e2e suites' and examples' pods say, a plain script
+ * (runtime/plain-output.ts) as long as its sleeps and with its exit status (agnhost's mounttest reading a file in a
+ * loop, its retry time), and one running the
  * pause image as it is (no command or args: its entrypoint waits for a signal, as upstream's e2e Jobs that must not
  * finish use it) never exits; any other command runs the defaults. Init containers: init-containers.ts.
  *
@@ -28,6 +29,7 @@ import { createHash } from 'node:crypto';
 import { type JsonObject, type KubeObject, formatRFC3339, isPlainObject } from '../../apimachinery/object.js';
 import { type PodCondition, podConditions, setPodCondition } from './pod-conditions.js';
 import { mounttestFlags, mounttestLoop } from '../runtime/mounttest.js';
+import { plainRun } from '../runtime/plain-output.js';
 
 export const runSecondsAnnotation = 'sim.atrium.io/run-seconds';
 export const exitCodeAnnotation = 'sim.atrium.io/exit-code';
@@ -65,6 +67,10 @@ export function containerCommandRun(c: JsonObject): { sleepSeconds?: number; exi
   if (script.length === 2 && /^(\/bin\/|\/usr\/bin\/)?sleep$/.test(script[0]!) && /^\d+(\.\d+)?$/.test(script[1]!)) return { sleepSeconds: Number(script[1]), exitCode: 0 };
   if (script.length === 2 && script[0] === 'exit' && /^\d+$/.test(script[1]!) && Number(script[1]) <= 255) return { sleepSeconds: 0, exitCode: Number(script[1]) };
   if (script.length === 1 && /^(\/bin\/|\/usr\/bin\/)?(true|false)$/.test(script[0]!)) return { sleepSeconds: 0, exitCode: script[0]!.endsWith('false') ? 1 : 0 };
+  // A plain script of echo, sleep, exit, ... (runtime/plain-output.ts): its exit status, and its sleeps when it has
+  // any (one that only prints keeps the default run time, so a pod of it is seen running first, as before).
+  const plain = plainRun(words);
+  if (plain) return { ...(plain.sleepSeconds > 0 ? { sleepSeconds: plain.sleepSeconds } : {}), exitCode: plain.exitCode };
   return {};
 }
 

@@ -45,13 +45,36 @@ export function hasPlainOutput(words: readonly string[]): boolean {
   }
 }
 
+/**
+ * How a plain command runs, whatever its environment and files hold: the seconds its `sleep`s take and its exit
+ * status (the kubelet's simulated run of a container: pod-run.ts). Undefined when it is not plain.
+ */
+export function plainRun(words: readonly string[]): { sleepSeconds: number; exitCode: number } | undefined {
+  const anyEnv = new Proxy<Record<string, string>>({ HOSTNAME: 'x' }, { get: (_t, k) => (typeof k === 'string' ? 'x' : undefined), has: (_t, k) => k !== 'TZ' });
+  if (words.length === 0 || words.some((w) => typeof w !== 'string')) return undefined;
+  const out = new Output(true);
+  const now = new Date();
+  let status: Status | undefined;
+  try {
+    status = words.length >= 3 && /^(\/bin\/|\/usr\/bin\/)?(sh|bash|ash|dash)$/.test(words[0]!) && words[1] === '-c' ? runScript(words[2]!, anyEnv, () => 'x', now, out) : runCommand(words, anyEnv, () => 'x', now, out);
+  } catch {
+    return undefined;
+  }
+  if (status === undefined) return undefined;
+  return { sleepSeconds: out.sleptSeconds, exitCode: typeof status === 'object' ? status.exit : status };
+}
+
 /** What a program wrote to its output: text that becomes lines (a last line without its newline counts too). */
 class Output {
   private readonly done: string[] = [];
   private partial = '';
   /** Whether anything was written after a sleep (that output would come later, not at start). */
   slept = false;
+  sleptSeconds = 0;
   wrote = false;
+
+  /** `timing`: only how long it runs matters, so output after a sleep is fine. */
+  constructor(readonly timing = false) {}
 
   write(text: string): void {
     if (!text) return;
@@ -81,7 +104,7 @@ function runCommand(argv: readonly string[], env: Readonly<Record<string, string
   const args = argv.slice(1);
   const write = (text: string): boolean => {
     // Output after a sleep would appear only then: not something to print at the container's start.
-    if (out.slept && text) return false;
+    if (out.slept && text && !out.timing) return false;
     out.write(text);
     return true;
   };
@@ -137,6 +160,7 @@ function runCommand(argv: readonly string[], env: Readonly<Record<string, string
     case 'sleep':
       if (args.length !== 1 || !/^\d+(\.\d+)?$/.test(args[0]!)) return undefined;
       if (Number(args[0]) > 0) out.slept = true;
+      out.sleptSeconds += Number(args[0]);
       return 0;
     case 'true':
     case ':':
@@ -195,6 +219,7 @@ function runScript(script: string, env: Readonly<Record<string, string>>, files:
   if (!tokens) return undefined;
   let words: { word: string; literal: boolean }[] = [];
   let status = 0;
+  let exitCode = 0;
   let skip = false;
   /** Runs the words gathered: true to go on, false after `exit`, undefined when the output cannot be known. */
   const flush = (): boolean | undefined => {
@@ -210,7 +235,10 @@ function runScript(script: string, env: Readonly<Record<string, string>>, files:
     const local = n === 0 ? env : { ...env, ...Object.fromEntries(cmd.slice(0, n).map(({ word: w }) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)])) };
     const r = runCommand(cmd.slice(n).map((t) => t.word), local, files, now, out);
     if (r === undefined) return undefined;
-    if (typeof r === 'object') return false;
+    if (typeof r === 'object') {
+      exitCode = r.exit;
+      return false;
+    }
     status = r;
     return true;
   };
@@ -221,11 +249,13 @@ function runScript(script: string, env: Readonly<Record<string, string>>, files:
     }
     const go = flush();
     if (go === undefined) return undefined;
-    if (!go) return status;
+    if (!go) return { exit: exitCode };
     // `a && b` runs b only after a succeeded, `a || b` only after it failed; `;` always.
     skip = (t.op === '&&' && status !== 0) || (t.op === '||' && status === 0);
   }
-  return flush() === undefined ? undefined : status;
+  const last = flush();
+  if (last === undefined) return undefined;
+  return last ? status : { exit: exitCode };
 }
 
 /**
