@@ -9,7 +9,7 @@
  * Without them, a first container whose command is plainly `sleep N`, `exit N` (directly or through `sh -c`) or
  * `true`/`false` runs N seconds or exits with N (0, 1), as e2e suites' and examples' pods say, a plain script
  * (runtime/plain-output.ts) as long as its sleeps and with its exit status (agnhost's mounttest reading a file in a
- * loop, its retry time), and one running the
+ * loop, its retry time), and one running agnhost's image as it is (`pause`) or the
  * pause image as it is (no command or args: its entrypoint waits for a signal, as upstream's e2e Jobs that must not
  * finish use it) never exits; any other command runs the defaults. Init containers: init-containers.ts.
  *
@@ -62,6 +62,12 @@ export function containerCommandRun(c: JsonObject): { sleepSeconds?: number; exi
   if (loop) return { sleepSeconds: loop.retrySeconds, exitCode: 0 };
   const words = [...(Array.isArray(c.command) ? c.command : []), ...(Array.isArray(c.args) ? c.args : [])].map(String);
   if (words.length === 0 && typeof c.image === 'string' && isPauseImage(c.image)) return { sleepSeconds: Number.POSITIVE_INFINITY, exitCode: 0 };
+  // agnhost's image runs `/agnhost pause` unless told otherwise (its ENTRYPOINT and CMD): it waits for a signal too.
+  const command = Array.isArray(c.command) ? c.command : [];
+  const args = Array.isArray(c.args) ? c.args.map(String) : [];
+  if (command.length === 0 && (args.length === 0 || (args.length === 1 && args[0] === 'pause')) && typeof c.image === 'string' && /(^|\/)agnhost(:|@|$)/.test(c.image)) {
+    return { sleepSeconds: Number.POSITIVE_INFINITY, exitCode: 0 };
+  }
   let script = words;
   if (words.length === 3 && /^(\/bin\/|\/usr\/bin\/)?(sh|bash|ash)$/.test(words[0]!) && words[1] === '-c') script = words[2]!.trim().split(/\s+/);
   if (script.length === 2 && /^(\/bin\/|\/usr\/bin\/)?sleep$/.test(script[0]!) && /^\d+(\.\d+)?$/.test(script[1]!)) return { sleepSeconds: Number(script[1]), exitCode: 0 };

@@ -32,6 +32,9 @@ describe('plain commands', () => {
     ['annotations win', pod(['sleep', '300'], undefined, { 'sim.atrium.io/run-seconds': '1', 'sim.atrium.io/exit-code': '7' }), 1_000, 7],
     ['the pause image as it is never exits', { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } }, Number.POSITIVE_INFINITY, 0],
     ['the pause image with a command runs it', { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10', command: ['sleep', '5'] }] } }, 5_000, 0],
+    ['agnhost as it is runs its pause', { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/e2e-test-images/agnhost:2.53' }] } }, Number.POSITIVE_INFINITY, 0],
+    ['agnhost pause', { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/e2e-test-images/agnhost:2.53', args: ['pause'] }] } }, Number.POSITIVE_INFINITY, 0],
+    ['agnhost netexec runs the default', { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'registry.k8s.io/e2e-test-images/agnhost:2.53', args: ['netexec'] }] } }, 2_000, 0],
     ['an image merely named like pause', { ...pod(undefined), spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'example.com/pause-demo-app:1' }] } }, 2_000, 0],
   ];
   for (const [name, p, ms, code] of cases) {
