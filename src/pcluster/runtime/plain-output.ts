@@ -31,14 +31,18 @@ export function plainOutput(words: readonly string[], env: Readonly<Record<strin
   return out.lines();
 }
 
+/** An environment in which every variable is set (but TZ, so `date` counts as known): for what a command does whatever it reads. */
+function anyEnvironment(): Record<string, string> {
+  return new Proxy<Record<string, string>>({ HOSTNAME: 'x' }, { get: (_t, k) => (typeof k === 'string' ? 'x' : undefined), has: (_t, k) => k !== 'TZ' });
+}
+
 /**
  * Whether plainOutput knows that `words` print something, before the environment and volumes are read: every
  * variable is taken to be set and every file to exist (so `printenv X`, `env` and `cat F` count as printing).
  */
 export function hasPlainOutput(words: readonly string[]): boolean {
-  const anyEnv = new Proxy<Record<string, string>>({ HOSTNAME: 'x' }, { get: (_t, k) => (typeof k === 'string' ? 'x' : undefined), has: (_t, k) => k !== 'TZ' });
   try {
-    const lines = plainOutput(words, anyEnv, () => 'x');
+    const lines = plainOutput(words, anyEnvironment(), () => 'x');
     return lines !== undefined && lines.length > 0;
   } catch {
     return false;
@@ -50,7 +54,7 @@ export function hasPlainOutput(words: readonly string[]): boolean {
  * status (the kubelet's simulated run of a container: pod-run.ts). Undefined when it is not plain.
  */
 export function plainRun(words: readonly string[]): { sleepSeconds: number; exitCode: number } | undefined {
-  const anyEnv = new Proxy<Record<string, string>>({ HOSTNAME: 'x' }, { get: (_t, k) => (typeof k === 'string' ? 'x' : undefined), has: (_t, k) => k !== 'TZ' });
+  const anyEnv = anyEnvironment();
   if (words.length === 0 || words.some((w) => typeof w !== 'string')) return undefined;
   const out = new Output(true);
   const now = new Date();

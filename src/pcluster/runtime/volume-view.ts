@@ -167,7 +167,8 @@ export async function volumeView(pod: KubeObject, container: JsonObject, lookup:
       files = below;
     }
     withDirs(files, kubeletOwner, tmpfs);
-    if (!files.has('')) files.set('', { dir: true, perm: writable ? 0o777 : 0o777, setgid: sec.fsGroup !== undefined, ...kubeletOwner, tmpfs });
+    // The mount's own directory: world-writable as the kubelet makes an emptyDir (0777), setgid with an fsGroup.
+    if (!files.has('')) files.set('', { dir: true, perm: 0o777, setgid: sec.fsGroup !== undefined, ...kubeletOwner, tmpfs });
     mounts.push({ path: strip(vm.mountPath), readOnly, files, writable });
   }
   // The deepest mount containing a path is the one it is in.
