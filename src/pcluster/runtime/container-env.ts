@@ -63,7 +63,8 @@ async function podServices(pod: KubeObject, services: ServiceLister): Promise<Ku
   return [...byName.values()];
 }
 
-function fieldRefValue(pod: KubeObject, path: string): string {
+/** A fieldRef's value, as the kubelet's downward API gives it (env vars and volume files alike). */
+export function fieldRefValue(pod: KubeObject, path: string): string {
   const meta = pod.metadata ?? {};
   const spec = isPlainObject(pod.spec) ? pod.spec : {};
   const status = isPlainObject(pod.status) ? pod.status : {};

@@ -11,7 +11,7 @@
  * (mounttest.ts).
  */
 import { type JsonObject, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
-import { type ObjectLookup, resourceFieldValue } from './container-env.js';
+import { type ObjectLookup, fieldRefValue, resourceFieldValue } from './container-env.js';
 
 export interface SimFile {
   dir: boolean;
@@ -61,20 +61,11 @@ function keyValueLines(m: unknown): string {
 async function downwardValue(pod: KubeObject, container: JsonObject, item: JsonObject, lookup: ObjectLookup): Promise<string | undefined> {
   const meta = pod.metadata ?? {};
   if (isPlainObject(item.fieldRef)) {
-    switch (String(item.fieldRef.fieldPath ?? '')) {
-      case 'metadata.name':
-        return meta.name ?? '';
-      case 'metadata.namespace':
-        return meta.namespace ?? '';
-      case 'metadata.uid':
-        return meta.uid ?? '';
-      case 'metadata.labels':
-        return keyValueLines(meta.labels);
-      case 'metadata.annotations':
-        return keyValueLines(meta.annotations);
-      default:
-        return undefined;
-    }
+    // A volume may also hold all labels or annotations, one `key="value"` line each; the rest is the env vars' value.
+    const path = String(item.fieldRef.fieldPath ?? '');
+    if (path === 'metadata.labels') return keyValueLines(meta.labels);
+    if (path === 'metadata.annotations') return keyValueLines(meta.annotations);
+    return fieldRefValue(pod, path);
   }
   if (isPlainObject(item.resourceFieldRef)) return resourceFieldValue(pod, container, item.resourceFieldRef, lookup);
   return undefined;
