@@ -27,6 +27,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import YAML from 'yaml';
+import type { KubeObject } from '../../src/apimachinery/object.js';
 import { startFleet, type ProcessFleet } from '../helpers/fleet.js';
 import { eventually } from '../helpers/eventually.js';
 import {
@@ -217,6 +218,23 @@ describe('every workload kind just works: the app corpus on a workspace with com
   });
 
   describe('kubectl on the workspace behaves as on one cluster', () => {
+    it('no pod was refused for something its app applied beside it: no FailedCreate "not found" on the workspace or a cluster', async () => {
+      // On one cluster `kubectl apply -f <app>` makes a ServiceAccount (ConfigMap, Secret, claim) before the workload
+      // naming it, so its first pods are admitted. Placed from where their workloads run, those followers reached a
+      // cluster after the workload: every first pod was refused (`error looking up service account`), the cluster's
+      // controllers backed off, and FailedCreate warnings showed upstream (syncer/dependency-gate.ts).
+      const refused = (items: KubeObject[], where: string) =>
+        items
+          .filter((e) => /not found/.test(String((e as { message?: unknown }).message)))
+          .map((e) => `${where}: ${e.metadata?.namespace}/${(e as { involvedObject?: { name?: string } }).involvedObject?.name}: ${(e as { message?: unknown }).message}`);
+      const problems: string[] = [];
+      const up = await kubectl(t, ['get', 'events', '-A', '--field-selector', 'reason=FailedCreate', '-o', 'json']);
+      assert.equal(up.code, 0, up.stderr);
+      problems.push(...refused((JSON.parse(up.stdout) as { items: KubeObject[] }).items, 'workspace'));
+      for (const d of t.downstream) problems.push(...refused((await d.client.list(gvr('Event'), {}, { fieldSelector: 'reason=FailedCreate' })).items, d.name));
+      assert.deepEqual(problems, []);
+    });
+
     it('kubectl get all lists every workload of every app with its readiness columns', async () => {
       const problems: string[] = [];
       for (const app of apps) {

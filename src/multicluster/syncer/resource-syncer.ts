@@ -35,7 +35,7 @@ import { MIRROR_LABEL } from '../api/mirrors.js';
 import { ADOPTED_ON_ANNOTATION, aggregatesStatus, awaitsPlacement, kindPlacementOf, kindPlacementOfKind, statusAnnotation } from '../api/kind-placement.js';
 import { adoptsPods } from '../decisions/orphans.js';
 import { workspaceNodeName } from '../api/node-names.js';
-import { DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER, UPSTREAM_UID_ANNOTATION } from '../api/types.js';
+import { CLUSTER_LABEL, DOWNSTREAM_CLUSTER_LABEL, followerResources, SPEC_HASH_ANNOTATION, SYNCER_FIELD_MANAGER, UPSTREAM_UID_ANNOTATION } from '../api/types.js';
 import { assignedElsewhere, downstreamOwnedPaths, keepDownstreamOwned, upstreamMirrorPatch } from './downstream-owned.js';
 import { nextSyncCondition, onlySyncBookkeepingChanged, syncedAnnotation, withoutSyncConditions } from './sync-condition.js';
 import { withForeignConditions } from '../decisions/foreign-conditions.js';
@@ -46,6 +46,8 @@ import { ephemeralContainersDiffer, ephemeralContainersOf, ephemeralContainersPa
 import type { DownstreamPriorityClasses } from './priority-classes.js';
 import type { DownstreamVolumes } from './workspace-volumes.js';
 import { statusIsBinders } from '../decisions/volume-binding.js';
+import { podTemplateOf } from '../decisions/workload-references.js';
+import type { CopyLookup, DependencyGate } from './dependency-gate.js';
 import { contentHash, downstreamHashOf, heldOver, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
 export interface ResourceSyncerDeps {
@@ -67,6 +69,8 @@ export interface ResourceSyncerDeps {
   priorityClasses?: DownstreamPriorityClasses;
   /** Makes the copies of the workspace's own volumes its synced claims are bound to (workspace-volumes.ts). */
   volumes?: DownstreamVolumes;
+  /** Holds a workload's first copy until the copies of what its pods name are on the cluster (dependency-gate.ts). */
+  dependencies?: DependencyGate;
   /** Observes end-to-end latencies (benchmarks): 'down' when a downstream write succeeded, 'up' for status. */
   onSynced?(direction: 'down' | 'up', upstream: KubeObject): void;
   workers?: number;
@@ -84,12 +88,26 @@ const LABEL_COPYING_RESOURCES = new Set(['endpoints', 'endpointslices']);
 /** How many times a downstream update meeting a newer resourceVersion is read and put again before backing off. */
 const CONFLICT_RETRIES = 4;
 
-export class ResourceSyncer {
+/** The workload resources whose pods name followers, by `<group>/<resource>`, with the kind podTemplateOf reads. */
+const POD_SPEC_KINDS: Readonly<Record<string, string>> = {
+  '/pods': 'Pod',
+  '/replicationcontrollers': 'ReplicationController',
+  'apps/deployments': 'Deployment',
+  'apps/replicasets': 'ReplicaSet',
+  'apps/statefulsets': 'StatefulSet',
+  'apps/daemonsets': 'DaemonSet',
+  'batch/jobs': 'Job',
+  'batch/cronjobs': 'CronJob',
+};
+
+export class ResourceSyncer implements CopyLookup {
   readonly upstreamInformer: Informer;
   readonly downstreamInformer: Informer;
   private readonly controller: Controller;
   /** The hash of the status this syncer last wrote (or found already written) per upstream key. */
   private readonly lastStatusHash = new Map<string, string>();
+  /** Workloads (of any resource) waiting for the copy of an object of this one, per upstream key, by waiter id. */
+  private readonly copyWaiters = new Map<string, Map<string, () => void>>();
   /** True once the SyncTarget is being deleted: nothing new is synced, everything is torn down. */
   draining = false;
   /** While draining: strip our label from downstream objects instead of deleting them (deletionPolicy Orphan). */
@@ -112,7 +130,13 @@ export class ResourceSyncer {
     this.upstreamInformer.addEventHandler(this.upstreamHandler = { add: enqueueUp, update: (o, n) => onlySyncBookkeepingChanged(o, n) || enqueueUp(n), delete: enqueueUp });
     const enqueueDown = (o: KubeObject) => {
       const key = this.upstreamKeyOfDownstream(o);
-      if (key) this.controller.enqueue(key);
+      if (!key) return;
+      this.controller.enqueue(key);
+      const waiters = this.copyWaiters.get(key);
+      if (waiters && this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' }))) {
+        this.copyWaiters.delete(key);
+        for (const wake of waiters.values()) wake();
+      }
     };
     // The downstream informer is shared with the syncers of the same resource for other upstream workspaces.
     this.downstreamInformer.addEventHandler(this.downstreamHandler = { add: enqueueDown, update: (_o, n) => enqueueDown(n), delete: enqueueDown });
@@ -208,6 +232,22 @@ export class ResourceSyncer {
     return false;
   }
 
+  awaitsCopy(namespace: string, name: string): boolean {
+    const up = this.upstreamInformer.lister.get(formatObjectKey({ cluster: this.deps.upstreamCluster, namespace, name }));
+    if (!up || up.metadata?.deletionTimestamp || up.metadata?.labels?.[MIRROR_LABEL] !== undefined || isClusterLocal(this.deps.gvr.resource, up)) return false;
+    // Pinned by hand to another cluster (`workload.kcp.io/cluster`): it is not coming here, nothing to wait for.
+    if (up.metadata?.labels?.[CLUSTER_LABEL] !== undefined && !this.wants(up)) return false;
+    const copy = this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: this.deps.namespaces.downstreamName(namespace), name }));
+    return !this.isOurCopy(copy);
+  }
+
+  whenCopied(namespace: string, name: string, id: string, wake: () => void): void {
+    const key = formatObjectKey({ cluster: this.deps.upstreamCluster, namespace, name });
+    const waiters = this.copyWaiters.get(key) ?? new Map<string, () => void>();
+    waiters.set(id, wake);
+    this.copyWaiters.set(key, waiters);
+  }
+
   /** Whether an upstream object (live, in a live namespace) is held here by its own assignment alone (heldOver). */
   holdsOver(): boolean {
     return this.upstreamInformer.lister.list().some((o) => !o.metadata?.deletionTimestamp && heldOver(o, this.deps.target) && this.wants(o));
@@ -273,6 +313,7 @@ export class ResourceSyncer {
     if (up && !up.metadata?.deletionTimestamp && !this.draining && awaitsPlacement(up, up.metadata?.namespace ? this.deps.namespaces.upstreamNamespace(up.metadata.namespace) : undefined, gvr)) return;
 
     if (!this.wants(up)) {
+      this.deps.dependencies?.forget(key);
       if (down) {
         if (this.draining && this.orphanOnDrain) {
           const kept = deepCopy(down);
@@ -342,6 +383,12 @@ export class ResourceSyncer {
     // A claim naming a volume of the workspace goes down once the workspace's binder bound it, pre-bound to its copy.
     const awaitsBinding = down ? undefined : await this.deps.volumes?.awaitsBinding(gvr.resource, current);
     if (awaitsBinding !== undefined) return { requeueAfterMs: awaitsBinding };
+    const podKind = POD_SPEC_KINDS[`${gvr.group}/${gvr.resource}`];
+    if (!down && podKind && this.deps.dependencies && k.namespace) {
+      const podSpec = podTemplateOf(podKind, current)?.spec;
+      const waitMs = this.deps.dependencies.wait(key, k.namespace, podSpec, () => this.controller.enqueue(key));
+      if (waitMs !== undefined) return { requeueAfterMs: waitMs };
+    }
     let targetNs: string | undefined;
     if (k.namespace) targetNs = await this.deps.namespaces.ensureDownstream(k.namespace);
     // Fields a downstream controller owns (see downstream-owned.ts): mirrored up, and kept as they are downstream.

@@ -17,6 +17,7 @@ import type { RestClient } from '../../client/rest-client.js';
 import { logger } from '../../logging/logger.js';
 import { followerResources, parseGroupResource, type NamespaceMapping } from '../api/types.js';
 import { NamespaceMapper } from './namespace-mapper.js';
+import { DependencyGate } from './dependency-gate.js';
 import { ResourceSyncer } from './resource-syncer.js';
 import { DownstreamPriorityClasses } from './priority-classes.js';
 import { DownstreamVolumes } from './workspace-volumes.js';
@@ -142,6 +143,7 @@ export class UpstreamWorkspace {
         workers: this.deps.workersPerResource,
         priorityClasses: this.priorityClasses,
         volumes: this.volumes,
+        dependencies: followerResources.has(gvr.resource) ? undefined : new DependencyGate(name, (resource) => this.resources.get(resource)),
       });
       if (!followerResources.has(gvr.resource)) {
         // A workload changing assignment may pull its namespace's ConfigMaps, Secrets and ServiceAccounts along.

@@ -1,0 +1,94 @@
+/**
+ * A workload's first copy waits for the copies of what its pods name.
+ *
+ * On one cluster `kubectl apply -f dir/` (or Helm's install order) makes a ServiceAccount, its ConfigMaps, Secrets and
+ * claims before the Deployment that uses them, so the ReplicaSet's first pods are admitted. Here the placement
+ * controller decides where those followers go from where their workloads run (decisions/follow-graph.ts), so a
+ * follower is labelled for a cluster only after its workload is — synced in that order, the cluster's ServiceAccount
+ * admission refused every first pod (`error looking up service account`), the cluster's controllers backed off for
+ * seconds, and the user saw FailedCreate warnings no single cluster would have shown.
+ *
+ * So before a workload's copy is first created on a cluster, every object its pod spec names that exists upstream and
+ * goes to clusters (not the cluster's own: `default` ServiceAccount, `kube-root-ca.crt`, token Secrets) must have its
+ * copy there. The wait is woken by the follower's copy appearing (its downstream informer). A follower pinned to
+ * another cluster by hand (`workload.kcp.io/cluster`) is not waited for; every other one is coming, as the placement
+ * controller sends followers wherever their users run, but maybe late on a busy control plane (a 50-app burst on 2
+ * cores took over 5 s), so the bound, DEPENDENCY_WAIT_MS, is only a safety net: after it the workload goes down as
+ * before and the cluster behaves as it would.
+ */
+import { logger } from '../../logging/logger.js';
+import { podReferences } from '../decisions/workload-references.js';
+
+/** How long a workload's first copy waits at most for the copies of what it names. */
+export const DEPENDENCY_WAIT_MS = 30_000;
+
+/** The follower side: one resource's syncer. */
+export interface CopyLookup {
+  /** Whether `namespace/name` exists upstream, goes to clusters, and has no copy on this cluster yet. */
+  awaitsCopy(namespace: string, name: string): boolean;
+  /** Calls `wake` once when the copy of `namespace/name` appears on the cluster (`id` dedups repeated waits). */
+  whenCopied(namespace: string, name: string, id: string, wake: () => void): void;
+}
+
+/** The follower resources a pod spec names, by the key of their syncer. */
+const DEPENDENCY_RESOURCES = [
+  ['serviceaccounts', 'serviceAccounts'],
+  ['configmaps', 'configMaps'],
+  ['secrets', 'secrets'],
+  ['persistentvolumeclaims', 'persistentVolumeClaims'],
+] as const;
+
+export class DependencyGate {
+  /** When each waiting workload (by queue key) first waited. */
+  private readonly since = new Map<string, number>();
+
+  /**
+   * One gate per workload resource syncer: `resource` (`deployments.apps`) tells its waits apart from another
+   * resource's object of the same name.
+   */
+  constructor(
+    private readonly resource: string,
+    private readonly syncerOf: (resource: string) => CopyLookup | undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Milliseconds the first copy of workload `key` (upstream namespace `namespace`, pod spec `podSpec`) should still
+   * wait, with `wake` registered on the missing copy; undefined when it may go down now.
+   */
+  wait(key: string, namespace: string, podSpec: Record<string, unknown> | undefined, wake: () => void): number | undefined {
+    const missing = this.firstMissing(namespace, podSpec);
+    if (!missing) {
+      this.since.delete(key);
+      return undefined;
+    }
+    const first = this.since.get(key) ?? this.now();
+    if (!this.since.has(key)) logger.debug('syncer: workload waits for the copy of what its pods name', { resource: this.resource, key, waitsFor: missing.what });
+    this.since.set(key, first);
+    const left = first + DEPENDENCY_WAIT_MS - this.now();
+    if (left <= 0) {
+      this.since.delete(key);
+      logger.info('syncer: workload goes down without the copy of what its pods name', { resource: this.resource, key, waitsFor: missing.what, waitedMs: DEPENDENCY_WAIT_MS });
+      return undefined;
+    }
+    missing.syncer.whenCopied(namespace, missing.name, `${this.resource}|${key}`, wake);
+    return left;
+  }
+
+  /** The workload no longer waits (made, deleted, or no longer wanted here). */
+  forget(key: string): void {
+    this.since.delete(key);
+  }
+
+  private firstMissing(namespace: string, podSpec: Record<string, unknown> | undefined): { syncer: CopyLookup; name: string; what: string } | undefined {
+    if (!podSpec) return undefined;
+    const refs = podReferences(podSpec);
+    for (const [resource, field] of DEPENDENCY_RESOURCES) {
+      if (refs[field].size === 0) continue;
+      const syncer = this.syncerOf(resource);
+      if (!syncer) continue;
+      for (const name of refs[field]) if (syncer.awaitsCopy(namespace, name)) return { syncer, name, what: `${resource}/${name}` };
+    }
+    return undefined;
+  }
+}
