@@ -40,6 +40,42 @@ export function deepCopy<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
+/**
+ * Whether `a` and `b` hold the same values once decoded into Go's types, as a controller's Go counterpart compares
+ * (reflect.DeepEqual of structs): a field left out equals its zero value — 0, '', false, null, an empty list or map,
+ * a struct of zero values. A built-in object is stored in Go's round-trip form (omitempty leaves a zero count out,
+ * an unset metav1.Time is written as null), so a status computed with `unavailableReplicas: 0` or a condition without
+ * `lastUpdateTime` never jsonEqual'ed what the server kept of it: every pass wrote it again (no change stored, but a
+ * full request each time, for every object, on every event and resync).
+ */
+export function goEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (isGoZero(a) && isGoZero(b)) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!goEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as JsonObject;
+  const bo = b as JsonObject;
+  for (const k of Object.keys(ao)) if (!goEqual(ao[k], bo[k])) return false;
+  for (const k of Object.keys(bo)) if (!(k in ao) && !isGoZero(bo[k])) return false;
+  return true;
+}
+
+/** Go's zero value, as JSON: absent, null, 0, '', false, [], or an object of zero values. */
+function isGoZero(v: unknown): boolean {
+  if (v === undefined || v === null || v === 0 || v === '' || v === false) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (isPlainObject(v)) {
+    for (const k in v) if (!isGoZero(v[k])) return false;
+    return true;
+  }
+  return false;
+}
+
 /** Structural equality of JSON values (key order ignored). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -10,7 +10,7 @@
  * Claims that bind no workspace volume (most: dynamically provisioned by a cluster's StorageClass) are left alone, as
  * are the clusters' read-only mirrors (a StatefulSet's claims).
  */
-import { isPlainObject, jsonEqual, type KubeObject, nowRFC3339 } from '../../apimachinery/object.js';
+import { goEqual, isPlainObject, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../client/store.js';
@@ -110,7 +110,7 @@ export const volumeBinderControllerInstaller: ControllerInstaller = {
           return;
         }
         const status = pv && refersTo(pv, claim) ? boundClaimStatus(claim, pv) : { ...(isPlainObject(claim.status) ? claim.status : {}), phase: 'Lost' };
-        if (!jsonEqual(status, claim.status ?? {})) {
+        if (!goEqual(status, claim.status ?? {})) {
           await ctx.client.patch(claimsGVR, claim.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' }).catch(ignoreGone);
         }
         if (pv) controller.enqueue(volumeKey(cluster, marked));

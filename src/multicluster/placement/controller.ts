@@ -25,7 +25,7 @@
  */
 import { statusIsBinders } from '../decisions/volume-binding.js';
 import { MIRROR_LABEL } from '../api/mirrors.js';
-import { jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
+import { goEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import { setStatusCondition } from '../../apimachinery/conditions.js';
 import type { Informer } from '../../client/informer.js';
 import { clusterOf, formatObjectKey } from '../../client/store.js';
@@ -274,7 +274,7 @@ async function reconcileNamespace(d: Deps, key: string): Promise<{ requeueAfterM
   await forEachConcurrently(unplacedBudgets, WRITE_CONCURRENCY, (p) =>
     attempt('status', p.obj, async () => {
       const status = unplacedBudgetStatus(p.obj as Parameters<typeof unplacedBudgetStatus>[0], nowRFC3339());
-      if (jsonEqual(status, p.obj.status ?? {})) return;
+      if (goEqual(status, p.obj.status ?? {})) return;
       await d.ctx.client.patch(gvrOf(p.kind), p.obj.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' });
     }),
   );
@@ -420,7 +420,7 @@ async function writeAggregatedStatus(d: Deps, p: ObjectPlacement, clusters: read
   });
   const previous = p.obj.status as Record<string, unknown> | undefined;
   const status = aggregateKindStatus({ kind: p.kind.kind, generation: p.obj.metadata?.generation, clusters: reported, previous, now: nowRFC3339() });
-  if (jsonEqual(status, previous ?? {})) return;
+  if (goEqual(status, previous ?? {})) return;
   await d.ctx.client.patch(gvrOf(p.kind), p.obj.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' });
 }
 

@@ -12,7 +12,7 @@
  * scale-down window starts empty, which can only make the first scale-down after a restart come sooner.
  */
 import { setStatusCondition, type StatusCondition } from '../../apimachinery/conditions.js';
-import { deepCopy, jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, goEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { statusAnnotation } from '../api/kind-placement.js';
 import { recommendReplicas, stabilize, type ClusterHpaStatus, type HpaSpecLike, type PastRecommendation } from '../decisions/hpa-recommendation.js';
@@ -93,7 +93,7 @@ export class UpstreamAutoscalers {
   }
 
   private async writeStatus(client: RestClient, hpa: KubeObject, status: Record<string, unknown>, scope: { cluster: string; namespace?: string }): Promise<void> {
-    if (jsonEqual(status, hpa.status)) return;
+    if (goEqual(status, hpa.status)) return;
     await client.patch(hpasGVR, hpa.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' });
   }
 }

@@ -41,10 +41,11 @@
  * CONSUMER_CLUSTERS_ANNOTATION lists) whose Deployments this controller watches.
  */
 import { logger } from '../../logging/logger.js';
-import { deepCopy, jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, goEqual, jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import type { Informer } from '../../client/informer.js';
 import { clusterOf, formatObjectKey } from '../../client/store.js';
 import { Controller } from '../../controllers/runtime/controller.js';
+import { WriteCache } from '../../controllers/runtime/write-cache.js';
 import type { ControllerContext, ControllerInstaller } from '../../controllers/runtime/context.js';
 import { stripClusterAnnotation } from '../../controllers/runtime/committer.js';
 import { CLUSTER_LABEL, namespacesGVR, syncTargetsGVR, type SyncTarget } from '../api/types.js';
@@ -137,7 +138,7 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
         const t = targets.lister.byIndex(SYNC_TARGETS_BY_KEY_INDEX, key)[0] as (SyncTarget & SyncTargetLike) | undefined;
         return t && { cluster: clusterOf(t), key, target: t };
       };
-      const env: SplitterEnv = { ctx, opts, targets, namespaces, locations, lookup, watched, trackerOf, podMirrors, watchDeployments: (c) => watchDeployments(c), unwatchDeployments: (c) => unwatchDeployments(c), enqueueRoot: (c, group) => controller.enqueue(`${c}|${group}`) };
+      const env: SplitterEnv = { ctx, opts, targets, namespaces, locations, lookup, watched, trackerOf, podMirrors, watchDeployments: (c) => watchDeployments(c), unwatchDeployments: (c) => unwatchDeployments(c), enqueueRoot: (c, group) => controller.enqueue(`${c}|${group}`), written: new WriteCache() };
       const controller = new Controller({
         name: 'deployment-splitter',
         workers: ROOT_WORKERS,
@@ -217,6 +218,8 @@ interface SplitterEnv {
   unwatchDeployments(cluster: string): Promise<void>;
   /** Queues the root key of `group` (`<namespace>/<split-from value>`) in `cluster`. */
   enqueueRoot(cluster: string, group: string): void;
+  /** The roots whose status this controller wrote, until the informers have caught up. */
+  written: WriteCache;
 }
 
 /**
@@ -299,7 +302,9 @@ async function reconcileGroup(env: SplitterEnv, cluster: string, group: string):
   const namespaceOf = (c: string, name: string) => env.namespaces.lister.get(formatObjectKey({ cluster: c, namespace: '', name }));
   const ns = namespaceOf(cluster, namespace);
   const kids = informer.lister.byIndex(CHILDREN_INDEX, group);
-  const root = ns && isSplit(ns) ? informer.lister.byIndex(ROOTS_INDEX, group).find(isSplitRoot) : undefined;
+  const cachedRoot = ns && isSplit(ns) ? informer.lister.byIndex(ROOTS_INDEX, group).find(isSplitRoot) : undefined;
+  // The root as this controller last wrote its status, while the watch has not brought that write yet.
+  const root = cachedRoot && env.written.freshest(rootKey(cluster, cachedRoot), cachedRoot);
   const { assigned, byName } = namespaceTargets(assignedKeys(ns ?? {}), kids, cluster, lookup);
   if (!root) {
     for (const kid of kids) await deleteChild(ctx, cluster, kid, byName, lookup);
@@ -330,7 +335,7 @@ async function reconcileGroup(env: SplitterEnv, cluster: string, group: string):
     labelsOf: (t) => byName.get(t)?.target.metadata?.labels ?? {},
     location: location && !location.metadata?.deletionTimestamp ? { instanceSelector: (location.spec as { instanceSelector?: LabelSelectorSpec | null } | undefined)?.instanceSelector } : undefined,
   });
-  await reconcileRoot(ctx, env.opts, cluster, root, kids, occupants, pinned.targets, byName, lookup, env.trackerOf(cluster), (ns, target) => env.podMirrors(cluster, ns, target), ensureMarked, pinned.unhonoured);
+  await reconcileRoot(ctx, env.opts, cluster, root, kids, occupants, pinned.targets, byName, lookup, env.trackerOf(cluster), (ns, target) => env.podMirrors(cluster, ns, target), ensureMarked, env.written, pinned.unhonoured);
 }
 
 /** What a split child occupies on its target. */
@@ -370,6 +375,7 @@ async function reconcileRoot(
   tracker: UnschedulableTracker,
   podMirrors: (namespace: string, syncTarget: string) => KubeObject[],
   ensureMarked: (namespace: string) => Promise<void>,
+  written: WriteCache,
   unhonouredPin?: string,
 ): Promise<void> {
   const scope = { cluster, namespace: root.metadata!.namespace };
@@ -438,11 +444,16 @@ async function reconcileRoot(
     now: nowRFC3339(),
   });
   withPinCondition(status, (root.status as { conditions?: Condition[] } | undefined)?.conditions, unhonouredPin);
-  if (jsonEqual(status, root.status)) return;
+  if (goEqual(status, root.status)) return;
   // Only this controller writes a root's status, one root key at a time, so it is replaced without a resourceVersion:
   // an update carrying the cached one failed (409) whenever the root's metadata had moved on meanwhile (the
   // revision-history controller's annotation), and waited for a retry.
-  await ctx.client.patch(deploymentsGVR, root.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' });
+  written.remember(rootKey(cluster, root), await ctx.client.patch(deploymentsGVR, root.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' }));
+}
+
+/** A root's key in the splitter's WriteCache. */
+function rootKey(cluster: string, root: KubeObject): string {
+  return `${cluster}|${root.metadata?.namespace}/${root.metadata?.name}`;
 }
 
 /** How many times a child update meeting a newer resourceVersion is read and written again before backing off. */

@@ -20,7 +20,7 @@
  * per upstream object (`<cluster>|<ns>/<name>`); downstream events map back to it through the namespace locator.
  * Failures stay in this resource's queue (with backoff): other resources keep syncing.
  */
-import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, goEqual, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { EventHandler, Informer } from '../../client/informer.js';
 import type { InformerFactory } from '../../client/informer-factory.js';
@@ -674,7 +674,7 @@ export class ResourceSyncer implements CopyLookup {
     let status = withForeignConditions(this.deps.gvr.resource, clusterStatus, up.status);
     const hash = contentHash(status);
     if (this.lastStatusHash.get(key) === hash) return;
-    if (jsonEqual(up.status, status)) {
+    if (goEqual(up.status, status)) {
       this.lastStatusHash.set(key, hash);
       return;
     }
@@ -703,7 +703,7 @@ export class ResourceSyncer implements CopyLookup {
       // claim the workspace's binder took.
       if (base.metadata?.uid !== up.metadata?.uid || aggregatesStatus(base) || statusIsBinders(this.deps.gvr.resource, base)) return;
       status = withForeignConditions(this.deps.gvr.resource, clusterStatus, base.status);
-      if (jsonEqual(base.status, status)) break;
+      if (goEqual(base.status, status)) break;
     }
     this.lastStatusHash.set(key, contentHash(status));
     this.deps.onSynced?.('up', up);

@@ -16,7 +16,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { findCondition } from '../../apimachinery/conditions.js';
-import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339, stampUncertaintyMs } from '../../apimachinery/object.js';
+import { deepCopy, goEqual, isPlainObject, jsonEqual, nowRFC3339, stampUncertaintyMs, type JsonObject, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import { logger } from '../../logging/logger.js';
 import { clusterOf, formatObjectKey } from '../../client/store.js';
@@ -417,7 +417,7 @@ export function kubeletInstaller(opts: KubeletOptions): ControllerInstaller {
         if (!(isPlainObject(pod.spec) && Array.isArray(pod.spec.ephemeralContainers)) && status.ephemeralContainerStatuses === undefined) return undefined;
         const eph = ephemerals.step(pod, true, identity(pod));
         const want = withEphemeralStatuses(status, eph.statuses);
-        if (jsonEqual(want, status)) return eph.requeueAfterMs !== undefined ? { requeueAfterMs: eph.requeueAfterMs } : undefined;
+        if (goEqual(want, status)) return eph.requeueAfterMs !== undefined ? { requeueAfterMs: eph.requeueAfterMs } : undefined;
         try {
           await client.updateStatus(podsGVR, { ...deepCopy(pod), status: want }, { namespace: pod.metadata?.namespace });
         } catch (err) {

@@ -7,7 +7,7 @@
  * wraps the ReplicaSet controller): one implementation, parameterised by the kind (`podReplicaKinds`), which differ
  * only in their resource, owner reference and selector (an RC's is a plain label map).
  */
-import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339 } from '../../apimachinery/object.js';
+import { deepCopy, goEqual, isPlainObject, jsonEqual, nowRFC3339, type JsonObject, type KubeObject } from '../../apimachinery/object.js';
 import { LabelSelector, fromLabelSelector, selectorFromSet, type LabelSelectorSpec } from '../../apimachinery/labels/selector.js';
 import type { GroupVersionResource } from '../../client/resource.js';
 import { StatusError } from '../../apimachinery/status.js';
@@ -202,7 +202,7 @@ export function podReplicaControllerInstaller(k: PodReplicaKind): ControllerInst
           if (rest.length) status.conditions = rest;
           else delete status.conditions;
         }
-        if (!jsonEqual(status, rs.status ?? {})) {
+        if (!goEqual(status, rs.status ?? {})) {
           const next = deepCopy(rs);
           next.status = status;
           await client.updateStatus(k.gvr, next, { namespace: rs.metadata?.namespace });

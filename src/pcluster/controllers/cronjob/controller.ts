@@ -10,7 +10,7 @@
  * Time is the cluster's CronJob clock (schedule.ts SimClock): real time, or faster with --cronjob-time-scale;
  * creation times, lastScheduleTime and the scheduled-timestamp annotation are all in that clock.
  */
-import { type JsonObject, type KubeObject, deepCopy, formatRFC3339, jsonEqual } from '../../../apimachinery/object.js';
+import { deepCopy, formatRFC3339, goEqual, type JsonObject, type KubeObject } from '../../../apimachinery/object.js';
 import { StatusError } from '../../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
 import { Controller, type ReconcileResult } from '../../../controllers/runtime/controller.js';
@@ -175,7 +175,7 @@ export function cronJobControllerInstaller(opts: CronJobControllerOptions = {}):
           for (const j of jobsBeyondLimit(finished(type), limit)) await deleteJob(cj, j, status);
         }
         if (Array.isArray(status.active) && status.active.length === 0) delete status.active;
-        if (!jsonEqual(status, cached.status ?? {})) {
+        if (!goEqual(status, cached.status ?? {})) {
           const next = deepCopy(cached);
           next.status = status;
           await client.updateStatus(cronJobsGVR, next, { namespace });

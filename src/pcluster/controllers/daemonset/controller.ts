@@ -5,7 +5,7 @@
  * qualify removed; RollingUpdate within maxUnavailable/maxSurge or OnDelete; ControllerRevisions for the template
  * history; status so that `kubectl rollout status ds/<name>` works.
  */
-import { type JsonObject, type KubeObject, deepCopy, jsonEqual } from '../../../apimachinery/object.js';
+import { deepCopy, goEqual, jsonEqual, type JsonObject, type KubeObject } from '../../../apimachinery/object.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { StatusError } from '../../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
@@ -169,7 +169,7 @@ export const daemonSetControllerInstaller: ControllerInstaller = {
       if (history.collisionCount > 0 || ds.status?.collisionCount !== undefined) status.collisionCount = history.collisionCount;
       if (!status.observedGeneration) delete status.observedGeneration;
       if (ds.status?.conditions) status.conditions = ds.status.conditions;
-      if (!jsonEqual(status, ds.status ?? {})) {
+      if (!goEqual(status, ds.status ?? {})) {
         const next = deepCopy(ds);
         next.status = status;
         await client.updateStatus(daemonSetsGVR, next, { namespace });

@@ -8,7 +8,7 @@
  * <rs> from 0 to 3`, `Scaled down replica set <rs> from 3 to 2`), so `kubectl describe deploy` shows the rollout.
  */
 import { findCondition } from '../../../apimachinery/conditions.js';
-import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual, nowRFC3339 } from '../../../apimachinery/object.js';
+import { deepCopy, goEqual, isPlainObject, nowRFC3339, type JsonObject, type KubeObject } from '../../../apimachinery/object.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { StatusError } from '../../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
@@ -286,7 +286,7 @@ export const deploymentControllerInstaller: ControllerInstaller = {
       };
       if (collisionCount !== undefined) status.collisionCount = collisionCount;
       for (const k of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) if (status[k] === 0) delete status[k];
-      if (!jsonEqual(status, previous)) {
+      if (!goEqual(status, previous)) {
         const next = deepCopy(d);
         next.status = status;
         await client.updateStatus(deploymentsGVR, next, { namespace: d.metadata?.namespace });

@@ -5,7 +5,7 @@
  * ReplicationControllers that own them (budget.ts). A pod whose controller is none of those makes a percentage
  * budget fail safe (SyncFailed, no disruptions). There is no eviction API here, so nothing else reads the budget.
  */
-import { type JsonObject, type KubeObject, deepCopy, jsonEqual } from '../../../apimachinery/object.js';
+import { deepCopy, goEqual, jsonEqual, type JsonObject, type KubeObject } from '../../../apimachinery/object.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
 import { Controller, type ReconcileResult } from '../../../controllers/runtime/controller.js';
@@ -78,7 +78,7 @@ export const disruptionControllerInstaller: ControllerInstaller = {
         void recorder.record(clusterOf(pdb), { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace, name: pdb.metadata?.name ?? '', uid: pdb.metadata?.uid }, 'Warning', 'CalculateExpectedPodCountFailed', `Failed to calculate the number of expected pods: ${(err as Error).message}`);
         status = failSafeStatus(pdb, (err as Error).message, now);
       }
-      if (!jsonEqual(status, pdb.status ?? {})) {
+      if (!goEqual(status, pdb.status ?? {})) {
         const next = deepCopy(pdb);
         next.status = status;
         await client.updateStatus(pdbGVR, next, { namespace });

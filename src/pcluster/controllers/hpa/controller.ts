@@ -8,7 +8,7 @@
  * lastScaleTime and the AbleToScale, ScalingActive and ScalingLimited conditions, so that `kubectl get hpa` shows
  * e.g. `cpu: 150%/80%`.
  */
-import { type JsonObject, type KubeObject, deepCopy, formatRFC3339, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
+import { deepCopy, formatRFC3339, goEqual, isPlainObject, jsonEqual, type JsonObject, type KubeObject } from '../../../apimachinery/object.js';
 import { parseLabelSelector } from '../../../apimachinery/labels/selector.js';
 import { integerValue, milliValue } from '../../../apimachinery/quantity.js';
 import { StatusError } from '../../../apimachinery/status.js';
@@ -178,7 +178,7 @@ export function hpaControllerInstaller(opts: HpaControllerOptions = {}): Control
         const conditions = deepCopy(hpa.status?.conditions ?? []) as JsonObject[];
         const ref = hpa.spec?.scaleTargetRef ?? {};
         const writeStatus = async (status: JsonObject) => {
-          if (jsonEqual(status, hpa.status ?? {})) return;
+          if (goEqual(status, hpa.status ?? {})) return;
           const next = deepCopy(hpa);
           next.status = status;
           await client.updateStatus(hpaGVR, next, { namespace });

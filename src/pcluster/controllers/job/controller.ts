@@ -10,7 +10,7 @@
  * condition); resuming restarts startTime. Orphaned pods (their Job gone) lose the finalizer.
  * The bookkeeping is in accounting.ts.
  */
-import { type JsonObject, type KubeObject, deepCopy, formatRFC3339, jsonEqual } from '../../../apimachinery/object.js';
+import { deepCopy, formatRFC3339, goEqual, type JsonObject, type KubeObject } from '../../../apimachinery/object.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { StatusError } from '../../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
@@ -308,7 +308,7 @@ export function jobControllerInstaller(opts: JobControllerOptions = {}): Control
         if (conditions.length) status.conditions = conditions;
         if (isIndexed(job) && !status.completedIndexes) status.completedIndexes = '';
         zeroCountersDropped(status);
-        if (!jsonEqual(status, latest.status ?? {})) await writeStatus(latest, key, status);
+        if (!goEqual(status, latest.status ?? {})) await writeStatus(latest, key, status);
         if (failureTarget || successMet || newSuccess) return terminating > 0 ? { requeueAfterMs: 500 } : undefined;
         return requeueAfterMs !== undefined ? { requeueAfterMs: Math.max(0, requeueAfterMs) } : undefined;
       };

@@ -8,7 +8,7 @@
  * finalizer while it has a load balancer; changing its type away or deleting it releases the address (events
  * EnsuringLoadBalancer, EnsuredLoadBalancer, DeletingLoadBalancer, DeletedLoadBalancer, SyncLoadBalancerFailed).
  */
-import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
+import { deepCopy, goEqual, isPlainObject, jsonEqual, type JsonObject, type KubeObject } from '../../../apimachinery/object.js';
 import { clusterOf, keyOf } from '../../../client/store.js';
 import { Controller, type ReconcileResult } from '../../../controllers/runtime/controller.js';
 import type { ControllerContext, ControllerInstaller, RunningController } from '../../../controllers/runtime/context.js';
@@ -93,7 +93,7 @@ export function serviceLoadBalancerInstaller(pool: IPv4Pool): ControllerInstalle
         }
         const want = { ingress: [{ ip: allocation.ip, ipMode: 'VIP' }] };
         assigned.set(key, allocation.ip);
-        if (jsonEqual(statusOf(current).loadBalancer ?? {}, want)) return;
+        if (goEqual(statusOf(current).loadBalancer ?? {}, want)) return;
         // The events are written beside the work, not waited for (client-go's recorder is asynchronous too): this one
         // worker, as kube's service controller has, made every LoadBalancer Service wait for two Event round trips
         // per Service in line before it (the record never rejects; a failure is logged).

@@ -5,7 +5,7 @@
  * history, RollingUpdate by partition (highest ordinal first, one at a time) or OnDelete, and status so that
  * `kubectl rollout status sts/<name>` works. Decisions are in decisions.ts and controller-history.ts.
  */
-import { type JsonObject, type KubeObject, deepCopy, jsonEqual } from '../../../apimachinery/object.js';
+import { deepCopy, goEqual, jsonEqual, type JsonObject, type KubeObject } from '../../../apimachinery/object.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../../../apimachinery/labels/selector.js';
 import { StatusError } from '../../../apimachinery/status.js';
 import { clusterOf, formatObjectKey, parseObjectKey } from '../../../client/store.js';
@@ -216,7 +216,7 @@ export const statefulSetControllerInstaller: ControllerInstaller = {
         now,
         pods: owned,
       });
-      if (!jsonEqual(status, set.status ?? {})) {
+      if (!goEqual(status, set.status ?? {})) {
         const next = deepCopy(set);
         next.status = status;
         await client.updateStatus(statefulSetsGVR, next, { namespace });
