@@ -73,7 +73,6 @@ export const endpointSliceMirroringControllerInstaller = (scope: EndpointsScope 
           addressType: 'IPv4',
           ...lists,
         }),
-        reuseOtherPorts: true,
       });
     };
 

@@ -43,9 +43,6 @@ export interface SliceSync {
   annotations(current: Record<string, string>): Record<string, string> | undefined;
   /** A new slice holding `lists`. */
   newSlice(lists: SliceLists): KubeObject;
-  /** Whether a slice with other ports is rewritten rather than a new one created (the mirroring controller's
-   * reconciler reuses any slice it would otherwise delete; the endpointslice controller's only same-port ones). */
-  reuseOtherPorts?: boolean;
 }
 
 const listOrNull = (items: JsonObject[]): JsonObject[] | null => (items.length ? items : null);
@@ -79,16 +76,27 @@ export class SliceWrites {
   async sync(key: string, cluster: string, namespace: string, want: SliceSync): Promise<void> {
     const unused = new Set(want.owned);
     const writes = this.batch(key, cluster, namespace);
-    for (const content of want.desired) {
-      const lists: SliceLists = { endpoints: listOrNull(content.endpoints), ports: listOrNull(content.ports) };
+    const contents = want.desired.map((content): SliceLists => ({ endpoints: listOrNull(content.endpoints), ports: listOrNull(content.ports) }));
+    // First the slices whose ports a wanted one has (the same endpoints preferred), as upstream's reconciler places
+    // endpoints into the existing slices of their port map.
+    const reused: (KubeObject | undefined)[] = contents.map((lists) => {
       const samePorts = [...unused].filter((s) => portsKey(s.ports) === portsKey(lists.ports));
-      const slice = samePorts.find((s) => jsonEqual(s.endpoints ?? null, lists.endpoints)) ?? samePorts[0] ?? (want.reuseOtherPorts ? [...unused][0] : undefined);
+      const slice = samePorts.find((s) => jsonEqual(s.endpoints ?? null, lists.endpoints)) ?? samePorts[0];
+      if (slice) unused.delete(slice);
+      return slice;
+    });
+    contents.forEach((lists, i) => {
+      let slice = reused[i];
       if (!slice) {
-        writes.create(want.newSlice(lists));
-        continue;
+        const made = want.newSlice(lists);
+        // A slice that would be created while one of the owner's of the same address type would be deleted takes
+        // that one's place instead (upstream's finalize and recycleSlices): a Service's placeholder slice becomes its
+        // first real one rather than being deleted beside a new one.
+        slice = [...unused].find((s) => (s as { addressType?: unknown }).addressType === (made as { addressType?: unknown }).addressType);
+        if (!slice) return writes.create(made);
+        unused.delete(slice);
       }
-      unused.delete(slice);
-      if (jsonEqual(slice.metadata?.labels ?? {}, want.labels) && jsonEqual(slice.endpoints ?? null, lists.endpoints) && jsonEqual(slice.ports ?? null, lists.ports)) continue;
+      if (jsonEqual(slice.metadata?.labels ?? {}, want.labels) && jsonEqual(slice.endpoints ?? null, lists.endpoints) && jsonEqual(slice.ports ?? null, lists.ports)) return;
       const next = deepCopy(slice);
       next.metadata!.labels = want.labels;
       // A wildcard read's cluster annotation is not the slice's own.
@@ -100,7 +108,7 @@ export class SliceWrites {
       next.endpoints = lists.endpoints;
       next.ports = lists.ports;
       writes.update(next);
-    }
+    });
     for (const slice of [...unused, ...want.stale]) writes.delete(slice.metadata?.name ?? '');
     await writes.done();
   }
