@@ -213,6 +213,11 @@ export class RestClient {
     return (await this.call('POST', resourcePath(gvr, withNamespace(scope, obj)), obj)) as T;
   }
 
+  /** POST to a subresource of a named object (pods/binding, pods/eviction): the server's answer, often a Status. */
+  async createSubresource<T extends KubeObject = KubeObject>(gvr: GroupVersionResource, name: string, subresource: string, body: KubeObject, scope: RequestScope = {}): Promise<T> {
+    return (await this.call('POST', resourcePath(gvr, { ...scope, name, subresource }), body)) as T;
+  }
+
   /** PUT of the whole object (metadata.resourceVersion, when set, is a precondition: stale → 409 Conflict). */
   async update<T extends KubeObject>(gvr: GroupVersionResource, obj: T, scope: RequestScope = {}): Promise<T> {
     return (await this.call('PUT', resourcePath(gvr, { ...withNamespace(scope, obj), name: obj.metadata?.name ?? '' }), obj)) as T;

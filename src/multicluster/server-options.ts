@@ -29,6 +29,7 @@ import { placementControllerInstaller, type PlacementControllerOptions } from '.
 import { workspaceWorkloadResources } from './api/workload-resources.js';
 import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
 import { logger } from '../logging/logger.js';
+import { withPodBinding } from '../registry/builtin/workloads/pod-binding.js';
 import { withPodEviction, type EvictionStores } from '../registry/builtin/workloads/pod-eviction.js';
 import { ComputeIndex } from './serving/compute-index.js';
 import { WorkspaceWorkloadSource } from './serving/workload-source.js';
@@ -117,7 +118,7 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
         pods: (cluster) => host.registry.lookup(cluster, '', 'v1', 'pods'),
         podDisruptionBudgets: (cluster) => host.registry.lookup(cluster, 'policy', 'v1', 'poddisruptionbudgets'),
       };
-      const workloads = workspaceWorkloadResources.map((d) => withPodEviction(d, evictionStores));
+      const workloads = workspaceWorkloadResources.map((d) => withPodBinding(withPodEviction(d, evictionStores), evictionStores.pods));
       host.registry.addSource(new WorkspaceWorkloadSource(compute, [...workloads, ...workspaceViewResources], host.registry), { first: true });
       // The system PriorityClasses exist in every workspace with compute, as kube-apiserver creates them at start: made
       // when a workspace gains compute (and for every such workspace now), kept when it loses it, like its other objects.

@@ -4,6 +4,7 @@
  * wires lives below it; nothing imports it but the programs (src/cli, src/pcluster, src/demo) and the library
  * front door (src/index.ts).
  */
+import { withPodBinding } from '../registry/builtin/workloads/pod-binding.js';
 import { withPodEviction, type EvictionStores } from '../registry/builtin/workloads/pod-eviction.js';
 import type { ResourceDefinition } from '../registry/rest.js';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -189,12 +190,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // policies' validating phase just before the webhooks', as upstream orders them. The console only serves files.
   const plugins: ServerPlugin[] = [tenancyPlugin, authPlugin(auth), apiextensionsPlugin(controllerGate), apisPlugin, ...(opts.plugins ?? []), admissionPoliciesPlugin(), admissionWebhooksPlugin(), ...(opts.console === false ? [] : [consolePlugin()])];
 
-  // pods/eviction reads and writes the pods and PodDisruptionBudgets of the request's logical cluster.
+  // pods/eviction reads and writes the pods and PodDisruptionBudgets of the request's logical cluster; pods/binding its pods.
   const evictionStores: EvictionStores = {
     pods: (cluster) => registry.lookup(cluster, '', 'v1', 'pods'),
     podDisruptionBudgets: (cluster) => registry.lookup(cluster, 'policy', 'v1', 'poddisruptionbudgets'),
   };
-  const withSubresources = (def: ResourceDefinition) => withPodEviction(auth.withSubresources(def), evictionStores);
+  const withSubresources = (def: ResourceDefinition) => withPodBinding(withPodEviction(auth.withSubresources(def), evictionStores), evictionStores.pods);
   for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(withSubresources(def));
   let tenancy: Tenancy | undefined;

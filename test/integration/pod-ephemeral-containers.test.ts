@@ -20,9 +20,10 @@ describe('pods/ephemeralcontainers', () => {
   });
 
   it("is listed in discovery as kube-apiserver lists it, with the streaming subresources the cluster serves, in the installer's order", async () => {
-    // kube-apiserver v1.32.4's /api/v1 lists these (and pods/binding, not served here).
+    // kube-apiserver v1.32.4's /api/v1 lists these.
     const expected = [
       ['pods/attach', 'PodAttachOptions', ['create', 'get']],
+      ['pods/binding', 'Binding', ['create']],
       ['pods/ephemeralcontainers', 'Pod', ['get', 'patch', 'update']],
       ['pods/eviction', 'Eviction', ['create']],
       ['pods/exec', 'PodExecOptions', ['create', 'get']],

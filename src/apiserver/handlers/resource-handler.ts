@@ -14,6 +14,9 @@ export async function handleResource(r: ResourceRequest): Promise<void> {
   const { info, store } = r;
   const def = store.def;
   if (info.subresource && !def.subresources.some((s) => s.name === info.subresource)) throw errors.notFoundPath();
+  // A subresource answered by code (pods/eviction, pods/binding, serviceaccounts/token) has a POST route only
+  // upstream: any other method is go-restful's 405 (pods/binding's store strategy is for that create alone).
+  if (info.subresource && def.computedCreates?.[info.subresource] && info.verb !== 'create') throw errors.methodNotAllowed();
   // A terminating CRD's reduced verb list is for discovery only; its objects keep every verb but create (below).
   if (!def.terminating && !def.verbs.includes(info.verb) && !(info.subresource && ['get', 'update', 'patch'].includes(info.verb))) {
     // Upstream registers no route for a verb the storage does not implement (e.g. deletecollection on namespaces),

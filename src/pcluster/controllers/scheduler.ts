@@ -12,8 +12,7 @@
  * bound them (PreBind); if it gives a claim back (provisioning failed), the pod gets PodScheduled=False with
  * reason SchedulerError and is tried again later.
  *
- * Binding sets spec.nodeName through an update of the pod (this server allows that one change to an unbound pod)
- * and then PodScheduled=True through /status.
+ * Binding goes through pods/binding, as upstream's: spec.nodeName and PodScheduled=True in one write.
  */
 import { isConditionTrue } from '../../apimachinery/conditions.js';
 import { type JsonObject, type KubeObject, deepCopy, isPlainObject, jsonEqual } from '../../apimachinery/object.js';
@@ -169,16 +168,16 @@ export const schedulerInstaller: ControllerInstaller = {
       }
       waitingForVolumes.delete(key);
       assumed.set(key, { node: best.node, requests: request, scoring: scoringRequest });
-      let bound: KubeObject;
       try {
-        bound = await client.patch<KubeObject>(podsGVR, name, 'merge', { metadata: { resourceVersion: pod.metadata?.resourceVersion }, spec: { nodeName: best.node } }, { namespace });
+        // pods/binding, as upstream's scheduler binds: the node and PodScheduled=True in one write (a PATCH of the
+        // node and then the condition were two, and the kubelet's first status write raced the second).
+        await client.createSubresource(podsGVR, name, 'binding', { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid: pod.metadata?.uid }, target: { kind: 'Node', name: best.node } } as KubeObject, { namespace });
       } catch (err) {
         assumed.delete(key);
-        if (err instanceof StatusError && err.code === 404) return;
+        if (err instanceof StatusError && (err.code === 404 || err.code === 409)) return;
         throw err;
       }
-      podEvent(bound, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${best.node}`);
-      await setScheduledCondition(bound, { status: 'True' });
+      podEvent(pod, 'Normal', 'Scheduled', `Successfully assigned ${namespace}/${name} to ${best.node}`);
     };
 
     const controller = new Controller<string>({ name: 'scheduler', reconcile, workers: 1, rateLimiter: { baseDelayMs: 20, maxDelayMs: 5_000 } });
