@@ -31,6 +31,11 @@ export interface APIResourceDescriptor {
   definitionName: string;
   /** Whether strategic merge patch is accepted (built-ins yes, custom resources no). */
   strategicMergePatch: boolean;
+  /**
+   * Created by code and never stored (reviews, bindings): kube-apiserver's discovery lists no storageVersionHash for
+   * such a resource, its storage having no storage version.
+   */
+  unstored?: boolean;
 }
 
 /** "v1" for the core group, "group/version" otherwise. */

@@ -4,7 +4,7 @@
  * wires lives below it; nothing imports it but the programs (src/cli, src/pcluster, src/demo) and the library
  * front door (src/index.ts).
  */
-import { withPodBinding } from '../registry/builtin/workloads/pod-binding.js';
+import { bindingsResource, withPodBinding } from '../registry/builtin/workloads/pod-binding.js';
 import { withPodEviction, type EvictionStores } from '../registry/builtin/workloads/pod-eviction.js';
 import type { ResourceDefinition } from '../registry/rest.js';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -196,7 +196,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     podDisruptionBudgets: (cluster) => registry.lookup(cluster, 'policy', 'v1', 'poddisruptionbudgets'),
   };
   const withSubresources = (def: ResourceDefinition) => withPodBinding(withPodEviction(auth.withSubresources(def), evictionStores), evictionStores.pods);
-  for (const def of [...coreResources, ...otherGroupResources]) registry.registerBuiltin(withSubresources(def));
+  for (const def of [...coreResources, bindingsResource(evictionStores.pods), ...otherGroupResources]) registry.registerBuiltin(withSubresources(def));
   for (const plugin of plugins) for (const def of plugin.resources ?? []) registry.registerBuiltin(withSubresources(def));
   let tenancy: Tenancy | undefined;
   const pluginHost: PluginHost = { registry, authorizer: auth.authorizer, resolveWorkspacePath: (p) => tenancy?.resolvePath(p) };

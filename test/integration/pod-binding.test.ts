@@ -3,7 +3,7 @@
  * answer to the same request, recorded against a bare kube-apiserver + etcd: a bind sets the node, adds the Binding's
  * annotations and PodScheduled=True in one write the field manager does not record; a bound pod, scheduling gates, a
  * failed uid or resourceVersion precondition are Conflicts; bad targets are upstream's 500; only POST is served. Then
- * the simulated cluster's own scheduler binds through it.
+ * the simulated cluster's own scheduler binds through it. The legacy `bindings` resource is the same.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -82,6 +82,18 @@ describe('pods/binding as kube-apiserver answers it', () => {
       assert.deepEqual(r.json, methodNotAllowed);
     }
     assert.equal((await server().request('GET', `${NS}/pods/g1`)).json.spec.nodeName, undefined, 'nothing refused was written');
+  });
+
+  it('the legacy bindings resource binds the pod its Binding names, listed as kube-apiserver lists it (no storageVersionHash)', async () => {
+    const list = (await server().request('GET', '/api/v1')).json.resources as { name: string }[];
+    assert.deepEqual(list.find((x) => x.name === 'bindings'), { name: 'bindings', singularName: 'binding', namespaced: true, kind: 'Binding', verbs: ['create'] });
+    await pod('b1');
+    const r = await server().request('POST', `${NS}/bindings`, binding('b1', { kind: 'Node', name: 'binding-node-2' }));
+    assert.equal(r.status, 201, r.text);
+    assert.deepEqual(r.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    assert.equal((await server().request('GET', `${NS}/pods/b1`)).json.spec.nodeName, 'binding-node-2');
+    const again = await server().request('POST', `${NS}/bindings`, binding('b1', { kind: 'Node', name: 'binding-node-1' }));
+    assert.deepEqual(again.json, conflict('pods/binding', 'b1', 'Operation cannot be fulfilled on pods/binding "b1": pod b1 is already assigned to node "binding-node-2"'));
   });
 
   it("the simulated cluster's scheduler binds through it: bound and PodScheduled in the same write", async () => {

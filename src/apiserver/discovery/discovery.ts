@@ -85,7 +85,7 @@ export function apiResourceList(group: string, version: string, resources: APIRe
     const entry: Record<string, unknown> = { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
     if (r.shortNames.length) entry.shortNames = r.shortNames;
     if (r.categories.length) entry.categories = r.categories;
-    entry.storageVersionHash = storageVersionHash(r);
+    if (!r.unstored) entry.storageVersionHash = storageVersionHash(r);
     list.push(entry);
     // A built-in kind's subresources by name, as kube-apiserver's installer lists them; a custom resource's as the
     // CRD has them.

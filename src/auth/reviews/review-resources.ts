@@ -83,7 +83,7 @@ function userFromSpec(spec: Record<string, unknown>): UserInfo {
 
 function reviewDef(resource: string, kind: string, group: string, namespaced: boolean, create: ComputedCreate): ResourceDefinition {
   const def = defineBuiltin({ group, version: 'v1', resource, kind, namespaced, verbs: ['create'], definitionName: `io.k8s.api.${group.split('.')[0]}.v1.${kind}` });
-  return { ...def, computedCreates: { '': create } };
+  return { ...def, computedCreates: { '': create }, unstored: true };
 }
 
 function invalidIf(group: string, kind: string, name: string, errs: FieldError[]): void {

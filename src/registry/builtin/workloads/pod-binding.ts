@@ -12,13 +12,15 @@
  *   Binding's own create goes through admission), and the answer is a Success Status.
  *
  * The write goes through the `binding` subresource strategy, which only this create uses: the handler serves nothing
- * but POST on a subresource answered by code.
+ * but POST on a subresource answered by code. kube-apiserver serves the same BindingREST as the namespaced `bindings`
+ * resource too (POST /api/v1/namespaces/<ns>/bindings, the pod named by the Binding's own name): bindingsResource.
  */
 import * as fe from '../../../apimachinery/field-errors.js';
 import { type KubeObject, isPlainObject, nowRFC3339 } from '../../../apimachinery/object.js';
 import { errors } from '../../../apimachinery/status.js';
 import type { GenericStore } from '../../generic/store.js';
 import type { ComputedCreate, ResourceDefinition, SubresourceStrategy } from '../../rest.js';
+import { defineBuiltin } from '../define.js';
 
 /** The discovery entry of pods/binding, as kube-apiserver lists it. */
 export const bindingSubresource = { name: 'binding', kind: 'Binding', verbs: ['create'] };
@@ -47,10 +49,21 @@ export function withPodBinding(def: ResourceDefinition, pods: (cluster: string) 
   };
 }
 
+/**
+ * core/v1 `bindings` (create only): a Binding posted to the namespace binds the pod of its own name, as the collection
+ * POST's handler takes the name from the object when the URL has none.
+ */
+export function bindingsResource(pods: (cluster: string) => GenericStore | undefined): ResourceDefinition {
+  const def = defineBuiltin({ group: '', version: 'v1', resource: 'bindings', kind: 'Binding', namespaced: true, verbs: ['create'], definitionName: 'io.k8s.api.core.v1.Binding' });
+  return { ...def, computedCreates: { '': podBindingCreate(pods) }, unstored: true };
+}
+
 function podBindingCreate(podsOf: (cluster: string) => GenericStore | undefined): ComputedCreate {
-  const create: ComputedCreate = async (ctx, req) => {
-    const binding = req.object as KubeObject & { target?: { kind?: unknown; name?: unknown } };
+  const create: ComputedCreate = async (ctx, urlReq) => {
+    const binding = urlReq.object as KubeObject & { target?: { kind?: unknown; name?: unknown } };
     const meta = isPlainObject(binding.metadata) ? binding.metadata : {};
+    // POST .../bindings names no pod in its URL: the Binding's own name does.
+    const req = urlReq.name === '' && urlReq.subresource === '' && typeof meta.name === 'string' ? { ...urlReq, name: meta.name } : urlReq;
     if (meta.name !== req.name) throw errors.badRequest('name in URL does not match name in Binding object');
     const target = isPlainObject(binding.target) ? binding.target : {};
     const kind = typeof target.kind === 'string' ? target.kind : '';
