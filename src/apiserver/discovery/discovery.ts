@@ -81,7 +81,11 @@ function storageVersionHash(r: APIResourceDescriptor): string {
 /** APIResourceList (legacy per-GV discovery); field order matters to some scripts (name, singularName, namespaced, kind, verbs...). */
 export function apiResourceList(group: string, version: string, resources: APIResourceDescriptor[]): unknown {
   const list: unknown[] = [];
-  for (const r of resources.filter((x) => x.group === group && x.version === version)) {
+  const listed = resources.filter((x) => x.group === group && x.version === version);
+  // kube-apiserver's installer registers a built-in group's paths sorted (bindings, componentstatuses, configmaps, ...),
+  // and lists them in that order; custom resources keep theirs.
+  if (listed.every((r) => r.strategicMergePatch)) listed.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
+  for (const r of listed) {
     const entry: Record<string, unknown> = { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
     if (r.shortNames.length) entry.shortNames = r.shortNames;
     if (r.categories.length) entry.categories = r.categories;
