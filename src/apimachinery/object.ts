@@ -47,6 +47,9 @@ export function deepCopy<T>(v: T): T {
  * an unset metav1.Time is written as null), so a status computed with `unavailableReplicas: 0` or a condition without
  * `lastUpdateTime` never jsonEqual'ed what the server kept of it: every pass wrote it again (no change stored, but a
  * full request each time, for every object, on every event and resync).
+ * For built-in objects a controller computes; not for custom resources (stored as sent, where `false` is not absent)
+ * nor for a status copied from another store (compared as it is). A Go pointer field (a Job's `ready`) going from
+ * absent to 0 is a change in Go and not here: it is written with the next real change.
  */
 export function goEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

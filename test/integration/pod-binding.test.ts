@@ -94,6 +94,13 @@ describe('pods/binding as kube-apiserver answers it', () => {
     assert.equal((await server().request('GET', `${NS}/pods/b1`)).json.spec.nodeName, 'binding-node-2');
     const again = await server().request('POST', `${NS}/bindings`, binding('b1', { kind: 'Node', name: 'binding-node-1' }));
     assert.deepEqual(again.json, conflict('pods/binding', 'b1', 'Operation cannot be fulfilled on pods/binding "b1": pod b1 is already assigned to node "binding-node-2"'));
+    // Not a subresource: the create handler wipes the Binding's uid (no precondition), and an unnamed one names no pod.
+    await pod('b2');
+    const stale = await server().request('POST', `${NS}/bindings`, binding('b2', { name: 'binding-node-1' }, { uid: 'stale' }));
+    assert.equal(stale.status, 201, stale.text);
+    const unnamed = await server().request('POST', `${NS}/bindings`, { apiVersion: 'v1', kind: 'Binding', metadata: {}, target: { name: 'binding-node-1' } });
+    assert.equal(unnamed.status, 400, unnamed.text);
+    assert.deepEqual(unnamed.json, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Name parameter required.', reason: 'BadRequest', code: 400 });
   });
 
   it("the simulated cluster's scheduler binds through it: bound and PodScheduled in the same write", async () => {

@@ -74,7 +74,9 @@ export class SliceWrites {
 
   /** Brings `key`'s slices in `cluster`/`namespace` to what `want` says; throws the first failed write. */
   async sync(key: string, cluster: string, namespace: string, want: SliceSync): Promise<void> {
-    const unused = new Set(want.owned);
+    // Slices already being deleted (a finalizer holds them) are neither reused nor deleted again, as upstream's
+    // controllers drop them first (dropEndpointSlicesPendingDeletion): endpoints recycled into one would go with it.
+    const unused = new Set(want.owned.filter((s) => !s.metadata?.deletionTimestamp));
     const writes = this.batch(key, cluster, namespace);
     const contents = want.desired.map((content): SliceLists => ({ endpoints: listOrNull(content.endpoints), ports: listOrNull(content.ports) }));
     // First the slices whose ports a wanted one has (the same endpoints preferred), as upstream's reconciler places
@@ -109,7 +111,7 @@ export class SliceWrites {
       next.ports = lists.ports;
       writes.update(next);
     });
-    for (const slice of [...unused, ...want.stale]) writes.delete(slice.metadata?.name ?? '');
+    for (const slice of [...unused, ...want.stale.filter((s) => !s.metadata?.deletionTimestamp)]) writes.delete(slice.metadata?.name ?? '');
     await writes.done();
   }
 

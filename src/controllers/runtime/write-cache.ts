@@ -41,6 +41,11 @@ export class WriteCache {
   forget(key: string): void {
     this.written.delete(key);
   }
+
+  /** Forgets every key starting with `prefix` (a workspace no longer watched). */
+  forgetPrefix(prefix: string): void {
+    for (const key of [...this.written.keys()]) if (key.startsWith(prefix)) this.written.delete(key);
+  }
 }
 
 function resourceVersionOf(obj: KubeObject): bigint | undefined {

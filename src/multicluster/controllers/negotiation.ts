@@ -16,7 +16,7 @@
  * A negotiated CRD is never deleted automatically: deleting it would delete every object of the type.
  */
 import { isConditionTrue, setStatusCondition } from '../../apimachinery/conditions.js';
-import { deepCopy, goEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, jsonEqual, nowRFC3339, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { Informer } from '../../client/informer.js';
 import type { GroupVersionResource } from '../../client/resource.js';
@@ -236,7 +236,7 @@ async function reconcile(
     const conditions = (status.conditions ??= []) as Condition[];
     setStatusCondition(conditions, verdict === undefined ? { type: 'Compatible', status: 'True', reason: 'Compatible' } : { type: 'Compatible', status: 'False', reason: 'IncompatibleSchema', message: verdict }, now);
     setStatusCondition(conditions, available ? { type: 'Available', status: 'True', reason: enforced ? 'Enforced' : 'Published' } : { type: 'Available', status: 'False', reason: 'Establishing' }, now);
-    if (goEqual(status, imp.status)) continue;
+    if (jsonEqual(status, imp.status)) continue;
     await client.updateStatus(apiResourceImportsGVR, stripClusterAnnotation({ ...imp, status }), { cluster });
   }
   if (!available) return { requeueAfterMs: 200 };

@@ -180,6 +180,7 @@ export function splitterControllerInstaller(opts: SplitterControllerOptions = {}
         const inf = watched.get(cluster);
         if (!inf) return;
         watched.delete(cluster);
+        env.written.forgetPrefix(`${cluster}|`);
         const events = handlers.get(cluster);
         handlers.delete(cluster);
         if (events) inf.removeEventHandler(events);
@@ -304,7 +305,8 @@ async function reconcileGroup(env: SplitterEnv, cluster: string, group: string):
   const kids = informer.lister.byIndex(CHILDREN_INDEX, group);
   const cachedRoot = ns && isSplit(ns) ? informer.lister.byIndex(ROOTS_INDEX, group).find(isSplitRoot) : undefined;
   // The root as this controller last wrote its status, while the watch has not brought that write yet.
-  const root = cachedRoot && env.written.freshest(rootKey(cluster, cachedRoot), cachedRoot);
+  const writtenKey = `${cluster}|${group}`;
+  const root = env.written.freshest(writtenKey, cachedRoot);
   const { assigned, byName } = namespaceTargets(assignedKeys(ns ?? {}), kids, cluster, lookup);
   if (!root) {
     for (const kid of kids) await deleteChild(ctx, cluster, kid, byName, lookup);
@@ -335,7 +337,7 @@ async function reconcileGroup(env: SplitterEnv, cluster: string, group: string):
     labelsOf: (t) => byName.get(t)?.target.metadata?.labels ?? {},
     location: location && !location.metadata?.deletionTimestamp ? { instanceSelector: (location.spec as { instanceSelector?: LabelSelectorSpec | null } | undefined)?.instanceSelector } : undefined,
   });
-  await reconcileRoot(ctx, env.opts, cluster, root, kids, occupants, pinned.targets, byName, lookup, env.trackerOf(cluster), (ns, target) => env.podMirrors(cluster, ns, target), ensureMarked, env.written, pinned.unhonoured);
+  await reconcileRoot(ctx, env.opts, cluster, root, kids, occupants, pinned.targets, byName, lookup, env.trackerOf(cluster), (ns, target) => env.podMirrors(cluster, ns, target), ensureMarked, (written) => env.written.remember(writtenKey, written), pinned.unhonoured);
 }
 
 /** What a split child occupies on its target. */
@@ -375,7 +377,7 @@ async function reconcileRoot(
   tracker: UnschedulableTracker,
   podMirrors: (namespace: string, syncTarget: string) => KubeObject[],
   ensureMarked: (namespace: string) => Promise<void>,
-  written: WriteCache,
+  rememberStatusWrite: (written: KubeObject) => void,
   unhonouredPin?: string,
 ): Promise<void> {
   const scope = { cluster, namespace: root.metadata!.namespace };
@@ -448,13 +450,9 @@ async function reconcileRoot(
   // Only this controller writes a root's status, one root key at a time, so it is replaced without a resourceVersion:
   // an update carrying the cached one failed (409) whenever the root's metadata had moved on meanwhile (the
   // revision-history controller's annotation), and waited for a retry.
-  written.remember(rootKey(cluster, root), await ctx.client.patch(deploymentsGVR, root.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' }));
+  rememberStatusWrite(await ctx.client.patch(deploymentsGVR, root.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' }));
 }
 
-/** A root's key in the splitter's WriteCache. */
-function rootKey(cluster: string, root: KubeObject): string {
-  return `${cluster}|${root.metadata?.namespace}/${root.metadata?.name}`;
-}
 
 /** How many times a child update meeting a newer resourceVersion is read and written again before backing off. */
 const CONFLICT_RETRIES = 4;

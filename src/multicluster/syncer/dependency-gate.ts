@@ -26,8 +26,13 @@ export const DEPENDENCY_WAIT_MS = 30_000;
 export interface CopyLookup {
   /** Whether `namespace/name` exists upstream, goes to clusters, and has no copy on this cluster yet. */
   awaitsCopy(namespace: string, name: string): boolean;
-  /** Calls `wake` once when the copy of `namespace/name` appears on the cluster (`id` dedups repeated waits). */
+  /**
+   * Calls `wake` once when the copy of `namespace/name` appears on the cluster, or the upstream object changes or goes
+   * (`id` dedups repeated waits).
+   */
   whenCopied(namespace: string, name: string, id: string, wake: () => void): void;
+  /** Drops the wait `id` registered on `namespace/name`. */
+  cancelWait(namespace: string, name: string, id: string): void;
 }
 
 /** The follower resources a pod spec names, by the key of their syncer. */
@@ -39,8 +44,10 @@ const DEPENDENCY_RESOURCES = [
 ] as const;
 
 export class DependencyGate {
-  /** When each waiting workload (by queue key) first waited. */
-  private readonly since = new Map<string, number>();
+  /** When each waiting workload (by queue key) first waited, and what it waits for. */
+  private readonly since = new Map<string, { at: number; syncer: CopyLookup; namespace: string; name: string }>();
+  /** Workloads whose wait ran out: they go down without waiting again until made (or forgotten). */
+  private readonly gaveUp = new Set<string>();
 
   /**
    * One gate per workload resource syncer: `resource` (`deployments.apps`) tells its waits apart from another
@@ -57,27 +64,38 @@ export class DependencyGate {
    * wait, with `wake` registered on the missing copy; undefined when it may go down now.
    */
   wait(key: string, namespace: string, podSpec: Record<string, unknown> | undefined, wake: () => void): number | undefined {
+    if (this.gaveUp.has(key)) return undefined;
     const missing = this.firstMissing(namespace, podSpec);
+    const previous = this.since.get(key);
+    if (previous && (!missing || previous.syncer !== missing.syncer || previous.name !== missing.name)) previous.syncer.cancelWait(previous.namespace, previous.name, this.waiterId(key));
     if (!missing) {
       this.since.delete(key);
       return undefined;
     }
-    const first = this.since.get(key) ?? this.now();
-    if (!this.since.has(key)) logger.debug('syncer: workload waits for the copy of what its pods name', { resource: this.resource, key, waitsFor: missing.what });
-    this.since.set(key, first);
+    const first = previous?.at ?? this.now();
+    if (!previous) logger.debug('syncer: workload waits for the copy of what its pods name', { resource: this.resource, key, waitsFor: missing.what });
+    this.since.set(key, { at: first, syncer: missing.syncer, namespace, name: missing.name });
     const left = first + DEPENDENCY_WAIT_MS - this.now();
     if (left <= 0) {
-      this.since.delete(key);
+      this.forget(key);
+      this.gaveUp.add(key);
       logger.info('syncer: workload goes down without the copy of what its pods name', { resource: this.resource, key, waitsFor: missing.what, waitedMs: DEPENDENCY_WAIT_MS });
       return undefined;
     }
-    missing.syncer.whenCopied(namespace, missing.name, `${this.resource}|${key}`, wake);
+    missing.syncer.whenCopied(namespace, missing.name, this.waiterId(key), wake);
     return left;
   }
 
-  /** The workload no longer waits (made, deleted, or no longer wanted here). */
+  /** The workload no longer waits (its copy was made, or it is deleted or no longer wanted here). */
   forget(key: string): void {
+    const waiting = this.since.get(key);
+    if (waiting) waiting.syncer.cancelWait(waiting.namespace, waiting.name, this.waiterId(key));
     this.since.delete(key);
+    this.gaveUp.delete(key);
+  }
+
+  private waiterId(key: string): string {
+    return `${this.resource}|${key}`;
   }
 
   private firstMissing(namespace: string, podSpec: Record<string, unknown> | undefined): { syncer: CopyLookup; name: string; what: string } | undefined {

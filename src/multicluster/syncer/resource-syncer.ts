@@ -20,7 +20,7 @@
  * per upstream object (`<cluster>|<ns>/<name>`); downstream events map back to it through the namespace locator.
  * Failures stay in this resource's queue (with backoff): other resources keep syncing.
  */
-import { deepCopy, goEqual, type KubeObject } from '../../apimachinery/object.js';
+import { deepCopy, jsonEqual, type KubeObject } from '../../apimachinery/object.js';
 import { StatusError } from '../../apimachinery/status.js';
 import type { EventHandler, Informer } from '../../client/informer.js';
 import type { InformerFactory } from '../../client/informer-factory.js';
@@ -46,7 +46,7 @@ import { ephemeralContainersDiffer, ephemeralContainersOf, ephemeralContainersPa
 import type { DownstreamPriorityClasses } from './priority-classes.js';
 import type { DownstreamVolumes } from './workspace-volumes.js';
 import { statusIsBinders } from '../decisions/volume-binding.js';
-import { podTemplateOf } from '../decisions/workload-references.js';
+import { podsOf, podTemplateOf } from '../decisions/workload-references.js';
 import type { CopyLookup, DependencyGate } from './dependency-gate.js';
 import { contentHash, downstreamHashOf, heldOver, isAssigned, isClusterLocal, keepDownstreamAllocations, toDownstream, type TargetIdentity } from './transform.js';
 
@@ -125,18 +125,19 @@ export class ResourceSyncer implements CopyLookup {
     this.upstreamInformer.addIndexer(BY_NAMESPACE, namespaceOf);
     this.downstreamInformer.addIndexer(BY_NAMESPACE, namespaceOf);
     this.controller = new Controller({ name: `syncer-${gvr.resource}`, workers: deps.workers ?? 16, reconcile: (key) => this.reconcile(key) });
-    const enqueueUp = (o: KubeObject) => this.controller.enqueue(this.upstreamKey(o));
+    const enqueueUp = (o: KubeObject) => {
+      const key = this.upstreamKey(o);
+      this.controller.enqueue(key);
+      // A follower deleted or pinned elsewhere upstream will not be copied: its waiters look again now.
+      this.wakeWaiters(key);
+    };
     // An update that only records some syncer's Synced condition is not a change to sync (see onlySyncBookkeepingChanged).
     this.upstreamInformer.addEventHandler(this.upstreamHandler = { add: enqueueUp, update: (o, n) => onlySyncBookkeepingChanged(o, n) || enqueueUp(n), delete: enqueueUp });
     const enqueueDown = (o: KubeObject) => {
       const key = this.upstreamKeyOfDownstream(o);
       if (!key) return;
       this.controller.enqueue(key);
-      const waiters = this.copyWaiters.get(key);
-      if (waiters && this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' }))) {
-        this.copyWaiters.delete(key);
-        for (const wake of waiters.values()) wake();
-      }
+      if (this.downstreamInformer.lister.get(formatObjectKey({ cluster: 'root', namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' }))) this.wakeWaiters(key);
     };
     // The downstream informer is shared with the syncers of the same resource for other upstream workspaces.
     this.downstreamInformer.addEventHandler(this.downstreamHandler = { add: enqueueDown, update: (_o, n) => enqueueDown(n), delete: enqueueDown });
@@ -175,6 +176,8 @@ export class ResourceSyncer implements CopyLookup {
 
   /** Stops the workers and closes this resource's two watches (they belong to this syncer alone). */
   async stop(): Promise<void> {
+    // Workloads waiting for a copy of ours look again (without this syncer nothing of it is waited for).
+    for (const key of [...this.copyWaiters.keys()]) this.wakeWaiters(key);
     await this.revisions?.stop();
     await this.controller.stop();
     this.upstreamInformer.removeEventHandler(this.upstreamHandler);
@@ -246,6 +249,20 @@ export class ResourceSyncer implements CopyLookup {
     const waiters = this.copyWaiters.get(key) ?? new Map<string, () => void>();
     waiters.set(id, wake);
     this.copyWaiters.set(key, waiters);
+  }
+
+  cancelWait(namespace: string, name: string, id: string): void {
+    const key = formatObjectKey({ cluster: this.deps.upstreamCluster, namespace, name });
+    const waiters = this.copyWaiters.get(key);
+    if (waiters?.delete(id) && waiters.size === 0) this.copyWaiters.delete(key);
+  }
+
+  /** Wakes the workloads waiting for `key`'s copy (it appeared, or the upstream object changed or went). */
+  private wakeWaiters(key: string): void {
+    const waiters = this.copyWaiters.get(key);
+    if (!waiters) return;
+    this.copyWaiters.delete(key);
+    for (const wake of waiters.values()) wake();
   }
 
   /** Whether an upstream object (live, in a live namespace) is held here by its own assignment alone (heldOver). */
@@ -384,7 +401,8 @@ export class ResourceSyncer implements CopyLookup {
     const awaitsBinding = down ? undefined : await this.deps.volumes?.awaitsBinding(gvr.resource, current);
     if (awaitsBinding !== undefined) return { requeueAfterMs: awaitsBinding };
     const podKind = POD_SPEC_KINDS[`${gvr.group}/${gvr.resource}`];
-    if (!down && podKind && this.deps.dependencies && k.namespace) {
+    // A workload that runs no pod (0 replicas) has nothing to wait for: a claim is not even sent where it runs none.
+    if (!down && podKind && this.deps.dependencies && k.namespace && podsOf(podKind, current) > 0) {
       const podSpec = podTemplateOf(podKind, current)?.spec;
       const waitMs = this.deps.dependencies.wait(key, k.namespace, podSpec, () => this.controller.enqueue(key));
       if (waitMs !== undefined) return { requeueAfterMs: waitMs };
@@ -419,6 +437,7 @@ export class ResourceSyncer implements CopyLookup {
     try {
       if (!down) {
         latestDown = await this.writeDown('POST', desired, targetNs);
+        this.deps.dependencies?.forget(key);
         this.deps.onSynced?.('down', current);
       } else if (downstreamHashOf(down) !== downstreamHashOf(desired)) {
         latestDown = await this.updateDown(desired, down, targetNs);
@@ -674,7 +693,7 @@ export class ResourceSyncer implements CopyLookup {
     let status = withForeignConditions(this.deps.gvr.resource, clusterStatus, up.status);
     const hash = contentHash(status);
     if (this.lastStatusHash.get(key) === hash) return;
-    if (goEqual(up.status, status)) {
+    if (jsonEqual(up.status, status)) {
       this.lastStatusHash.set(key, hash);
       return;
     }
@@ -703,7 +722,7 @@ export class ResourceSyncer implements CopyLookup {
       // claim the workspace's binder took.
       if (base.metadata?.uid !== up.metadata?.uid || aggregatesStatus(base) || statusIsBinders(this.deps.gvr.resource, base)) return;
       status = withForeignConditions(this.deps.gvr.resource, clusterStatus, base.status);
-      if (goEqual(base.status, status)) break;
+      if (jsonEqual(base.status, status)) break;
     }
     this.lastStatusHash.set(key, contentHash(status));
     this.deps.onSynced?.('up', up);

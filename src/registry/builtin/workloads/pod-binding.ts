@@ -62,9 +62,11 @@ function podBindingCreate(podsOf: (cluster: string) => GenericStore | undefined)
   const create: ComputedCreate = async (ctx, urlReq) => {
     const binding = urlReq.object as KubeObject & { target?: { kind?: unknown; name?: unknown } };
     const meta = isPlainObject(binding.metadata) ? binding.metadata : {};
-    // POST .../bindings names no pod in its URL: the Binding's own name does.
-    const req = urlReq.name === '' && urlReq.subresource === '' && typeof meta.name === 'string' ? { ...urlReq, name: meta.name } : urlReq;
-    if (meta.name !== req.name) throw errors.badRequest('name in URL does not match name in Binding object');
+    // POST .../bindings names no pod in its URL: the Binding's own name does (the create handler takes an unnamed
+    // URL's name from the object). Not being a subresource, it also has its uid wiped as any create's.
+    const legacy = urlReq.subresource === '';
+    const req = legacy ? { ...urlReq, name: typeof meta.name === 'string' ? meta.name : '' } : urlReq;
+    if ((meta.name ?? '') !== req.name) throw errors.badRequest('name in URL does not match name in Binding object');
     const target = isPlainObject(binding.target) ? binding.target : {};
     const kind = typeof target.kind === 'string' ? target.kind : '';
     const node = typeof target.name === 'string' ? target.name : '';
@@ -74,9 +76,11 @@ function podBindingCreate(podsOf: (cluster: string) => GenericStore | undefined)
     // errs.ToAggregate(): not a Status, so the handler answers 500 with its text (one error alone, or `[a, b]`).
     if (problems.length > 0) throw errors.unknown(problems.length === 1 ? fe.errorString(problems[0]!) : `[${problems.map(fe.errorString).join(', ')}]`);
     if (req.validate) await req.validate(binding);
+    // The pod's storage key needs a name (NamespaceKeyFunc).
+    if (req.name === '') throw errors.badRequest('Name parameter required.');
     const pods = podsOf(ctx.cluster);
     if (!pods) throw errors.notFound({ group: '', resource: 'pods' }, req.name);
-    const uid = typeof meta.uid === 'string' && meta.uid !== '' ? meta.uid : undefined;
+    const uid = !legacy && typeof meta.uid === 'string' && meta.uid !== '' ? meta.uid : undefined;
     const resourceVersion = typeof meta.resourceVersion === 'string' && meta.resourceVersion !== '' ? meta.resourceVersion : undefined;
     const annotations = isPlainObject(meta.annotations) ? (meta.annotations as Record<string, string>) : {};
     const refused = (why: string) => errors.conflict({ group: '', resource: 'pods/binding' }, req.name, why);
