@@ -453,7 +453,6 @@ async function reconcileRoot(
   rememberStatusWrite(await ctx.client.patch(deploymentsGVR, root.metadata!.name!, 'json', [{ op: 'add', path: '/status', value: status }], { ...scope, subresource: 'status' }));
 }
 
-
 /** How many times a child update meeting a newer resourceVersion is read and written again before backing off. */
 const CONFLICT_RETRIES = 4;
 

@@ -16,11 +16,12 @@
  * resource too (POST /api/v1/namespaces/<ns>/bindings, the pod named by the Binding's own name): bindingsResource.
  */
 import * as fe from '../../../apimachinery/field-errors.js';
-import { type KubeObject, isPlainObject, nowRFC3339 } from '../../../apimachinery/object.js';
+import { type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
 import { errors } from '../../../apimachinery/status.js';
 import type { GenericStore } from '../../generic/store.js';
 import type { ComputedCreate, ResourceDefinition, SubresourceStrategy } from '../../rest.js';
 import { defineBuiltin } from '../define.js';
+import { updatePodCondition } from './pod-condition.js';
 
 /** The discovery entry of pods/binding, as kube-apiserver lists it. */
 export const bindingSubresource = { name: 'binding', kind: 'Binding', verbs: ['create'] };
@@ -100,7 +101,7 @@ function podBindingCreate(podsOf: (cluster: string) => GenericStore | undefined)
         if (Array.isArray(spec.schedulingGates) && spec.schedulingGates.length > 0) throw refused(`pod ${req.name} has non-empty .spec.schedulingGates`);
         spec.nodeName = node;
         pod.metadata = { ...(pod.metadata ?? {}), annotations: { ...(pod.metadata?.annotations ?? {}), ...annotations } };
-        pod.status = { ...((pod.status ?? {}) as Record<string, unknown>), conditions: withPodScheduled((pod.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions) };
+        pod.status = { ...((pod.status ?? {}) as Record<string, unknown>), conditions: updatePodCondition((pod.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions, { type: 'PodScheduled', status: 'True' }) };
         return pod;
       },
       { dryRun: req.dryRun === true },
@@ -118,15 +119,4 @@ function podBindingCreate(podsOf: (cluster: string) => GenericStore | undefined)
  */
 function preconditionFailed(namespace: string, name: string, detail: string) {
   return errors.conflict({ group: '', resource: 'pods' }, name, `StorageError: invalid object, Code: 4, Key: /registry/pods/${namespace}/${name}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ${detail}`);
-}
-
-/** podutil.UpdatePodCondition with PodScheduled=True: the transition time kept only when it was True already. */
-function withPodScheduled(conditions: Record<string, unknown>[] | undefined): Record<string, unknown>[] {
-  const list = [...(conditions ?? [])];
-  const i = list.findIndex((c) => c.type === 'PodScheduled');
-  const existing = i >= 0 ? list[i]! : undefined;
-  const next = { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: existing?.status === 'True' ? existing.lastTransitionTime : nowRFC3339() };
-  if (i >= 0) list[i] = next;
-  else list.push(next);
-  return list;
 }

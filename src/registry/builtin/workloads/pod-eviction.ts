@@ -23,6 +23,7 @@ import { fromLabelSelector, LabelSelectorParseError, type LabelSelectorSpec } fr
 import { type KubeObject, isPlainObject, nowRFC3339 } from '../../../apimachinery/object.js';
 import { errors, StatusError } from '../../../apimachinery/status.js';
 import type { GenericStore } from '../../generic/store.js';
+import { updatePodCondition } from './pod-condition.js';
 import type { ComputedCreate, RequestContext, ResourceDefinition } from '../../rest.js';
 
 /** Upstream's MaxDisruptedPodSize: beyond it evictions are refused until the disruption controller catches up. */
@@ -255,7 +256,7 @@ async function markAndDelete(pods: GenericStore, ctx: RequestContext, namespace:
         if (rv && rv !== pod.metadata?.resourceVersion) {
           throw errors.conflict({ group: '', resource: 'Pod' }, name, `the ResourceVersion in the precondition (${rv}) does not match the ResourceVersion in record (${pod.metadata?.resourceVersion}). The object might have been modified`);
         }
-        pod.status = { ...((pod.status ?? {}) as Record<string, unknown>), conditions: withDisruptionTarget((pod.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions) };
+        pod.status = { ...((pod.status ?? {}) as Record<string, unknown>), conditions: updatePodCondition((pod.status as { conditions?: Record<string, unknown>[] } | undefined)?.conditions, { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting' }) };
         return pod;
       },
       { dryRun: false },
@@ -270,22 +271,4 @@ async function markAndDelete(pods: GenericStore, ctx: RequestContext, namespace:
     ...(options.orphanDependents !== undefined ? { orphanDependents: options.orphanDependents } : {}),
     ...(options.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: options.gracePeriodSeconds } : {}),
   });
-}
-
-/** podutil.UpdatePodCondition with DisruptionTarget=True, EvictionByEvictionAPI. */
-function withDisruptionTarget(conditions: Record<string, unknown>[] | undefined): Record<string, unknown>[] {
-  const list = [...(conditions ?? [])];
-  const i = list.findIndex((c) => c.type === 'DisruptionTarget');
-  const existing = i >= 0 ? list[i]! : undefined;
-  const next = {
-    type: 'DisruptionTarget',
-    status: 'True',
-    lastProbeTime: null,
-    lastTransitionTime: existing && existing.status === 'True' ? existing.lastTransitionTime : nowRFC3339(),
-    reason: 'EvictionByEvictionAPI',
-    message: 'Eviction API: evicting',
-  };
-  if (i >= 0) list[i] = next;
-  else list.push(next);
-  return list;
 }
