@@ -19,7 +19,6 @@ import { ServiceAccountTokens, loadOrCreateServiceAccountKey } from './authn/ser
 import { loadTokenFile } from './authn/token-file.js';
 import { attributesFromRequest } from '../apiserver/authorization.js';
 import { ClusterAuthorizer } from './authz/authorizer.js';
-import { CLUSTER_NAME_EXTRA } from '../apimachinery/user.js';
 import { ClusterRoleAggregator } from './authz/aggregation.js';
 import { RbacEscalationAdmission } from './authz/escalation.js';
 import { forbiddenError } from './authz/forbidden.js';
@@ -116,14 +115,13 @@ export class AuthSystem {
 
   /**
    * Everything after authentication, once the request's logical cluster is known; returns the user the request acts
-   * as. A ServiceAccount token is a credential only in its own cluster (401 elsewhere); then impersonation,
+   * as. A ServiceAccount token of another workspace authenticates, and is authorized there as any authenticated user
+   * (authz/authorizer.ts effectiveUser, as kcp); then impersonation,
    * authorization (403 before any object is looked up) and, for creates, the object quota (403). The rate limit is
    * admitRate's, earlier.
    */
   async authorize(req: IncomingMessage, info: RequestInfo, authenticated: UserInfo): Promise<UserInfo> {
     const cluster = info.cluster;
-    const tokenClusters = authenticated.extra?.[CLUSTER_NAME_EXTRA];
-    if (tokenClusters && !tokenClusters.includes(cluster)) throw errors.unauthorized();
     const user = impersonate(req, authenticated, cluster, this.authorizer);
     const attrs = attributesFromRequest(info, user);
     const decision = this.authorizer.authorize(cluster, attrs);

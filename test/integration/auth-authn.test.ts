@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { waitForWorkspace } from '../helpers/workspaces.js';
+import { eventually } from '../helpers/eventually.js';
 
 const WS = '/apis/tenancy.kcp.io/v1alpha1/workspaces';
 const TOKENS = ['bob-token,bob,uid-bob,"devs,qa"', 'flood-token,flood,uid-flood'];
@@ -69,12 +70,47 @@ describe('authentication: tokens, ServiceAccounts, anonymous, object quota', () 
     assert.equal(bogus.json.status.authenticated, undefined);
     assert.ok(bogus.json.status.error);
 
-    // Valid only in its own workspace.
+    // In another workspace the token still authenticates (kcp), but its ServiceAccount is a stranger there: RBAC
+    // matches it as system:anonymous in system:authenticated, never as itself, and it has no access until the
+    // workspace grants that to every authenticated user.
     const ws = await ts.request('POST', `/clusters/root${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'elsewhere' }, spec: {} });
     assert.equal(ws.status, 201, ws.text);
     await waitForWorkspace(ts, 'root', 'elsewhere', { timeoutMs: 2_000, intervalMs: 10 });
-    const foreign = await ts.request('GET', '/clusters/root:elsewhere/api/v1/namespaces/default/configmaps', undefined, { token });
-    assert.equal(foreign.status, 401, foreign.text);
+    const elsewhere = '/clusters/root:elsewhere';
+    const foreign = await ts.request('GET', `${elsewhere}/api/v1/namespaces/default/configmaps`, undefined, { token });
+    assert.equal(foreign.status, 403, foreign.text);
+    assert.equal(foreign.json.message, 'configmaps is forbidden: User "system:serviceaccount:default:robot" cannot list resource "configmaps" in API group "" in the namespace "default": workspace access not permitted');
+    // A binding naming the ServiceAccount itself in the other workspace grants it nothing there.
+    const sameName = await ts.request('POST', `${elsewhere}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, {
+      metadata: { name: 'robot-by-name' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'ServiceAccount', name: 'robot', namespace: 'default' }],
+    });
+    assert.equal(sameName.status, 201, sameName.text);
+    assert.equal((await ts.request('GET', `${elsewhere}/api/v1/namespaces/default/configmaps`, undefined, { token })).status, 403);
+    const role = await ts.request('POST', `${elsewhere}/apis/rbac.authorization.k8s.io/v1/clusterroles`, {
+      metadata: { name: 'authenticated-reader' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }, { nonResourceURLs: ['/'], verbs: ['access'] }],
+    });
+    assert.equal(role.status, 201, role.text);
+    const toAll = await ts.request('POST', `${elsewhere}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, {
+      metadata: { name: 'authenticated-reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'authenticated-reader' },
+      subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:authenticated' }],
+    });
+    assert.equal(toAll.status, 201, toAll.text);
+    await eventually('the stranger reads configmaps as an authenticated user', async () => (await ts.request('GET', `${elsewhere}/api/v1/namespaces/default/configmaps`, undefined, { token })).status === 200, 5_000, 20);
+    // Only what every authenticated user has: not the cluster-admin bound to its name.
+    const write = await ts.request('POST', `${elsewhere}/api/v1/namespaces/default/configmaps`, { metadata: { name: 'nope' } }, { token });
+    assert.equal(write.status, 403, write.text);
+    // Who it is stays itself, its own workspace named.
+    const whoThere = await ts.request('POST', `${elsewhere}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1' }, { token });
+    assert.equal(whoThere.json.status.userInfo.username, 'system:serviceaccount:default:robot');
+    assert.deepEqual(whoThere.json.status.userInfo.extra['authentication.kubernetes.io/cluster-name'], ['root']);
+    // A TokenReview asked in the other workspace authenticates it too (the server's authenticator, as kcp's).
+    const reviewThere = await ts.request('POST', `${elsewhere}/apis/authentication.k8s.io/v1/tokenreviews`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+    assert.equal(reviewThere.json.status.authenticated, true, reviewThere.text);
+    assert.equal(reviewThere.json.status.user.username, 'system:serviceaccount:default:robot');
 
     // Deleting the ServiceAccount revokes its tokens.
     assert.equal((await ts.request('DELETE', '/api/v1/namespaces/default/serviceaccounts/robot')).status, 200);

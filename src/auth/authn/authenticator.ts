@@ -90,8 +90,8 @@ export class Authenticator {
    * bearer token; the first that authenticates wins. A credential that fails (a certificate our CA did not sign or that
    * expired, an unknown token) makes the request 401 unless another one authenticates it — anonymous access never
    * covers it (union.NewFailOnError). A request with no credential (or an Authorization scheme other than Bearer) is
-   * anonymous when enabled, else 401. A ServiceAccount token authenticates whatever cluster it names (in
-   * extra[CLUSTER_NAME_EXTRA]); the caller rejects it when the request addresses another cluster.
+   * anonymous when enabled, else 401. A ServiceAccount token authenticates in every workspace, its own named in
+   * extra[CLUSTER_NAME_EXTRA]: elsewhere the authorizer matches it as any authenticated user (as kcp does).
    */
   async authenticate(req: IncomingMessage): Promise<UserInfo> {
     const cert = this.certificateUser(req);
@@ -131,11 +131,11 @@ export class Authenticator {
   }
 
   /**
-   * Authenticates a bearer token (also TokenReview's job): static tokens first, then ServiceAccount tokens, which
-   * must be for `cluster` when one is given and whose ServiceAccount, and the Secret, Pod or Node the token is bound
-   * to, must still exist with the same uid.
+   * Authenticates a bearer token (also TokenReview's job, in whichever workspace it is asked: kcp's authenticator
+   * is the server's, not the workspace's): static tokens first, then ServiceAccount tokens, whose ServiceAccount, and
+   * the Secret, Pod or Node the token is bound to, must still exist in the token's workspace with the same uid.
    */
-  async authenticateToken(token: string, cluster?: string, audiences?: readonly string[], now = new Date()): Promise<{ user: UserInfo; audiences?: string[] } | { error: string }> {
+  async authenticateToken(token: string, audiences?: readonly string[], now = new Date()): Promise<{ user: UserInfo; audiences?: string[] } | { error: string }> {
     for (const [t, user] of this.opts.tokens) {
       if (tokenEquals(t, token)) return { user: withAuthenticated(user) };
     }
@@ -143,8 +143,6 @@ export class Authenticator {
     if (!sat.looksLikeOurs(token)) return { error: 'invalid bearer token' };
     const v = sat.verify(token, audiences, now);
     if ('error' in v) return v;
-    // The token belongs to one workspace: elsewhere it is not a credential at all.
-    if (cluster !== undefined && v.cluster !== cluster) return { error: `invalid bearer token, token is for logical cluster ${JSON.stringify(v.cluster)}, not ${JSON.stringify(cluster)}` };
     // pkg/serviceaccount/claims.go validator.Validate: the ServiceAccount and the object the token is bound to must
     // still exist with the UIDs in the claims. Something deleted (deletionTimestamp set, finalizers pending) counts
     // as gone once its deletionTimestamp is more than jwt.DefaultLeeway (1 minute) in the past.

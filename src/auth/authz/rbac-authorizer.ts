@@ -9,6 +9,7 @@ import type { UserInfo } from '../../apimachinery/user.js';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../apiserver/authorization.js';
 import { type PolicyRule, type RoleRef, type Subject, ruleAllows, rulesOf } from './policy-rule.js';
 import type { ClusterPolicy, RbacIndex } from './rbac-index.js';
+import { effectiveUser } from './authorizer.js';
 
 
 /** Where a rule came from, for the "allowed by" reason. */
@@ -110,7 +111,7 @@ export class RbacAuthorizer {
   authorize(cluster: string, attrs: AuthorizationAttributes): AuthorizationResult {
     let allowedBy: RuleSource | undefined;
     const errs: string[] = [];
-    visitRulesFor(this.index.policy(cluster), attrs.user, attrs.namespace, (src, rule, err) => {
+    visitRulesFor(this.index.policy(cluster), effectiveUser(attrs.user, cluster), attrs.namespace, (src, rule, err) => {
       if (err !== undefined) errs.push(err);
       if (rule && ruleAllows(attrs, rule)) {
         allowedBy = src;
@@ -132,7 +133,7 @@ export class RbacAuthorizer {
     const errors: string[] = [];
     visitRulesFor(
       this.index.policy(cluster),
-      user,
+      effectiveUser(user, cluster),
       namespace,
       (_src, rule, err) => {
         if (rule) rules.push(rule);

@@ -164,7 +164,7 @@ export function reviewResources(s: ReviewServices): ResourceDefinition[] {
     const spec = specOf(object);
     if (!spec.token) throw errors.badRequest('token is required for TokenReview in authentication');
     const audiences = Array.isArray(spec.audiences) && spec.audiences.length ? spec.audiences.map(String) : undefined;
-    const r = await s.authenticator.authenticateToken(String(spec.token), ctx.cluster, audiences);
+    const r = await s.authenticator.authenticateToken(String(spec.token), audiences);
     if ('error' in r) return answer(object, AUTHN, 'TokenReview', { user: {}, error: r.error });
     return answer(object, AUTHN, 'TokenReview', { authenticated: true, user: userInfoJson(r.user), audiences: r.audiences ?? audiences ?? [...s.serviceAccountTokens.apiAudiences] });
   });

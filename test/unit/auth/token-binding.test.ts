@@ -24,7 +24,7 @@ function setup(objects: Record<string, KubeObject>) {
   });
   return (claims: Partial<Parameters<ServiceAccountTokens['issue']>[0]>) => {
     const { token } = sat.issue({ cluster: 'root', namespace: 'ns', name: 'robot', uid: 'sa-uid', audiences: [...sat.apiAudiences], expirationSeconds: 3600, ...claims }, new Date(NOW.getTime() - 1000));
-    return auth.authenticateToken(token, 'root', undefined, NOW);
+    return auth.authenticateToken(token, undefined, NOW);
   };
 }
 
