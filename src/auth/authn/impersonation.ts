@@ -9,7 +9,8 @@ import type { IncomingMessage } from 'node:http';
 import { errors } from '../../apimachinery/status.js';
 import type { UserInfo } from '../../apimachinery/user.js';
 import { resourceAttributes, type AuthorizationAttributes } from '../../apiserver/authorization.js';
-import { type ClusterAuthorizer, SCOPES_EXTRA } from '../authz/authorizer.js';
+import { type ClusterAuthorizer } from '../authz/authorizer.js';
+import { SCOPES_EXTRA } from '../authz/scope.js';
 import { CLUSTER_NAME_EXTRA, SYSTEM_MASTERS } from '../../apimachinery/user.js';
 import { forbiddenError } from '../authz/forbidden.js';
 

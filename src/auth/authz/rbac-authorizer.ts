@@ -9,7 +9,7 @@ import type { UserInfo } from '../../apimachinery/user.js';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../apiserver/authorization.js';
 import { type PolicyRule, type RoleRef, type Subject, ruleAllows, rulesOf } from './policy-rule.js';
 import type { ClusterPolicy, RbacIndex } from './rbac-index.js';
-import { effectiveUser } from './authorizer.js';
+import { effectiveUser } from './scope.js';
 
 
 /** Where a rule came from, for the "allowed by" reason. */
