@@ -35,14 +35,20 @@ import type { VirtualWorkspaceResolver, VirtualWorkspaceRoute } from './virtual-
 /** The paths of APF's `probes` FlowSchema (exempt from flow control), GET only. */
 const probePaths = new Set(['/healthz', '/readyz', '/livez']);
 
+/** What RequestFilters.intercept answers with instead of routing. */
+export type InterceptAnswer = { object: KubeObject; def: ResourceDefinition } | { code: number; text: string; headers?: Record<string, string> };
+
 /** The pluggable steps of the filter chain, in the order they run. */
 export interface RequestFilters {
   /** Who sent the request; throws a 401 Status for bad credentials. */
   authenticate(req: IncomingMessage): Promise<UserInfo>;
   /** Flow control: throws a 429 Status when the user is over their rate. Health probes are exempt. */
   admitRate?(user: UserInfo): void;
-  /** Answers a request itself instead of routing it (an object to write with 200), e.g. kcp's `workspaces/~`. */
-  intercept?(info: RequestInfo, user: UserInfo): Promise<{ object: KubeObject; def: ResourceDefinition } | undefined>;
+  /**
+   * Answers a request itself instead of routing it, e.g. kcp's `workspaces/~`: an object to write with 200, or a
+   * plain-text answer as Go's http.Error writes one.
+   */
+  intercept?(info: RequestInfo, user: UserInfo): Promise<InterceptAnswer | undefined>;
   /** The logical cluster the request addresses (sets `info.cluster`); throws a Status when there is none. */
   resolveCluster(info: RequestInfo, user: UserInfo): string;
   /** Authorizes the request in its cluster and returns the user it acts as (impersonation); throws 403. */
@@ -163,6 +169,10 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
         return;
       }
       const answered = await filters.intercept?.(info, user);
+      if (answered && 'text' in answered) {
+        writeRaw(res, answered.code, `${answered.text}\n`, 'text/plain; charset=utf-8', { ...answered.headers, 'X-Content-Type-Options': 'nosniff' });
+        return;
+      }
       if (answered) {
         const output = negotiateObjectOutput(req.headers.accept, url.searchParams.get('includeObject'), true, servesProtobuf(answered.def));
         writeObject(res, 200, answered.object, output, answered.def);

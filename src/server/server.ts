@@ -260,10 +260,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         return user;
       },
       admitRate: (user) => auth.admitRate(user),
-      // `GET workspaces/~` in root is answered with the caller's home workspace; `/clusters/~` is served from it.
+      // `GET workspaces/~` in root is answered with the caller's home workspace (made on first use), or with kcp's
+      // plain-text 429 while it waits for initializers.
       intercept: async (info, user) => {
         const home = await workspaces.interceptHome(info, user);
-        return home ? { object: home, def: homeWorkspaces } : undefined;
+        if (!home) return undefined;
+        if (home.kind === 'creating') return { code: 429, text: 'Creating the home workspace', headers: { 'Retry-After': '1' } };
+        return { object: home.object, def: homeWorkspaces };
       },
       resolveCluster: (info, user) => workspaces.resolveRequestCluster(info, user),
       authorize: async (req, info, user) => {

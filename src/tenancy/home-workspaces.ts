@@ -1,86 +1,76 @@
 /**
- * Home workspaces (kcp's bucketed scheme, `--enable-home-workspaces` with its defaults): every authenticated user
- * has a private workspace at `root:users:<bucket>:<bucket>:<user>`, created the first time they go there.
- *   - `root:users` has type `root:homeroot`, the two bucket levels `root:homebucket`, the home itself `root:home`.
- *     The buckets are two letters each, derived from the SHA-1 of the user name, so homes spread over at most
- *     26^4 leaves and no list grows with the number of users;
- *   - going home means `GET /clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~` (what `kubectl ws ~` sends,
- *     answered with the home Workspace whose spec.URL the plugin follows) or any request under `/clusters/~`
- *     (served from the home workspace);
- *   - creating a missing home needs `create` on `workspaces` named `~` in root (granted to system:authenticated,
- *     kcp's default home-creator group); the user becomes the owner, so the lifecycle controller binds them to
- *     cluster-admin there and nobody else gets in;
- *   - a home whose owner is somebody else (two names sanitized to the same segment) is refused with 403.
- * Nothing exists per user until that user goes home; `root:users` and the buckets appear on first use too.
- * Unlike kcp, which answers 429 with Retry-After while the home initializes, the request waits here until the home
- * is Ready: atrium initializes a workspace within the same request round trip, so there is nothing to retry.
+ * Home workspaces as kcp v0.32.3 has them (pkg/server/home_workspaces.go): every authenticated user may have a
+ * private logical cluster, made the first time they ask where it is.
+ *   - A home is a logical cluster of its own with no Workspace object and no parent: its name is homeClusterName(user)
+ *     (home-cluster.ts), its LogicalCluster `cluster` carries the type `root:home`, the canonical path `user:<name>`
+ *     and the owner (annotation and spec.createdBy). It is reached at `/clusters/<name>`, or through the alias
+ *     `/clusters/user:<name>[:rest]` that path resolution rewrites (workspace-index.ts, kcp's UserRewriter).
+ *   - `GET /clusters/root/apis/tenancy.kcp.io/v1alpha1/workspaces/~` (what `kubectl ws` and `kubectl ws ~` send) is
+ *     answered with a Workspace made up from that LogicalCluster: metadata.name `cluster` (the LogicalCluster's own
+ *     name) and its creationTimestamp, spec.cluster, spec.URL (the LogicalCluster's status.URL,
+ *     `<shard>/clusters/<name>`), and status phase, conditions and initializers. Only root answers `~`; anywhere else
+ *     the request goes on like any other (and finds no Workspace named `~`).
+ *   - A missing home is created only if the caller may `create` `workspaces` named `~` (checked in root, where
+ *     ClusterRole `system:kcp:home-clusterworkspace-create` grants it to system:authenticated); an existing one is
+ *     answered without any check, as in kcp (whose name only its owner's name hashes to).
+ *   - While Scheduling, the home gets what every new workspace starts with (lifecycle bootstrapContent: namespaces,
+ *     RBAC, default APIBindings) and the owner's ClusterRoleBinding `workspace-admin` (cluster-admin), then turns
+ *     Initializing (its type's initializers, none for root's built-in types) or Ready. Nobody else gets in unless the
+ *     owner grants it there.
+ * Deliberate differences:
+ *   - kcp answers 429 `Creating the home workspace` (Retry-After: 1) to the request that creates the home and to every
+ *     one while it initializes; atrium does its own bootstrap within the request and answers the Ready home at once.
+ *     Only a home waiting for WorkspaceType initializers that somebody else removes gets kcp's 429 (and, after a
+ *     minute, kcp's 500 `home workspace creation timeout`).
+ *   - A ServiceAccount (or any identity bound to one workspace) gets no home and creates none: its token is a
+ *     credential of its own workspace only.
+ *   - kcp's older releases also served `/clusters/~[:rest]`; v0.32.3 does not (`~` is no valid path: 400), nor does
+ *     atrium any more. `/clusters/user:<name>` is the way to address a home by its owner's name.
+ * Upgrading from atrium's earlier bucketed layout (`root:users:<bucket>:<bucket>:<user>`, types root:homeroot and
+ * root:homebucket): nothing is moved or deleted. Those homes stay ordinary workspaces at their old paths, with their
+ * owners still cluster-admin there, their types kept in storage; `~` now means the new home, created empty on first
+ * use, as kcp did when it dropped the buckets. Moving an old home's content would change every URL pointing into it.
+ * Bootstrap brings root's own objects up to date (home-upgrade.ts).
  */
-import { createHash } from 'node:crypto';
 import type { KubeObject } from '../apimachinery/object.js';
 import { StatusError, errors } from '../apimachinery/status.js';
 import type { RequestInfo } from '../apiserver/request-info.js';
 import { resourceAttributes } from '../apiserver/authorization.js';
 import type { Authorizer } from '../apiserver/authorization.js';
-import type { GenericStore } from '../registry/generic/store.js';
+import { NO_CHANGE, type GenericStore } from '../registry/generic/store.js';
 import type { UserInfo } from '../apimachinery/user.js';
-import { ROOT_CLUSTER, joinPath, splitPath } from './paths.js';
+import { CLUSTER_NAME_EXTRA } from '../apimachinery/user.js';
+import { homeCanonicalPath, homeClusterName } from './home-cluster.js';
+import { ROOT_CLUSTER } from './paths.js';
 import { WORKSPACE_ACCESS_NOT_PERMITTED, authorizationDenied } from './request-cluster.js';
 import { isSystemPrivileged, ownerAnnotationValue } from './workspace-admission.js';
-import { CLUSTER_NAME_EXTRA } from '../apimachinery/user.js';
 import type { WorkspaceIndex } from './workspace-index.js';
 import { systemContext } from './workspace-lifecycle.js';
-import { OWNER_ANNOTATION, parseOwnerAnnotation } from './workspace-owner.js';
+import { OWNER_ANNOTATION } from './workspace-owner.js';
+import { PATH_ANNOTATION, TYPE_ANNOTATION, type TypeReference } from './workspace-types.js';
 
-/** The workspace holding every home, below root (kcp's `--home-workspaces-root-prefix` default). */
-export const HOME_ROOT_PATH = 'root:users';
-/** kcp's defaults: two bucket levels of two letters each. */
-const BUCKET_LEVELS = 2;
-const BUCKET_SIZE = 2;
 /** The name a request uses for "my home workspace". */
 export const HOME_ALIAS = '~';
-/** How long a request waits for a new home (and its buckets) to become Ready. */
-const READY_TIMEOUT_MS = 60_000;
+/** The WorkspaceType of every home (kcp's config/root/workspacetype-home.yaml). */
+export const HOME_TYPE: TypeReference = { name: 'home', path: ROOT_CLUSTER };
+/** kcp's creationTimeout: a home still initializing this long after it was created is reported as failed. */
+const CREATION_TIMEOUT_MS = 60_000;
+
+/** What the lifecycle controller lends the homes: the bootstrap of a new cluster and a type's initializers. */
+export interface HomeProvisioner {
+  /** The shard's external base URL, for the LogicalCluster's status.URL. */
+  baseURL(): string;
+  bootstrap(cluster: string, workspace: KubeObject): Promise<void>;
+  initializers(type: TypeReference): Promise<string[]>;
+}
+
+/** The answer to `GET workspaces/~`: the home Workspace, or kcp's "come back in a second" while it initializes. */
+export type HomeAnswer = { kind: 'workspace'; object: KubeObject } | { kind: 'creating' };
 
 /**
- * The path of `username`'s home workspace, e.g. `root:users:zu:yc:kcp-admin` (kcp's getHomeLogicalClusterName).
- * Bucket i takes the big-endian uint32 at byte i of SHA-1(username) and spells it in base 26 (`a`..`z`), least
- * significant letter first. The last segment is the user name with every character outside `[a-z0-9-]` replaced by
- * `-` (upper case included, as in kcp), then stripped of leading digits/punctuation and trailing dashes; it is ''
- * when nothing is left (such a user has no home).
+ * Whether the request is `GET .../workspaces/~` in root, kcp's "where is my home" question (isGetHomeWorkspaceRequest:
+ * like kcp, a subresource does not matter).
  */
-export function homeWorkspacePath(username: string): string {
-  const digest = createHash('sha1').update(username, 'utf8').digest();
-  let path = HOME_ROOT_PATH;
-  for (let level = 0; level < BUCKET_LEVELS; level++) {
-    let n = digest.readUInt32BE(level);
-    let bucket = '';
-    for (let i = 0; i < BUCKET_SIZE; i++) {
-      bucket += String.fromCharCode(97 + (n % 26));
-      n = Math.floor(n / 26);
-    }
-    path = joinPath(path, bucket);
-  }
-  return joinPath(path, homeSegment(username));
-}
-
-/** The user-name part of a home path (see homeWorkspacePath); '' when the name has no usable characters. */
-export function homeSegment(username: string): string {
-  let s = username.replace(/[^a-z0-9-]/g, '-');
-  // kcp trims every leading rune <= '9' (digits, '-', and the ASCII punctuation before them).
-  let start = 0;
-  while (start < s.length && s.charCodeAt(start) <= 57) start++;
-  s = s.slice(start);
-  return s.replace(/-+$/, '');
-}
-
-/** The workspace type of the level `path` sits at below root (root:users → homeroot, buckets, then home). */
-function typeAt(path: string): string {
-  const depth = path.split(':').length - HOME_ROOT_PATH.split(':').length;
-  if (depth === 0) return 'homeroot';
-  return depth <= BUCKET_LEVELS ? 'homebucket' : 'home';
-}
-
-/** Whether the request is `GET .../workspaces/~` in root, kcp's "where is my home" question. */
 export function isGetHomeWorkspaceRequest(info: RequestInfo): boolean {
   return (
     info.cluster === ROOT_CLUSTER &&
@@ -88,158 +78,216 @@ export function isGetHomeWorkspaceRequest(info: RequestInfo): boolean {
     info.verb === 'get' &&
     info.apiGroup === 'tenancy.kcp.io' &&
     info.resource === 'workspaces' &&
-    !info.subresource &&
     info.name === HOME_ALIAS
   );
 }
 
-/** Whether the request addresses `/clusters/~` or `/clusters/~:<child path>`. */
-export function isHomeClusterRequest(info: RequestInfo): boolean {
-  return info.cluster === HOME_ALIAS || info.cluster.startsWith(`${HOME_ALIAS}:`);
+type LogicalClusterStatus = { phase?: string; URL?: string; conditions?: unknown[]; initializers?: string[] };
+
+function statusOf(lc: KubeObject): LogicalClusterStatus {
+  return lc.status && typeof lc.status === 'object' ? (lc.status as LogicalClusterStatus) : {};
+}
+
+/** kcp's CreatedByFromUserInfo: who asked for the home, empty fields left out. */
+function createdBy(user: UserInfo): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (user.username) out.username = user.username;
+  if (user.groups.length) out.groups = [...user.groups];
+  if (user.uid) out.uid = user.uid;
+  if (user.extra && Object.keys(user.extra).length) out.extra = user.extra;
+  return out;
+}
+
+/** The Workspace kcp answers `~` with, made from the home's LogicalCluster (nothing else: no uid, no type). */
+export function homeWorkspaceFrom(cluster: string, lc: KubeObject): KubeObject {
+  const st = statusOf(lc);
+  const spec: Record<string, unknown> = { cluster };
+  if (st.URL) spec.URL = st.URL;
+  const status: Record<string, unknown> = {};
+  if (st.phase) status.phase = st.phase;
+  if (st.conditions?.length) status.conditions = st.conditions;
+  if (st.initializers?.length) status.initializers = st.initializers;
+  const metadata: Record<string, unknown> = { name: lc.metadata?.name ?? 'cluster' };
+  if (lc.metadata?.creationTimestamp) metadata.creationTimestamp = lc.metadata.creationTimestamp;
+  return { kind: 'Workspace', apiVersion: 'tenancy.kcp.io/v1alpha1', metadata, spec, status };
 }
 
 export class HomeWorkspaces {
-  /** Creations under way, by user name, so concurrent first requests share one. */
+  /** Provisioning under way, by home cluster name, so concurrent first requests share one. */
   private readonly inFlight = new Map<string, Promise<KubeObject>>();
+  /** Set once the lifecycle controller exists (Tenancy.start); a home cannot be made before. */
+  provisioner: HomeProvisioner | undefined;
 
   constructor(
     private readonly index: WorkspaceIndex,
-    private readonly workspaces: GenericStore,
-    /** Decides the `create workspaces ~` check; without one (no authorization at all) everyone may go home. */
+    private readonly logicalClusters: GenericStore,
+    /** Decides the `create workspaces ~` check; without one (no authorization at all) everyone may have a home. */
     private readonly authorizer?: Authorizer,
   ) {}
 
-  /**
-   * Handles the two home forms before the request's cluster is resolved: for `/clusters/~[:rest]` it rewrites
-   * `info.cluster` to the home path (plus rest) and returns undefined, so the request proceeds as one to that
-   * workspace; for `GET workspaces/~` in root it returns the home Workspace object to answer with. Other requests
-   * are left alone (undefined). Throws 403 when the user may not have a home, or the home belongs to someone else.
-   */
-  async intercept(info: RequestInfo, user: UserInfo): Promise<KubeObject | undefined> {
-    if (isGetHomeWorkspaceRequest(info)) return this.ensure(info, user);
-    if (!isHomeClusterRequest(info)) return undefined;
-    await this.ensure(info, user);
-    info.cluster = homeWorkspacePath(user.username) + info.cluster.slice(HOME_ALIAS.length);
-    return undefined;
+  /** Answers `GET workspaces/~` in root (see the module comment); undefined for any other request. */
+  async intercept(info: RequestInfo, user: UserInfo): Promise<HomeAnswer | undefined> {
+    if (!isGetHomeWorkspaceRequest(info)) return undefined;
+    return this.ensure(info, user);
   }
 
-  /** The user's home Workspace, created (with any missing parents) and Ready. */
-  async ensure(info: RequestInfo, user: UserInfo): Promise<KubeObject> {
+  /** The user's home, created and bootstrapped first if need be. */
+  async ensure(info: RequestInfo, user: UserInfo): Promise<HomeAnswer> {
     const denied = () =>
       authorizationDenied(
         { ...info, isResourceRequest: true, verb: 'create', apiGroup: 'tenancy.kcp.io', resource: 'workspaces', subresource: '', namespace: '', name: HOME_ALIAS },
         user,
         WORKSPACE_ACCESS_NOT_PERMITTED,
       );
-    const path = homeWorkspacePath(user.username);
-    if (!user.username || !splitPath(path).base) throw denied();
-    // A ServiceAccount is a credential of its own workspace only: it has no home (and must not create one in root,
-    // where its token is not valid, nor take over another workspace's namesake's).
+    if (!user.username) throw denied();
+    // A ServiceAccount is a credential of its own workspace only: it has no home (and must not have one made for it
+    // from root, where its token is not valid).
     if (user.username.startsWith('system:serviceaccount:') || user.extra?.[CLUSTER_NAME_EXTRA] !== undefined) throw denied();
-    const existing = await this.getHome(path);
-    if (existing) {
-      this.checkOwner(existing, user, denied);
-      if (this.index.resolve(path) !== undefined && (existing.status as { phase?: string } | undefined)?.phase === 'Ready') return existing;
-    } else if (!this.mayCreate(user)) {
-      throw denied();
+    const name = homeClusterName(user.username);
+    let lc = await this.getLogicalCluster(name);
+    if (!lc && !this.mayCreate(user)) throw denied();
+    const phase = lc ? statusOf(lc).phase : undefined;
+    if (!lc || !phase || phase === 'Scheduling') lc = await this.provisionOnce(name, user);
+    else if (phase === 'Initializing' && !statusOf(lc).initializers?.length) lc = await this.finishInitializing(name);
+    if (statusOf(lc).phase === 'Initializing') {
+      const created = Date.parse(String(lc.metadata?.creationTimestamp ?? ''));
+      if (Date.now() - created > CREATION_TIMEOUT_MS) throw errors.internal('home workspace creation timeout');
+      return { kind: 'creating' };
     }
-    let pending = this.inFlight.get(user.username);
-    if (!pending) {
-      pending = this.create(path, user).finally(() => this.inFlight.delete(user.username));
-      this.inFlight.set(user.username, pending);
-    }
-    const home = await pending;
-    this.checkOwner(home, user, denied);
-    return home;
+    return { kind: 'workspace', object: homeWorkspaceFrom(name, lc) };
+  }
+
+  /**
+   * Moves a home whose last initializer is gone from Initializing to Ready (kcp's logicalcluster controller does so
+   * for every LogicalCluster); a home in any other state is left alone. Returns the LogicalCluster as it then is.
+   */
+  async finishInitializing(name: string): Promise<KubeObject> {
+    const { object } = await this.logicalClusters.guaranteedUpdate(systemContext(name), '', 'cluster', (cur) => {
+      if (!cur) throw errors.internal('home workspace disappeared');
+      const st = statusOf(cur);
+      if (st.phase !== 'Initializing' || st.initializers?.length) return NO_CHANGE;
+      const { initializers: _done, ...rest } = st;
+      cur.status = { ...rest, phase: 'Ready' };
+      return cur;
+    }, { dryRun: false }, 'status');
+    this.record(name, object);
+    return object;
   }
 
   private mayCreate(user: UserInfo): boolean {
     if (!this.authorizer || isSystemPrivileged(user)) return true;
-    const attrs = resourceAttributes(user, { verb: 'create', apiGroup: 'tenancy.kcp.io', apiVersion: 'v1alpha1', resource: 'workspaces', name: HOME_ALIAS });
+    // kcp authorizes these attributes in root (the request's cluster): no API version, no namespace.
+    const attrs = resourceAttributes(user, { verb: 'create', apiGroup: 'tenancy.kcp.io', resource: 'workspaces', name: HOME_ALIAS });
     return this.authorizer.authorize(ROOT_CLUSTER, attrs).decision === 'Allow';
   }
 
-  /** kcp's collision check: a home owned by another user (or by nobody) is not this user's. */
-  private checkOwner(home: KubeObject, user: UserInfo, denied: () => StatusError): void {
-    const owner = parseOwnerAnnotation(home.metadata?.annotations?.[OWNER_ANNOTATION]);
-    if (!owner || owner.username !== user.username) throw denied();
-  }
-
-  /** The Workspace object at `path` read from its parent, or undefined when the parent or the workspace is missing. */
-  private async getHome(path: string): Promise<KubeObject | undefined> {
-    const { parent, base } = splitPath(path);
-    const parentCluster = this.index.resolve(parent);
-    if (parentCluster === undefined) return undefined;
+  private async getLogicalCluster(name: string): Promise<KubeObject | undefined> {
     try {
-      return await this.workspaces.get(systemContext(parentCluster), '', base);
+      return await this.logicalClusters.get(systemContext(name), '', 'cluster');
     } catch (err) {
       if (err instanceof StatusError && err.code === 404) return undefined;
       throw err;
     }
   }
 
-  /** Creates each missing level from root:users down to the home, waiting for each to be Ready before its child. */
-  private async create(homePath: string, user: UserInfo): Promise<KubeObject> {
-    const segments = homePath.split(':');
-    const first = HOME_ROOT_PATH.split(':').length;
-    for (let i = first; i <= segments.length; i++) {
-      const path = segments.slice(0, i).join(':');
-      if (this.readyCluster(path) !== undefined) continue;
-      const { parent, base } = splitPath(path);
-      const parentCluster = this.index.resolve(parent);
-      if (parentCluster === undefined) throw errors.internal(`home workspace parent ${JSON.stringify(parent)} is missing`);
-      const type = typeAt(path);
-      const annotations: Record<string, string> = type === 'home' ? { [OWNER_ANNOTATION]: ownerAnnotationValue(user) } : {};
-      const ws: KubeObject = {
-        apiVersion: 'tenancy.kcp.io/v1alpha1',
-        kind: 'Workspace',
-        metadata: { name: base, annotations },
-        spec: { type: { name: type, path: ROOT_CLUSTER } },
+  private provisionOnce(name: string, user: UserInfo): Promise<KubeObject> {
+    let pending = this.inFlight.get(name);
+    if (!pending) {
+      pending = this.provision(name, user).finally(() => this.inFlight.delete(name));
+      this.inFlight.set(name, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * Creates the LogicalCluster (phase Scheduling) unless it exists, bootstraps its content, then writes Initializing
+   * (type initializers pending) or Ready. Every step is idempotent: a crash leaves a Scheduling home that the next
+   * `~` request finishes.
+   */
+  private async provision(name: string, user: UserInfo): Promise<KubeObject> {
+    const provisioner = this.provisioner;
+    if (!provisioner) throw errors.internal('home workspaces are not started yet');
+    let lc = await this.getLogicalCluster(name);
+    if (!lc) {
+      const initializers = await provisioner.initializers(HOME_TYPE);
+      const spec: Record<string, unknown> = { createdBy: createdBy(user) };
+      if (initializers.length > 0) spec.initializers = initializers;
+      const fresh: KubeObject = {
+        apiVersion: 'core.kcp.io/v1alpha1',
+        kind: 'LogicalCluster',
+        metadata: {
+          name: 'cluster',
+          annotations: {
+            [OWNER_ANNOTATION]: ownerAnnotationValue(user),
+            [TYPE_ANNOTATION]: `${HOME_TYPE.path}:${HOME_TYPE.name}`,
+            [PATH_ANNOTATION]: homeCanonicalPath(user.username),
+          },
+        },
+        spec,
+        // kcp's URL reconciler writes `<shard external URL>/clusters/<logical cluster name>`.
+        status: { phase: 'Scheduling', URL: `${provisioner.baseURL()}/clusters/${name}` },
       };
       try {
-        await this.workspaces.create(systemContext(parentCluster), '', ws, { dryRun: false });
+        lc = await this.logicalClusters.create(systemContext(name), '', fresh, { dryRun: false });
       } catch (err) {
         if (!(err instanceof StatusError && err.reason === 'AlreadyExists')) throw err;
+        lc = await this.logicalClusters.get(systemContext(name), '', 'cluster');
       }
-      await this.waitReady(path);
     }
-    const home = await this.getHome(homePath);
-    if (!home) throw errors.internal('home workspace creation failed');
-    return home;
+    const st = statusOf(lc);
+    if (!st.phase || st.phase === 'Scheduling') {
+      this.record(name, lc);
+      // The bootstrap reads the owner from the annotation and the type from spec.type, as it would on a Workspace.
+      const standIn: KubeObject = {
+        apiVersion: 'tenancy.kcp.io/v1alpha1',
+        kind: 'Workspace',
+        metadata: { name, annotations: { ...(lc.metadata?.annotations ?? {}) } },
+        spec: { type: { ...HOME_TYPE } },
+      };
+      await provisioner.bootstrap(name, standIn);
+      ({ object: lc } = await this.logicalClusters.guaranteedUpdate(systemContext(name), '', 'cluster', (cur) => {
+        if (!cur) throw errors.internal('home workspace disappeared');
+        const now = statusOf(cur);
+        if (now.phase && now.phase !== 'Scheduling') return NO_CHANGE;
+        const pending = ((cur.spec as { initializers?: string[] } | undefined)?.initializers ?? []).map(String);
+        cur.status = pending.length > 0 ? { ...now, phase: 'Initializing', initializers: pending } : { ...now, phase: 'Ready' };
+        return cur;
+      }, { dryRun: false }, 'status'));
+    }
+    this.record(name, lc);
+    return lc;
   }
 
-  private readyCluster(path: string): string | undefined {
-    const name = this.index.resolve(path);
-    return name !== undefined && this.index.cluster(name)?.phase === 'Ready' ? name : undefined;
-  }
-
-  /** Polls the in-memory index (no storage reads) until `path` resolves to a Ready logical cluster. */
-  private async waitReady(path: string): Promise<void> {
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    while (this.readyCluster(path) === undefined) {
-      if (Date.now() > deadline) throw errors.internal('home workspace creation timeout');
-      await new Promise((r) => setTimeout(r, 5));
-    }
+  /** Puts the home in the index now, so the caller can use it at once whatever the watch's latency. */
+  private record(name: string, lc: KubeObject): void {
+    const annotations = lc.metadata?.annotations ?? {};
+    this.index.upsertCluster({
+      name,
+      path: annotations[PATH_ANNOTATION] || name,
+      type: annotations[TYPE_ANNOTATION] ?? '',
+      phase: lc.metadata?.deletionTimestamp ? 'Terminating' : (statusOf(lc).phase ?? 'Scheduling'),
+    });
   }
 }
 
 /**
- * root's grant that lets every authenticated user have a home created (kcp's default
- * `--home-workspaces-home-creator-groups=system:authenticated`): `create` on `workspaces` named `~`.
+ * root's grant that lets every authenticated user have a home made (kcp's config/root
+ * clusterrole-workspace-home-create.yaml and its binding, with the default `--home-workspaces-home-creator-groups`
+ * system:authenticated): `get` and `create` on `workspaces` named `~`.
  */
 export function homeCreatorPolicy(): { role: KubeObject; binding: KubeObject } {
-  const name = 'system:kcp:tenancy:home-workspace-creator';
+  const name = 'system:kcp:home-clusterworkspace-create';
   return {
     role: {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name },
-      rules: [{ apiGroups: ['tenancy.kcp.io'], resources: ['workspaces'], resourceNames: [HOME_ALIAS], verbs: ['create'] }],
+      rules: [{ apiGroups: ['tenancy.kcp.io'], resources: ['workspaces'], resourceNames: [HOME_ALIAS], verbs: ['get', 'create'] }],
     },
     binding: {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
-      metadata: { name: 'system:kcp:authenticated:home-workspace-creator' },
+      metadata: { name: 'system:kcp:configured-group:home-clusterworkspace-create' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:authenticated' }],
     },

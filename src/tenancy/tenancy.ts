@@ -18,7 +18,9 @@ import type { GenericStore, WatchEventType } from '../registry/generic/store.js'
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { UserInfo } from '../apimachinery/user.js';
 import type { WatchHandle } from '../storage/interface.js';
-import { HomeWorkspaces, homeCreatorPolicy } from './home-workspaces.js';
+import { rewriteUserPath } from './home-cluster.js';
+import { upgradeBucketedHomes } from './home-upgrade.js';
+import { HOME_TYPE, HomeWorkspaces, homeCreatorPolicy, type HomeAnswer } from './home-workspaces.js';
 import { ROOT_CLUSTER } from './paths.js';
 import { resolveRequestCluster } from './request-cluster.js';
 import { WorkspaceAdmission } from './workspace-admission.js';
@@ -33,10 +35,11 @@ function annotation(o: KubeObject, key: string): string {
 }
 
 export class Tenancy {
-  readonly index = new WorkspaceIndex();
+  /** Paths `user:<name>[:rest]` resolve from that user's home cluster, as kcp's index rewrites them. */
+  readonly index = new WorkspaceIndex([rewriteUserPath]);
   readonly types: WorkspaceTypeResolver;
   readonly admission: WorkspaceAdmission;
-  /** `~`: each user's home workspace, created on first use (see home-workspaces.ts). */
+  /** `~`: each user's home logical cluster, created on first use (see home-workspaces.ts). */
   readonly homes: HomeWorkspaces;
   private lifecycle: WorkspaceLifecycle | undefined;
   private readonly pendingInitializers: WorkspaceInitializer[] = [];
@@ -64,7 +67,7 @@ export class Tenancy {
     this.logicalClusters = lc;
     this.types = new WorkspaceTypeResolver(this.index, registry);
     this.admission = new WorkspaceAdmission(this.index, this.types, registry, opts.authorizer);
-    this.homes = new HomeWorkspaces(this.index, ws, opts.authorizer);
+    this.homes = new HomeWorkspaces(this.index, lc, opts.authorizer);
     // root always exists, so requests to it resolve even before start() has loaded the rest of the tree.
     this.index.upsertCluster({ name: ROOT_CLUSTER, path: ROOT_CLUSTER, type: 'root:root', phase: 'Ready' });
   }
@@ -89,6 +92,12 @@ export class Tenancy {
     this.lifecycle = new WorkspaceLifecycle(this.registry, this.index, this.workspaces, this.logicalClusters, () => this.baseURL, this.gate);
     this.lifecycle.initializers.push(...this.pendingInitializers.splice(0));
     this.lifecycle.typeResolver = this.types;
+    const lifecycle = this.lifecycle;
+    this.homes.provisioner = {
+      baseURL: () => this.baseURL,
+      bootstrap: (cluster, workspace) => lifecycle.bootstrapContent(cluster, workspace),
+      initializers: (type) => lifecycle.initializersOfType(ROOT_CLUSTER, type, 'home'),
+    };
     for (const o of wss.items) this.observeWorkspace('ADDED', o);
     const watchOpts = (rv: string) => ({ selection: {}, resourceVersion: rv, allowBookmarks: false });
     this.watches.push(
@@ -120,10 +129,10 @@ export class Tenancy {
   }
 
   /**
-   * Home workspace requests (`/clusters/~...`, `GET workspaces/~` in root), before resolveRequestCluster: rewrites
-   * info.cluster to the caller's home, or returns the home Workspace to answer with (see home-workspaces.ts).
+   * `GET workspaces/~` in root, before resolveRequestCluster: the caller's home Workspace to answer with (made on
+   * first use), or kcp's 429 while it initializes; undefined for any other request (see home-workspaces.ts).
    */
-  interceptHome(info: RequestInfo, user: UserInfo): Promise<KubeObject | undefined> {
+  interceptHome(info: RequestInfo, user: UserInfo): Promise<HomeAnswer | undefined> {
     return this.homes.intercept(info, user);
   }
 
@@ -162,9 +171,14 @@ export class Tenancy {
       type: annotation(o, TYPE_ANNOTATION),
       phase: o.metadata?.deletionTimestamp ? 'Terminating' : (status.phase ?? 'Scheduling'),
     });
-    // A LogicalCluster still initializing: its workspace moves on once the last initializer is removed from it.
+    // A LogicalCluster still initializing: its workspace moves on once the last initializer is removed from it; a
+    // home (no owning Workspace) turns Ready itself then.
     const owner = (o.spec as { owner?: { cluster?: string; name?: string } } | undefined)?.owner;
-    if (type !== 'ADDED' && status.phase === 'Initializing' && owner?.cluster && owner.name && this.gate.isOpen()) this.lifecycle?.enqueue(owner.cluster, owner.name);
+    if (type === 'ADDED' || status.phase !== 'Initializing' || !this.gate.isOpen()) return;
+    if (owner?.cluster && owner.name) this.lifecycle?.enqueue(owner.cluster, owner.name);
+    else if (!owner && annotation(o, TYPE_ANNOTATION) === `${HOME_TYPE.path}:${HOME_TYPE.name}` && !((o.status as { initializers?: unknown[] }).initializers?.length)) {
+      void this.homes.finishInitializing(cluster).catch((err: unknown) => logger.error('tenancy: finishing a home failed', { cluster, error: String(err) }));
+    }
   }
 
   private observeWorkspace(type: WatchEventType, o: KubeObject): void {
@@ -207,6 +221,8 @@ export class Tenancy {
     const roles = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterroles');
     const bindings = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterrolebindings');
     if (roles && bindings) {
+      // Before the defaults below, so an old grant's subjects are what kcp's binding starts with.
+      await upgradeBucketedHomes({ types, roles, bindings }, ctx);
       for (const { role, binding } of [workspaceTypeUsePolicy(), tenancyReaderPolicy(), homeCreatorPolicy()]) {
         await createIfMissing(roles, ctx, role);
         await createIfMissing(bindings, ctx, binding);
@@ -223,3 +239,4 @@ async function createIfMissing(store: GenericStore, ctx: ReturnType<typeof syste
     throw err;
   }
 }
+

@@ -8,6 +8,9 @@
  */
 import { ROOT_CLUSTER, isClusterName } from './paths.js';
 
+/** Rewrites a path's segments before they are walked (kcp's index.PathRewriter), e.g. the `user:<name>` alias. */
+export type PathRewriter = (segments: string[]) => string[];
+
 export interface LogicalClusterEntry {
   /** The logical cluster name (storage keys carry it). */
   name: string;
@@ -23,6 +26,9 @@ export class WorkspaceIndex {
   private readonly clusters = new Map<string, LogicalClusterEntry>();
   /** parent logical cluster → workspace name → child logical cluster. */
   private readonly children = new Map<string, Map<string, string>>();
+
+  /** Applied in order to every multi-segment path before it is walked, as kcp's index.State.Lookup does. */
+  constructor(private readonly rewriters: PathRewriter[] = []) {}
 
   /** Records (or refreshes) a logical cluster. */
   upsertCluster(entry: LogicalClusterEntry): void {
@@ -62,11 +68,13 @@ export class WorkspaceIndex {
 
   /**
    * Resolves a path (`root:org:team`) or a logical cluster name to the logical cluster name, walking the tree from
-   * the first segment (itself a cluster name, usually `root`). Returns undefined when any step is unknown.
+   * the first segment (itself a cluster name, usually `root`) after the rewriters had their say (so `user:alice:x`
+   * starts from alice's home cluster). Returns undefined when any step is unknown.
    */
   resolve(pathOrName: string): string | undefined {
     if (isClusterName(pathOrName)) return this.clusters.has(pathOrName) ? pathOrName : undefined;
-    const segments = pathOrName.split(':');
+    let segments = pathOrName.split(':');
+    for (const rewrite of this.rewriters) segments = rewrite(segments);
     let current = segments[0]!;
     if (!this.clusters.has(current)) return undefined;
     for (let i = 1; i < segments.length; i++) {

@@ -218,15 +218,23 @@ export class WorkspaceLifecycle {
    * extends, in kcp's order (bases depth-first, the type itself last), those with `spec.initializer: true`.
    */
   private async typeInitializers(parent: string, ws: KubeObject): Promise<string[]> {
-    if (!this.typeResolver) return [];
     const ref = (specOf(ws).type ?? { name: 'universal', path: 'root' }) as TypeReference;
+    return this.initializersOfType(this.index.cluster(parent)?.path ?? parent, ref, ws.metadata?.name ?? '');
+  }
+
+  /**
+   * The initializers of the type `ref` as seen from the workspace path `from` (kcp's LogicalClustersInitializers);
+   * `what` names the workspace in the log line of a type that no longer resolves. Also used for home clusters.
+   */
+  async initializersOfType(from: string, ref: TypeReference, what: string): Promise<string[]> {
+    if (!this.typeResolver) return [];
     let aliases: ResolvedType[];
     try {
-      aliases = await this.typeResolver.aliases(await this.typeResolver.resolveRef(this.index.cluster(parent)?.path ?? parent, ref));
+      aliases = await this.typeResolver.aliases(await this.typeResolver.resolveRef(from, ref));
     } catch (err) {
       // Admission resolved the type when the workspace was created; one deleted since has nobody left to initialize.
       if (!(err instanceof WorkspaceTypeError)) throw err;
-      logger.warn('workspace type no longer resolves; scheduling without its initializers', { parent, workspace: ws.metadata?.name, error: err.message });
+      logger.warn('workspace type no longer resolves; scheduling without its initializers', { from, workspace: what, error: err.message });
       return [];
     }
     const out: string[] = [];
@@ -268,8 +276,11 @@ export class WorkspaceLifecycle {
     return { apiVersion: 'core.kcp.io/v1alpha1', kind: 'LogicalCluster', metadata: { name: 'cluster', annotations }, spec, status };
   }
 
-  /** The objects every new logical cluster starts with; each step is idempotent and they run concurrently. */
-  private async bootstrapContent(cluster: string, ws: KubeObject): Promise<void> {
+  /**
+   * The objects every new logical cluster starts with; each step is idempotent and they run concurrently. `ws` is
+   * the Workspace (or, for a home, a stand-in carrying the owner annotation and spec.type).
+   */
+  async bootstrapContent(cluster: string, ws: KubeObject): Promise<void> {
     const owner = ownerOf(ws);
     await Promise.all([
       createDefaultNamespaces(this.registry, cluster),

@@ -1,6 +1,6 @@
 /**
- * WorkspaceTypes: the built-in ones (root, universal, organization, team, as kcp's config/root with the
- * workspace-types battery, plus homeroot, homebucket and home for home workspaces), resolving a type reference the way kcp's workspacetypeexists admission does (walk up the
+ * WorkspaceTypes: the built-in ones (root, universal, organization, team and home, as kcp v0.32.3's config/root with
+ * the workspace-types battery), resolving a type reference the way kcp's workspacetypeexists admission does (walk up the
  * workspace path, root last), the transitive `extend.with` aliases, and the allowed parent/child checks with kcp's
  * exact messages.
  */
@@ -68,29 +68,12 @@ export function builtinWorkspaceTypes(): KubeObject[] {
         ],
       },
     }),
-    // Home workspaces (home-workspaces.ts): root:users (homeroot) → two bucket levels (homebucket) → home.
-    make('homeroot', {
-      limitAllowedChildren: { types: [{ name: 'homebucket', path: ROOT_CLUSTER }] },
-      limitAllowedParents: { types: [{ name: 'root', path: ROOT_CLUSTER }] },
-    }),
-    make('homebucket', {
-      limitAllowedChildren: {
-        types: [
-          { name: 'homebucket', path: ROOT_CLUSTER },
-          { name: 'home', path: ROOT_CLUSTER },
-        ],
-      },
-      limitAllowedParents: {
-        types: [
-          { name: 'homeroot', path: ROOT_CLUSTER },
-          { name: 'homebucket', path: ROOT_CLUSTER },
-        ],
-      },
-    }),
+    // Home workspaces (home-workspaces.ts): parentless logical clusters, never a Workspace anywhere. kcp dropped the
+    // bucket types homeroot and homebucket; data dirs from atrium's bucketed releases keep them for their old homes.
     make('home', {
       extend: { with: [universalRef] },
       defaultChildWorkspaceType: universalRef,
-      limitAllowedParents: { types: [{ name: 'homebucket', path: ROOT_CLUSTER }] },
+      limitAllowedParents: { none: true },
     }),
   ];
 }
@@ -260,6 +243,10 @@ export function validateAllowedParents(parentAliases: ResolvedType[], childAlias
   const errs: string[] = [];
   for (const childAlias of childAliases) {
     const sel = selectorOf(childAlias, 'limitAllowedParents');
+    if (sel?.none) {
+      errs.push(`workspace type ${childType} cannot have any parent`);
+      continue;
+    }
     if (!sel || sel.types.length === 0) continue;
     if (anyAliasAllowed(parentAliases, sel.types)) continue;
     const q = qualified(childAlias);
@@ -276,7 +263,10 @@ export function validateAllowedChildren(parentAliases: ResolvedType[], childAlia
   const errs: string[] = [];
   for (const parentAlias of parentAliases) {
     const sel = selectorOf(parentAlias, 'limitAllowedChildren');
-    if (sel?.none) return `workspace type ${parentType} cannot have any children`;
+    if (sel?.none) {
+      errs.push(`workspace type ${parentType} cannot have any child`);
+      continue;
+    }
     if (!sel || sel.types.length === 0) continue;
     if (anyAliasAllowed(childAliases, sel.types)) continue;
     const q = qualified(parentAlias);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
 import { runKubectlWithPlugins, startTestServer, type TestServer } from '../helpers/harness.js';
-import { homeWorkspacePath } from '../../src/tenancy/home-workspaces.js';
+import { eventually } from '../helpers/eventually.js';
 
 
 let ts: TestServer;
@@ -46,7 +46,7 @@ function currentServer(config = kubeconfig): string {
 
 describe('kubectl ws plugin', () => {
   before(async () => {
-    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice', 'bob-token,bob,uid-bob'] });
+    ts = await startTestServer({ tokens: ['alice-token,alice,uid-alice', 'bob-token,bob,uid-bob', 'carol-token,carol,uid-carol'] });
     kubeconfig = join(ts.rootDir, 'user.kubeconfig');
     copyFileSync(ts.kubeconfig, kubeconfig);
   });
@@ -138,26 +138,40 @@ describe('kubectl ws plugin', () => {
 
   it('goes home with a bare `kubectl ws` and with `~`, for the admin and for a token user', async () => {
     const note = "Note: 'kubectl ws' now matches 'cd' semantics: go to home workspace. 'kubectl ws -' to go back. 'kubectl ws .' to print current workspace.";
-    const adminHome = homeWorkspacePath('admin');
+    // kcp's HomeClusterName of the user names (printed by a Go program running kcp's algorithm).
+    const adminHome = '1cjndwvct4w73';
+    const aliceHome = 'v1u4alow0iv9';
     await ok(['ws', ':root:sibling']);
     const bare = await kubectl(['ws']);
     assert.equal(bare.code, 0, bare.stderr);
-    // The admin may read the Workspace in its bucket, so the type is known; a non-admin sees the path only (as in kcp).
-    assert.equal(bare.stdout, `Current workspace is '${adminHome}' (type root:home).\n`);
+    // A home has no parent to hold a Workspace for it, so no type is printed (as with kcp's plugin).
+    assert.equal(bare.stdout, `Current workspace is '${adminHome}'.\n`);
     assert.equal(bare.stderr.trim(), note);
-    assert.ok(currentServer().endsWith(`/clusters/${adminHome}`));
+    assert.equal(currentServer(), `${ts.url}/clusters/${adminHome}`);
     assert.equal(await ok(['ws', '-']), "Current workspace is 'root:sibling'.\n");
-    assert.equal(await ok(['ws', '~']), `Current workspace is '${adminHome}' (type root:home).\n`);
+    assert.equal(await ok(['ws', '~']), `Current workspace is '${adminHome}'.\n`);
+    assert.equal(await ok(['ws', '.']), `Current workspace is '${adminHome}'.\n`);
     assert.equal(await ok(['ws', '--short']), `${adminHome}\n`);
-    await ok(['create', 'workspace', 'lab']);
+    assert.equal(
+      await ok(['create', 'workspace', 'lab', '--enter']),
+      `Workspace "lab" (type root:universal) created. Waiting for it to be ready...\nWorkspace "lab" (type root:universal) is ready to use.\nCurrent workspace is '${adminHome}:lab' (type root:universal).\n`,
+    );
     assert.equal(await ok(['ws', ':root']), "Current workspace is 'root' (type root).\n");
     assert.equal(await ok(['ws', '~:lab']), `Current workspace is '${adminHome}:lab' (type root:universal).\n`);
+    // From root, the tree has no users branch: homes are not below root.
+    assert.equal(await ok(['ws', ':root']), "Current workspace is 'root' (type root).\n");
+    assert.equal(await ok(['ws', 'tree']), '.\n└── root\n    └── sibling\n\n');
+    // The user:<name> alias reaches the same home.
+    assert.equal(await ok(['ws', ':user:admin']), "Current workspace is 'user:admin'.\n");
+    assert.equal(currentServer(), `${ts.url}/clusters/user:admin`);
+    assert.equal(await ok(['get', 'workspaces', '-o', 'jsonpath={.items[*].metadata.name}']), 'lab');
+    assert.equal(await ok(['ws', 'lab']), "Current workspace is 'user:admin:lab' (type root:universal).\n");
     // An unquoted `kubectl ws ~` / `kubectl ws ~/lab` arrives as the shell expanded it: $HOME, $HOME/lab.
     const shellHome = join(ts.rootDir, 'home');
     assert.equal(await ok(['ws', ':root']), "Current workspace is 'root' (type root).\n");
-    assert.equal(await ok(['ws', shellHome]), `Current workspace is '${adminHome}' (type root:home).\n`);
+    assert.equal(await ok(['ws', shellHome]), `Current workspace is '${adminHome}'.\n`);
     assert.equal(await ok(['ws', `${shellHome}/lab`]), `Current workspace is '${adminHome}:lab' (type root:universal).\n`);
-    assert.equal(await ok(['ws', 'use', `${shellHome}/`]), `Current workspace is '${adminHome}' (type root:home).\n`);
+    assert.equal(await ok(['ws', 'use', `${shellHome}/`]), `Current workspace is '${adminHome}'.\n`);
 
     // A user from --token-auth-file: their own home, created on first use, where they are cluster-admin.
     const aliceConfig = join(ts.rootDir, 'alice.kubeconfig');
@@ -165,7 +179,6 @@ describe('kubectl ws plugin', () => {
     kc.users = [{ name: 'alice', user: { token: 'alice-token' } }];
     kc.contexts = kc.contexts.map((c: any) => ({ ...c, context: { ...c.context, user: 'alice' } }));
     writeFileSync(aliceConfig, YAML.stringify(kc));
-    const aliceHome = homeWorkspacePath('alice');
     const home = await kubectl(['ws'], aliceConfig);
     assert.equal(home.code, 0, home.stderr);
     assert.equal(home.stdout, `Current workspace is '${aliceHome}'.\n`);
@@ -173,12 +186,37 @@ describe('kubectl ws plugin', () => {
     await ok(['create', 'configmap', 'notes', '--from-literal=k=v'], aliceConfig);
     assert.equal((await ok(['get', 'configmap', 'notes', '-o', 'jsonpath={.data.k}'], aliceConfig)), 'v');
     assert.equal(await ok(['ws', '~'], aliceConfig), `Current workspace is '${aliceHome}'.\n`);
-    // Somebody else's home is out of reach, and the admin's home is not hers.
+    assert.equal(await ok(['ws', ':user:alice'], aliceConfig), "Current workspace is 'user:alice'.\n");
+    assert.equal((await ok(['get', 'configmap', 'notes', '-o', 'jsonpath={.data.k}'], aliceConfig)), 'v');
+    // Somebody else's home is out of reach, by name or by alias, and the admin's home is not hers.
     await fails(['ws', `:${adminHome}`], `Error: access to workspace "${adminHome}" denied`, aliceConfig);
+    await fails(['ws', ':user:admin'], 'Error: access to workspace "user:admin" denied', aliceConfig);
     const bobConfig = join(ts.rootDir, 'bob.kubeconfig');
     kc.users = [{ name: 'alice', user: { token: 'bob-token' } }];
     writeFileSync(bobConfig, YAML.stringify(kc));
     await fails(['ws', `:${aliceHome}`], `Error: access to workspace "${aliceHome}" denied`, bobConfig);
-    assert.equal(await ok(['ws', '~', '--short'], bobConfig), `${homeWorkspacePath('bob')}\n`);
+    await fails(['ws', ':user:alice'], 'Error: access to workspace "user:alice" denied', bobConfig);
+    assert.equal(await ok(['ws', '~', '--short'], bobConfig), '2okdry95y5lkv\n');
+  });
+
+  it('waits, as client-go does, while kcp answers 429 Retry-After for a home still initializing', async () => {
+    const lc = '/clusters/user:carol/apis/core.kcp.io/v1alpha1/logicalclusters/cluster';
+    const merge = { 'Content-Type': 'application/merge-patch+json' };
+    const patched = await ts.request('PATCH', '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspacetypes/home', { spec: { initializer: true } }, { headers: merge });
+    assert.equal(patched.status, 200, patched.text);
+    const carolConfig = join(ts.rootDir, 'carol.kubeconfig');
+    const kc = YAML.parse(readFileSync(ts.kubeconfig, 'utf8'));
+    kc.users = [{ name: 'carol', user: { token: 'carol-token' } }];
+    kc.contexts = kc.contexts.map((c: any) => ({ ...c, context: { ...c.context, user: 'carol' } }));
+    writeFileSync(carolConfig, YAML.stringify(kc));
+    const going = kubectl(['ws', '~'], carolConfig);
+    await eventually('carol home initializing', async () => (await ts.request('GET', lc)).json?.status?.phase === 'Initializing', 10_000, 50);
+    const done = await ts.request('PATCH', `${lc}/status`, { status: { initializers: [] } }, { headers: merge });
+    assert.equal(done.status, 200, done.text);
+    const went = await going;
+    assert.equal(went.code, 0, went.stderr);
+    assert.equal(went.stdout, "Current workspace is 'naqd6lccmc38'.\n");
+    const restored = await ts.request('PATCH', '/clusters/root/apis/tenancy.kcp.io/v1alpha1/workspacetypes/home', { spec: { initializer: null } }, { headers: merge });
+    assert.equal(restored.status, 200, restored.text);
   });
 });

@@ -50,7 +50,7 @@ describe('workspaces', () => {
     assert.equal(lc.json.status.phase, 'Ready');
     assert.equal(lc.json.metadata.annotations['kcp.io/path'], 'root');
     const types = await ts.request('GET', '/apis/tenancy.kcp.io/v1alpha1/workspacetypes');
-    assert.deepEqual(types.json.items.map((t: any) => t.metadata.name).sort(), ['home', 'homebucket', 'homeroot', 'organization', 'root', 'team', 'universal']);
+    assert.deepEqual(types.json.items.map((t: any) => t.metadata.name).sort(), ['home', 'organization', 'root', 'team', 'universal']);
   });
 
   it('schedules a workspace: type defaulted from the parent, a logical cluster, spec.URL, phase Ready with conditions', () => {

@@ -171,6 +171,9 @@ export function workspaceOverrideServer(server: string, workspace: string): stri
   return workspaceURL(parsed.base, path);
 }
 
+/** client-go's default number of retries of an answer carrying Retry-After. */
+const MAX_RETRIES = 10;
+
 /** A small HTTPS client over the kubeconfig's current context (or the one the overrides pick). */
 export class WorkspaceClient {
   private constructor(
@@ -220,8 +223,21 @@ export class WorkspaceClient {
     return this.serverURL;
   }
 
-  /** One request to `<base>/clusters/<cluster><apiPath>`; never throws on an HTTP error status. */
-  send(method: string, base: URL, cluster: string, apiPath: string, body?: unknown): Promise<ApiResponse> {
+  /**
+   * A request to `<base>/clusters/<cluster><apiPath>`; never throws on an HTTP error status. As client-go does, an
+   * answer of 429 or 5xx carrying Retry-After (in seconds) is retried after that delay, up to 10 times: kcp answers
+   * `GET workspaces/~` so while a new home initializes.
+   */
+  async send(method: string, base: URL, cluster: string, apiPath: string, body?: unknown): Promise<ApiResponse> {
+    for (let retries = 0; ; retries++) {
+      const { response, retryAfter } = await this.sendOnce(method, base, cluster, apiPath, body);
+      const retryable = response.status === 429 || response.status >= 500;
+      if (!retryable || retryAfter === undefined || retries >= MAX_RETRIES) return response;
+      await new Promise((r) => setTimeout(r, retryAfter * 1000));
+    }
+  }
+
+  private sendOnce(method: string, base: URL, cluster: string, apiPath: string, body?: unknown): Promise<{ response: ApiResponse; retryAfter?: number }> {
     const url = new URL(workspaceURL(base, cluster) + apiPath);
     const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': 'kubectl-ws' };
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
@@ -242,7 +258,9 @@ export class WorkspaceClient {
           } catch {
             json = undefined;
           }
-          resolve({ status: res.statusCode ?? 0, json, text });
+          const header = res.headers['retry-after'];
+          const seconds = typeof header === 'string' && /^\d+$/.test(header.trim()) ? Number(header.trim()) : undefined;
+          resolve({ response: { status: res.statusCode ?? 0, json, text }, retryAfter: seconds });
         });
         res.on('error', reject);
       });
