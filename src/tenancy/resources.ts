@@ -3,6 +3,7 @@
  * workspacetypes, core.kcp.io/v1alpha1 logicalclusters. The lifecycle (scheduling, initialization, deletion) lives in
  * src/tenancy/; here is only what the generic store needs: defaults, status handling and Table columns.
  */
+import { type FieldError, required } from '../apimachinery/field-errors.js';
 import type { JsonObject, KubeObject } from '../apimachinery/object.js';
 import { column } from '../apimachinery/table/table.js';
 import type { TablePrinter } from '../apimachinery/table/builtin-printers.js';
@@ -22,9 +23,10 @@ function obj(v: unknown): JsonObject {
 
 /**
  * Columns as kcp's CRD printer columns declare them (kubebuilder printcolumn markers): what `kubectl get` shows.
- * `cells` reads each column after Name; Age is a `date` column rendered as an age, like CRD tables.
+ * `cells` reads each column after Name (null: the value is missing, a custom resource table's empty cell); Age is a
+ * `date` column rendered as an age, like CRD tables.
  */
-function crdStylePrinter(cols: { name: string; description: string; cell: (o: JsonObject) => string }[]): TablePrinter {
+export function crdStylePrinter(cols: { name: string; description: string; cell: (o: JsonObject) => string | null }[]): TablePrinter {
   return {
     columns: [
       column('Name', 'string', 'The name of the object.', { format: 'name' }),
@@ -50,6 +52,25 @@ const logicalClusterPrinter = crdStylePrinter([
 ]);
 
 const workspaceTypePrinter = crdStylePrinter([]);
+
+/**
+ * What kcp's Workspace schema says of spec.location: its selector's matchExpressions each need a key and an operator
+ * (a metav1.LabelSelector's required fields), in the CRD validator's words. Whether the operator and values make a
+ * selector is not checked here: as in kcp, the scheduler reports that on the Workspace. On update, an unchanged
+ * location is not checked again (upstream ratchets CRD validation).
+ */
+function validateLocation(ws: KubeObject, old?: KubeObject): FieldError[] {
+  const location = obj(obj(ws.spec).location);
+  if (old && JSON.stringify(location) === JSON.stringify(obj(obj(old.spec).location))) return [];
+  const expressions = obj(location.selector).matchExpressions;
+  const errs: FieldError[] = [];
+  if (!Array.isArray(expressions)) return errs;
+  expressions.forEach((e, i) => {
+    if (!e || typeof e !== 'object' || Array.isArray(e)) return;
+    for (const k of ['key', 'operator']) if (!(k in e)) errs.push(required(`spec.location.selector.matchExpressions[${i}].${k}`));
+  });
+  return errs;
+}
 
 /** Keeps what the main endpoint may not change: status belongs to the status subresource and the system. */
 function keepStatus(next: KubeObject, old: KubeObject): void {
@@ -78,6 +99,8 @@ export const workspaces: ResourceDefinition = {
         if (!fins.includes(LOGICAL_CLUSTER_FINALIZER)) meta.finalizers = [...fins, LOGICAL_CLUSTER_FINALIZER];
       },
       prepareForUpdate: keepStatus,
+      validate: (o) => validateLocation(o),
+      validateUpdate: (o, old) => validateLocation(o, old),
       onDeletionStarted(o) {
         o.status = { ...obj(o.status), phase: 'Terminating' };
       },

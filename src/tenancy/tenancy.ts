@@ -3,10 +3,11 @@
  * resolution, the Workspace admission plugin, the lifecycle controller, and bootstrapping of root (its LogicalCluster
  * and the built-in WorkspaceTypes).
  *
- * Lifecycle: construct it once the registry has the tenancy built-ins (so `admission` can join the chain), then
- * `start(baseURL)` once the server's URL is known, and `stop()` on shutdown. Two wildcard watches (workspaces and
- * logicalclusters) keep the index current whoever writes; the controller also updates it synchronously for its own
- * writes, so a workspace is resolvable the moment it reports Ready.
+ * Lifecycle: construct it once the registry has the tenancy built-ins and root's Shards (so `admission` can join the
+ * chain), then `start(baseURL)` once the server's URL is known, and `stop()` on shutdown. Two wildcard watches
+ * (workspaces and logicalclusters) keep the index current whoever writes; the controller also updates it synchronously
+ * for its own writes, so a workspace is resolvable the moment it reports Ready. A third watch, on root's Shards, keeps
+ * the cache the controller schedules from and re-queues the workspaces waiting for a Shard when one changes.
  */
 import type { KubeObject } from '../apimachinery/object.js';
 import { StatusError } from '../apimachinery/status.js';
@@ -23,6 +24,7 @@ import { upgradeBucketedHomes } from './home-upgrade.js';
 import { HOME_TYPE, HomeWorkspaces, homeCreatorPolicy, type HomeAnswer } from './home-workspaces.js';
 import { ROOT_CLUSTER } from './paths.js';
 import { resolveRequestCluster } from './request-cluster.js';
+import { ensureRootShard } from './root-shard.js';
 import { WorkspaceAdmission } from './workspace-admission.js';
 import { WorkspaceIndex } from './workspace-index.js';
 import { WorkspaceLifecycle, systemContext, type WorkspaceInitializer } from './workspace-lifecycle.js';
@@ -46,6 +48,9 @@ export class Tenancy {
   private readonly watches: WatchHandle[] = [];
   private readonly workspaces: GenericStore;
   private readonly logicalClusters: GenericStore;
+  private readonly shards: GenericStore;
+  /** root's Shards by name, as last observed: what the controller schedules from. */
+  private readonly shardCache = new Map<string, KubeObject>();
   private baseURL = '';
   private readonly gate: ControllerGate;
   private stopGate?: () => void;
@@ -62,9 +67,11 @@ export class Tenancy {
     this.gate = opts.gate ?? new ControllerGate();
     const ws = registry.lookup(ROOT_CLUSTER, 'tenancy.kcp.io', 'v1alpha1', 'workspaces');
     const lc = registry.lookup(ROOT_CLUSTER, 'core.kcp.io', 'v1alpha1', 'logicalclusters');
-    if (!ws || !lc) throw new Error('tenancy resources are not registered');
+    const shards = registry.lookup(ROOT_CLUSTER, 'core.kcp.io', 'v1alpha1', 'shards');
+    if (!ws || !lc || !shards) throw new Error('tenancy resources are not registered');
     this.workspaces = ws;
     this.logicalClusters = lc;
+    this.shards = shards;
     this.types = new WorkspaceTypeResolver(this.index, registry);
     this.admission = new WorkspaceAdmission(this.index, this.types, registry, opts.authorizer);
     this.homes = new HomeWorkspaces(this.index, lc, opts.authorizer);
@@ -88,10 +95,14 @@ export class Tenancy {
     const sys = systemContext(ROOT_CLUSTER);
     const lcs = await this.logicalClusters.list(sys, '', { selection: {} }, true);
     for (const o of lcs.items) this.observeLogicalCluster('ADDED', o);
+    // The Shards before any workspace is scheduled from them.
+    const shards = await this.shards.list(sys, '', { selection: {} });
+    for (const o of shards.items) this.observeShard('ADDED', o);
     const wss = await this.workspaces.list(sys, '', { selection: {} }, true);
     this.lifecycle = new WorkspaceLifecycle(this.registry, this.index, this.workspaces, this.logicalClusters, () => this.baseURL, this.gate);
     this.lifecycle.initializers.push(...this.pendingInitializers.splice(0));
     this.lifecycle.typeResolver = this.types;
+    this.lifecycle.shards = () => this.shardCache.values();
     const lifecycle = this.lifecycle;
     this.homes.provisioner = {
       baseURL: () => this.baseURL,
@@ -103,6 +114,7 @@ export class Tenancy {
     this.watches.push(
       await this.logicalClusters.watch(sys, '', watchOpts(lcs.resourceVersion), this.sink((t, o) => this.observeLogicalCluster(t, o)), true),
       await this.workspaces.watch(sys, '', watchOpts(wss.resourceVersion), this.sink((t, o) => this.observeWorkspace(t, o)), true),
+      await this.shards.watch(sys, '', watchOpts(shards.resourceVersion), this.sink((t, o) => this.observeShard(t, o))),
     );
     // Opening: workspaces created or deleted while another replica (or nobody) ran the controller are picked up from a
     // fresh list; closing: queued work is dropped (a reconcile already running finishes).
@@ -181,6 +193,19 @@ export class Tenancy {
     }
   }
 
+  /**
+   * Keeps the Shard cache, and on any change after the initial list (kcp's shard event handler) re-queues the
+   * workspaces waiting for a Shard: a new one, new labels or a lifted unschedulable annotation may take them.
+   */
+  private observeShard(type: WatchEventType, o: KubeObject): void {
+    const name = o.metadata?.name;
+    if (!name) return;
+    if (type === 'DELETED') this.shardCache.delete(name);
+    else this.shardCache.set(name, o);
+    // Undefined while start() lists them: no workspace has been examined yet.
+    this.lifecycle?.shardsChanged();
+  }
+
   private observeWorkspace(type: WatchEventType, o: KubeObject): void {
     const parent = annotation(o, CLUSTER_ANNOTATION);
     const name = o.metadata?.name;
@@ -216,6 +241,8 @@ export class Tenancy {
       return cur!;
     }, { dryRun: false }, 'status');
     this.index.upsertCluster({ name: ROOT_CLUSTER, path: ROOT_CLUSTER, type: 'root:root', phase: 'Ready' });
+    // This server's own Shard, which workspaces are scheduled to (its URLs follow the base URL, as root's status.URL).
+    await ensureRootShard(this.shards, ctx, this.baseURL);
     const types = this.registry.lookup(ROOT_CLUSTER, 'tenancy.kcp.io', 'v1alpha1', 'workspacetypes')!;
     for (const t of builtinWorkspaceTypes()) await createIfMissing(types, ctx, t);
     const roles = this.registry.lookup(ROOT_CLUSTER, 'rbac.authorization.k8s.io', 'v1', 'clusterroles');

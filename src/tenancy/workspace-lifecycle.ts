@@ -1,9 +1,13 @@
 /**
  * The workspace lifecycle controller (kcp's workspace scheduler + logicalcluster initializer + deletion, folded into
  * one reconciler because atrium has one shard):
- *   Scheduling   → picks a logical cluster name, creates its LogicalCluster `cluster`, sets spec.cluster and spec.URL
- *                  and, in the same round, creates the bootstrap objects (namespaces, the owner's `workspace-admin`
- *                  binding, every registered initializer such as RBAC);
+ *   Scheduling   → chooses a Shard of root as kcp does (spec.location.selector; see shard-scheduling.ts) and, while
+ *                  none fits, leaves the workspace in Scheduling with WorkspaceScheduled False (Unschedulable) until
+ *                  the Shards or the Workspace change; then picks a logical cluster name, creates its LogicalCluster
+ *                  `cluster`, sets spec.cluster and spec.URL (from the shard's externalURL) and, in the same round,
+ *                  creates the bootstrap objects (namespaces, the owner's `workspace-admin` binding, every registered
+ *                  initializer such as RBAC). Every logical cluster is stored here whichever Shard was chosen: atrium
+ *                  is one server, and a Shard other than its own is only labels and a URL to it;
  *   Initializing → waits for the WorkspaceType initializers (kcp's: every type in the chain with
  *                  `initializer: true` adds `<logical cluster of the type>:<name>` to the LogicalCluster's
  *                  spec.initializers and status.initializers); whoever initializes removes its entry from the
@@ -23,13 +27,14 @@ import { ControllerGate } from '../controllers/controller-gate.js';
 import { logger } from '../logging/logger.js';
 import { immortalNamespaces } from '../registry/builtin/core.js';
 import { LOGICAL_CLUSTER_FINALIZER } from './resources.js';
-import type { GenericStore } from '../registry/generic/store.js';
+import { NO_CHANGE, type GenericStore } from '../registry/generic/store.js';
 import type { ResourceRegistry } from '../registry/resource-registry.js';
 import type { RequestContext } from '../registry/rest.js';
 import { deleteClusterTree } from './logical-cluster-content.js';
 import { joinPath, newLogicalClusterName } from './paths.js';
 import type { WorkspaceIndex } from './workspace-index.js';
 import { OWNER_ANNOTATION, type WorkspaceOwner, ownerOf, workspaceAdminBinding } from './workspace-owner.js';
+import { SHARD_ANNOTATION, UNSCHEDULABLE_REASON, applyShardToWorkspace, chooseShard, workspaceURL } from './shard-scheduling.js';
 import { PATH_ANNOTATION, TYPE_ANNOTATION, WorkspaceTypeError, qualifiedTypeName, type ResolvedType, type TypeReference, type WorkspaceTypeResolver } from './workspace-types.js';
 
 /**
@@ -83,6 +88,16 @@ export class WorkspaceLifecycle {
   readonly initializers: WorkspaceInitializer[] = [];
   /** Resolves a workspace's type chain for its WorkspaceType initializers; without it no workspace waits for any. */
   typeResolver: WorkspaceTypeResolver | undefined;
+  /**
+   * The Shards of root as last observed (an informer's cache); without it every workspace is scheduled here, on no
+   * particular Shard, whatever its spec.location.
+   */
+  shards: (() => Iterable<KubeObject>) | undefined;
+  /**
+   * Workspaces (`parent/name`) waiting for a Shard, kcp's `unschedulable` index: re-queued when the Shards change.
+   * A key goes in before the Shards are read, so a change landing during that reconcile re-runs it.
+   */
+  private readonly waitingForShard = new Set<string>();
 
   constructor(
     private readonly registry: ResourceRegistry,
@@ -112,6 +127,14 @@ export class WorkspaceLifecycle {
   stop(): void {
     this.stopped = true;
     this.pending.clear();
+  }
+
+  /** The Shards changed (one added, relabelled, annotated, removed): the workspaces waiting for one try again. */
+  shardsChanged(): void {
+    for (const key of this.waitingForShard) {
+      const slash = key.indexOf('/');
+      this.enqueue(key.slice(0, slash), key.slice(slash + 1));
+    }
   }
 
   /** Drops queued work (this replica stopped leading); reconciles already running finish. */
@@ -161,12 +184,22 @@ export class WorkspaceLifecycle {
 
   /** Brings one workspace one or more steps towards its goal; idempotent. */
   async reconcile(parent: string, name: string): Promise<void> {
+    const key = `${parent}/${name}`;
     let ws = await this.get(parent, name);
+    if (!ws || ws.metadata?.deletionTimestamp || specOf(ws).mount || specOf(ws).cluster) this.waitingForShard.delete(key);
     if (!ws) return;
     if (ws.metadata?.deletionTimestamp) return this.terminate(parent, ws);
     if (specOf(ws).mount) return; // mounted workspaces are served elsewhere; nothing to schedule
     if (!specOf(ws).cluster) {
-      await this.schedule(parent, ws);
+      let shard: KubeObject | undefined;
+      if (this.shards) {
+        this.waitingForShard.add(key);
+        const choice = chooseShard(ws, this.shards());
+        if ('unschedulable' in choice) return this.markUnschedulable(parent, ws, choice.unschedulable);
+        this.waitingForShard.delete(key);
+        shard = choice.shard;
+      }
+      await this.schedule(parent, ws, shard);
       return;
     }
     const phase = statusOf(ws).phase;
@@ -180,12 +213,12 @@ export class WorkspaceLifecycle {
    * on both objects. The Workspace goes from Scheduling straight to Ready (no separate Initializing write): a crash
    * in between leaves spec.cluster set with phase Scheduling, which reconcile() finishes through initialize().
    */
-  private async schedule(parent: string, ws: KubeObject): Promise<void> {
+  private async schedule(parent: string, ws: KubeObject, shard: KubeObject | undefined): Promise<void> {
     const name = ws.metadata!.name!;
     const cluster = newLogicalClusterName();
     const initializers = await this.typeInitializers(parent, ws);
-    const lc = this.logicalClusterOf(parent, ws, initializers);
-    const url = (lc.status as { URL: string }).URL;
+    const lc = this.logicalClusterOf(parent, ws, initializers, shard?.metadata?.name);
+    const url = shard ? workspaceURL(shard, lc.metadata!.annotations![PATH_ANNOTATION]!) : (lc.status as { URL: string }).URL;
     let scheduledElsewhere = false;
     const results = await Promise.allSettled([
       this.logicalClusters.create(systemContext(cluster), '', lc, { dryRun: false }),
@@ -197,6 +230,7 @@ export class WorkspaceLifecycle {
           throw new Error(`workspace already scheduled to ${existing}`);
         }
         cur!.spec = { ...specOf(cur!), cluster, URL: url };
+        if (shard) applyShardToWorkspace(cur!, shard, cluster);
         return cur!;
       }, { dryRun: false }),
       this.bootstrapContent(cluster, ws),
@@ -211,6 +245,27 @@ export class WorkspaceLifecycle {
     this.indexCluster(parent, name, cluster, lc);
     if (initializers.length > 0) await this.markInitializing(parent, name, initializers);
     else await this.markReady(parent, name, cluster);
+  }
+
+  /**
+   * No Shard takes the workspace (kcp: none selected, every selected one unschedulable, or the selector is invalid): it
+   * stays in Scheduling with WorkspaceScheduled False, kcp's reason and message; an unchanged condition is not
+   * rewritten.
+   */
+  private async markUnschedulable(parent: string, ws: KubeObject, message: string): Promise<void> {
+    const wanted = { type: 'WorkspaceScheduled', status: 'False', reason: UNSCHEDULABLE_REASON, severity: 'Error', message };
+    const same = (st: Record<string, any>) => {
+      const c = ((st.conditions ?? []) as StatusCondition[]).find((x) => x.type === wanted.type);
+      return st.phase === 'Scheduling' && c?.status === wanted.status && c.reason === wanted.reason && c.severity === wanted.severity && c.message === wanted.message;
+    };
+    if (same(statusOf(ws))) return;
+    await this.workspaces.guaranteedUpdate(systemContext(parent), '', ws.metadata!.name!, (cur) => {
+      // Scheduled meanwhile (another replica's reconcile): its status stands.
+      if (!cur || specOf(cur).cluster || same(statusOf(cur))) return NO_CHANGE;
+      const st = statusOf(cur);
+      cur.status = { ...st, phase: 'Scheduling', conditions: setKcpCondition<StatusCondition>(st.conditions ?? [], wanted, nowRFC3339()) };
+      return cur;
+    }, { dryRun: false }, 'status');
   }
 
   /**
@@ -260,11 +315,12 @@ export class WorkspaceLifecycle {
    * The LogicalCluster `cluster` of a new workspace (phase Initializing), carrying path, type, owner and the type
    * initializers (in spec and, as kcp's admission copies them on entering Initializing, in status).
    */
-  private logicalClusterOf(parent: string, ws: KubeObject, initializers: string[]): KubeObject {
+  private logicalClusterOf(parent: string, ws: KubeObject, initializers: string[], shard: string | undefined): KubeObject {
     const name = ws.metadata!.name!;
     const path = joinPath(this.index.cluster(parent)?.path ?? parent, name);
     const type = qualifiedTypeName((specOf(ws).type ?? { name: 'universal', path: 'root' }) as TypeReference);
     const annotations: Record<string, string> = { [PATH_ANNOTATION]: path, [TYPE_ANNOTATION]: type };
+    if (shard) annotations[SHARD_ANNOTATION] = shard;
     const owner = ws.metadata?.annotations?.[OWNER_ANNOTATION];
     if (owner) annotations[OWNER_ANNOTATION] = owner;
     const spec: Record<string, unknown> = { owner: { apiVersion: 'tenancy.kcp.io/v1alpha1', resource: 'workspaces', name, cluster: parent, uid: ws.metadata!.uid! } };
@@ -314,7 +370,7 @@ export class WorkspaceLifecycle {
     } catch (err) {
       if (!(err instanceof StatusError && err.code === 404)) throw err;
       // A crash right after spec.cluster was written may have lost the LogicalCluster of the same round.
-      lc = this.logicalClusterOf(parent, ws, await this.typeInitializers(parent, ws));
+      lc = this.logicalClusterOf(parent, ws, await this.typeInitializers(parent, ws), ws.metadata?.annotations?.[SHARD_ANNOTATION]);
       try {
         await this.logicalClusters.create(systemContext(cluster), '', lc, { dryRun: false });
       } catch (e) {

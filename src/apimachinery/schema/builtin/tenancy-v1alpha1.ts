@@ -1,11 +1,11 @@
 /**
  * Type descriptors for kcp's tenancy API: tenancy.kcp.io/v1alpha1 Workspace and WorkspaceType, and
- * core.kcp.io/v1alpha1 LogicalCluster. kcp serves these as CRDs, so they have no protobuf field numbers and their
+ * core.kcp.io/v1alpha1 LogicalCluster and Shard. kcp serves these as CRDs, so they have no protobuf field numbers and their
  * OpenAPI names follow the CRD convention (reversed group + version + kind). JSON names are those of kcp's Go types
  * (github.com/kcp-dev/sdk apis/tenancy/v1alpha1, apis/core/v1alpha1); descriptions are our own words.
  */
 import type { BuiltinTypeSpec } from './builtin-type.js';
-import { BOOLEAN, META_V1, OBJECT_META_FIELD, STRING, TIME, TYPE_META_FIELDS, list, map, ref } from './field-types.js';
+import { BOOLEAN, INT_OR_STRING, META_V1, OBJECT_META_FIELD, STRING, TIME, TYPE_META_FIELDS, list, map, ref } from './field-types.js';
 
 export const TENANCY_V1ALPHA1 = 'io.kcp.tenancy.v1alpha1';
 export const CORE_KCP_V1ALPHA1 = 'io.kcp.core.v1alpha1';
@@ -212,6 +212,35 @@ export const tenancyV1alpha1Types: readonly BuiltinTypeSpec[] = [
       conditionsField,
       { name: 'initializers', type: list(STRING), description: 'Initializers still to finish.' },
       { name: 'terminators', type: list(STRING), description: 'Terminators still to finish.' },
+    ],
+  },
+  {
+    name: CORE_KCP_V1ALPHA1 + '.Shard',
+    description: 'A kcp server that logical clusters are scheduled to; lives in the root workspace.',
+    gvk: [{ group: 'core.kcp.io', version: 'v1alpha1', kind: 'Shard' }],
+    fields: [
+      ...TYPE_META_FIELDS,
+      OBJECT_META_FIELD,
+      { name: 'spec', type: ref(CORE_KCP_V1ALPHA1, 'ShardSpec'), description: 'Where the shard is reached.' },
+      { name: 'status', type: ref(CORE_KCP_V1ALPHA1, 'ShardStatus'), description: 'The observed state.' },
+    ],
+  },
+  {
+    name: CORE_KCP_V1ALPHA1 + '.ShardSpec',
+    description: 'The addresses of a Shard.',
+    fields: [
+      { name: 'baseURL', type: STRING, required: true, description: 'The address for direct connections to the shard (e.g. from a front proxy).' },
+      { name: 'externalURL', type: STRING, description: 'The address put into the URLs of workspaces on the shard; defaults to baseURL.' },
+      { name: 'virtualWorkspaceURL', type: STRING, description: 'The address of the shard\'s virtual workspace server; defaults to baseURL.' },
+    ],
+  },
+  {
+    name: CORE_KCP_V1ALPHA1 + '.ShardStatus',
+    description: 'The observed state of a Shard.',
+    fields: [
+      // A resource list in kcp's Go type, but served as a custom resource there: values are kept as written.
+      { name: 'capacity', type: map(INT_OR_STRING), description: 'Resources logical clusters may be scheduled into.' },
+      conditionsField,
     ],
   },
 ];
