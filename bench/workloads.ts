@@ -63,6 +63,7 @@
  * ready is printed beside it. The applies start ATRIUM_BENCH_WORKLOADS_SETTLE_MS (default 10 s) after every SyncTarget
  * is Ready with every resource Accepted, so the registration aftermath (the syncers' per-resource informers starting)
  * is over. Env: ATRIUM_BENCH_WORKLOADS_APPS (default 50), ATRIUM_E2E_APPS_DIR (the corpus, default test/e2e/apps),
+ * ATRIUM_BENCH_WORKLOADS_ATRIUM_ARGS (more `atrium start` flags, space-separated),
  * ATRIUM_BENCH_WORKLOADS_LOGS=<dir> (every process's output kept there as <name>.log; with ATRIUM_LOG_LEVEL=debug it
  * holds every request with its server-side duration). Profiling the fleet: ATRIUM_PROC_NODE_ARGS="--cpu-prof
  * --cpu-prof-dir=<dir>" (test/helpers/processes.ts) writes a CPU profile per process on exit.
@@ -499,7 +500,8 @@ export async function runWorkloadBenchmarks(): Promise<Figure[]> {
   try {
     fleet = await startFleet({
       name: 'bench-workloads',
-      processes: {},
+      // ATRIUM_BENCH_WORKLOADS_ATRIUM_ARGS: more `atrium start` flags (e.g. --no-controllers-thread, for an A/B).
+      processes: { atriumArgs: (process.env.ATRIUM_BENCH_WORKLOADS_ATRIUM_ARGS ?? '').split(' ').filter(Boolean) },
       clusters: Array.from({ length: CLUSTERS }, (_, i) => ({ name: `cluster-${i + 1}`, nodes: NODES_PER_CLUSTER, nodeCapacity: NODE_CAPACITY, readyDelayMs: READY_DELAY_MS, jobDurationMs: JOB_DURATION_MS })),
       workspace: WORKSPACE,
       bindCompute: true,

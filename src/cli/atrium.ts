@@ -115,6 +115,7 @@ export function main(argv: string[]): void {
     .option('--sync-target-heartbeat-threshold <duration>', 'a SyncTarget whose syncer was silent this long is not Ready (default 60s)', flagParser(parseFlagDuration))
     .option('--sync-target-eviction-toleration <duration>', 'how long a not-Ready SyncTarget keeps its work before it moves (default 60s)', flagParser(parseFlagDuration))
     .option('--unschedulable-grace <duration>', 'how long replicas may stay unready on a Ready cluster before those its scheduler turned away (Unschedulable) move elsewhere (default 30s)', flagParser(parseFlagDuration))
+    .option('--no-controllers-thread', "run the multi-cluster controllers on the server's own thread instead of a worker thread of their own")
     .action(start);
   addPclusterCommand(program);
   addDemoCommand(program);

@@ -2,7 +2,7 @@
  * Structured logging: one JSON object per line on stderr (time, level, msg, fields). Small on purpose: the server logs
  * requests and lifecycle events, and the level is set by ATRIUM_LOG_LEVEL (debug, info, warn, error; default info).
  */
-type Level = 'debug' | 'info' | 'warn' | 'error';
+export type Level = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 let threshold = order[(process.env.ATRIUM_LOG_LEVEL as Level) ?? 'info'] ?? order.info;
@@ -26,6 +26,10 @@ export const logger = {
   /** Whether lines of `level` are written (to skip building what a disabled level would drop). */
   enabled(level: Level): boolean {
     return order[level] >= threshold;
+  },
+  /** The lowest level written (handed to worker threads, whose loggers start from the environment alone). */
+  level(): Level {
+    return (Object.keys(order) as Level[]).find((l) => order[l] === threshold) ?? 'info';
   },
   setLevel(level: Level): void {
     threshold = order[level];

@@ -1,12 +1,11 @@
 /**
  * What a server needs for transparent multi-cluster, as a plugin: the SyncTarget, APIResourceImport, scheduling and
  * Service resources, the Kubernetes workload types in every workspace with compute (serving/), the admission that
- * guards them, the pod streams (logs, exec, attach, port-forward) and the syncer tunnels they use, and the negotiation, compute-API, SyncTarget (which runs push-mode syncers), scheduling, splitter,
- * revision-history (split Deployments' ReplicaSets) and placement controllers. `atrium start` passes it to startServer; tests pass it through
- * startTestServer({ server: multiclusterServerOptions() }).
+ * guards them, the pod streams (logs, exec, attach, port-forward) and the syncer tunnels they use, and the multi-cluster
+ * controllers (controllers.ts), on the server's thread or their own (thread/). `atrium start` passes it to startServer;
+ * tests pass it through startTestServer({ server: multiclusterServerOptions() }).
  */
 import type { ServerConnection, ServerPlugin, Stoppable } from '../apiserver/plugin.js';
-import { runControllers } from '../controllers/manager.js';
 import { registerNegotiatedPrinter } from '../apiextensions/serving/negotiated-printers.js';
 import { reservedSyncTargetAnnotations } from './api/reserved-synctarget-annotations.js';
 import { ReadOnlyMirrors } from './api/mirror-admission.js';
@@ -15,17 +14,7 @@ import { NamespaceClusterPin } from './scheduling/pin-admission.js';
 import { SYSTEM_MASTERS } from '../apimachinery/user.js';
 import { deploymentPrinter, podPrinter, replicaSetPrinter, servicePrinter } from '../registry/builtin/workloads/printers.js';
 import { multiclusterResources } from './api/resources.js';
-import { negotiationControllerInstaller } from './controllers/negotiation.js';
-import { computeAPIsControllerInstaller } from './controllers/compute-apis.js';
-import { syncTargetControllerInstaller, type SyncTargetControllerOptions } from './controllers/synctarget.js';
-import { schedulingControllerInstaller, type SchedulingControllerOptions } from './scheduling/controller.js';
 import { schedulingResources } from './scheduling/resources.js';
-import { splitterControllerInstaller, type SplitterControllerOptions } from './splitter/controller.js';
-import { revisionHistoryControllerInstaller } from './splitter/revision-history-controller.js';
-import { mirrorEventTtlControllerInstaller, type MirrorEventTtlOptions } from './controllers/mirror-event-ttl.js';
-import { volumeBinderControllerInstaller } from './controllers/volume-binder.js';
-import { workspaceEndpointsControllerInstallers } from './controllers/workspace-endpoints.js';
-import { placementControllerInstaller, type PlacementControllerOptions } from './placement/controller.js';
 import { workspaceWorkloadResources } from './api/workload-resources.js';
 import { ensureSystemPriorityClasses } from '../apiserver/admission/priority.js';
 import { logger } from '../logging/logger.js';
@@ -44,20 +33,14 @@ import { mirrorPodMetadataHandler } from './streams/mirror-pod-metadata.js';
 import { tunnelEndpoint } from './streams/tunnel-endpoint.js';
 import { workspaceViewHandlers, workspaceViewResources } from './metrics/workspace-views.js';
 import { releasedOnDelete } from './decisions/deletion.js';
+import { startMulticlusterControllersThread } from './thread/controllers-thread.js';
+import { startMulticlusterControllers, type MulticlusterOptions } from './controllers.js';
+
+export { startMulticlusterControllers, type MulticlusterOptions } from './controllers.js';
 
 /** Who the admission plugins read stored objects as (the reads are internal, never authorized). */
 const SYSTEM_USER = { username: 'system:admission', groups: [SYSTEM_MASTERS] };
 
-export type MulticlusterOptions = SyncTargetControllerOptions & {
-  /** Options of the scheduling controller (Locations, Placements, namespace assignment, failover). */
-  scheduling?: SchedulingControllerOptions;
-  /** Options of the deployment splitter. */
-  splitter?: SplitterControllerOptions;
-  /** Options of the placement controller (every other kind: one cluster, every cluster, following). */
-  placement?: PlacementControllerOptions;
-  /** Options of the mirrored events' lifetime (controllers/mirror-event-ttl.ts). */
-  mirrorEvents?: MirrorEventTtlOptions;
-};
 
 /**
  * Makes negotiated CRDs of the workload kinds print as kube-apiserver prints the built-ins (Deployment READY "15/15",
@@ -78,6 +61,8 @@ export interface MulticlusterFlags {
   syncTargetEvictionToleration?: number;
   /** --unschedulable-grace: how long replicas may stay unready on a Ready cluster before they move (default 30 s). */
   unschedulableGrace?: number;
+  /** --no-controllers-thread sets it false: the controllers run on the server's own thread. */
+  controllersThread?: boolean;
 }
 
 /**
@@ -86,7 +71,7 @@ export interface MulticlusterFlags {
  */
 export function multiclusterOptionsFromFlags(flags: MulticlusterFlags): MulticlusterOptions {
   const threshold = flags.syncTargetHeartbeatThreshold;
-  const opts: MulticlusterOptions = { scheduling: {}, splitter: {} };
+  const opts: MulticlusterOptions = { scheduling: {}, splitter: {}, controllersThread: flags.controllersThread !== false };
   if (threshold !== undefined) {
     opts.heartbeatThresholdMs = threshold;
     opts.pushSyncer = { heartbeatIntervalMs: Math.max(100, Math.min(20_000, Math.floor(threshold / 3))) };
@@ -160,21 +145,11 @@ export function multiclusterPlugin(opts: MulticlusterOptions = {}): ServerPlugin
         },
       };
     },
-    controllers: (server) => startMulticlusterControllers(server, opts),
+    controllers: (server) => (opts.controllersThread ? startMulticlusterControllersThread(server, opts) : startMulticlusterControllers(server, opts)),
   };
 }
 
 /** Server options with the multi-cluster plugin (spread into startServer's options). */
 export function multiclusterServerOptions(opts: MulticlusterOptions = {}): { plugins: ServerPlugin[] } {
   return { plugins: [multiclusterPlugin(opts)] };
-}
-
-/** Starts the multi-cluster controllers against `server` as API clients with the admin token. */
-export function startMulticlusterControllers(server: ServerConnection, opts: MulticlusterOptions = {}): Promise<Stoppable> {
-  return runControllers({
-    server,
-    userAgent: 'atrium-multicluster/v0.0.0',
-    installers: [negotiationControllerInstaller, computeAPIsControllerInstaller, syncTargetControllerInstaller(opts), schedulingControllerInstaller(opts.scheduling), splitterControllerInstaller(opts.splitter), revisionHistoryControllerInstaller, placementControllerInstaller(opts.placement), mirrorEventTtlControllerInstaller(opts.mirrorEvents), volumeBinderControllerInstaller, ...workspaceEndpointsControllerInstallers],
-    logAs: 'multicluster controllers started',
-  });
 }

@@ -14,18 +14,40 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Duplex } from 'node:stream';
 
 /**
+ * A connection that never touches the network (this loopback, or loopback-bridge.ts's across threads): what
+ * node:http's agents and servers read and set on a socket. Nothing here times out or uses Nagle.
+ */
+export abstract class InProcessSocket extends Duplex {
+  readonly remoteAddress = '127.0.0.1';
+  readonly remotePort = 0;
+  readonly localAddress = '127.0.0.1';
+
+  setTimeout(_ms: number, _callback?: () => void): this {
+    return this;
+  }
+  setNoDelay(_noDelay?: boolean): this {
+    return this;
+  }
+  setKeepAlive(_enable?: boolean, _delay?: number): this {
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
+}
+
+/**
  * One end of an in-memory connection. Writes become the peer's reads, with backpressure (a write waits until the
  * peer's reader asks for more); ending one side ends the peer's reading side; destroying one destroys both, as a
  * reset connection does.
  */
-export class LoopbackSocket extends Duplex {
+export class LoopbackSocket extends InProcessSocket {
   peer!: LoopbackSocket;
   /** The callback of a write the peer has not yet asked to read past. */
   private waitingWrite?: () => void;
-  /** What node:http's agents and servers read and set on a socket; nothing here times out or uses Nagle. */
-  readonly remoteAddress = '127.0.0.1';
-  readonly remotePort = 0;
-  readonly localAddress = '127.0.0.1';
 
   static pair(): [LoopbackSocket, LoopbackSocket] {
     const a = new LoopbackSocket();
@@ -63,21 +85,6 @@ export class LoopbackSocket extends Duplex {
     done(error);
   }
 
-  setTimeout(_ms: number, _callback?: () => void): this {
-    return this;
-  }
-  setNoDelay(_noDelay?: boolean): this {
-    return this;
-  }
-  setKeepAlive(_enable?: boolean, _delay?: number): this {
-    return this;
-  }
-  ref(): this {
-    return this;
-  }
-  unref(): this {
-    return this;
-  }
 }
 
 export interface Loopback {

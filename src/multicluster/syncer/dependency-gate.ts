@@ -15,15 +15,24 @@
  * controller sends followers wherever their users run, but maybe late on a busy control plane (a 50-app burst on 2
  * cores took over 5 s), so the bound, DEPENDENCY_WAIT_MS, is only a safety net: after it the workload goes down as
  * before and the cluster behaves as it would.
+ *
+ * Whether a copy is coming can only be told once the follower's syncer runs and has listed: a workload applied right
+ * after compute was bound (or when the controllers are busy) can arrive before the ServiceAccount syncer started. So
+ * while the syncer of a follower resource that is to be synced is starting, the workload waits too, looking again
+ * every SYNCER_START_RECHECK_MS (there is no copy yet to be woken by).
  */
 import { logger } from '../../logging/logger.js';
 import { podReferences } from '../decisions/workload-references.js';
 
 /** How long a workload's first copy waits at most for the copies of what it names. */
 export const DEPENDENCY_WAIT_MS = 30_000;
+/** How often a workload waiting for a follower resource's syncer to start looks again. */
+export const SYNCER_START_RECHECK_MS = 200;
 
 /** The follower side: one resource's syncer. */
 export interface CopyLookup {
+  /** Whether its caches have listed (before that, awaitsCopy cannot tell). */
+  synced(): boolean;
   /** Whether `namespace/name` exists upstream, goes to clusters, and has no copy on this cluster yet. */
   awaitsCopy(namespace: string, name: string): boolean;
   /**
@@ -43,9 +52,12 @@ const DEPENDENCY_RESOURCES = [
   ['persistentvolumeclaims', 'persistentVolumeClaims'],
 ] as const;
 
+/** What syncerOf answers for a follower resource: its syncer, 'starting' (to be synced, not yet listed), or undefined (not synced here). */
+export type FollowerSyncer = CopyLookup | 'starting' | undefined;
+
 export class DependencyGate {
-  /** When each waiting workload (by queue key) first waited, and what it waits for. */
-  private readonly since = new Map<string, { at: number; syncer: CopyLookup; namespace: string; name: string }>();
+  /** When each waiting workload (by queue key) first waited, and what it waits for (no syncer: one is starting). */
+  private readonly since = new Map<string, { at: number; syncer?: CopyLookup; namespace: string; name: string }>();
   /** Workloads whose wait ran out: they go down without waiting again until made (or forgotten). */
   private readonly gaveUp = new Set<string>();
 
@@ -55,7 +67,7 @@ export class DependencyGate {
    */
   constructor(
     private readonly resource: string,
-    private readonly syncerOf: (resource: string) => CopyLookup | undefined,
+    private readonly syncerOf: (resource: string) => FollowerSyncer,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -67,7 +79,7 @@ export class DependencyGate {
     if (this.gaveUp.has(key)) return undefined;
     const missing = this.firstMissing(namespace, podSpec);
     const previous = this.since.get(key);
-    if (previous && (!missing || previous.syncer !== missing.syncer || previous.name !== missing.name)) previous.syncer.cancelWait(previous.namespace, previous.name, this.waiterId(key));
+    if (previous?.syncer && (!missing || previous.syncer !== missing.syncer || previous.name !== missing.name)) previous.syncer.cancelWait(previous.namespace, previous.name, this.waiterId(key));
     if (!missing) {
       this.since.delete(key);
       return undefined;
@@ -82,6 +94,7 @@ export class DependencyGate {
       logger.info('syncer: workload goes down without the copy of what its pods name', { resource: this.resource, key, waitsFor: missing.what, waitedMs: DEPENDENCY_WAIT_MS });
       return undefined;
     }
+    if (!missing.syncer) return Math.min(left, SYNCER_START_RECHECK_MS);
     missing.syncer.whenCopied(namespace, missing.name, this.waiterId(key), wake);
     return left;
   }
@@ -89,7 +102,7 @@ export class DependencyGate {
   /** The workload no longer waits (its copy was made, or it is deleted or no longer wanted here). */
   forget(key: string): void {
     const waiting = this.since.get(key);
-    if (waiting) waiting.syncer.cancelWait(waiting.namespace, waiting.name, this.waiterId(key));
+    if (waiting?.syncer) waiting.syncer.cancelWait(waiting.namespace, waiting.name, this.waiterId(key));
     this.since.delete(key);
     this.gaveUp.delete(key);
   }
@@ -98,13 +111,15 @@ export class DependencyGate {
     return `${this.resource}|${key}`;
   }
 
-  private firstMissing(namespace: string, podSpec: Record<string, unknown> | undefined): { syncer: CopyLookup; name: string; what: string } | undefined {
+  /** The first follower without its copy here, or one whose syncer is starting (no `syncer`: cannot tell yet). */
+  private firstMissing(namespace: string, podSpec: Record<string, unknown> | undefined): { syncer?: CopyLookup; name: string; what: string } | undefined {
     if (!podSpec) return undefined;
     const refs = podReferences(podSpec);
     for (const [resource, field] of DEPENDENCY_RESOURCES) {
       if (refs[field].size === 0) continue;
       const syncer = this.syncerOf(resource);
       if (!syncer) continue;
+      if (syncer === 'starting' || !syncer.synced()) return { name: '', what: `the ${resource} syncer to start` };
       for (const name of refs[field]) if (syncer.awaitsCopy(namespace, name)) return { syncer, name, what: `${resource}/${name}` };
     }
     return undefined;

@@ -299,9 +299,13 @@ export class Syncer {
     if (!st) return;
     if (st.metadata?.deletionTimestamp) return this.drain(st);
     const wanted = new Map<string, { version: string }>();
+    // What is still to be accepted (not refused as Incompatible): workloads wait for those followers' syncers too
+    // (dependency-gate.ts).
+    const upcoming = new Set(resourcesOf(st));
     for (const r of st.status?.syncedResources ?? []) {
       const name = r.group ? `${r.resource}.${r.group}` : r.resource;
       if (r.state === 'Accepted' && resourcesOf(st).includes(name) && r.versions[0]) wanted.set(name, { version: r.versions[0] });
+      if (r.state === 'Incompatible') upcoming.delete(name);
     }
     let retry = false;
     const { listed, leftovers } = this.consumerWorkspaces(st);
@@ -315,7 +319,7 @@ export class Syncer {
       try {
         const w = this.workspace(cluster);
         w.resume(); // placed here again while its drain was under way
-        if (await w.ensure(wanted)) retry = true;
+        if (await w.ensure(wanted, upcoming)) retry = true;
         this.failingWorkspaces.delete(cluster);
       } catch (err) {
         // One workspace failing (e.g. credentials that do not reach it: a pull-mode ServiceAccount token is valid in

@@ -43,6 +43,8 @@ export interface UpstreamWorkspaceDeps {
 export class UpstreamWorkspace {
   readonly mapper: NamespaceMapper;
   private readonly resources = new Map<string, ResourceSyncer>();
+  /** The resources the last ensure() was told are to be synced, accepted or not yet (some have no syncer yet). */
+  private upcoming: ReadonlySet<string> = new Set();
   private started = false;
   /** Tearing down: resource syncers (also those created later) delete or release, and never sync anything new. */
   private draining = false;
@@ -112,10 +114,13 @@ export class UpstreamWorkspace {
 
   /**
    * Starts a ResourceSyncer for every wanted resource this workspace serves and stops those no longer wanted.
+   * `upcoming` names the resources the target is to sync once accepted (the wanted ones among them): a workload waits
+   * for the syncer of a follower resource it names while that is still coming (dependency-gate.ts).
    * Returns true when a wanted resource is not served here yet (the caller looks again shortly).
    */
-  async ensure(wanted: ReadonlyMap<string, { version: string }>): Promise<boolean> {
+  async ensure(wanted: ReadonlyMap<string, { version: string }>, upcoming: ReadonlySet<string> = new Set(wanted.keys())): Promise<boolean> {
     this.complete = false;
+    this.upcoming = upcoming;
     let retry = false;
     for (const [name, { version }] of wanted) {
       if (this.resources.has(name)) continue;
@@ -143,7 +148,7 @@ export class UpstreamWorkspace {
         workers: this.deps.workersPerResource,
         priorityClasses: this.priorityClasses,
         volumes: this.volumes,
-        dependencies: followerResources.has(gvr.resource) ? undefined : new DependencyGate(name, (resource) => this.resources.get(resource)),
+        dependencies: followerResources.has(gvr.resource) ? undefined : new DependencyGate(name, (resource) => this.resources.get(resource) ?? (this.upcoming.has(resource) ? 'starting' : undefined)),
       });
       if (!followerResources.has(gvr.resource)) {
         // A workload changing assignment may pull its namespace's ConfigMaps, Secrets and ServiceAccounts along.

@@ -15,7 +15,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { ServerConnection, Stoppable } from '../../apiserver/plugin.js';
 import { serveLoopbackBridge } from '../../apiserver/http/loopback-bridge.js';
 import { errorText, logger } from '../../logging/logger.js';
-import type { MulticlusterOptions } from '../server-options.js';
+import type { MulticlusterOptions } from '../controllers.js';
 import type { ControllersWorkerData, FromControllersWorker } from './protocol.js';
 
 /** How long stop() waits for the controllers to wind down before ending the thread anyway. */

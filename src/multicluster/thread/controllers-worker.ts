@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { loopbackBridgeClient } from '../../apiserver/http/loopback-bridge.js';
 import { errorText, logger } from '../../logging/logger.js';
-import { startMulticlusterControllers } from '../server-options.js';
+import { startMulticlusterControllers } from '../controllers.js';
 import type { ControllersWorkerData, FromControllersWorker, ToControllersWorker } from './protocol.js';
 
 const port = parentPort!;

@@ -2,7 +2,7 @@
  * What the server's thread and the multi-cluster controllers' worker (controllers-worker.ts) say to each other.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { MulticlusterOptions } from '../server-options.js';
+import type { MulticlusterOptions } from '../controllers.js';
 import type { Level } from '../../logging/logger.js';
 
 export interface ControllersWorkerData {
