@@ -10,6 +10,7 @@ import type { UserInfo } from '../apimachinery/user.js';
 import { attributesFromRequest, type Authorizer } from '../apiserver/authorization.js';
 import type { RequestInfo } from '../apiserver/request-info.js';
 import { forbiddenError } from '../auth/authz/forbidden.js';
+import { globalServiceAccountName, SCOPES_EXTRA } from '../auth/authz/scope.js';
 import type { BoundAPIs } from './bound-apis.js';
 
 export const BINDING_USER_PREFIX = 'apis.kcp.io:binding:';
@@ -24,10 +25,31 @@ export function checkMaximalPermissionPolicy(bound: BoundAPIs, authorizer: Autho
     const exportName = b.spec?.reference?.export?.name ?? '';
     const ex = bound.exports.get(exportCluster)?.get(exportName);
     if (!ex?.spec?.maximalPermissionPolicy?.local) return;
-    const prefixed: UserInfo = { ...user, username: `${BINDING_USER_PREFIX}${user.username}`, groups: (user.groups ?? []).map((g) => `${BINDING_USER_PREFIX}${g}`) };
+    const prefixed = prefixUser(user, BINDING_USER_PREFIX);
     const decision = authorizer.authorize(exportCluster, attributesFromRequest(info, prefixed));
     if (decision.decision === 'Allow') return;
     const path = b.spec?.reference?.export?.path;
     throw forbiddenError(attributesFromRequest(info, user), `access denied by the maximal permission policy of APIExport ${path ? `${path}:` : ''}${exportName}`);
   }
+}
+
+/**
+ * kcp's PrefixUser for the policy check, followed by its scope stripping for ServiceAccounts: name and groups prefixed;
+ * a ServiceAccount by its global name (`<prefix>system:kcp:serviceaccount:<cluster>:<namespace>:<name>`, so the
+ * export's workspace can grant one account of another workspace) without the scopes that confine it to its own
+ * workspace; one naming no single workspace as `<prefix>system:anonymous`.
+ */
+function prefixUser(user: UserInfo, prefix: string): UserInfo {
+  const groups = user.groups ?? [];
+  if (user.username.startsWith('system:serviceaccount:')) {
+    const global = globalServiceAccountName(user);
+    if (!global) {
+      const authenticated = groups.includes('system:authenticated');
+      return { username: `${prefix}system:anonymous`, groups: [`${prefix}${authenticated ? 'system:authenticated' : 'system:unauthenticated'}`] };
+    }
+    const { [SCOPES_EXTRA]: _scopes, ...extra } = user.extra ?? {};
+    void _scopes;
+    return { username: `${prefix}${global}`, groups: groups.map((g) => `${prefix}${g}`), ...(Object.keys(extra).length ? { extra } : {}) };
+  }
+  return { ...user, username: `${prefix}${user.username}`, groups: groups.map((g) => `${prefix}${g}`) };
 }

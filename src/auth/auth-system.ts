@@ -116,7 +116,7 @@ export class AuthSystem {
   /**
    * Everything after authentication, once the request's logical cluster is known; returns the user the request acts
    * as. A ServiceAccount token of another workspace authenticates, and is authorized there as any authenticated user
-   * (authz/authorizer.ts effectiveUser, as kcp); then impersonation,
+   * (authz/scope.ts effectiveUsers, as kcp); then impersonation,
    * authorization (403 before any object is looked up) and, for creates, the object quota (403). The rate limit is
    * admitRate's, earlier.
    */

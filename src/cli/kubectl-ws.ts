@@ -3,8 +3,8 @@
  * `kubectl-create-workspace`), with kcp's command shape:
  *   kubectl ws [<workspace>|..|.|-|:|~|~:a|:root:a:b|a:b] [--short]     (no argument: go home, like `cd`)
  *   kubectl ws use|cd <workspace>     kubectl ws current [--short]     kubectl ws tree [--full]
- *   kubectl ws create <name> [--type=<path:name>] [--enter] [--ignore-existing]   (deprecated spelling)
- *   kubectl create workspace <name> [--type=<path:name>] [--enter] [--ignore-existing]
+ *   kubectl ws create <name> [--type=<path:name>] [--enter] [--ignore-existing] [--location-selector=<selector>]   (deprecated spelling)
+ *   kubectl create workspace <name> [--type=<path:name>] [--enter] [--ignore-existing] [--location-selector=<selector>]
  * Every command also takes kubectl's connection flags (--kubeconfig, --context, --user, --server/-s, --token,
  * --namespace/-n, --certificate-authority, --insecure-skip-tls-verify, --tls-server-name); tree and create take
  * --workspace/-w, as in kcp.
@@ -66,16 +66,17 @@ function addCreateOptions(cmd: Command): Command {
       .argument('<name>', 'name of the workspace')
       .option('--type <type>', 'A workspace type. The default type depends on where this child workspace is created.')
       .option('--enter', 'Immediately enter the created workspace')
-      .option('--ignore-existing', 'Ignore if the workspace already exists. Requires none or absolute type path.'),
+      .option('--ignore-existing', 'Ignore if the workspace already exists. Requires none or absolute type path.')
+      .option('--location-selector <selector>', 'A label selector to select the scheduling location of the created workspace.'),
     { workspace: true },
   );
 }
 
-type CreateFlags = ConnectionFlags & { type?: string; enter?: boolean; ignoreExisting?: boolean };
+type CreateFlags = ConnectionFlags & { type?: string; enter?: boolean; ignoreExisting?: boolean; locationSelector?: string };
 
 function runCreate(name: string, flags: CreateFlags): Promise<void> {
-  const { type, enter, ignoreExisting, ...connection } = flags;
-  return withCommands(connection, (c) => c.create(name, { type, enter, ignoreExisting }));
+  const { type, enter, ignoreExisting, locationSelector, ...connection } = flags;
+  return withCommands(connection, (c) => c.create(name, { type, enter, ignoreExisting, locationSelector }));
 }
 
 function workspaceProgram(): Command {

@@ -122,6 +122,18 @@ describe('kubectl ws plugin', () => {
     assert.equal(await ok(['ws', '.']), "Current workspace is 'root:org'.\n");
   });
 
+  it('creates a workspace on the Shards --location-selector selects, as kcp\'s plugin sends it', async () => {
+    await ok(['ws', ':root']);
+    assert.equal(
+      await ok(['create', 'workspace', 'located', '--location-selector', 'name=root']),
+      'Workspace "located" (type root:organization) created. Waiting for it to be ready...\nWorkspace "located" (type root:organization) is ready to use.\n',
+    );
+    const ws = JSON.parse(await ok(['get', 'workspace', 'located', '-o', 'json']));
+    assert.deepEqual(ws.spec.location, { selector: { matchLabels: { name: 'root' } } });
+    await fails(['create', 'workspace', 'unlocated', '--location-selector', 'name!=root'], 'Error: "!=" isn\'t supported in label selectors');
+    await ok(['delete', 'workspace', 'located']);
+  });
+
   it('keeps a CRD-free resource (configmaps) of one workspace out of its sibling, and deletes a subtree', async () => {
     await ok(['ws', ':root:org']);
     await ok(['create', 'configmap', 'in-org', '--from-literal=k=v']);

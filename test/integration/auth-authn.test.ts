@@ -103,6 +103,14 @@ describe('authentication: tokens, ServiceAccounts, anonymous, object quota', () 
     // Only what every authenticated user has: not the cluster-admin bound to its name.
     const write = await ts.request('POST', `${elsewhere}/api/v1/namespaces/default/configmaps`, { metadata: { name: 'nope' } }, { token });
     assert.equal(write.status, 403, write.text);
+    // kcp's global ServiceAccount name grants this one account of root, wherever it is.
+    const byGlobalName = await ts.request('POST', `${elsewhere}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, {
+      metadata: { name: 'robot-by-global-name' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'system:kcp:serviceaccount:root:default:robot' }],
+    });
+    assert.equal(byGlobalName.status, 201, byGlobalName.text);
+    await eventually('the global name grants the write', async () => (await ts.request('POST', `${elsewhere}/api/v1/namespaces/default/configmaps`, { metadata: { name: 'by-robot' } }, { token })).status === 201, 5_000, 20);
     // Who it is stays itself, its own workspace named.
     const whoThere = await ts.request('POST', `${elsewhere}/apis/authentication.k8s.io/v1/selfsubjectreviews`, { kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1' }, { token });
     assert.equal(whoThere.json.status.userInfo.username, 'system:serviceaccount:default:robot');

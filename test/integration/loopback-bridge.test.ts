@@ -9,6 +9,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { StatusError } from '../../src/apimachinery/status.js';
 import { RestClient } from '../../src/client/rest-client.js';
 import { loopbackBridgeClient, serveLoopbackBridge } from '../../src/apiserver/http/loopback-bridge.js';
+import { LoopbackSocket } from '../../src/apiserver/http/loopback.js';
 import { multiclusterServerOptions } from '../../src/multicluster/server-options.js';
 import { startTestServer, type TestServer } from '../helpers/harness.js';
 import { eventually } from '../helpers/eventually.js';
@@ -80,6 +81,41 @@ test('requests, errors, large bodies and watches go through the bridge', async (
     assert.ok(b.connects() >= 2 && b.connects() < 60, `connections were made and reused (${b.connects()})`);
   } finally {
     b.close();
+  }
+});
+
+test('a connection the server side ends and closes still delivers everything it sent to a slow reader', async () => {
+  const channel = new MessageChannel();
+  const chunk = Buffer.alloc(4096, 'y');
+  const serving = serveLoopbackBridge(channel.port1, () => {
+    const [client, server] = LoopbackSocket.pair();
+    // As a response followed by `Connection: close`: everything written, ended, then the connection closed.
+    setImmediate(() => {
+      for (let i = 0; i < 1000; i++) server.write(chunk);
+      server.end(() => server.destroy());
+    });
+    return client;
+  });
+  const bridge = loopbackBridgeClient(channel.port2);
+  try {
+    const socket = bridge.connect();
+    let received = 0;
+    socket.on('data', (d: Buffer) => {
+      received += d.length;
+      // A reader that falls behind: paused for a while after the first 16 KiB.
+      if (received === 16_384) {
+        socket.pause();
+        setTimeout(() => socket.resume(), 200);
+      }
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('end', resolve);
+      socket.once('close', () => reject(new Error(`closed before its end after ${received} bytes`)));
+    });
+    assert.equal(received, 1000 * 4096);
+  } finally {
+    bridge.close();
+    serving.close();
   }
 });
 

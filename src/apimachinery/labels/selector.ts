@@ -509,6 +509,32 @@ export function parseLabelSelector(selector: string): LabelSelector {
   return LabelSelector.of(new Parser(selector).parse());
 }
 
+/**
+ * metav1.ParseToLabelSelector: a selector string as a LabelSelector object (what `--location-selector` or
+ * `--selector` flags send): `k=v` / `k==v` into matchLabels, `in`, `notin`, `k` and `!k` into matchExpressions in the
+ * order written (values sorted); `!=`, `>` and `<` have no LabelSelector form. Empty maps and lists are left out, as
+ * Go's omitempty leaves them.
+ */
+export function parseToLabelSelectorSpec(selector: string): LabelSelectorSpec {
+  const matchLabels: Record<string, string> = {};
+  const matchExpressions: NonNullable<LabelSelectorSpec['matchExpressions']> = [];
+  const operators: Partial<Record<LabelOperator, string>> = { in: 'In', notin: 'NotIn', exists: 'Exists', '!': 'DoesNotExist' };
+  for (const r of new Parser(selector).parse()) {
+    if (r.operator === '=' || r.operator === '==') {
+      if (r.values.length !== 1) throw new LabelSelectorParseError('equals operator must have exactly one value');
+      matchLabels[r.key] = r.values[0]!;
+      continue;
+    }
+    const op = operators[r.operator];
+    if (!op) throw new LabelSelectorParseError(`${JSON.stringify(r.operator)} isn't supported in label selectors`);
+    matchExpressions.push({ key: r.key, operator: op, values: [...r.values] });
+  }
+  const spec: LabelSelectorSpec = {};
+  if (Object.keys(matchLabels).length) spec.matchLabels = matchLabels;
+  if (matchExpressions.length) spec.matchExpressions = matchExpressions.map((e) => (e.values?.length ? e : { key: e.key, operator: e.operator }));
+  return spec;
+}
+
 /** SelectorFromSet: `k=v` for every entry (not validated), Everything() for an empty set. */
 export function selectorFromSet(labels: Record<string, string> | undefined | null): LabelSelector {
   return LabelSelector.of(Object.entries(labels ?? {}).map(([key, v]) => ({ key, operator: '=' as const, values: [v] })));

@@ -61,6 +61,8 @@ class Outbox {
 class BridgedSocket extends InProcessSocket {
   /** Set once the server's side said it closed: nothing more is sent for this connection. */
   remoteClosed = false;
+  /** Set once the server's side ended its writing: what came before is still to be read. */
+  remoteEnded = false;
 
   constructor(
     private readonly id: number,
@@ -110,10 +112,15 @@ export function loopbackBridgeClient(port: MessagePort): LoopbackBridgeClient {
       const socket = open.get(id);
       if (!socket) continue;
       if (kind === DATA && bytes) socket.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-      else if (kind === END) socket.push(null);
-      else if (kind === CLOSE) {
+      else if (kind === END) {
+        socket.remoteEnded = true;
+        socket.push(null);
+      } else if (kind === CLOSE) {
         socket.remoteClosed = true;
-        socket.destroy();
+        // A close after an end (a response, then `Connection: close`) must not drop what the client has not read yet:
+        // the socket goes once its reader reached the end, as a TCP socket's does after a FIN.
+        if (socket.remoteEnded && !socket.readableEnded) socket.once('end', () => socket.destroy());
+        else socket.destroy();
       }
     }
   });

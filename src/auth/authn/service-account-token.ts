@@ -1,7 +1,8 @@
 /**
  * ServiceAccount tokens: ES256-signed JWTs (JWS compact form) issued by TokenRequest and checked on every request.
  * Each token carries its logical cluster (kcp's workspace-scoped SA tokens): the ServiceAccount is looked up there, and
- * in any other workspace the token's user is authorized as any authenticated user (authz/authorizer.ts effectiveUser).
+ * in any other workspace the token's user is authorized as any authenticated user (authz/scope.ts effectiveUsers), or
+ * by its global name `system:kcp:serviceaccount:<cluster>:<namespace>:<name>`.
  * The signing key is <root-dir>/pki/service-account.key (PKCS#8 PEM, P-256), created on first start.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, randomUUID, sign, verify, type KeyObject } from 'node:crypto';

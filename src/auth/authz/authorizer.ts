@@ -7,8 +7,9 @@
  * 4. RBAC of the cluster. No opinion at the end means forbidden.
  * A user out of scope in the cluster — a ServiceAccount of another workspace, or a user whose scopes (SCOPES_EXTRA)
  * do not name it — is neither refused nor itself: steps 3 and 4 match RBAC subjects against it as `system:anonymous`
- * in `system:authenticated` (effectiveUser, kcp's EffectiveUsers), so a workspace grants other workspaces' identities
- * what it grants every authenticated user.
+ * in `system:authenticated` (scope.ts effectiveUsers, kcp's EffectiveUsers), so a workspace grants other workspaces'
+ * identities what it grants every authenticated user — and a ServiceAccount what it grants its global name,
+ * `system:kcp:serviceaccount:<cluster>:<namespace>:<name>`.
  */
 import type { UserInfo } from '../../apimachinery/user.js';
 import { type AuthorizationAttributes, type AuthorizationResult, type Authorizer, nonResourceAttributes } from '../../apiserver/authorization.js';

@@ -9,7 +9,7 @@ import type { UserInfo } from '../../apimachinery/user.js';
 import type { AuthorizationAttributes, AuthorizationResult } from '../../apiserver/authorization.js';
 import { type PolicyRule, type RoleRef, type Subject, ruleAllows, rulesOf } from './policy-rule.js';
 import type { ClusterPolicy, RbacIndex } from './rbac-index.js';
-import { effectiveUser } from './scope.js';
+import { effectiveUsers } from './scope.js';
 
 
 /** Where a rule came from, for the "allowed by" reason. */
@@ -71,9 +71,9 @@ export function roleRefRules(policy: ClusterPolicy, ref: RoleRef, namespace: str
   return { error: `unsupported role reference kind: ${JSON.stringify(ref.kind)}` };
 }
 
-function visitRulesFor(policy: ClusterPolicy, user: UserInfo, namespace: string, visit: RuleVisitor, source: RoleSource = 'lister'): void {
+function visitRulesFor(policy: ClusterPolicy, users: readonly UserInfo[], namespace: string, visit: RuleVisitor, source: RoleSource = 'lister'): void {
   for (const b of policy.clusterrolebindings.values()) {
-    const subject = ((b.subjects as Subject[] | undefined) ?? []).find((s) => subjectMatches(s, user, ''));
+    const subject = ((b.subjects as Subject[] | undefined) ?? []).find((s) => users.some((user) => subjectMatches(s, user, '')));
     if (!subject) continue;
     const { rules, error } = roleRefRules(policy, b.roleRef as RoleRef, '', source);
     if (error !== undefined) {
@@ -87,7 +87,7 @@ function visitRulesFor(policy: ClusterPolicy, user: UserInfo, namespace: string,
   const prefix = `${namespace}/`;
   for (const [key, b] of policy.rolebindings) {
     if (!key.startsWith(prefix)) continue;
-    const subject = ((b.subjects as Subject[] | undefined) ?? []).find((s) => subjectMatches(s, user, namespace));
+    const subject = ((b.subjects as Subject[] | undefined) ?? []).find((s) => users.some((user) => subjectMatches(s, user, namespace)));
     if (!subject) continue;
     const { rules, error } = roleRefRules(policy, b.roleRef as RoleRef, namespace, source);
     if (error !== undefined) {
@@ -111,7 +111,7 @@ export class RbacAuthorizer {
   authorize(cluster: string, attrs: AuthorizationAttributes): AuthorizationResult {
     let allowedBy: RuleSource | undefined;
     const errs: string[] = [];
-    visitRulesFor(this.index.policy(cluster), effectiveUser(attrs.user, cluster), attrs.namespace, (src, rule, err) => {
+    visitRulesFor(this.index.policy(cluster), effectiveUsers(attrs.user, cluster), attrs.namespace, (src, rule, err) => {
       if (err !== undefined) errs.push(err);
       if (rule && ruleAllows(attrs, rule)) {
         allowedBy = src;
@@ -133,7 +133,7 @@ export class RbacAuthorizer {
     const errors: string[] = [];
     visitRulesFor(
       this.index.policy(cluster),
-      effectiveUser(user, cluster),
+      effectiveUsers(user, cluster),
       namespace,
       (_src, rule, err) => {
         if (rule) rules.push(rule);

@@ -40,15 +40,34 @@ export function isServiceAccountOf(user: UserInfo, cluster: string): boolean {
   return user.username.startsWith(SERVICE_ACCOUNT_PREFIX) && isInScope(user, cluster);
 }
 
-const AUTHENTICATED_STRANGER: UserInfo = { username: 'system:anonymous', groups: ['system:authenticated'] };
+const AUTHENTICATED = 'system:authenticated';
+const AUTHENTICATED_STRANGER: UserInfo = { username: 'system:anonymous', groups: [AUTHENTICATED] };
 const UNAUTHENTICATED_STRANGER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 /**
- * Who RBAC subjects are matched against in `cluster` (kcp's EffectiveUsers, without warrants): the user itself when
- * in scope there, else `system:anonymous` in `system:authenticated` (or `system:unauthenticated` for a user without
- * that group). The identity a request reports (audit, Forbidden messages, SelfSubjectReview) stays the user's own.
+ * A ServiceAccount's workspace-qualified name, `system:kcp:serviceaccount:<cluster>:<namespace>:<name>` (kcp's
+ * global service accounts), when its token names exactly one workspace: RBAC anywhere can grant that one account.
  */
-export function effectiveUser(user: UserInfo, cluster: string): UserInfo {
-  if (isInScope(user, cluster)) return user;
-  return user.groups.includes('system:authenticated') ? AUTHENTICATED_STRANGER : UNAUTHENTICATED_STRANGER;
+export function globalServiceAccountName(user: UserInfo): string | undefined {
+  if (!user.username.startsWith(SERVICE_ACCOUNT_PREFIX)) return undefined;
+  const clusters = user.extra?.[CLUSTER_NAME_EXTRA];
+  if (clusters?.length !== 1) return undefined;
+  return `system:kcp:serviceaccount:${clusters[0]}:${user.username.slice(SERVICE_ACCOUNT_PREFIX.length)}`;
+}
+
+/**
+ * Who RBAC subjects are matched against in `cluster` (kcp's EffectiveUsers, without warrants), any of which may match:
+ * the user itself when in scope there, else `system:anonymous` in `system:authenticated` (`system:unauthenticated` for
+ * a user without that group); and a ServiceAccount also by its global name (globalServiceAccountName, in
+ * `system:authenticated`), wherever it is. The identity a request reports (audit, Forbidden messages,
+ * SelfSubjectReview) stays the user's own.
+ */
+export function effectiveUsers(user: UserInfo, cluster: string): UserInfo[] {
+  const inScope = isInScope(user, cluster);
+  const users: UserInfo[] = inScope ? [user] : [];
+  const authenticated = user.groups.includes(AUTHENTICATED);
+  const global = globalServiceAccountName(user);
+  if (global) users.push({ username: global, groups: authenticated ? [AUTHENTICATED] : [], ...(user.extra ? { extra: user.extra } : {}) });
+  if (!inScope) users.push(authenticated ? AUTHENTICATED_STRANGER : UNAUTHENTICATED_STRANGER);
+  return users;
 }

@@ -22,7 +22,7 @@
  */
 import { errors } from '../../apimachinery/status.js';
 import type { KubeObject } from '../../apimachinery/object.js';
-import { SYSTEM_MASTERS, type UserInfo } from '../../apimachinery/user.js';
+import { CLUSTER_NAME_EXTRA, SYSTEM_MASTERS, type UserInfo } from '../../apimachinery/user.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../apiserver/admission/admission.js';
 import type { StoredObjectReader } from '../../apiserver/admission/system-set-annotations.js';
 import { isMirror, MIRROR_CLUSTER_LABEL, MIRROR_LABEL, SYNCER_SERVICE_ACCOUNT_PREFIX } from './mirrors.js';
@@ -32,10 +32,14 @@ const SERVICE_ACCOUNT_PREFIX = 'system:serviceaccount:';
 /** The resources syncers write mirrors of (syncer/workspace-mirrors.ts, syncer/revision-mirror.ts). */
 const MIRRORED_RESOURCES = new Set(['/pods', '/events', 'events.k8s.io/events', 'batch/jobs', 'apps/controllerrevisions', 'apps/replicasets', '/persistentvolumeclaims']);
 
-/** Whether `user` may write `obj` (a mirror): system:masters, or the pull-mode syncer ServiceAccount of its cluster. */
-export function maySyncMirror(user: UserInfo, obj: KubeObject | undefined): boolean {
+/**
+ * Whether `user` may write `obj` (a mirror) in logical cluster `workspace`: system:masters, or the pull-mode syncer
+ * ServiceAccount of its cluster — one of this workspace (a ServiceAccount token authenticates in every workspace: one
+ * of the same name made in another proves nothing here).
+ */
+export function maySyncMirror(user: UserInfo, obj: KubeObject | undefined, workspace: string): boolean {
   if (user.groups.includes(SYSTEM_MASTERS)) return true;
-  if (!user.username.startsWith(SERVICE_ACCOUNT_PREFIX)) return false;
+  if (!user.username.startsWith(SERVICE_ACCOUNT_PREFIX) || !(user.extra?.[CLUSTER_NAME_EXTRA] ?? []).includes(workspace)) return false;
   const saName = user.username.slice(SERVICE_ACCOUNT_PREFIX.length).split(':')[1] ?? '';
   if (!saName.startsWith(SYNCER_SERVICE_ACCOUNT_PREFIX)) return false;
   const cluster = obj?.metadata?.labels?.[MIRROR_CLUSTER_LABEL];
@@ -61,7 +65,7 @@ export class ReadOnlyMirrors implements AdmissionPlugin {
     const old = attrs.operation === 'UPDATE' ? (given ?? (MIRRORED_RESOURCES.has(`${attrs.def.group}/${attrs.def.resource}`) ? await this.readStored(attrs, name) : undefined)) : undefined;
     const incoming = attrs.subresource ? undefined : attrs.object;
     if (!isMirror(incoming) && !isMirror(old)) return;
-    if (maySyncMirror(attrs.ctx.user, isMirror(old) ? old : incoming)) return;
+    if (maySyncMirror(attrs.ctx.user, isMirror(old) ? old : incoming, attrs.ctx.cluster)) return;
     const what = attrs.operation === 'CREATE' ? 'created' : isMirror(old) && !isMirror(incoming) && !attrs.subresource ? 'unmarked' : 'changed';
     throw errors.forbidden(
       { group: attrs.def.group, resource: attrs.def.resource },

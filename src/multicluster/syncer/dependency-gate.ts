@@ -19,9 +19,12 @@
  * Whether a copy is coming can only be told once the follower's syncer runs and has listed: a workload applied right
  * after compute was bound (or when the controllers are busy) can arrive before the ServiceAccount syncer started. So
  * while the syncer of a follower resource that is to be synced is starting, the workload waits too, looking again
- * every SYNCER_START_RECHECK_MS (there is no copy yet to be woken by).
+ * every SYNCER_START_RECHECK_MS (there is no copy yet to be woken by) — unless it names only what every cluster has
+ * anyway (the `default` ServiceAccount, `kube-root-ca.crt`), and not again for that resource once one such wait ran
+ * out (a follower resource that stays Pending, or a syncer that cannot list, would hold every workload 30 s).
  */
 import { logger } from '../../logging/logger.js';
+import { isClusterLocal } from '../api/kind-placement.js';
 import { podReferences } from '../decisions/workload-references.js';
 
 /** How long a workload's first copy waits at most for the copies of what it names. */
@@ -60,6 +63,8 @@ export class DependencyGate {
   private readonly since = new Map<string, { at: number; syncer?: CopyLookup; namespace: string; name: string }>();
   /** Workloads whose wait ran out: they go down without waiting again until made (or forgotten). */
   private readonly gaveUp = new Set<string>();
+  /** Follower resources whose syncer a wait ran out on while it was starting: not waited for again. */
+  private readonly neverStarted = new Set<string>();
 
   /**
    * One gate per workload resource syncer: `resource` (`deployments.apps`) tells its waits apart from another
@@ -91,6 +96,7 @@ export class DependencyGate {
     if (left <= 0) {
       this.forget(key);
       this.gaveUp.add(key);
+      if (!missing.syncer) this.neverStarted.add(missing.resource);
       logger.info('syncer: workload goes down without the copy of what its pods name', { resource: this.resource, key, waitsFor: missing.what, waitedMs: DEPENDENCY_WAIT_MS });
       return undefined;
     }
@@ -112,15 +118,21 @@ export class DependencyGate {
   }
 
   /** The first follower without its copy here, or one whose syncer is starting (no `syncer`: cannot tell yet). */
-  private firstMissing(namespace: string, podSpec: Record<string, unknown> | undefined): { syncer?: CopyLookup; name: string; what: string } | undefined {
+  private firstMissing(namespace: string, podSpec: Record<string, unknown> | undefined): { syncer?: CopyLookup; resource: string; name: string; what: string } | undefined {
     if (!podSpec) return undefined;
     const refs = podReferences(podSpec);
     for (const [resource, field] of DEPENDENCY_RESOURCES) {
-      if (refs[field].size === 0) continue;
+      // What every cluster makes for itself is never waited for.
+      const names = [...refs[field]].filter((name) => !isClusterLocal(resource, { metadata: { name, namespace } }));
+      if (names.length === 0) continue;
       const syncer = this.syncerOf(resource);
       if (!syncer) continue;
-      if (syncer === 'starting' || !syncer.synced()) return { name: '', what: `the ${resource} syncer to start` };
-      for (const name of refs[field]) if (syncer.awaitsCopy(namespace, name)) return { syncer, name, what: `${resource}/${name}` };
+      if (syncer === 'starting' || !syncer.synced()) {
+        if (this.neverStarted.has(resource)) continue;
+        return { resource, name: '', what: `the ${resource} syncer to start` };
+      }
+      this.neverStarted.delete(resource);
+      for (const name of names) if (syncer.awaitsCopy(namespace, name)) return { syncer, resource, name, what: `${resource}/${name}` };
     }
     return undefined;
   }

@@ -21,6 +21,8 @@ import type { ControllersWorkerData, FromControllersWorker } from './protocol.js
 /** How long stop() waits for the controllers to wind down before ending the thread anyway. */
 const STOP_TIMEOUT_MS = 30_000;
 const RESTART_BACKOFF_MS = { first: 1_000, max: 30_000 };
+/** A thread that ran this long before it died starts again after the first back-off; one dying sooner, after a doubled one. */
+const STABLE_AFTER_MS = 60_000;
 
 interface RunningWorker {
   worker: Worker;
@@ -76,26 +78,32 @@ function startWorker(server: ServerConnection, options: MulticlusterOptions, onU
 /** The multi-cluster controllers on their own thread; resolves once they run (their informers synced). */
 export async function startMulticlusterControllersThread(server: ServerConnection, options: MulticlusterOptions = {}): Promise<Stoppable> {
   let current: RunningWorker | undefined;
+  /** A restart under way: stop() waits for it and stops what it started (no thread may outlive stop()). */
+  let starting: Promise<RunningWorker | undefined> | undefined;
+  let startedAt = Date.now();
   let stopping = false;
   let backoff = RESTART_BACKOFF_MS.first;
   let restartTimer: NodeJS.Timeout | undefined;
   const restart = (why: string) => {
     if (stopping) return;
+    // A thread that keeps dying soon after it started is started again less and less often (each start relists every
+    // informer: load on the server's thread).
+    backoff = Date.now() - startedAt >= STABLE_AFTER_MS ? RESTART_BACKOFF_MS.first : Math.min(backoff * 2, RESTART_BACKOFF_MS.max);
     logger.error('multicluster controllers thread ended; starting it again', { why, afterMs: backoff });
     current = undefined;
     restartTimer = setTimeout(() => {
       restartTimer = undefined;
-      startWorker(server, options, restart).then(
+      startedAt = Date.now();
+      starting = startWorker(server, options, restart).then(
         (w) => {
-          if (stopping) void stopWorker(w);
-          else {
-            current = w;
-            backoff = RESTART_BACKOFF_MS.first;
-          }
+          starting = undefined;
+          current = w;
+          return w;
         },
         (err: unknown) => {
-          backoff = Math.min(backoff * 2, RESTART_BACKOFF_MS.max);
+          starting = undefined;
           restart(errorText(err));
+          return undefined;
         },
       );
     }, backoff);
@@ -105,6 +113,8 @@ export async function startMulticlusterControllersThread(server: ServerConnectio
     async stop() {
       stopping = true;
       if (restartTimer) clearTimeout(restartTimer);
+      const pending = await starting;
+      if (pending && pending !== current) await stopWorker(pending);
       if (current) await stopWorker(current);
       current = undefined;
     },

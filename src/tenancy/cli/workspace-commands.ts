@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import type { KubeconfigCluster, KubeconfigContext } from '../../client/kubeconfig/kubeconfig.js';
 import { isValidPath, joinPath, splitPath } from '../paths.js';
 import { apiErrorMessage, parseClusterURL, workspaceURL, type WorkspaceClient } from './workspace-client.js';
+import { parseToLabelSelectorSpec } from '../../apimachinery/labels/selector.js';
 
 export const CURRENT_KEY = 'workspace.kcp.io/current';
 export const PREVIOUS_KEY = 'workspace.kcp.io/previous';
@@ -236,8 +237,11 @@ export class WorkspaceCommands {
     return out;
   }
 
-  /** `kubectl create workspace <name> [--type] [--enter] [--ignore-existing]` (kcp's CreateWorkspaceOptions.Run). */
-  async create(name: string, opts: { type?: string; enter?: boolean; ignoreExisting?: boolean; readyTimeoutMs?: number }): Promise<void> {
+  /**
+   * `kubectl create workspace <name> [--type] [--enter] [--ignore-existing] [--location-selector]` (kcp's
+   * CreateWorkspaceOptions.Run): the selector goes into spec.location.selector as metav1.ParseToLabelSelector makes it.
+   */
+  async create(name: string, opts: { type?: string; enter?: boolean; ignoreExisting?: boolean; locationSelector?: string; readyTimeoutMs?: number }): Promise<void> {
     const { base, path: current } = this.currentURL();
     if (opts.ignoreExisting && opts.type && !(opts.type === 'root' || opts.type.startsWith('root:'))) {
       throw new PluginError('--ignore-existing must not be used with non-absolute type path');
@@ -247,7 +251,15 @@ export class WorkspaceCommands {
       const i = opts.type.lastIndexOf(':');
       wanted = i < 0 ? { name: opts.type.toLowerCase() } : { name: opts.type.slice(i + 1).toLowerCase(), path: opts.type.slice(0, i) };
     }
-    const body = { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec: wanted ? { type: wanted } : {} };
+    const spec: Record<string, unknown> = wanted ? { type: wanted } : {};
+    if (opts.locationSelector) {
+      try {
+        spec.location = { selector: parseToLabelSelectorSpec(opts.locationSelector) };
+      } catch (err) {
+        throw new PluginError((err as Error).message);
+      }
+    }
+    const body = { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec };
     let r = await this.client.send('POST', base, current, WS, body);
     let preExisting = false;
     if (r.status === 409 && r.json?.reason === 'AlreadyExists' && opts.ignoreExisting) {

@@ -6,6 +6,7 @@ import {
   LabelSelector,
   LabelSelectorParseError,
   parseLabelSelector,
+  parseToLabelSelectorSpec,
 } from '../../../src/apimachinery/labels/selector.js';
 
 const qualifiedNameMsg =
@@ -208,5 +209,27 @@ describe('fromLabelSelector (metav1.LabelSelector)', () => {
   it('LabelSelector.everything and nothing differ', () => {
     assert.equal(LabelSelector.everything().matches({}), true);
     assert.equal(LabelSelector.nothing().matches({}), false);
+  });
+});
+
+describe('parseToLabelSelectorSpec (metav1.ParseToLabelSelector)', () => {
+  it('puts equalities in matchLabels and set-based requirements in matchExpressions, in the order written', () => {
+    assert.deepEqual(parseToLabelSelectorSpec('name=root'), { matchLabels: { name: 'root' } });
+    assert.deepEqual(parseToLabelSelectorSpec('tier in (b,a),region==eu,!legacy,gpu'), {
+      matchLabels: { region: 'eu' },
+      matchExpressions: [
+        { key: 'tier', operator: 'In', values: ['a', 'b'] },
+        { key: 'legacy', operator: 'DoesNotExist' },
+        { key: 'gpu', operator: 'Exists' },
+      ],
+    });
+    assert.deepEqual(parseToLabelSelectorSpec('zone notin (z1)'), { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['z1'] }] });
+    assert.deepEqual(parseToLabelSelectorSpec(''), {});
+  });
+
+  it('refuses what a LabelSelector cannot say, with upstream\'s messages', () => {
+    assert.throws(() => parseToLabelSelectorSpec('name!=root'), { message: '"!=" isn\'t supported in label selectors' });
+    assert.throws(() => parseToLabelSelectorSpec('cores>4'), { message: '"gt" isn\'t supported in label selectors' });
+    assert.throws(() => parseToLabelSelectorSpec('a=('), LabelSelectorParseError);
   });
 });

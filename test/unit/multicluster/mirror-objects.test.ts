@@ -143,14 +143,17 @@ describe('Event mirrors', () => {
 
 describe('who writes mirrors', () => {
   const mirror = podMirror(pod('db-0', { kind: 'StatefulSet', name: 'db' }), 'shop', owner, cluster);
-  it('system:masters (push and none mode) and the pull-mode syncer of the mirror\'s cluster', () => {
-    assert.equal(maySyncMirror({ username: 'admin', groups: ['system:masters'] }, mirror), true);
-    assert.equal(maySyncMirror({ username: 'system:serviceaccount:default:atrium-syncer-pc1-ab12cd34', groups: [] }, mirror), true);
+  const tokenOf = (cluster: string) => ({ 'authentication.kubernetes.io/cluster-name': [cluster] });
+  it('system:masters (push and none mode) and the pull-mode syncer of the mirror\'s cluster, a ServiceAccount of this workspace', () => {
+    assert.equal(maySyncMirror({ username: 'admin', groups: ['system:masters'] }, mirror, 'ws'), true);
+    assert.equal(maySyncMirror({ username: 'system:serviceaccount:default:atrium-syncer-pc1-ab12cd34', groups: [], extra: tokenOf('ws') }, mirror, 'ws'), true);
   });
-  it('not another cluster\'s syncer, a look-alike user or anyone else', () => {
-    assert.equal(maySyncMirror({ username: 'system:serviceaccount:default:atrium-syncer-pc2-ab12cd34', groups: [] }, mirror), false);
-    assert.equal(maySyncMirror({ username: 'atrium-syncer-pc1-ab12cd34', groups: [] }, mirror), false);
-    assert.equal(maySyncMirror({ username: 'alice', groups: ['system:authenticated'] }, mirror), false);
+  it('not another cluster\'s syncer, one of the same name in another workspace, a look-alike user or anyone else', () => {
+    assert.equal(maySyncMirror({ username: 'system:serviceaccount:default:atrium-syncer-pc2-ab12cd34', groups: [], extra: tokenOf('ws') }, mirror, 'ws'), false);
+    assert.equal(maySyncMirror({ username: 'system:serviceaccount:default:atrium-syncer-pc1-ab12cd34', groups: [], extra: tokenOf('elsewhere') }, mirror, 'ws'), false);
+    assert.equal(maySyncMirror({ username: 'system:serviceaccount:default:atrium-syncer-pc1-ab12cd34', groups: [] }, mirror, 'ws'), false);
+    assert.equal(maySyncMirror({ username: 'atrium-syncer-pc1-ab12cd34', groups: [] }, mirror, 'ws'), false);
+    assert.equal(maySyncMirror({ username: 'alice', groups: ['system:authenticated'] }, mirror, 'ws'), false);
   });
 });
 
