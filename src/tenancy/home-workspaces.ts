@@ -22,8 +22,9 @@
  *     one while it initializes; atrium does its own bootstrap within the request and answers the Ready home at once.
  *     Only a home waiting for WorkspaceType initializers that somebody else removes gets kcp's 429 (and, after a
  *     minute, kcp's 500 `home workspace creation timeout`).
- *   - A ServiceAccount (or any identity bound to one workspace) gets no home and creates none: its token is a
- *     credential of its own workspace only.
+ *   - A ServiceAccount (or any identity bound to one workspace) gets no home and creates none. Deliberately unlike
+ *     kcp, whose home is keyed by the user name alone: every workspace's `system:serviceaccount:<ns>:<name>` would
+ *     share one home.
  *   - kcp's older releases also served `/clusters/~[:rest]`; v0.32.3 does not (`~` is no valid path: 400), nor does
  *     atrium any more. `/clusters/user:<name>` is the way to address a home by its owner's name.
  * Upgrading from atrium's earlier bucketed layout (`root:users:<bucket>:<bucket>:<user>`, types root:homeroot and
@@ -140,8 +141,8 @@ export class HomeWorkspaces {
         WORKSPACE_ACCESS_NOT_PERMITTED,
       );
     if (!user.username) throw denied();
-    // A ServiceAccount is a credential of its own workspace only: it has no home (and must not have one made for it
-    // from root, where its token is not valid).
+    // A ServiceAccount belongs to its workspace: it has no home (kcp would give every workspace's account of that
+    // namespace and name one shared home).
     if (user.username.startsWith('system:serviceaccount:') || user.extra?.[CLUSTER_NAME_EXTRA] !== undefined) throw denied();
     const name = homeClusterName(user.username);
     let lc = await this.getLogicalCluster(name);
