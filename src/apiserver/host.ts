@@ -48,7 +48,7 @@ export interface RequestFilters {
    * Answers a request itself instead of routing it, e.g. kcp's `workspaces/~`: an object to write with 200, or a
    * plain-text answer as Go's http.Error writes one.
    */
-  intercept?(info: RequestInfo, user: UserInfo): Promise<InterceptAnswer | undefined>;
+  intercept?(req: IncomingMessage, info: RequestInfo, user: UserInfo): Promise<InterceptAnswer | undefined>;
   /** The logical cluster the request addresses (sets `info.cluster`); throws a Status when there is none. */
   resolveCluster(info: RequestInfo, user: UserInfo): string;
   /** Authorizes the request in its cluster and returns the user it acts as (impersonation); throws 403. */
@@ -168,7 +168,7 @@ export async function startHost(opts: HostOptions): Promise<RunningHost> {
         await route(req, res, info, url.searchParams, ctx, { ...deps, registry: vw.resources }, upgrade);
         return;
       }
-      const answered = await filters.intercept?.(info, user);
+      const answered = await filters.intercept?.(req, info, user);
       if (answered && 'text' in answered) {
         writeRaw(res, answered.code, `${answered.text}\n`, 'text/plain; charset=utf-8', { ...answered.headers, 'X-Content-Type-Options': 'nosniff' });
         return;

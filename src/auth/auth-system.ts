@@ -113,6 +113,11 @@ export class AuthSystem {
     this.rateLimiter?.admit(user);
   }
 
+  /** Whom the request acts as in `cluster` (its Impersonate-* headers, authorized there; 403 when they may not be). */
+  impersonated(req: IncomingMessage, cluster: string, authenticated: UserInfo): UserInfo {
+    return impersonate(req, authenticated, cluster, this.authorizer);
+  }
+
   /**
    * Everything after authentication, once the request's logical cluster is known; returns the user the request acts
    * as. A ServiceAccount token of another workspace authenticates, and is authorized there as any authenticated user

@@ -51,6 +51,8 @@ import { apiextensionsPlugin } from '../apiextensions/plugin.js';
 import { TenancyPlugin } from '../tenancy/plugin.js';
 import { APIsPlugin } from '../apis/plugin.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
+import { isGetHomeWorkspaceRequest } from '../tenancy/home-workspaces.js';
+import { ROOT_CLUSTER } from '../tenancy/paths.js';
 import { bootstrapNamespaces } from './bootstrap.js';
 
 export interface ServerOptions {
@@ -261,9 +263,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       },
       admitRate: (user) => auth.admitRate(user),
       // `GET workspaces/~` in root is answered with the caller's home workspace (made on first use), or with kcp's
-      // plain-text 429 while it waits for initializers.
-      intercept: async (info, user) => {
-        const home = await workspaces.interceptHome(info, user);
+      // plain-text 429 while it waits for initializers. The caller is whom it impersonates, as kcp's home workspace
+      // filter runs after impersonation (authorized in root, where the home is asked for).
+      intercept: async (req, info, user) => {
+        if (!isGetHomeWorkspaceRequest(info)) return undefined;
+        const home = await workspaces.interceptHome(info, auth.impersonated(req, ROOT_CLUSTER, user));
         if (!home) return undefined;
         if (home.kind === 'creating') return { code: 429, text: 'Creating the home workspace', headers: { 'Retry-After': '1' } };
         return { object: home.object, def: homeWorkspaces };

@@ -176,6 +176,15 @@ describe('home workspaces', () => {
     assert.equal(ready.json.status.phase, 'Ready');
   });
 
+  it('answers the impersonated user\'s home, as kcp\'s filter runs after impersonation, and only to who may impersonate', async () => {
+    const r = await admin('GET', `/clusters/root${WS}/~`, undefined, { 'Impersonate-User': 'bob', 'Impersonate-Group': 'system:authenticated' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.spec.cluster, BOB_HOME);
+    const refused = await ts.request('GET', `/clusters/root${WS}/~`, undefined, { token: 'carol-token', headers: { 'Impersonate-User': 'alice' } });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.json.message, 'users "alice" is forbidden: User "carol" cannot impersonate resource "users" in API group "" at the cluster scope');
+  });
+
   it('anonymous requests have no home', async () => {
     const r = await ts.request('GET', `${WS}/~`, undefined, { anonymous: true });
     assert.ok(r.status === 401 || r.status === 403, `status ${r.status}`);
