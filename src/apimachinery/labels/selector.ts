@@ -519,7 +519,13 @@ export function parseToLabelSelectorSpec(selector: string): LabelSelectorSpec {
   const matchLabels: Record<string, string> = {};
   const matchExpressions: NonNullable<LabelSelectorSpec['matchExpressions']> = [];
   const operators: Partial<Record<LabelOperator, string>> = { in: 'In', notin: 'NotIn', exists: 'Exists', '!': 'DoesNotExist' };
-  for (const r of new Parser(selector).parse()) {
+  let requirements: LabelRequirement[];
+  try {
+    requirements = new Parser(selector).parse();
+  } catch (err) {
+    throw new LabelSelectorParseError(`couldn't parse the selector string "${selector}": ${(err as Error).message}`);
+  }
+  for (const r of requirements) {
     if (r.operator === '=' || r.operator === '==') {
       if (r.values.length !== 1) throw new LabelSelectorParseError('equals operator must have exactly one value');
       matchLabels[r.key] = r.values[0]!;

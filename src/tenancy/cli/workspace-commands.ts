@@ -178,8 +178,53 @@ export class WorkspaceCommands {
     setNamed(file.contexts, 'context', PREVIOUS_KEY, previous);
     file['current-context'] = CURRENT_KEY;
     await this.client.save();
+    await this.warnUnresolvedClaims(url);
     const msg = currentWorkspaceMessage(url, short, type);
     if (msg !== undefined) this.io.out(`${msg}\n`);
+  }
+
+  /**
+   * After entering a workspace, kcp's plugin lists its APIBindings (v1alpha2; not allowed to: nothing to say) and warns
+   * on stderr about every permission claim an export makes that its binding leaves unresolved (findUnresolvedPermissionClaims):
+   * not in the binding's spec, neither accepted nor rejected, or with other verbs. A failure is reported, never fatal.
+   */
+  private async warnUnresolvedClaims(url: string): Promise<void> {
+    const parsed = parseClusterURL(url);
+    if (!parsed) return;
+    const r = await this.client.send('GET', parsed.base, parsed.path, '/apis/apis.kcp.io/v1alpha2/apibindings').catch((err: unknown) => err as Error);
+    if (r instanceof Error) {
+      this.io.err(`error checking APIBindings: ${r.message}\n`);
+      return;
+    }
+    if (r.status === 403) return;
+    if (r.status !== 200) {
+      this.io.err(`error checking APIBindings: ${apiErrorMessage(r)}\n`);
+      return;
+    }
+    type Claim = { group?: string; resource?: string; identityHash?: string; verbs?: string[]; state?: string };
+    const gri = (c: Claim) => `${c.group ?? ''}/${c.resource ?? ''}/${c.identityHash ?? ''}`;
+    const text = (c: Claim) => (!c.group ? (c.resource ?? '') : c.identityHash ? `${c.resource}.${c.group}:${c.identityHash}` : `${c.resource}.${c.group}`);
+    for (const b of (r.json?.items ?? []) as { metadata?: { name?: string }; spec?: { permissionClaims?: Claim[] }; status?: { exportPermissionClaims?: Claim[] } }[]) {
+      const name = b.metadata?.name ?? '';
+      for (const exported of b.status?.exportPermissionClaims ?? []) {
+        let found = false;
+        let ack = false;
+        let verbsMatch = false;
+        let expected: string[] = [];
+        let actual: string[] = [];
+        for (const claim of b.spec?.permissionClaims ?? []) {
+          if (gri(claim) !== gri(exported)) continue;
+          found = true;
+          ack = claim.state === 'Accepted' || claim.state === 'Rejected';
+          expected = [...new Set(exported.verbs ?? [])];
+          actual = [...new Set(claim.verbs ?? [])];
+          verbsMatch = actual.every((v) => expected.includes(v)) && expected.every((v) => actual.includes(v));
+        }
+        if (!found) this.io.err(`Warning: claim for ${text(exported)} exported but not specified on APIBinding ${name}\nAdd this claim to the APIBinding's Spec.\n`);
+        if (!ack) this.io.err(`Warning: claim for ${text(exported)} specified on APIBinding ${name} but not accepted or rejected.\n`);
+        if (!verbsMatch) this.io.err(`Warning: allowed verbs (${actual.join(',')}) on claim for ${text(exported)} on APIBinding ${name} do not match expected verbs (${expected.join(',')}).\n`);
+      }
+    }
   }
 
   /** `kubectl ws -`: swaps the current and previous contexts (kcp's swapContexts). */
@@ -208,6 +253,7 @@ export class WorkspaceCommands {
     file['current-context'] = CURRENT_KEY;
     await this.client.save();
     const server = getNamed<KubeconfigCluster>(file.clusters, 'cluster', prev.cluster)!.server;
+    await this.warnUnresolvedClaims(server);
     const msg = currentWorkspaceMessage(server, short);
     if (msg !== undefined) this.io.out(`${msg}\n`);
   }
@@ -256,7 +302,8 @@ export class WorkspaceCommands {
       try {
         spec.location = { selector: parseToLabelSelectorSpec(opts.locationSelector) };
       } catch (err) {
-        throw new PluginError((err as Error).message);
+        // CreateWorkspaceOptions.Validate's wording.
+        throw new PluginError(`invalid location selector: ${(err as Error).message}`);
       }
     }
     const body = { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name }, spec };
