@@ -3,8 +3,9 @@
  * `kubectl-create-workspace`), with kcp's command shape:
  *   kubectl ws [<workspace>|..|.|-|:|~|~:a|:root:a:b|a:b] [--short]     (no argument: go home, like `cd`)
  *   kubectl ws use|cd <workspace>     kubectl ws current [--short]     kubectl ws tree [--full]
- *   kubectl ws create <name> [--type=<path:name>] [--enter] [--ignore-existing] [--location-selector=<selector>]   (deprecated spelling)
- *   kubectl create workspace <name> [--type=<path:name>] [--enter] [--ignore-existing] [--location-selector=<selector>]
+ *   kubectl ws create-context [<name>] [--overwrite]
+ *   kubectl ws create <name> [--type=<path:name>] [--enter] [--ignore-existing] [--location-selector=<selector>] [--create-context=<name>]   (deprecated spelling)
+ *   kubectl create workspace <name> [--type=<path:name>] [--enter] [--ignore-existing] [--location-selector=<selector>] [--create-context=<name>]
  * Every command also takes kubectl's connection flags (--kubeconfig, --context, --user, --server/-s, --token,
  * --namespace/-n, --certificate-authority, --insecure-skip-tls-verify, --tls-server-name); tree and create take
  * --workspace/-w, as in kcp.
@@ -67,16 +68,17 @@ function addCreateOptions(cmd: Command): Command {
       .option('--type <type>', 'A workspace type. The default type depends on where this child workspace is created.')
       .option('--enter', 'Immediately enter the created workspace')
       .option('--ignore-existing', 'Ignore if the workspace already exists. Requires none or absolute type path.')
-      .option('--location-selector <selector>', 'A label selector to select the scheduling location of the created workspace.'),
+      .option('--location-selector <selector>', 'A label selector to select the scheduling location of the created workspace.')
+      .option('--create-context <name>', 'Create a kubeconfig context for the new workspace with the given name.'),
     { workspace: true },
   );
 }
 
-type CreateFlags = ConnectionFlags & { type?: string; enter?: boolean; ignoreExisting?: boolean; locationSelector?: string };
+type CreateFlags = ConnectionFlags & { type?: string; enter?: boolean; ignoreExisting?: boolean; locationSelector?: string; createContext?: string };
 
 function runCreate(name: string, flags: CreateFlags): Promise<void> {
-  const { type, enter, ignoreExisting, locationSelector, ...connection } = flags;
-  return withCommands(connection, (c) => c.create(name, { type, enter, ignoreExisting, locationSelector }));
+  const { type, enter, ignoreExisting, locationSelector, createContext, ...connection } = flags;
+  return withCommands(connection, (c) => c.create(name, { type, enter, ignoreExisting, locationSelector, createContext }));
 }
 
 function workspaceProgram(): Command {
@@ -120,6 +122,17 @@ function workspaceProgram(): Command {
     const { full, ...connection } = flags;
     return withCommands(connection, (c) => c.tree(!!full));
   });
+  addConnectionOptions(
+    program
+      .command('create-context')
+      .description('Create a kubeconfig context for the current workspace')
+      .argument('[name]', 'name of the context (default: the workspace path)')
+      .option('--overwrite', 'Overwrite the context if it already exists'),
+    { workspace: false },
+  ).action((name: string | undefined, flags: ConnectionFlags & { overwrite?: boolean }) => {
+    const { overwrite, ...connection } = flags;
+    return withCommands(connection, (c) => c.createContext(name, { overwrite: !!overwrite }));
+  });
   addCreateOptions(program.command('create').description('Creates a new workspace')).action((name: string, flags: CreateFlags) => {
     io.err(createDeprecation);
     return runCreate(name, flags);
@@ -133,7 +146,7 @@ function createWorkspaceProgram(): Command {
   );
 }
 
-const booleanFlags = new Set(['--short', '--enter', '--ignore-existing', '--full', '--insecure-skip-tls-verify']);
+const booleanFlags = new Set(['--short', '--enter', '--ignore-existing', '--full', '--insecure-skip-tls-verify', '--overwrite']);
 
 /** pflag accepts `--flag=true` / `--flag=false` for booleans; commander only the bare flag. */
 function normalizeBooleanFlags(argv: string[]): string[] {

@@ -138,6 +138,27 @@ describe('kubectl ws plugin', () => {
     await ok(['delete', 'workspace', 'located']);
   });
 
+  it('creates kubeconfig contexts for workspaces: ws create-context and create workspace --create-context, as kcp\'s plugin', async () => {
+    await ok(['ws', ':root:sibling']);
+    assert.equal(await ok(['ws', 'create-context']), 'Created context "root:sibling" and switched to it.\n');
+    assert.equal(currentServer(), `${ts.url}/clusters/root:sibling`);
+    await fails(['ws', 'create-context', 'root:sibling'], 'Error: context "root:sibling" already exists in kubeconfig, use --overwrite to update it');
+    assert.equal(await ok(['ws', 'create-context', 'root:sibling', '--overwrite']), 'Updated context "root:sibling".\n');
+    assert.equal(await ok(['create', 'workspace', 'ctxchild', '--create-context', 'childctx']), 'Workspace "ctxchild" (type root:universal) created. Waiting for it to be ready...\nWorkspace "ctxchild" (type root:universal) is ready to use.\nCreated context "childctx".\n');
+    // Not entered: the current context stays; the new one points at the child.
+    assert.equal(currentServer(), `${ts.url}/clusters/root:sibling`);
+    const kc = YAML.parse(readFileSync(kubeconfig, 'utf8'));
+    assert.equal(kc.clusters.find((c: any) => c.name === 'childctx').cluster.server, `${ts.url}/clusters/root:sibling:ctxchild`);
+    assert.equal(
+      await ok(['create', 'workspace', 'ctxchild', '--ignore-existing', '--create-context', 'childctx', '--enter']),
+      'Workspace "ctxchild" (type root:universal) already exists.\nWorkspace "ctxchild" (type root:universal) is ready to use.\nUpdated context "childctx" and switched to it.\n',
+    );
+    assert.equal(currentServer(), `${ts.url}/clusters/root:sibling:ctxchild`);
+    await ok(['ws', ':root:sibling']);
+    await ok(['delete', 'workspace', 'ctxchild']);
+    await ok(['ws', ':root']);
+  });
+
   it('warns on entering a workspace about the permission claims its APIBindings leave unresolved, as kcp\'s plugin', async () => {
     await ok(['ws', ':root']);
     await ok(['create', 'workspace', 'claimer']);

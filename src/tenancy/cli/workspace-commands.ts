@@ -287,7 +287,7 @@ export class WorkspaceCommands {
    * `kubectl create workspace <name> [--type] [--enter] [--ignore-existing] [--location-selector]` (kcp's
    * CreateWorkspaceOptions.Run): the selector goes into spec.location.selector as metav1.ParseToLabelSelector makes it.
    */
-  async create(name: string, opts: { type?: string; enter?: boolean; ignoreExisting?: boolean; locationSelector?: string; readyTimeoutMs?: number }): Promise<void> {
+  async create(name: string, opts: { type?: string; enter?: boolean; ignoreExisting?: boolean; locationSelector?: string; createContext?: string; readyTimeoutMs?: number }): Promise<void> {
     const { base, path: current } = this.currentURL();
     if (opts.ignoreExisting && opts.type && !(opts.type === 'root' || opts.type.startsWith('root:'))) {
       throw new PluginError('--ignore-existing must not be used with non-absolute type path');
@@ -335,7 +335,39 @@ export class WorkspaceCommands {
       ws = g.json;
     }
     this.io.out(`${reference} is ready to use.\n`);
+    // --create-context: a context for the new workspace (overwritten with --ignore-existing), switched to with --enter
+    // instead of entering it.
+    if (opts.createContext) {
+      await this.createContext(opts.createContext, { clusterURL: ws.spec?.URL, overwrite: !!opts.ignoreExisting, keepCurrent: !opts.enter });
+      return;
+    }
     if (opts.enter) await this.use(name, false);
+  }
+
+  /**
+   * `kubectl ws create-context [name] [--overwrite]` (kcp's CreateContextOptions.Run): a kubeconfig context named `name`
+   * (default: the current workspace's path) with a copy of the current cluster entry pointing at `clusterURL` (default:
+   * the current server), made the current context unless `keepCurrent`.
+   */
+  async createContext(name: string | undefined, opts: { overwrite?: boolean; keepCurrent?: boolean; clusterURL?: string } = {}): Promise<void> {
+    const file = this.client.kubeconfig.file;
+    const currentName = this.client.contextName();
+    const currentContext = getNamed<KubeconfigContext>(file.contexts, 'context', currentName);
+    if (!currentContext) throw new PluginError(`current context ${JSON.stringify(currentName)} is not found in kubeconfig`);
+    const currentCluster = getNamed<KubeconfigCluster>(file.clusters, 'cluster', currentContext.cluster);
+    if (!currentCluster) throw new PluginError(`current cluster ${JSON.stringify(currentContext.cluster)} is not found in kubeconfig`);
+    const parsed = parseClusterURL(currentCluster.server);
+    if (!parsed) throw new PluginError(`current URL ${JSON.stringify(currentCluster.server)} does not point to a workspace`);
+    const contextName = name || parsed.path;
+    const existedBefore = file.contexts.some((c) => c.name === contextName);
+    if (existedBefore && !opts.overwrite) throw new PluginError(`context ${JSON.stringify(contextName)} already exists in kubeconfig, use --overwrite to update it`);
+    const wasCurrent = file['current-context'] === contextName;
+    setNamed(file.clusters, 'cluster', contextName, { ...currentCluster, ...(opts.clusterURL ? { server: opts.clusterURL } : {}) });
+    setNamed(file.contexts, 'context', contextName, { ...currentContext, cluster: contextName });
+    if (!opts.keepCurrent) file['current-context'] = contextName;
+    await this.client.save();
+    const verb = existedBefore ? 'Updated' : 'Created';
+    this.io.out(opts.keepCurrent || wasCurrent ? `${verb} context ${JSON.stringify(contextName)}.\n` : `${verb} context ${JSON.stringify(contextName)} and switched to it.\n`);
   }
 }
 
