@@ -1,10 +1,18 @@
 /**
- * A request rate limit per user (`--max-requests-per-second-per-user`): a token bucket per user name that refills
- * at the limit and holds at most one second's worth, so short bursts pass and sustained floods get 429 with
- * Retry-After. `system:masters` (controllers, the admin) is never limited.
+ * A request rate limit per user (`--max-requests-per-second-per-user`): a token bucket per user that refills at the
+ * limit and holds at most one second's worth, so short bursts pass and sustained floods get 429 with Retry-After.
+ * `system:masters` (controllers, the admin) is never limited. A ServiceAccount is a user of its own workspace: every
+ * workspace's `system:serviceaccount:default:default` has a bucket of its own, so one tenant's flood never throttles
+ * another's accounts of the same name.
  */
 import { errors } from '../../apimachinery/status.js';
-import type { UserInfo } from '../../apimachinery/user.js';
+import { CLUSTER_NAME_EXTRA, type UserInfo } from '../../apimachinery/user.js';
+
+/** The bucket a user draws from: its name, qualified by its token's workspace for a ServiceAccount. */
+function bucketKey(user: UserInfo): string {
+  const clusters = user.extra?.[CLUSTER_NAME_EXTRA];
+  return clusters?.length ? `${clusters.join(',')}|${user.username}` : user.username;
+}
 
 interface Bucket {
   tokens: number;
@@ -29,11 +37,12 @@ export class PerUserRateLimiter {
   admit(user: UserInfo): void {
     if (user.groups.includes('system:masters')) return;
     const t = this.now();
-    let b = this.buckets.get(user.username);
+    const key = bucketKey(user);
+    let b = this.buckets.get(key);
     if (!b) {
       if (this.buckets.size >= MAX_TRACKED_USERS) this.forgetIdle(t);
       b = { tokens: this.burst, updatedMs: t };
-      this.buckets.set(user.username, b);
+      this.buckets.set(key, b);
     }
     b.tokens = Math.min(this.burst, b.tokens + ((t - b.updatedMs) / 1000) * this.ratePerSecond);
     b.updatedMs = t;

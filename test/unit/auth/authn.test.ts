@@ -67,4 +67,11 @@ describe('PerUserRateLimiter', () => {
     rl.admit(bob);
     for (let i = 0; i < 100; i++) rl.admit({ username: 'admin', groups: ['system:masters'] });
   });
+  it('gives every workspace\'s ServiceAccount of one name a bucket of its own', () => {
+    const rl = new PerUserRateLimiter(1, () => 0);
+    const sa = (cluster: string) => ({ username: 'system:serviceaccount:default:default', groups: [], extra: { 'authentication.kubernetes.io/cluster-name': [cluster] } });
+    rl.admit(sa('tenant-a'));
+    assert.throws(() => rl.admit(sa('tenant-a')), (e: unknown) => e instanceof StatusError && e.code === 429);
+    rl.admit(sa('tenant-b'));
+  });
 });
