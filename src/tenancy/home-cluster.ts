@@ -4,6 +4,7 @@
  * resolution rewrites to it before walking the workspace tree.
  */
 import { createHash } from 'node:crypto';
+import { isValidPath } from './paths.js';
 
 /** The first path segment of the alias `user:<name>`. */
 export const USER_PATH_PREFIX = 'user';
@@ -33,7 +34,13 @@ export function rewriteUserPath(segments: string[]): string[] {
   return segments;
 }
 
-/** The canonical path of `username`'s home (its LogicalCluster's kcp.io/path), `user:<name>`. */
+/**
+ * The canonical path of `username`'s home (its LogicalCluster's kcp.io/path), `user:<name>` — or, deliberately unlike
+ * kcp, the home's cluster name when `user:<name>` is no valid path (an e-mail address, upper case, a colon): the
+ * paths and URLs of the workspaces made inside it are built from it, and kcp's would be refused (400) or, with a
+ * colon, lead into another user's home.
+ */
 export function homeCanonicalPath(username: string): string {
-  return `${USER_PATH_PREFIX}:${username}`;
+  const path = `${USER_PATH_PREFIX}:${username}`;
+  return isValidPath(path) && !username.includes(':') ? path : homeClusterName(username);
 }

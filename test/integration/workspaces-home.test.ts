@@ -31,7 +31,7 @@ const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', meta
 describe('home workspaces', () => {
   before(async () => {
     ts = await startTestServer({
-      tokens: ['alice-token,alice,uid-alice,"devs"', 'bob-token,bob,uid-bob', 'carol-token,carol,uid-carol', 'dave-token,dave,uid-dave'],
+      tokens: ['alice-token,alice,uid-alice,"devs"', 'bob-token,bob,uid-bob', 'carol-token,carol,uid-carol', 'dave-token,dave,uid-dave', 'erin-token,Erin@example.com,uid-erin'],
     });
   });
   after(async () => {
@@ -124,6 +124,23 @@ describe('home workspaces', () => {
     const refused = await admin('POST', WS, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'fake-home' }, spec: { type: { name: 'home', path: 'root' } } });
     assert.equal(refused.status, 403, refused.text);
     assert.equal(refused.json.message, 'workspaces.tenancy.kcp.io "fake-home" is forbidden: workspace type root:home cannot have any parent');
+  });
+
+  it('a user whose name is no path segment (an e-mail address) gets a home whose workspaces are reached by its cluster name', async () => {
+    const erin = as('erin-token');
+    const home = await erin('GET', `/clusters/root${WS}/~`);
+    assert.equal(home.status, 200, home.text);
+    const cluster = home.json.spec.cluster as string;
+    const lc = (await admin('GET', `/clusters/${cluster}${LC}`)).json;
+    assert.equal(lc.metadata.annotations['kcp.io/path'], cluster);
+    const created = await erin('POST', `/clusters/${cluster}${WS}`, { apiVersion: 'tenancy.kcp.io/v1alpha1', kind: 'Workspace', metadata: { name: 'proj' }, spec: {} });
+    assert.equal(created.status, 201, created.text);
+    const ready = await eventually('proj ready', async () => {
+      const g = await erin('GET', `/clusters/${cluster}${WS}/proj`);
+      return g.json?.status?.phase === 'Ready' ? g.json : undefined;
+    }, 10_000, 50);
+    assert.ok(ready.spec.URL.endsWith(`/clusters/${cluster}:proj`), ready.spec.URL);
+    assert.equal((await erin('POST', `/clusters/${cluster}:proj/api/v1/namespaces/default/configmaps`, configMap('inside'))).status, 201);
   });
 
   it('no longer knows /clusters/~, as kcp v0.32.3', async () => {

@@ -58,6 +58,9 @@ describe('rewriteUserPath (kcp UserRewriter)', () => {
     assert.deepEqual(rewriteUserPath(['root', 'user', 'paul']), ['root', 'user', 'paul']);
   });
   it('gives the canonical path of a home', () => assert.equal(homeCanonicalPath('paul'), 'user:paul'));
+  it('names a home by its cluster when user:<name> is no valid path (workspaces made inside stay reachable)', () => {
+    for (const name of ['alice@example.com', 'Alice', 'oidc:alice']) assert.equal(homeCanonicalPath(name), homeClusterName(name));
+  });
 });
 
 describe('WorkspaceIndex with the user rewriter', () => {
