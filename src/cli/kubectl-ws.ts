@@ -2,7 +2,7 @@
  * The `kubectl ws` plugin (executable `kubectl-ws`) and `kubectl create workspace` (executable
  * `kubectl-create-workspace`), with kcp's command shape:
  *   kubectl ws [<workspace>|..|.|-|:|~|~:a|:root:a:b|a:b] [--short]     (no argument: go home, like `cd`)
- *   kubectl ws use|cd <workspace>     kubectl ws current [--short]     kubectl ws tree [--full]
+ *   kubectl ws use|cd <workspace>     kubectl ws current [--short]     kubectl ws tree [--full] [--wide]
  *   kubectl ws create-context [<name>] [--overwrite]
  *   kubectl ws create <name> [--type=<path:name>] [--enter] [--ignore-existing] [--location-selector=<selector>] [--create-context=<name>]   (deprecated spelling)
  *   kubectl create workspace <name> [--type=<path:name>] [--enter] [--ignore-existing] [--location-selector=<selector>] [--create-context=<name>]
@@ -116,11 +116,12 @@ function workspaceProgram(): Command {
     const { short, ...connection } = flags;
     return withCommands(connection, (c) => c.current(!!short));
   });
-  addConnectionOptions(program.command('tree').description('Print the current workspace tree.').option('-f, --full', 'Show full workspace names'), {
-    workspace: true,
-  }).action((flags: ConnectionFlags & { full?: boolean }) => {
-    const { full, ...connection } = flags;
-    return withCommands(connection, (c) => c.tree(!!full));
+  addConnectionOptions(
+    program.command('tree').description('Print the current workspace tree.').option('-f, --full', 'Show full workspace names').option('--wide', 'Show workspace and logical cluster status for each node'),
+    { workspace: true },
+  ).action((flags: ConnectionFlags & { full?: boolean; wide?: boolean }) => {
+    const { full, wide, ...connection } = flags;
+    return withCommands(connection, (c) => c.tree(!!full, !!wide));
   });
   addConnectionOptions(
     program
@@ -146,7 +147,7 @@ function createWorkspaceProgram(): Command {
   );
 }
 
-const booleanFlags = new Set(['--short', '--enter', '--ignore-existing', '--full', '--insecure-skip-tls-verify', '--overwrite']);
+const booleanFlags = new Set(['--short', '--enter', '--ignore-existing', '--full', '--wide', '--insecure-skip-tls-verify', '--overwrite']);
 
 /** pflag accepts `--flag=true` / `--flag=false` for booleans; commander only the bare flag. */
 function normalizeBooleanFlags(argv: string[]): string[] {

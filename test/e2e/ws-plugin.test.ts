@@ -100,6 +100,11 @@ describe('kubectl ws plugin', () => {
     assert.equal(await ok(['ws', 'tree']), '.\n└── root\n    ├── org\n    │   └── team\n    │       └── leaf\n    └── sibling\n\n');
     await ok(['ws', ':root:org']);
     assert.equal(await ok(['ws', 'tree', '--full']), '.\n└── root:org\n    └── root:org:team\n        └── root:org:team:leaf\n\n');
+    // --wide: each node's Workspace and LogicalCluster phases, aligned as kcp's tabwriter aligns them.
+    assert.equal(
+      await ok(['ws', 'tree', '--wide']),
+      '.\n└── org           ws=-      lc=Ready\n    └── team      ws=Ready  lc=Ready\n        └── leaf  ws=Ready  lc=Ready\n',
+    );
   });
 
   it('refuses bad input with kcp messages', async () => {

@@ -259,16 +259,23 @@ export class WorkspaceCommands {
   }
 
   /** `kubectl ws tree [--full]`: the current workspace and everything below it, drawn like treeprint. */
-  async tree(full: boolean): Promise<void> {
+  /**
+   * `kubectl ws tree [--full] [--wide]`: with --wide each node also shows its Workspace's phase (`-` for the top one,
+   * whose Workspace is not listed) and its LogicalCluster's (`Unknown` when it cannot be read), in columns aligned as
+   * Go's tabwriter (padding 2) aligns kcp's.
+   */
+  async tree(full: boolean, wide = false): Promise<void> {
     const { base, path } = this.currentURL();
-    const label = full ? path : path.slice(path.lastIndexOf(':') + 1);
+    const name = full ? path : path.slice(path.lastIndexOf(':') + 1);
+    const label = wide ? await this.wideLabel(base, path, name, undefined) : name;
     const lines: string[] = ['.'];
-    const root = { label, children: await this.branch(base, path, label, full) };
+    const root = { label, children: await this.branch(base, path, name, full, wide) };
     draw(root, '', true, lines);
-    this.io.out(`${lines.join('\n')}\n\n`);
+    if (wide) this.io.out(`${alignTabs(lines).join('\n')}\n`);
+    else this.io.out(`${lines.join('\n')}\n\n`);
   }
 
-  private async branch(base: URL, path: string, parentLabel: string, full: boolean): Promise<TreeNode[]> {
+  private async branch(base: URL, path: string, parentName: string, full: boolean, wide: boolean): Promise<TreeNode[]> {
     const r = await this.client.send('GET', base, path, WS);
     if (r.status === 404) return [];
     if (r.status !== 200) throw new PluginError(apiErrorMessage(r));
@@ -277,10 +284,18 @@ export class WorkspaceCommands {
       if (ws.metadata?.deletionTimestamp) continue;
       const parsed = parseClusterURL(ws.spec?.URL ?? '');
       if (!parsed || !ws.spec?.URL) throw new PluginError(`current config context URL ${JSON.stringify(ws.spec?.URL ?? '')} does not point to workspace`);
-      const label = full ? `${parentLabel}:${ws.metadata.name}` : ws.metadata.name;
-      out.push({ label, children: await this.branch(base, parsed.path, label, full) });
+      const name = full ? `${parentName}:${ws.metadata.name}` : ws.metadata.name;
+      const label = wide ? await this.wideLabel(base, parsed.path, name, ws.status?.phase) : name;
+      out.push({ label, children: await this.branch(base, parsed.path, name, full, wide) });
     }
     return out;
+  }
+
+  /** kcp's formatWideName: `<name>\tws=<workspace phase or ->\tlc=<logical cluster phase or Unknown>`. */
+  private async wideLabel(base: URL, path: string, name: string, workspacePhase: string | undefined): Promise<string> {
+    const r = await this.client.send('GET', base, path, '/apis/core.kcp.io/v1alpha1/logicalclusters/cluster').catch(() => undefined);
+    const lcPhase = (r?.status === 200 && typeof r.json?.status?.phase === 'string' && r.json.status.phase) || 'Unknown';
+    return `${name}\tws=${workspacePhase || '-'}\tlc=${lcPhase}`;
   }
 
   /**
@@ -374,6 +389,17 @@ export class WorkspaceCommands {
 interface TreeNode {
   label: string;
   children: TreeNode[];
+}
+
+/**
+ * text/tabwriter with padding 2 and spaces: every tab-terminated cell padded to its column's widest (in characters)
+ * plus 2, over the lines that have that column; the text after the last tab is left as it is.
+ */
+function alignTabs(lines: string[]): string[] {
+  const rows = lines.map((l) => l.split('\t'));
+  const widths: number[] = [];
+  for (const cells of rows) for (let c = 0; c < cells.length - 1; c++) widths[c] = Math.max(widths[c] ?? 0, [...cells[c]!].length);
+  return rows.map((cells) => cells.map((cell, c) => (c < cells.length - 1 ? cell + ' '.repeat(widths[c]! + 2 - [...cell].length) : cell)).join(''));
 }
 
 /** Draws like github.com/xlab/treeprint: `├── `, `└── `, with `│   ` / `    ` indentation per level. */
