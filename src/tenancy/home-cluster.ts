@@ -4,6 +4,7 @@
  * resolution rewrites to it before walking the workspace tree.
  */
 import { createHash } from 'node:crypto';
+import { base36Padded } from './base36.js';
 import { isValidPath } from './paths.js';
 
 /** The first path segment of the alias `user:<name>`. */
@@ -18,11 +19,7 @@ const NAME_BYTES = 8;
  * (kcpcrypto.Base36.BytesPad; eight zero bytes give `00000000`). E.g. `alice` → `v1u4alow0iv9`.
  */
 export function homeClusterName(username: string): string {
-  const bytes = createHash('sha224').update(username, 'utf8').digest().subarray(0, NAME_BYTES);
-  let zeros = 0;
-  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  if (zeros === bytes.length) return '0'.repeat(zeros);
-  return '0'.repeat(zeros) + BigInt(`0x${bytes.toString('hex')}`).toString(36);
+  return base36Padded(createHash('sha224').update(username, 'utf8').digest().subarray(0, NAME_BYTES));
 }
 
 /**

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { KubeObject } from '../apimachinery/object.js';
 import { fromLabelSelector, type LabelSelectorSpec } from '../apimachinery/labels/selector.js';
+import { base36Padded } from './base36.js';
 
 /** The shard a Workspace and its LogicalCluster are scheduled to (kcp's LogicalClusterShardAnnotationKey). */
 export const SHARD_ANNOTATION = 'core.kcp.io/shard';
@@ -55,13 +56,9 @@ export function chooseShard(ws: KubeObject, shards: Iterable<KubeObject>, pick: 
   return { shard: candidates[pick(candidates.length)]! };
 }
 
-/** kcp's Base36Sha224.StringPad: base36 of the SHA-224 digest, a `0` for each leading zero byte. */
+/** kcp's Base36Sha224.StringPad: the SHA-224 digest, padded base 36. */
 function base36Sha224(s: string): string {
-  const digest = createHash('sha224').update(s).digest();
-  let zeros = 0;
-  while (zeros < digest.length && digest[zeros] === 0) zeros++;
-  if (zeros === digest.length) return '0'.repeat(zeros);
-  return '0'.repeat(zeros) + BigInt('0x' + digest.toString('hex')).toString(36);
+  return base36Padded(createHash('sha224').update(s).digest());
 }
 
 /**
