@@ -145,7 +145,7 @@ async function atriumOnEtcd(args: string[]): Promise<Started> {
 }
 
 /** atrium on its embedded SQLite (bench/server-child.ts; `one-thread` keeps SQLite on the serving thread). */
-async function atriumOnSqlite(args: string[]): Promise<Started> {
+export async function atriumOnSqlite(args: string[]): Promise<Started> {
   const a = await startAtrium('server-child.js', args);
   return {
     kubeconfig: a.kubeconfig,

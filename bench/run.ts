@@ -3,6 +3,7 @@
  * run, and their ratio. Exits non-zero when a figure misses its target. Suite names given as arguments select suites.
  */
 import { runAdmissionPolicyBenchmarks } from './admission-policy.js';
+import { runAppliesBenchmarks } from './applies.js';
 import { runAdmissionWebhookBenchmarks } from './admission-webhooks.js';
 import { runAPIExportVWBenchmarks } from './apiexport-vw.js';
 import { runAPIExportWatchBenchmarks } from './apiexport-watch.js';
@@ -21,7 +22,7 @@ import { runSyncerBenchmarks } from './syncer.js';
 import { runWorkspaceBenchmarks } from './workspaces.js';
 import { runWorkloadBenchmarks } from './workloads.js';
 
-const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['moves', runMoveBenchmarks], ['syncer', runSyncerBenchmarks], ['workloads', runWorkloadBenchmarks], ['debug-streams', runDebugStreamBenchmarks], ['admission-policy', runAdmissionPolicyBenchmarks], ['admission-webhooks', runAdmissionWebhookBenchmarks], ['kube', runKubeBenchmarks], ['apiexport-vw', runAPIExportVWBenchmarks], ['apiexport-watch', runAPIExportWatchBenchmarks]];
+const suites: [string, () => Promise<Figure[]>][] = [['core-api', runCoreApiBenchmarks], ['crd', runCrdBenchmarks], ['etcd', runEtcdBenchmarks], ['ssa', runSsaBenchmarks], ['gc', runGcBenchmarks], ['workspaces', runWorkspaceBenchmarks], ['multicluster', runMulticlusterBenchmarks], ['scheduling', runSchedulingBenchmarks], ['moves', runMoveBenchmarks], ['syncer', runSyncerBenchmarks], ['workloads', runWorkloadBenchmarks], ['applies', runAppliesBenchmarks], ['debug-streams', runDebugStreamBenchmarks], ['admission-policy', runAdmissionPolicyBenchmarks], ['admission-webhooks', runAdmissionWebhookBenchmarks], ['kube', runKubeBenchmarks], ['apiexport-vw', runAPIExportVWBenchmarks], ['apiexport-watch', runAPIExportWatchBenchmarks]];
 // `npm run bench -- core-api crd` runs only the named suites.
 const only = process.argv.slice(2);
 let failed = false;
