@@ -265,13 +265,33 @@ export function contentHash(v: unknown): string {
   return createHash('sha256').update(stableStringify(v)).digest('hex').slice(0, 16);
 }
 
+/**
+ * JSON with every object's keys sorted (keys whose value is undefined left out). Built by concatenation, not
+ * map/join, as it runs on every object the syncers write down; its output must stay what it always was, as the hashes
+ * are stored in annotations (an undefined array item, for one, is an empty string between its commas).
+ */
 function stableStringify(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${stableStringify(o[k])}`).join(',')}}`;
+  if (typeof v !== 'object' || v === null) return JSON.stringify(v);
+  if (Array.isArray(v)) {
+    let s = '[';
+    for (let i = 0; i < v.length; i++) {
+      if (i) s += ',';
+      const item = stableStringify(v[i]) as string | undefined;
+      if (item !== undefined) s += item;
+    }
+    return s + ']';
   }
-  return JSON.stringify(v);
+  const o = v as Record<string, unknown>;
+  let s = '{';
+  let first = true;
+  for (const k of Object.keys(o).sort()) {
+    const x = o[k];
+    if (x === undefined) continue;
+    if (!first) s += ',';
+    first = false;
+    s += JSON.stringify(k) + ':' + stableStringify(x);
+  }
+  return s + '}';
 }
 
 /** The hash the syncer last wrote on a downstream object. */

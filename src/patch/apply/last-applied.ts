@@ -6,7 +6,7 @@
  *   - after such an apply, an existing annotation is rewritten to the new configuration, so that switching back to
  *     client-side apply computes the right three-way patch.
  */
-import { type KubeObject, isPlainObject } from '../../apimachinery/object.js';
+import { deepCopy, type KubeObject, isPlainObject } from '../../apimachinery/object.js';
 import { compareObjects } from './compare.js';
 import type { FieldSet } from './field-set.js';
 import { fieldSetOf } from './object-fields.js';
@@ -37,7 +37,7 @@ export function allowedLastAppliedConflicts(live: KubeObject | null, root: SsaTy
 export function syncLastApplied(merged: KubeObject, config: KubeObject): KubeObject {
   const annotations = merged.metadata?.annotations;
   if (!annotations || typeof annotations[LAST_APPLIED_ANNOTATION] !== 'string' || annotations[LAST_APPLIED_ANNOTATION] === '') return merged;
-  const copy = JSON.parse(JSON.stringify(config)) as KubeObject;
+  const copy = deepCopy(config);
   if (copy.metadata?.annotations) delete copy.metadata.annotations[LAST_APPLIED_ANNOTATION];
   annotations[LAST_APPLIED_ANNOTATION] = canonicalJson(copy);
   return merged;

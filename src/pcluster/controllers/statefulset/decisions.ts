@@ -13,7 +13,7 @@
  *   (completeRollingUpdate included).
  * - claimOwnerReferences: the owner references a claim should have under persistentVolumeClaimRetentionPolicy.
  */
-import { type JsonObject, type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
+import { deepCopy, type JsonObject, type KubeObject, isPlainObject } from '../../../apimachinery/object.js';
 import { isPodAvailable, isPodReady } from '../pod-conditions.js';
 import { podRevisionLabel } from '../controller-history.js';
 
@@ -252,7 +252,7 @@ export function claimsForOrdinal(set: KubeObject, ordinal: number): { template: 
         labels: { ...((meta.labels as Record<string, string> | undefined) ?? {}), ...selector },
         ...(isPlainObject(meta.annotations) ? { annotations: { ...(meta.annotations as Record<string, string>) } } : {}),
       },
-      spec: JSON.parse(JSON.stringify(t.spec ?? {})),
+      spec: deepCopy(t.spec ?? {}),
     };
     return { template, claim };
   });
@@ -266,7 +266,7 @@ export function claimsForOrdinal(set: KubeObject, ordinal: number): { template: 
 export function newStatefulSetPod(set: KubeObject, template: JsonObject, ordinal: number, revision: string, ownerRef: JsonObject): KubeObject {
   const name = `${set.metadata?.name}-${ordinal}`;
   const meta = isPlainObject(template.metadata) ? template.metadata : {};
-  const spec: JsonObject = JSON.parse(JSON.stringify(template.spec ?? {}));
+  const spec = deepCopy(template.spec ?? {}) as JsonObject;
   const setSpec = isPlainObject(set.spec) ? set.spec : {};
   spec.hostname = name;
   if (typeof setSpec.serviceName === 'string' && setSpec.serviceName) spec.subdomain = setSpec.serviceName;
