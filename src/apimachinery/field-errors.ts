@@ -72,6 +72,9 @@ function renderValue(v: unknown): string {
   // Go prints a nil bad value as the quoted string "null".
   if (v === null || v === undefined) return '"null"';
   if (typeof v === 'string') return JSON.stringify(v);
+  // JSON.parse reads int64's largest value, 9223372036854775807, as the double 2^63: in a field's error it is that
+  // integer that was sent (2^63 itself overflows int64 and is refused before validation).
+  if (v === 2 ** 63) return '9223372036854775807';
   if (typeof v === 'number' || typeof v === 'bigint') return formatGoDecodedNumber(v);
   if (typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return '"array"';

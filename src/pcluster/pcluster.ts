@@ -9,7 +9,7 @@
  * the standard API, so tools (kubectl, the syncer) cannot tell it from a real cluster for these types.
  */
 import { startServer, type RunningServer, type ServerOptions } from '../server/server.js';
-import type { PluginHost, ServerPlugin } from '../apiserver/plugin.js';
+import type { PluginHost, ServerConnection, ServerPlugin } from '../apiserver/plugin.js';
 import { StatusError } from '../apimachinery/status.js';
 import type { KubeObject } from '../apimachinery/object.js';
 import { runControllers } from '../controllers/manager.js';
@@ -63,6 +63,12 @@ export interface PclusterOptions extends ServerOptions, WorkloadControllerOption
    * (ServiceAccount, DefaultStorageClass, DefaultIngressClass, StorageObjectInUseProtection).
    */
   disableAdmissionPlugins?: readonly string[];
+  /**
+   * false: serve the cluster's API (its resources, bootstrap objects and admission) without any of its controllers, as
+   * kube-apiserver runs without kube-controller-manager, a scheduler or kubelets (the differential suites compare the
+   * two). Default true.
+   */
+  runControllers?: boolean;
 }
 
 export interface RunningPcluster extends RunningServer {
@@ -104,7 +110,7 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
     // StatefulSets, DaemonSets, Jobs, CronJobs, HPAs, PodDisruptionBudgets.
     ...workloadControllerInstallers(opts),
   ];
-  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, jobDurationMs: _jd, missingImages: _mi, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, containerLogIntervalMs: _li, disableAdmissionPlugins, ...serverOptions } = opts;
+  const { name: _name, nodes: _nodes, nodeCapacity: _capacity, readyDelayMs: _delay, deploymentSchema, storageCapacity: _storage, loadBalancerCIDR: _cidr, jobDurationMs: _jd, missingImages: _mi, jobBackoffMs: _jb, cronJobTimeScale: _cs, hpaSyncPeriodMs: _hs, hpaDownscaleStabilizationMs: _hd, controllers: _c, containerLogIntervalMs: _li, disableAdmissionPlugins, runControllers: controllersOn, ...serverOptions } = opts;
   // Its kubelets stop pods before they go: pods are deleted gracefully (graceful-pods.ts).
   const resources = workloadResources.map((r) => (r.resource === 'deployments' && deploymentSchema ? deploymentsWithSchemaVariant(deploymentSchema) : r.group === '' && r.resource === 'pods' ? gracefullyDeletedPods : r));
   // The cluster's own API and controllers plug in like any feature; the caller's plugins come after them.
@@ -125,7 +131,7 @@ export async function startPcluster(opts: PclusterOptions): Promise<RunningPclus
         stop: () => runtime.stop(),
       };
     },
-    controllers: (running) => runControllers({ server: running, userAgent: 'atrium-pcluster/v0.0.0', installers, logAs: 'pcluster controllers started' }),
+    ...(controllersOn === false ? {} : { controllers: (running: ServerConnection) => runControllers({ server: running, userAgent: 'atrium-pcluster/v0.0.0', installers, logAs: 'pcluster controllers started' }) }),
   };
   // A simulated cluster's database only has to survive the process being killed (the resilience suites restart it on
   // the same root dir), not the machine: no fsync per commit, which blocked its event loop ~10% of a 50-app burst.

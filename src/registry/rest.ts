@@ -33,7 +33,7 @@ export interface Strategy {
   /** Returns warnings to send back in Warning headers. */
   warnings?(obj: KubeObject, old?: KubeObject): string[];
   /** Which name validator applies to metadata.name. */
-  nameValidation: 'subdomain' | 'label' | 'path';
+  nameValidation: 'subdomain' | 'label' | 'path' | 'dns1035';
   /** PUT without metadata.resourceVersion is allowed (core types) or 422 (custom resources). */
   allowUnconditionalUpdate: boolean;
   /** PUT of a missing object creates it. */
@@ -70,6 +70,17 @@ export interface Strategy {
    * Terminating condition, nothing else: no grace period, no generation bump).
    */
   markDeletingWithoutGC?: boolean;
+  /**
+   * rest.GarbageCollectionDeleteStrategy's DefaultGarbageCollectionPolicy when it is not DeleteDependents: a DELETE
+   * that names no propagation policy (and an object without the orphan or foregroundDeletion finalizer) orphans the
+   * object's dependents, as batch/v1 Jobs and core/v1 ReplicationControllers do for backward compatibility.
+   */
+  defaultGarbageCollectionPolicy?: 'OrphanDependents';
+  /**
+   * Warnings a DELETE (or DELETE of a collection) gets from the kind's REST itself, given the options it was sent
+   * with (a Job's when the request names no propagation policy).
+   */
+  deleteWarnings?(sent: { propagationPolicy?: string; orphanDependents?: boolean }): string[];
   /**
    * The detail of a 409 for a failed DELETE precondition when the type words it itself (namespace REST.Delete); it is
    * then reported on the resource. Unset: rest.BeforeDelete's wording, reported on the Kind.

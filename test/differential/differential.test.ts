@@ -156,6 +156,11 @@ describe('differential conformance against kube-apiserver v1.32.4', { timeout: 3
     for (const t of targets) {
       const r = await t.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
       assert.equal(r.status, 201, `${t.name}: ${r.text}`);
+      // Pods need the namespace's default ServiceAccount (ServiceAccount admission), which no controller creates here.
+      if (process.env.ATRIUM_DIFF_KINDS === 'workloads') {
+        const sa = await t.request('POST', `/api/v1/namespaces/${NS}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+        assert.ok(sa.status === 201 || sa.status === 409, `${t.name}: ${sa.text}`);
+      }
     }
     const ids = new Set<string>();
     for (const c of cases) {

@@ -4,6 +4,7 @@
  */
 import { builtinCatalog } from '../../src/apimachinery/schema/builtin/index.js';
 import type { TypeDescriptor } from '../../src/apimachinery/schema/types.js';
+import { WORKLOAD_KINDS } from './workload-kinds.js';
 
 export const NS = 'diff';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -43,7 +44,7 @@ const meta = (k: { namespaced: boolean }, name: string, extra: Record<string, un
 
 const rule = { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list'], resourceNames: ['a'] };
 
-export const KINDS: KindUnderTest[] = ([
+const CONTROL_PLANE_KINDS: KindUnderTest[] = [
   {
     kind: 'ConfigMap', apiVersion: 'v1', resource: 'configmaps', namespaced: true, type: 'io.k8s.api.core.v1.ConfigMap',
     valid: (name) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: meta({ namespaced: true }, name, { labels: { app: 'diff' } }), data: { a: '1', 'b.txt': 'two' }, binaryData: { c: b64('three') } }),
@@ -112,7 +113,14 @@ export const KINDS: KindUnderTest[] = ([
       };
     },
   },
-] as KindUnderTest[]).map(fresh);
+];
+
+/**
+ * The kinds under test: the generic control plane's (compared with atrium's root workspace), or with
+ * ATRIUM_DIFF_KINDS=workloads the workload kinds of ./workload-kinds.ts and ConfigMaps (which the metadata cases use),
+ * compared with a simulated cluster's API (./targets.ts).
+ */
+export const KINDS: KindUnderTest[] = (process.env.ATRIUM_DIFF_KINDS === 'workloads' ? [...WORKLOAD_KINDS, CONTROL_PLANE_KINDS.find((k) => k.kind === 'ConfigMap')!] : CONTROL_PLANE_KINDS).map(fresh);
 
 /** The objects' name of a CRD case: a CRD is named <plural>.diff.example.com. */
 export function storedName(k: KindUnderTest, name: string): string {

@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { doRequest, startTestServer, type HttpResponse } from '../helpers/harness.js';
+import { doRequest, harnessFor, startTestServer, type HttpResponse } from '../helpers/harness.js';
+import { startPcluster } from '../../src/pcluster/pcluster.js';
 import { startEtcd } from '../helpers/etcd.js';
 
 export interface Target {
@@ -73,6 +74,16 @@ export async function startReference(): Promise<Target> {
 export async function startAtrium(onEtcd: boolean): Promise<Target> {
   const etcd = onEtcd ? await startEtcd() : undefined;
   const rootDir = mkdtempSync(join(tmpdir(), 'atrium-diff-'));
+  if (process.env.ATRIUM_DIFF_KINDS === 'workloads') {
+    // The workload kinds: a simulated cluster's API and admission, none of its controllers (./workload-kinds.ts).
+    const cluster = await startPcluster({ name: 'diff', rootDir, bindAddress: '127.0.0.1', securePort: 0, runControllers: false, builtinControllers: false, ...(etcd ? { etcd: { endpoints: etcd.endpoints, compactionIntervalMs: 0 } } : {}) });
+    const ts = harnessFor(cluster, rootDir, async () => {
+      await cluster.stop();
+      await etcd?.stop();
+      rmSync(rootDir, { recursive: true, force: true });
+    });
+    return { name: onEtcd ? 'etcd' : 'sqlite', request: (method, path, body, headers) => ts.request(method, path, body, { headers }), stop: () => ts.stop() };
+  }
   const ts = await startTestServer({
     rootDir,
     server: etcd ? { etcd: { endpoints: etcd.endpoints, compactionIntervalMs: 0 } } : {},

@@ -300,7 +300,8 @@ describe('pcluster replication controllers', () => {
     const after = await status(1);
     assert.equal(after.metadata.generation, 2);
     await eventually('one legacy pod', async () => (await get(`${ns}/pods?labelSelector=app%3Dlegacy`)).items.length === 1);
-    await ts.request('DELETE', `${ns}/replicationcontrollers/legacy`);
+    // As kubectl deletes it: core/v1 orphans an RC's pods unless the DELETE asks otherwise.
+    await ts.request('DELETE', `${ns}/replicationcontrollers/legacy`, { propagationPolicy: 'Background' });
     await eventually('legacy pods gone', async () => (await get(`${ns}/pods?labelSelector=app%3Dlegacy`)).items.length === 0);
   });
 });

@@ -11,6 +11,7 @@ import { isPlainObject } from '../object.js';
 import { type FieldType, type ScalarType, type TypeCatalog, fieldsByName } from './types.js';
 import { resolveJSONSchemaUnion } from './unknown-fields.js';
 import { RFC3339, RFC3339_MICRO, goTimeParseError } from './go-time.js';
+import { GO_NAMED_FIELD_TYPES } from './builtin/go-named-types.js';
 
 /**
  * How the value reaches the Go type: `json` is encoding/json decoding a body (create, update, and a JSON or merge
@@ -35,20 +36,12 @@ interface Saved {
 
 /**
  * Fields whose Go type is a named type rather than the scalar, slice or struct the catalog records, by Go struct and
- * JSON name: Go's message names that type (`of type v1.SecretType`, `of type types.UID`).
+ * JSON name: Go's message names that type (`of type v1.SecretType`, `of type types.UID`). The built-in kinds' come from
+ * their Go types (builtin/go-named-types.ts); these are the CRD API's and a few the catalog records otherwise.
  */
 const GO_NAMED_TYPES = new Map<string, string>([
-  ['ObjectMeta.uid', 'types.UID'],
-  ['OwnerReference.uid', 'types.UID'],
-  ['ObjectReference.uid', 'types.UID'],
-  ['Secret.type', 'v1.SecretType'],
-  ['LeaseSpec.strategy', 'v1.CoordinatedLeaseStrategy'],
+  ...GO_NAMED_FIELD_TYPES,
   ['LeaseSpec.preferredHolder', 'string'],
-  ['NamespaceSpec.finalizers', '[]v1.FinalizerName'],
-  ['NamespaceStatus.phase', 'v1.NamespacePhase'],
-  ['NamespaceCondition.type', 'v1.NamespaceConditionType'],
-  ['NamespaceCondition.status', 'v1.ConditionStatus'],
-  ['ManagedFieldsEntry.operation', 'v1.ManagedFieldsOperationType'],
   ['CustomResourceDefinitionSpec.scope', 'v1.ResourceScope'],
   ['CustomResourceConversion.strategy', 'v1.ConversionStrategyType'],
   ['CustomResourceDefinitionCondition.type', 'v1.CustomResourceDefinitionConditionType'],
@@ -58,12 +51,30 @@ const GO_NAMED_TYPES = new Map<string, string>([
   ['JSONSchemaProps.dependencies', 'v1.JSONSchemaDependencies'],
   ['JSONSchemaProps.$schema', 'v1.JSONSchemaURL'],
   ['JSONSchemaProps.enum', '[]v1.JSON'],
-  ['LabelSelectorRequirement.operator', 'v1.LabelSelectorOperator'],
   ['ValidationRule.reason', 'v1.FieldValueErrorReason'],
   ['SelectableField.jsonPath', 'string'],
 ]);
 
-const goScalar: Partial<Record<ScalarType, string>> = { string: 'string', boolean: 'bool', int32: 'int32', int64: 'int64', double: 'float64', bytes: '[]uint8' };
+/** The element type Go names for an item of a list or map field of Go type `goType` (`[]v1.Capability` → v1.Capability). */
+function elementGoType(goType: string | undefined): string | undefined {
+  if (goType === undefined) return undefined;
+  if (goType.startsWith('[]')) return goType.slice(2);
+  if (goType.startsWith('map[')) {
+    let depth = 0;
+    for (let i = 3; i < goType.length; i++) {
+      if (goType[i] === '[') depth++;
+      else if (goType[i] === ']' && --depth === 0) return goType.slice(i + 1);
+    }
+  }
+  return undefined; // a named slice or map (v1.ResourceList): its items are named by the catalog's element type
+}
+
+// The types with their own JSON decoding are named too: a list or map of them held by the wrong JSON type is reported
+// with them (`of type map[string]v1.Time`).
+const goScalar: Partial<Record<ScalarType, string>> = {
+  string: 'string', boolean: 'bool', int32: 'int32', int64: 'int64', double: 'float64', bytes: '[]uint8',
+  time: 'v1.Time', microTime: 'v1.MicroTime', duration: 'v1.Duration', intOrString: 'intstr.IntOrString', quantity: 'resource.Quantity',
+};
 
 /** Go's name of a catalog type: the package's last segment and the type (`v1.ObjectMeta`). */
 function goTypeName(typeName: string): string {
@@ -105,11 +116,12 @@ function checkStruct(value: unknown, catalog: TypeCatalog, typeName: string, pat
 }
 
 /** `struct` is the innermost Go struct holding the field; Go names it with the whole JSON path from the root. */
-function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path: string, struct: string, saved: Saved): string | undefined {
+function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path: string, struct: string, saved: Saved, named?: string | null): string | undefined {
   if (value === null || value === undefined) return undefined;
   // A mismatch is saved (the first one wins) and decoding skips the value: undefined tells the caller to go on.
   const mismatch = (what = jsonTypeOf(value)): undefined => {
-    const goType = GO_NAMED_TYPES.get(`${struct}.${path.slice(path.lastIndexOf('.') + 1)}`) ?? goTypeOf(type);
+    // `named`: the Go type an item of a named-type list or map has (null: none, the catalog's type names it).
+    const goType = (named === undefined ? GO_NAMED_TYPES.get(`${struct}.${path.slice(path.lastIndexOf('.') + 1)}`) : (named ?? undefined)) ?? goTypeOf(type);
     if (goType !== undefined) saved.first ??= `json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type ${goType}`;
     return undefined;
   };
@@ -145,6 +157,13 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
         // resource.Quantity decodes itself (UnmarshalJSON: the text, unquoted, through ParseQuantity), and its error
         // ends decoding as it is, without the field's context.
         return isExactQuantity(value) ? undefined : quantityFormatError;
+      case 'intOrString': {
+        // intstr.IntOrString.UnmarshalJSON: a JSON string is the string, anything else is json.Unmarshal'ed into an
+        // int32, whose type error ends decoding and gets the field's context (`... maxSurge of type int32`).
+        if (typeof value === 'string') return undefined;
+        const what = typeof value === 'number' ? (Number.isInteger(value) && value <= 2147483647 && value >= -2147483648 ? undefined : `number ${value}`) : jsonTypeOf(value);
+        return what === undefined ? undefined : `json: cannot unmarshal ${what} into Go struct field ${struct}.${path} of type int32`;
+      }
       default:
         return undefined; // other custom unmarshalers (duration, quantity, int-or-string, raw JSON, ...)
     }
@@ -160,18 +179,26 @@ function checkField(value: unknown, catalog: TypeCatalog, type: FieldType, path:
   }
   if ('list' in type) {
     if (!Array.isArray(value)) return mismatch();
+    const itemType = itemGoType(named, struct, path);
     for (const item of value) {
-      const err = checkField(item, catalog, type.list, path, struct, saved);
+      const err = checkField(item, catalog, type.list, path, struct, saved, itemType);
       if (err) return err;
     }
     return undefined;
   }
   if (!isPlainObject(value)) return mismatch();
+  const itemType = itemGoType(named, struct, path);
   for (const item of Object.values(value)) {
-    const err = checkField(item, catalog, type.map, path, struct, saved);
+    const err = checkField(item, catalog, type.map, path, struct, saved, itemType);
     if (err) return err;
   }
   return undefined;
+}
+
+/** The Go type of the items of the list or map at `path` (see checkField's `named`). */
+function itemGoType(named: string | null | undefined, struct: string, path: string): string | null {
+  const own = named === undefined ? GO_NAMED_TYPES.get(`${struct}.${path.slice(path.lastIndexOf('.') + 1)}`) : (named ?? undefined);
+  return elementGoType(own) ?? null;
 }
 
 /** Catalog types without fields are decoded by custom code (e.g. a JSON wrapper): not checked as structs. */

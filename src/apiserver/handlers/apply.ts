@@ -33,6 +33,8 @@ export async function handleApply(r: ParsedRequest<'apply'>): Promise<void> {
   // The configuration is pruned but not defaulted: defaults go into the merged object below.
   const warnings = [...duplicates, ...fieldValidationProblems(r, { mode: fieldValidation, obj: config, duplicates: [], kind: def.kind, withDefaults: false })];
   let attrs: AdmissionAttributes | undefined;
+  // The kind's own warnings for the write (WarningsOnCreate or WarningsOnUpdate), added by the store once it validated.
+  const strategyWarnings: string[] = [];
   let result: { object: KubeObject; created: boolean };
   try {
     result = await r.store.guaranteedUpdate(
@@ -82,7 +84,7 @@ export async function handleApply(r: ParsedRequest<'apply'>): Promise<void> {
         }
         return unchanged && admitted === applied ? NO_CHANGE : admitted;
       },
-      { dryRun, validateAdmission: r.admission.validates ? (obj, old) => validateWrite(r, attrs!)!(obj, old) : undefined },
+      { dryRun, warnings: strategyWarnings, validateAdmission: r.admission.validates ? (obj, old) => validateWrite(r, attrs!)!(obj, old) : undefined },
       r.subresource,
       !r.subresource,
     );
@@ -91,6 +93,6 @@ export async function handleApply(r: ParsedRequest<'apply'>): Promise<void> {
     throw err;
   }
   const { object, created } = result;
-  addWarnings(r.res, warnings);
+  addWarnings(r.res, [...warnings, ...strategyWarnings]);
   writeObject(r.res, created ? 201 : 200, subresourceView(r, object), r.output, def);
 }

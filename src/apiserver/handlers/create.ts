@@ -35,6 +35,8 @@ export async function handleCreate(r: ParsedRequest<'create'>): Promise<void> {
     options: optionsObject('CreateOptions', { dryRun, fieldManager, fieldValidation: r.options.fieldValidation }),
   };
   let created: KubeObject;
+  // The kind's own warnings (WarningsOnCreate), added by the store once the object validated.
+  const strategyWarnings: string[] = [];
   // Mutating admission runs in the store once managedFields record the create (as upstream's handler updates them
   // before admitting), so what admission adds is owned by no manager.
   const admit = async (obj: KubeObject): Promise<KubeObject> => {
@@ -45,13 +47,13 @@ export async function handleCreate(r: ParsedRequest<'create'>): Promise<void> {
   };
   try {
     // The decoded body is this request's own: the store may write into it.
-    created = await r.store.create(r.ctx, r.namespace, obj, { dryRun, fieldManager, inputHandedOver: true, rejectResourceVersion: true, admit, validateAdmission: validateWrite(r, attrs) });
+    created = await r.store.create(r.ctx, r.namespace, obj, { dryRun, fieldManager, inputHandedOver: true, rejectResourceVersion: true, admit, validateAdmission: validateWrite(r, attrs), warnings: strategyWarnings });
   } catch (err) {
     // Warnings recorded before a failure (a webhook's, say) go out with the error, as upstream's recorder sends them.
     addWarnings(r.res, warnings);
     throw err;
   }
-  addWarnings(r.res, [...warnings, ...(def.strategy.warnings?.(created) ?? [])]);
+  addWarnings(r.res, [...warnings, ...strategyWarnings]);
   writeObject(r.res, 201, created, r.output, def);
 }
 

@@ -16,6 +16,7 @@ export async function handleDelete(r: ParsedRequest<'delete'>): Promise<void> {
   const opts = await deleteOptionsOf(r, r.options);
   const attrs = deleteAttributes(r, r.name, opts);
   await r.admission.admit(attrs);
+  attrs.warnings!.push(...(def.strategy.deleteWarnings?.(opts) ?? []));
   let result: Awaited<ReturnType<typeof r.store.delete>>;
   try {
     result = await r.store.delete(r.ctx, r.namespace, r.name, { ...opts, validateAdmission: validateDelete(r, attrs) });
@@ -36,6 +37,7 @@ export async function handleDeleteCollection(r: ParsedRequest<'deletecollection'
   const opts = await deleteOptionsOf(r, r.options.delete);
   const attrs = deleteAttributes(r, '', opts);
   await r.admission.admit(attrs);
+  attrs.warnings!.push(...(def.strategy.deleteWarnings?.(opts) ?? []));
   // The answer is the list that was deleted, as listed (with its resourceVersion and, under a limit, continue).
   let listed: Awaited<ReturnType<typeof r.store.deleteCollection>>;
   try {

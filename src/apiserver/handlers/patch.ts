@@ -45,6 +45,8 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
     warnings.push(...dedupOwnerReferences(admitted, true));
     return admitted;
   };
+  // The kind's own warnings for the write (WarningsOnUpdate), added by the store once the result validated.
+  const strategyWarnings: string[] = [];
   let updated: { object: KubeObject };
   try {
     updated = await r.store.guaranteedUpdate(
@@ -98,6 +100,7 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
       {
         dryRun,
         fieldManager,
+        warnings: strategyWarnings,
         ...(r.subresource ? {} : { admit: (obj: KubeObject) => admit(obj) }),
         validateAdmission: r.admission.validates ? (obj, old) => validateWrite(r, attrs!)!(obj, old) : undefined,
       },
@@ -108,6 +111,6 @@ export async function handlePatch(r: ParsedRequest<'patch'>): Promise<void> {
     throw err;
   }
   const { object } = updated;
-  addWarnings(r.res, warnings);
+  addWarnings(r.res, [...warnings, ...strategyWarnings]);
   writeObject(r.res, 200, subresourceView(r, object), r.output, def);
 }

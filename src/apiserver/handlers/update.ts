@@ -37,20 +37,22 @@ export async function handleUpdate(r: ParsedRequest<'update'>): Promise<void> {
     return admitted;
   };
   let dedupWarnings: string[] = [];
+  // The kind's own warnings for the write (WarningsOnUpdate, or WarningsOnCreate when the PUT creates), from the store.
+  const strategyWarnings: string[] = [];
   let result: { object: KubeObject; created: boolean };
   try {
     // A main-resource PUT is admitted in the store once managedFields record it (upstream's transformers: the field
     // manager's, then admission's); a subresource's view is admitted as it comes, before the store maps it onto the
     // object (atrium records a subresource write's managedFields on the mapped result).
     const admission = r.subresource ? { admitUpdate } : { admit: admitUpdate };
-    result = await r.store.update(r.ctx, r.namespace, r.name, obj, { dryRun, fieldManager, ...admission, validateAdmission: validateWrite(r, attrs) }, r.subresource);
+    result = await r.store.update(r.ctx, r.namespace, r.name, obj, { dryRun, fieldManager, warnings: strategyWarnings, ...admission, validateAdmission: validateWrite(r, attrs) }, r.subresource);
   } catch (err) {
     // Warnings recorded before a failure (a webhook's, say) go out with the error, as upstream's recorder sends them.
     addWarnings(r.res, warnings);
     throw err;
   }
   const { object, created } = result;
-  warnings.push(...dedupWarnings);
+  warnings.push(...dedupWarnings, ...strategyWarnings);
   addWarnings(r.res, warnings);
   writeObject(r.res, created ? 201 : 200, subresourceView(r, object), r.output, def);
 }

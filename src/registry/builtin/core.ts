@@ -294,6 +294,8 @@ const events = defineBuiltin({
   shortNames: ['ev'],
   definitionName: 'io.k8s.api.core.v1.Event',
   strategy: {
+    // A PUT of a missing Event creates it (eventStrategy AllowCreateOnUpdate).
+    allowCreateOnUpdate: true,
     selectableFields: eventFields,
     validate(obj) {
       const errs: FieldError[] = [];

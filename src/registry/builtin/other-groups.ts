@@ -30,7 +30,7 @@ const eventsV1 = defineBuiltin({
   namespaced: true,
   shortNames: ['ev'],
   definitionName: 'io.k8s.api.events.v1.Event',
-  strategy: { selectableFields: eventsV1Fields },
+  strategy: { allowCreateOnUpdate: true, selectableFields: eventsV1Fields },
 });
 // One storage for both Event APIs (see event-conversion.ts).
 eventsV1.storage = { group: '', resource: 'events', toStorage: eventsV1ToCore, fromStorage: coreToEventsV1 };

@@ -64,6 +64,8 @@ export const resourceQuotas = defineBuiltin({
   shortNames: ['quota'],
   definitionName: 'io.k8s.api.core.v1.ResourceQuota',
   strategy: {
+    // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
+    returnDeletedObject: true,
     prepareForCreate(obj) {
       delete obj.status;
       canonicalizeSpec(obj);

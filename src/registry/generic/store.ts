@@ -86,6 +86,12 @@ export interface WriteOptions {
    * store. Retries after a storage conflict call it again.
    */
   admit?: (obj: KubeObject, old: KubeObject | null) => Promise<KubeObject>;
+  /**
+   * Collects the strategy's warnings for the write (WarningsOnCreate / WarningsOnUpdate), computed once the object
+   * passed validation as upstream's rest.BeforeCreate and BeforeUpdate add them; a retry replaces them. Subresource
+   * writes have none (every upstream subresource strategy returns nil).
+   */
+  warnings?: string[];
 }
 
 export interface DeleteOptions {
@@ -144,7 +150,7 @@ export interface DeletionRelease {
  * as the options ask (orphanDependents, else propagationPolicy, else whichever of the two the object carries first),
  * or undefined when that leaves the set as it is.
  */
-function deletionFinalizersForGarbageCollection(existing: string[], opts: DeleteOptions): string[] | undefined {
+function deletionFinalizersForGarbageCollection(existing: string[], opts: DeleteOptions, defaultPolicy?: 'OrphanDependents'): string[] | undefined {
   let orphan: boolean;
   let foreground: boolean;
   if (opts.orphanDependents !== undefined) {
@@ -155,7 +161,7 @@ function deletionFinalizersForGarbageCollection(existing: string[], opts: Delete
     foreground = opts.propagationPolicy === 'Foreground';
   } else {
     const first = existing.find((f) => f === 'orphan' || f === 'foregroundDeletion');
-    orphan = first === 'orphan';
+    orphan = first === 'orphan' || (first === undefined && defaultPolicy === 'OrphanDependents');
     foreground = first === 'foregroundDeletion';
   }
   const next = existing.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
@@ -168,8 +174,8 @@ function deletionFinalizersForGarbageCollection(existing: string[], opts: Delete
 }
 
 /** Sets the finalizers deletionFinalizersForGarbageCollection asks for on a metadata; true when they changed. */
-function applyGarbageCollectionFinalizers(meta: ObjectMeta, opts: DeleteOptions): boolean {
-  const finalizers = deletionFinalizersForGarbageCollection(meta.finalizers ?? [], opts);
+function applyGarbageCollectionFinalizers(meta: ObjectMeta, opts: DeleteOptions, defaultPolicy?: 'OrphanDependents'): boolean {
+  const finalizers = deletionFinalizersForGarbageCollection(meta.finalizers ?? [], opts, defaultPolicy);
   if (!finalizers) return false;
   if (finalizers.length) meta.finalizers = finalizers;
   else delete meta.finalizers;
@@ -577,6 +583,7 @@ export class GenericStore {
     this.def.strategy.prepareForCreate?.(obj, ctx);
     const errs = this.validateCreate(obj);
     if (errs.length) throw errors.invalid(this.def.group, this.def.kind, displayName(obj), errs);
+    if (opts.warnings) opts.warnings.splice(0, opts.warnings.length, ...(this.def.strategy.warnings?.(obj) ?? []));
     if (opts.validateAdmission) await opts.validateAdmission(obj, null);
     // Validated as decoded, stored (and answered) as Go's round trip leaves it: without empty omitempty lists and maps.
     this.def.codec.roundTrip?.(obj);
@@ -842,6 +849,7 @@ export class GenericStore {
       ? (this.def.subresourceStrategies[subresource]?.validate?.(next, current) ?? validateObjectMetaUpdate(metaOf(next), metaOf(current)))
       : this.validateUpdate(next, current);
     if (errs.length) throw errors.invalid(this.def.group, this.def.kind, name, errs);
+    if (opts.warnings) opts.warnings.splice(0, opts.warnings.length, ...(subresource ? [] : (this.def.strategy.warnings?.(next, current) ?? [])));
     if (opts.validateAdmission) await opts.validateAdmission(next, current);
     // Validated as decoded, stored (and answered) as Go's round trip leaves it: without empty omitempty lists and maps.
     this.def.codec.roundTrip?.(next);
@@ -1081,7 +1089,7 @@ export class GenericStore {
         // object stays whatever is pending.
         nmeta.deletionTimestamp = nowRFC3339();
         this.def.strategy.onDeletionStarted?.(next);
-        if (!this.def.strategy.markDeletingWithoutGC) applyGarbageCollectionFinalizers(nmeta, opts);
+        if (!this.def.strategy.markDeletingWithoutGC) applyGarbageCollectionFinalizers(nmeta, opts, this.def.strategy.defaultGarbageCollectionPolicy);
         const marked = await this.storeDeletionMark(ctx, key, name, next, kv, opts);
         if (marked === RETRY) continue;
         return marked;
@@ -1097,7 +1105,7 @@ export class GenericStore {
           if ((nmeta.generation ?? 0) > 0) nmeta.generation = nmeta.generation! + 1;
           this.def.strategy.onDeletionStarted?.(next);
         }
-        applyGarbageCollectionFinalizers(nmeta, opts);
+        applyGarbageCollectionFinalizers(nmeta, opts, this.def.strategy.defaultGarbageCollectionPolicy);
         const marked = await this.storeDeletionMark(ctx, key, name, next, kv, opts);
         if (marked === RETRY) continue;
         return marked;
@@ -1116,7 +1124,7 @@ export class GenericStore {
       }
       // The garbage-collection finalizers follow the options on every DELETE, also of an object already being
       // deleted (store.go updateForGracefulDeletionAndFinalizers: none of these types deletes gracefully).
-      if (applyGarbageCollectionFinalizers(nmeta, opts)) changed = true;
+      if (applyGarbageCollectionFinalizers(nmeta, opts, this.def.strategy.defaultGarbageCollectionPolicy)) changed = true;
       if (this.hasPendingFinalizers(next)) {
         // markAsDeleting: the first deletionTimestamp stays; the grace period is always 0.
         if (!nmeta.deletionTimestamp) {

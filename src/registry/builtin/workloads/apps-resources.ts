@@ -19,6 +19,7 @@ import {
 } from './apps-validation.js';
 import { controllerRevisionPrinter, daemonSetPrinter, statefulSetPrinter } from './kind-printers.js';
 import { asObject, fillStatusZeros, keepStatus, scaleDescriptor, statusSubresource, withPrinter } from './kinds-common.js';
+import { daemonSetWarnings, statefulSetWarnings } from './pod-warnings.js';
 
 /** The StatefulSetStatus fields Go writes even when zero. */
 const statefulSetStatusZeros = { replicas: 0, availableReplicas: 0 };
@@ -60,6 +61,7 @@ export const statefulSets: ResourceDefinition = withPrinter(
       },
       validate: validateStatefulSet,
       validateUpdate: validateStatefulSetUpdate,
+      warnings: statefulSetWarnings,
     },
     subresources: [statusSubresource('StatefulSet', statefulSetStatusZeros, validateStatefulSetStatus), scaleDescriptor],
   }),
@@ -104,6 +106,7 @@ export const daemonSets: ResourceDefinition = withPrinter(
       },
       validate: validateDaemonSet,
       validateUpdate: (obj, old) => [...validateDaemonSet(obj), ...validateSelectorUnchanged(obj, old)],
+      warnings: daemonSetWarnings,
     },
     subresources: [statusSubresource('DaemonSet', daemonSetStatusZeros)],
   }),

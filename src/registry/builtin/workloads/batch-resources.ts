@@ -5,20 +5,14 @@
  * the simulated cluster's (src/pcluster/controllers/job, cronjob); the registry only stores and serves them.
  */
 import { isPlainObject, jsonEqual, type KubeObject } from '../../../apimachinery/object.js';
-import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
 import type { ResourceDefinition } from '../../rest.js';
 import { defineBuiltin } from '../define.js';
 import { defaultCronJob, defaultJob, generateJobSelector } from './batch-defaults.js';
 import { validateCronJob, validateCronJobUpdate, validateJob, validateJobStatus, validateJobUpdate } from './batch-validation.js';
 import { cronJobPrinter, jobPrinter } from './kind-printers.js';
 import { asObject, keepStatus, statusSubresource, withPrinter } from './kinds-common.js';
+import { cronJobWarnings, jobWarnings } from './pod-warnings.js';
 
-/** WarningsOnCreate of Jobs and CronJobs: their names end up in pod names and hostnames. */
-function nameWarnings(obj: KubeObject, old?: KubeObject): string[] {
-  if (old) return [];
-  const msgs = isDNS1123Label(String(asObject(obj.metadata).name ?? ''));
-  return msgs.length ? [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`] : [];
-}
 
 export const jobs: ResourceDefinition = withPrinter(
   defineBuiltin({
@@ -51,7 +45,14 @@ export const jobs: ResourceDefinition = withPrinter(
       },
       validate: (obj) => validateJob(obj),
       validateUpdate: validateJobUpdate,
-      warnings: nameWarnings,
+      warnings: jobWarnings,
+      // batch/v1 orphans a Job's pods unless the DELETE says otherwise (job strategy DefaultGarbageCollectionPolicy),
+      // and job REST.Delete warns about it.
+      defaultGarbageCollectionPolicy: 'OrphanDependents',
+      deleteWarnings: (sent) =>
+        sent.propagationPolicy === undefined && sent.orphanDependents === undefined
+          ? ['child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning']
+          : [],
       selectableFields: (obj) => {
         const succeeded = asObject(obj.status).succeeded;
         return { 'status.successful': String(typeof succeeded === 'number' ? succeeded : 0) };
@@ -86,7 +87,7 @@ export const cronJobs: ResourceDefinition = withPrinter(
       },
       validate: validateCronJob,
       validateUpdate: validateCronJobUpdate,
-      warnings: nameWarnings,
+      warnings: cronJobWarnings,
     },
     subresources: [statusSubresource('CronJob', {}, undefined)],
   }),

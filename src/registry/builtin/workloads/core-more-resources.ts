@@ -11,6 +11,7 @@ import { endpointsPrinter, podTemplatePrinter, replicationControllerPrinter } fr
 import { validateEndpoints, validatePodTemplate, validateReplicationController, validateReplicationControllerStatus } from './core-more-validation.js';
 import { scaleOf, scaleSubresource } from './scale.js';
 import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
+import { podTemplateKindWarnings, replicationControllerWarnings } from './pod-warnings.js';
 
 /** A replication controller's Scale: its selector is a label map, printed as `k=v,...` in status.selector. */
 const replicationControllerScale: SubresourceStrategy = {
@@ -44,12 +45,10 @@ export const replicationControllers = defineBuiltin({
       defaultReplicationController(obj);
     },
     validate: validateReplicationController,
-    warnings(obj, old) {
-      if (old) return [];
-      const name = String(obj.metadata?.name ?? '');
-      const msgs = isDNS1123Label(name);
-      return msgs.length ? [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`] : [];
-    },
+    warnings: replicationControllerWarnings,
+    // core/v1 orphans a ReplicationController's pods unless the DELETE says otherwise (rc strategy
+    // DefaultGarbageCollectionPolicy; kubectl sends Background).
+    defaultGarbageCollectionPolicy: 'OrphanDependents',
     selectableFields: (obj) => ({ 'status.replicas': String((isPlainObject(obj.status) && typeof obj.status.replicas === 'number' ? obj.status.replicas : 0)) }),
   },
   subresources: [
@@ -88,10 +87,13 @@ export const podTemplates = defineBuiltin({
   // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
   defaults: defaultPodTemplateObject,
   strategy: {
+    // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
+    returnDeletedObject: true,
     tracksGeneration: true,
     prepareForCreate: defaultPodTemplateObject,
     prepareForUpdate: (obj) => defaultPodTemplateObject(obj),
     validate: validatePodTemplate,
+    warnings: podTemplateKindWarnings,
   },
   printer: podTemplatePrinter,
 });

@@ -219,7 +219,7 @@ export function validateCSIStorageCapacityUpdate(capacity: KubeObject, old: Kube
 }
 
 /** pkg/api/node's deprecated node labels, which a nodeTopology selecting on them is warned about. */
-const DEPRECATED_NODE_LABELS: Record<string, string> = {
+export const DEPRECATED_NODE_LABELS: Record<string, string> = {
   'beta.kubernetes.io/arch': 'deprecated since v1.14; use "kubernetes.io/arch" instead',
   'beta.kubernetes.io/os': 'deprecated since v1.14; use "kubernetes.io/os" instead',
   'failure-domain.beta.kubernetes.io/region': 'deprecated since v1.17; use "topology.kubernetes.io/region" instead',

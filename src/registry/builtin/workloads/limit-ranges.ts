@@ -155,6 +155,8 @@ export const limitRanges = defineBuiltin({
   shortNames: ['limits'],
   definitionName: 'io.k8s.api.core.v1.LimitRange',
   strategy: {
+    // A PUT of a missing LimitRange creates it (limitrangeStrategy AllowCreateOnUpdate).
+    allowCreateOnUpdate: true,
     prepareForCreate: canonicalize,
     prepareForUpdate: (obj) => canonicalize(obj),
     validate: validateLimitRange,

@@ -40,6 +40,7 @@ import { horizontalPodAutoscalersV1, horizontalPodAutoscalersV2 } from './autosc
 import { cronJobs, jobs } from './batch-resources.js';
 import { podDisruptionBudgets } from './policy-resources.js';
 import { limitRanges } from './limit-ranges.js';
+import { podWarnings, templateKindWarnings } from './pod-warnings.js';
 
 /** A built-in definition with the printer render.ts uses for Table output. */
 
@@ -57,6 +58,15 @@ const statusDescriptor = (kind: string, reset: Parameters<typeof statusKeepingMe
 /** The main endpoint never writes status; a create starts from an empty one (strategy PrepareForCreate). */
 function resetStatus(obj: KubeObject): void {
   obj.status = {};
+}
+
+/**
+ * Convert_v1_Pod_To_core_Pod: a Pod's negative terminationGracePeriodSeconds is taken as 1 (a pod template's is kept,
+ * and warned about).
+ */
+function negativeGracePeriodAsOne(obj: KubeObject): void {
+  const spec = obj.spec;
+  if (isPlainObject(spec) && typeof spec.terminationGracePeriodSeconds === 'number' && spec.terminationGracePeriodSeconds < 0) spec.terminationGracePeriodSeconds = 1;
 }
 
 function keepStatus(obj: KubeObject, old: KubeObject): void {
@@ -88,6 +98,7 @@ export const deployments = withPrinter(
       },
       validate: validateDeployment,
       validateUpdate: (obj, old) => [...validateDeployment(obj), ...validateSelectorImmutable(obj, old)],
+      warnings: templateKindWarnings(true),
     },
     subresources: [statusDescriptor('Deployment', ['labels']), scaleDescriptor],
   }),
@@ -118,6 +129,7 @@ export const replicaSets = withPrinter(
       },
       validate: validateReplicaSet,
       validateUpdate: (obj, old) => [...validateReplicaSet(obj), ...validateSelectorImmutable(obj, old)],
+      warnings: templateKindWarnings(true),
     },
     subresources: [statusDescriptor('ReplicaSet'), scaleDescriptor],
   }),
@@ -189,8 +201,11 @@ export const pods = withPrinter(
     // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
     defaults: defaultPod,
     strategy: {
+      // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
+      returnDeletedObject: true,
       prepareForCreate(obj) {
         defaultPod(obj);
+        negativeGracePeriodAsOne(obj);
         admitPodCreate(obj);
         const status: Record<string, unknown> = { phase: 'Pending', qosClass: podQOSClass(obj.spec as Record<string, unknown>) };
         obj.status = status;
@@ -206,10 +221,12 @@ export const pods = withPrinter(
       prepareForUpdate(obj, old) {
         keepStatus(obj, old);
         defaultPod(obj);
+        negativeGracePeriodAsOne(obj);
         keepAdmittedPriority(obj, old);
       },
       validate: validatePodCreate,
       validateUpdate: validatePodUpdate,
+      warnings: podWarnings,
       selectableFields: podFields,
     },
     subresources: [ephemeralContainersDescriptor, statusDescriptor('Pod', ['ownerReferences'])],
@@ -221,6 +238,27 @@ export const pods = withPrinter(
 function allocateClusterIP(): string {
   const offset = randomInt(2, 2 ** 20 - 1);
   return `10.${96 + (offset >> 16)}.${(offset >> 8) & 255}.${offset & 255}`;
+}
+
+const needsNodePort = (spec: Record<string, unknown>) => spec.type === 'NodePort' || (spec.type === 'LoadBalancer' && spec.allocateLoadBalancerNodePorts !== false);
+const needsHealthCheckNodePort = (spec: Record<string, unknown>) => spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
+const nodePortsOf = (spec: Record<string, unknown>) =>
+  new Set(((Array.isArray(spec.ports) ? spec.ports : []) as Record<string, unknown>[]).map((p) => p.nodePort).filter((n) => typeof n === 'number' && n !== 0));
+
+/**
+ * dropTypeDependentFields (service strategy), for the allocated ports: an update switching to a type that needs no
+ * node ports (or health check port) clears the ones the server allocated, unless the user changed them too (then
+ * validation refuses them).
+ */
+function dropTypeDependentPorts(obj: KubeObject, old: KubeObject): void {
+  const spec = obj.spec as Record<string, unknown>;
+  const oldSpec = (isPlainObject(old.spec) ? old.spec : {}) as Record<string, unknown>;
+  if (!isPlainObject(spec)) return;
+  const oldPorts = nodePortsOf(oldSpec);
+  if (needsNodePort(oldSpec) && !needsNodePort(spec) && [...nodePortsOf(spec)].every((n) => oldPorts.has(n))) {
+    for (const p of (Array.isArray(spec.ports) ? spec.ports : []) as Record<string, unknown>[]) if (isPlainObject(p)) delete p.nodePort;
+  }
+  if (needsHealthCheckNodePort(oldSpec) && !needsHealthCheckNodePort(spec) && spec.healthCheckNodePort === oldSpec.healthCheckNodePort) delete spec.healthCheckNodePort;
 }
 
 /** Cluster IP (unless headless or ExternalName), IP family fields, and node ports for NodePort/LoadBalancer services. */
@@ -256,7 +294,12 @@ export const services = withPrinter(
     // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
     defaults: defaultService,
     strategy: {
-      nameValidation: 'label',
+      // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
+      returnDeletedObject: true,
+      // ValidateServiceName: a DNS-1035 label (it becomes a DNS name and environment variable prefixes).
+      nameValidation: 'dns1035',
+      // A PUT of a missing Service creates it (svcStrategy AllowCreateOnUpdate).
+      allowCreateOnUpdate: true,
       prepareForCreate(obj) {
         defaultService(obj);
         allocateServiceAddresses(obj);
@@ -265,6 +308,7 @@ export const services = withPrinter(
       prepareForUpdate(obj, old) {
         keepStatus(obj, old);
         defaultService(obj);
+        dropTypeDependentPorts(obj, old);
         allocateServiceAddresses(obj, old);
       },
       validate: (obj) => validateService(obj),

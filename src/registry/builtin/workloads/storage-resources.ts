@@ -89,6 +89,8 @@ export const persistentVolumeClaims = defineBuiltin({
   // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
   defaults: defaultPersistentVolumeClaim,
   strategy: {
+    // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
+    returnDeletedObject: true,
     prepareForCreate(obj) {
       obj.status = {};
       dropVolumeAttributesClass(obj);
@@ -142,6 +144,8 @@ export const persistentVolumes = defineBuiltin({
   shortNames: ['pv'],
   definitionName: 'io.k8s.api.core.v1.PersistentVolume',
   strategy: {
+    // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
+    returnDeletedObject: true,
     prepareForCreate(obj) {
       obj.status = { phase: 'Pending', lastPhaseTransitionTime: nowRFC3339() };
       dropVolumeAttributesClass(obj);
@@ -169,6 +173,8 @@ export const storageClasses = defineBuiltin({
   shortNames: ['sc'],
   definitionName: 'io.k8s.api.storage.v1.StorageClass',
   strategy: {
+    // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
+    returnDeletedObject: true,
     prepareForCreate: defaultStorageClass,
     prepareForUpdate: (obj) => defaultStorageClass(obj),
     validate: validateStorageClass,

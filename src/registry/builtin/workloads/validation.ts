@@ -128,8 +128,12 @@ export function validateDeployment(obj: JsonObject): FieldError[] {
     }
   }
   errs.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'), ...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'));
-  if (typeof spec.progressDeadlineSeconds === 'number' && typeof spec.minReadySeconds === 'number' && spec.progressDeadlineSeconds <= spec.minReadySeconds) {
-    errs.push(fe.invalid('spec.progressDeadlineSeconds', spec.progressDeadlineSeconds, 'must be greater than minReadySeconds'));
+  if (typeof spec.progressDeadlineSeconds === 'number') {
+    // minReadySeconds is a plain int32 upstream: absent is 0.
+    errs.push(...nonNegative(spec.progressDeadlineSeconds, 'spec.progressDeadlineSeconds'));
+    if (spec.progressDeadlineSeconds <= (typeof spec.minReadySeconds === 'number' ? spec.minReadySeconds : 0)) {
+      errs.push(fe.invalid('spec.progressDeadlineSeconds', spec.progressDeadlineSeconds, 'must be greater than minReadySeconds'));
+    }
   }
   return errs;
 }
@@ -239,7 +243,15 @@ export function validateService(obj: JsonObject, old?: JsonObject): FieldError[]
     const p = asObject(raw);
     if (typeof p.port !== 'number' || p.port < 1 || p.port > 65535) errs.push(fe.invalid(`spec.ports[${i}].port`, p.port, 'must be between 1 and 65535, inclusive'));
     if (ports.length > 1 && !p.name) errs.push(fe.required(`spec.ports[${i}].name`));
+    if ((spec.type ?? 'ClusterIP') === 'ClusterIP' && typeof p.nodePort === 'number' && p.nodePort !== 0) {
+      errs.push(fe.forbidden(`spec.ports[${i}].nodePort`, "may not be used when `type` is 'ClusterIP'"));
+    }
   });
+  // validateServiceExternalTrafficPolicy: a health check port only where one is needed (apiservice.NeedsHealthCheck).
+  const needsHealthCheck = spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local';
+  if (!needsHealthCheck && typeof spec.healthCheckNodePort === 'number' && spec.healthCheckNodePort !== 0) {
+    errs.push(fe.invalid('spec.healthCheckNodePort', spec.healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
+  }
   if (old) {
     const oldIP = asObject(old.spec).clusterIP;
     if (oldIP && spec.clusterIP !== oldIP) errs.push(fe.invalid('spec.clusterIPs[0]', spec.clusterIP ?? '', 'may not change once set'));
