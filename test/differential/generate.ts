@@ -336,6 +336,21 @@ export function generateCases(seed: number): Case[] {
     createAndRead(`generate-name-invalid/${k.kind}`, 'metadata', k, 'unused-x', bad);
   }
 
+  // `kubectl get`: the object as a Table (server-side printing: columns and cells), and with includeObject=Object
+  const TABLE = { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+  for (const k of KINDS.filter((x) => x.kind !== 'CustomResourceDefinition')) {
+    const name = fresh();
+    cases.push({
+      id: `table/${k.kind}`,
+      family: 'table',
+      steps: [
+        { method: 'POST', path: collectionPath(k), body: k.valid(name) },
+        { method: 'GET', path: objectPath(k, name), headers: TABLE },
+        { method: 'GET', path: `${objectPath(k, name)}?includeObject=Object`, headers: TABLE },
+      ],
+    });
+  }
+
   // dry run and field validation modes, on every kind
   for (const k of KINDS) {
     const name = fresh();

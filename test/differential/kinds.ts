@@ -4,21 +4,13 @@
  */
 import { builtinCatalog } from '../../src/apimachinery/schema/builtin/index.js';
 import type { TypeDescriptor } from '../../src/apimachinery/schema/types.js';
+import { NS, type KindUnderTest } from './kind-types.js';
 import { WORKLOAD_KINDS } from './workload-kinds.js';
 
-export const NS = 'diff';
+export { NS, type KindUnderTest };
+
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-export interface KindUnderTest {
-  kind: string;
-  apiVersion: string;
-  resource: string;
-  namespaced: boolean;
-  /** Catalog definition name. */
-  type: string;
-  /** A valid object named `name`; the generator varies its fields. */
-  valid(name: string): Record<string, any>;
-}
 
 function collection(apiVersion: string, resource: string, namespaced: boolean): string {
   const prefix = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;

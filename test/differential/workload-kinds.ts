@@ -4,7 +4,7 @@
  * (./targets.ts). Each valid object names what kube-apiserver's default admission would otherwise fill in differently
  * on the two (a storage or ingress class; no service account token volume, whose name is random).
  */
-import { NS, type KindUnderTest } from './kinds.js';
+import { NS, type KindUnderTest } from './kind-types.js';
 
 const labels = { app: 'diff' };
 const container = { name: 'c', image: 'nginx:1.27', ports: [{ containerPort: 80 }] };

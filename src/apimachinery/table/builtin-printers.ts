@@ -14,6 +14,11 @@ export interface TablePrinter {
   readonly columns: readonly TableColumnDefinition[];
   /** Cells for one object, aligned with `columns`; `now` is the reference for ages. */
   row(obj: JsonObject, now: number | Date): unknown[];
+  /**
+   * The metadata a row's PartialObjectMetadata shows, when upstream prints from its internal type whose metadata
+   * differs from the served version's (a DaemonSet's internal object has no template generation annotation).
+   */
+  rowMetadata?(metadata: JsonObject): JsonObject;
 }
 
 // Column descriptions, in our own words (kubectl does not print them; API explorers do).

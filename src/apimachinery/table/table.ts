@@ -55,6 +55,8 @@ export interface BuildTableOptions {
   noHeaders?: boolean;
   /** Table group-version when the client asked for meta.k8s.io/v1beta1. */
   apiVersion?: string;
+  /** The metadata a row's PartialObjectMetadata carries (TablePrinter.rowMetadata), when not the object's own. */
+  rowMetadata?: (metadata: JsonObject) => JsonObject;
 }
 
 /** A column definition with upstream's zero values for omitted fields. */
@@ -63,9 +65,9 @@ export function column(name: string, type: string, description: string, opts: { 
 }
 
 /** The `{kind: PartialObjectMetadata, apiVersion, metadata}` that stands in for the object under includeObject=Metadata. */
-export function partialObjectMetadata(obj: JsonObject, apiVersion: string = TABLE_API_VERSION): JsonObject {
-  const metadata = obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {};
-  return { kind: 'PartialObjectMetadata', apiVersion, metadata };
+export function partialObjectMetadata(obj: JsonObject, apiVersion: string = TABLE_API_VERSION, rowMetadata?: (metadata: JsonObject) => JsonObject): JsonObject {
+  const metadata = (obj.metadata && typeof obj.metadata === 'object' ? obj.metadata : {}) as JsonObject;
+  return { kind: 'PartialObjectMetadata', apiVersion, metadata: rowMetadata ? rowMetadata(metadata) : metadata };
 }
 
 /**
@@ -93,7 +95,7 @@ export function buildTable(
     columnDefinitions: opts.noHeaders ? null : columns.map((c) => ({ ...c })),
     rows: rows.map((r) => ({
       cells: r.cells,
-      object: includeObject === 'None' ? null : includeObject === 'Object' ? r.object : partialObjectMetadata(r.object, apiVersion),
+      object: includeObject === 'None' ? null : includeObject === 'Object' ? r.object : partialObjectMetadata(r.object, apiVersion, opts.rowMetadata),
     })),
   };
 }

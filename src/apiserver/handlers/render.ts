@@ -69,6 +69,7 @@ export function writeObject(
       const now = Date.now();
       const table = buildTable([...conv.columns], [{ cells: conv.row(obj, now), object: obj }], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, output.includeObject, {
         apiVersion: `meta.k8s.io/${output.version}`,
+        rowMetadata: conv.rowMetadata,
       });
       writeJson(res, code, table, `application/json;as=Table;v=${output.version};g=meta.k8s.io`, headers);
       return;
@@ -115,7 +116,7 @@ export function writeList(res: ServerResponse, items: KubeObject[], meta: ListMe
         items.map((obj) => ({ cells: conv.row(obj, now), object: obj })),
         listMeta as { resourceVersion: string; continue?: string; remainingItemCount?: number },
         output.includeObject,
-        { apiVersion: `meta.k8s.io/${output.version}` },
+        { apiVersion: `meta.k8s.io/${output.version}`, rowMetadata: conv.rowMetadata },
       );
       writeJson(res, 200, table, `application/json;as=Table;v=${output.version};g=meta.k8s.io`);
       return;
@@ -197,6 +198,7 @@ export function watchObjectEncoder(output: ObjectOutput, def: ResourceDefinition
       const table = buildTable([...conv.columns], [{ cells: conv.row(obj, Date.now()), object: obj }], { resourceVersion: obj.metadata?.resourceVersion ?? '' }, output.includeObject, {
         apiVersion: `meta.k8s.io/${output.version}`,
         noHeaders: !first,
+        rowMetadata: conv.rowMetadata,
       });
       first = false;
       return table;

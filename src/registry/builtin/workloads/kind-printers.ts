@@ -25,6 +25,16 @@ export const statefulSetPrinter: TablePrinter = {
 
 /** printDaemonSet: NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE, wide CONTAINERS IMAGES SELECTOR. */
 export const daemonSetPrinter: TablePrinter = {
+  // Upstream prints the internal DaemonSet, whose conversion moved this annotation into spec.templateGeneration.
+  rowMetadata(metadata) {
+    const annotations = metadata.annotations as Record<string, string> | undefined;
+    if (!annotations || !('deprecated.daemonset.template.generation' in annotations)) return metadata;
+    const { 'deprecated.daemonset.template.generation': _generation, ...rest } = annotations;
+    const out = { ...metadata };
+    if (Object.keys(rest).length) out.annotations = rest;
+    else delete out.annotations;
+    return out;
+  },
   columns: [
     nameColumn,
     column('Desired', 'integer', 'Nodes that should run the daemon pod.'),

@@ -48,8 +48,9 @@ export const deploymentPrinter: TablePrinter = {
   columns: [
     nameColumn,
     column('Ready', 'string', 'Ready pods out of the desired number.'),
-    column('Up-to-date', 'integer', 'Pods running the current pod template.'),
-    column('Available', 'integer', 'Pods available for at least minReadySeconds.'),
+    // Typed string upstream (deploymentColumnDefinitions), though the cells are numbers.
+    column('Up-to-date', 'string', 'Pods running the current pod template.'),
+    column('Available', 'string', 'Pods available for at least minReadySeconds.'),
     ageColumn,
     containersColumn,
     imagesColumn,
