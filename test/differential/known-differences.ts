@@ -63,12 +63,6 @@ const WORKLOAD_KNOWN_DIFFERENCES: KnownDifference[] = [
     reason: "a ReplicationController's template is a pointer upstream: the creator's managedFields entry lists its `creationTimestamp: null`, atrium's does not (README)",
   },
   {
-    case: '*PersistentVolume*',
-    evidence: /f:hostPath\.f:type/,
-    open: true,
-    reason: "a hostPath PersistentVolume's defaulted `type: \"\"` is not in the creator's managedFields entry (atrium defaults it after the field manager ran)",
-  },
-  {
     case: '*StatefulSet/spec.serviceName',
     evidence: /f:serviceName/,
     open: true,

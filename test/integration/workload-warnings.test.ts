@@ -105,6 +105,24 @@ describe('pod template warnings', () => {
   });
 });
 
+describe('storage classes', () => {
+  it('warn about deprecated node labels in allowedTopologies, on create and update', async () => {
+    const sc = {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'zonal' },
+      provisioner: 'example.com/disk',
+      allowedTopologies: [{ matchLabelExpressions: [{ key: 'failure-domain.beta.kubernetes.io/zone', values: ['a'] }] }],
+    };
+    const want = ['allowedTopologies[0].matchLabelExpressions[0].key: deprecated since v1.17; use "topology.kubernetes.io/zone" instead'];
+    const created = await ts.request('POST', '/apis/storage.k8s.io/v1/storageclasses', sc);
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(warnings(created), want);
+    const updated = await ts.request('PATCH', '/apis/storage.k8s.io/v1/storageclasses/zonal', { metadata: { labels: { a: 'b' } } }, { headers: MERGE });
+    assert.deepEqual(warnings(updated), want);
+  });
+});
+
 describe('deleting Jobs and ReplicationControllers', () => {
   it('orphans their pods when the DELETE names no policy (the orphan finalizer), and warns for a Job', async () => {
     const template = { metadata: { labels }, spec: { restartPolicy: 'Never', containers: [container()] } };

@@ -9,6 +9,7 @@ import { type KubeObject, isPlainObject, nowRFC3339 } from '../../../apimachiner
 import type { SubresourceStrategy } from '../../rest.js';
 import { defineBuiltin, statusAndMetadata } from '../define.js';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, defaultStorageClass } from './core-networking-defaults.js';
+import { DEPRECATED_NODE_LABELS } from './csi-validation.js';
 import { persistentVolumeClaimPrinter, persistentVolumePrinter, storageClassPrinter } from './core-networking-printers.js';
 import {
   persistentVolumeClaimWarnings,
@@ -143,6 +144,8 @@ export const persistentVolumes = defineBuiltin({
   namespaced: false,
   shortNames: ['pv'],
   definitionName: 'io.k8s.api.core.v1.PersistentVolume',
+  // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds (a hostPath's type).
+  defaults: defaultPersistentVolume,
   strategy: {
     // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
     returnDeletedObject: true,
@@ -179,6 +182,21 @@ export const storageClasses = defineBuiltin({
     prepareForUpdate: (obj) => defaultStorageClass(obj),
     validate: validateStorageClass,
     validateUpdate: validateStorageClassUpdate,
+    warnings: storageClassWarnings,
   },
   printer: storageClassPrinter,
 });
+
+/** GetWarningsForStorageClass (on create and update): deprecated node labels in allowedTopologies. */
+function storageClassWarnings(obj: KubeObject): string[] {
+  const out: string[] = [];
+  const topologies = Array.isArray(obj.allowedTopologies) ? obj.allowedTopologies : [];
+  topologies.forEach((topology, i) => {
+    const expressions = isPlainObject(topology) && Array.isArray(topology.matchLabelExpressions) ? topology.matchLabelExpressions : [];
+    expressions.forEach((e, j) => {
+      const msg = isPlainObject(e) ? DEPRECATED_NODE_LABELS[String(e.key)] : undefined;
+      if (msg) out.push(`allowedTopologies[${i}].matchLabelExpressions[${j}].key: ${msg}`);
+    });
+  });
+  return out;
+}
