@@ -77,6 +77,14 @@ export interface Strategy {
    */
   defaultGarbageCollectionPolicy?: 'OrphanDependents';
   /**
+   * Which metadata checks the kind's ValidateXUpdate repeats after rest.BeforeUpdate's own, so each metadata error is
+   * listed that many times among an update's causes (the message names it once). Default: core's pattern
+   * (ValidateObjectMetaUpdate, then the kind's ValidateObjectMeta). `update`: ValidateObjectMetaUpdate only (apps,
+   * batch, autoscaling, discovery kinds, PodTemplates); `claim`: ValidateObjectMeta, ValidateObjectMetaUpdate and
+   * ValidateObjectMeta again (PersistentVolumeClaims); `none`: nothing more (PodDisruptionBudgets validate their spec).
+   */
+  metadataRevalidation?: 'update' | 'claim' | 'none';
+  /**
    * Warnings a DELETE (or DELETE of a collection) gets from the kind's REST itself, given the options it was sent
    * with (a Job's when the request names no propagation policy).
    */

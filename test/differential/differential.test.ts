@@ -152,7 +152,10 @@ function matches(k: KnownDifference, o: Outcome, backend: 'sqlite' | 'etcd'): bo
 describe('differential conformance against kube-apiserver v1.32.4', { timeout: 30 * 60_000 }, () => {
   const targets: Target[] = [];
   const outcomes: Outcome[] = [];
-  const cases = generateCases(seed).filter((c) => !only || c.id.includes(only));
+  // A watch from resourceVersion 1 is answered 410 by kube-apiserver only once its watch cache's window moved past it,
+  // which the workload run's many more events make likely but not certain: not compared there.
+  const skipped = process.env.ATRIUM_DIFF_KINDS === 'workloads' ? new Set(['watch/ConfigMap/rv-1']) : new Set<string>();
+  const cases = generateCases(seed).filter((c) => (!only || c.id.includes(only)) && !skipped.has(c.id));
   const used = new Set<KnownDifference>();
 
   before(async () => {

@@ -69,12 +69,6 @@ const WORKLOAD_KNOWN_DIFFERENCES: KnownDifference[] = [
     reason: "a StatefulSet's empty serviceName is owned by its writer on atrium, not on kube-apiserver (an omitempty string field's zero value)",
   },
   {
-    case: 'update/*',
-    evidence: /causes: length/,
-    open: true,
-    reason: 'how many times a metadata error repeats among the causes of an update differs per workload kind upstream (each validation package re-validates metadata its own way); atrium repeats them as the core kinds do',
-  },
-  {
     case: 'required/*/spec.selector',
     evidence: /causes: length/,
     open: true,

@@ -679,11 +679,16 @@ export class GenericStore {
     const meta = validateObjectMeta(metaOf(obj), { namespaced: this.def.namespaced, nameValidator: this.def.strategy.nameValidation });
     const metaUpdate = validateObjectMetaUpdate(metaOf(obj), metaOf(old));
     const errs = [...meta, ...metaUpdate];
-    if (!this.kubeFinalizerNames) errs.push(...metaUpdate);
+    if (this.def.strategy.metadataRevalidation === 'none') {
+      // The kind's ValidateUpdate checks only its spec.
+    } else if (!this.kubeFinalizerNames) errs.push(...metaUpdate);
     else {
       const fin = validateKubeFinalizerNames(metaOf(obj).finalizers);
+      const again = this.def.strategy.metadataRevalidation;
       if (this.def.group === 'rbac.authorization.k8s.io') errs.push(...meta, ...fin, ...meta, ...fin, ...metaUpdate, ...fin);
-      else errs.push(...metaUpdate, ...fin, ...meta, ...fin);
+      else if (again === 'update') errs.push(...metaUpdate, ...fin);
+      else if (again === 'claim') errs.push(...meta, ...fin, ...metaUpdate, ...fin, ...meta, ...fin);
+      else if (again !== 'none') errs.push(...metaUpdate, ...fin, ...meta, ...fin);
     }
     errs.push(...(this.def.strategy.validateUpdate?.(obj, old) ?? this.def.strategy.validate?.(obj) ?? []));
     return errs;

@@ -43,6 +43,7 @@ export const statefulSets: ResourceDefinition = withPrinter(
     // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
     defaults: defaultStatefulSet,
     strategy: {
+      metadataRevalidation: 'update',
       // ValidateStatefulSetName: pods are named <set>-<ordinal>, so the set's name must be a DNS label.
       nameValidation: 'label',
       tracksGeneration: true,

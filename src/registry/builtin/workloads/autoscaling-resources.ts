@@ -29,6 +29,7 @@ export const horizontalPodAutoscalersV2: ResourceDefinition = withPrinter(
     // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
     defaults: defaultHPAv2,
     strategy: {
+      metadataRevalidation: 'update',
       prepareForCreate(obj) {
         obj.status = {};
         normalizeHPAv2Status(obj);
@@ -90,6 +91,7 @@ const v1 = defineBuiltin({
   categories: ['all'],
   definitionName: 'io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler',
   strategy: {
+    metadataRevalidation: 'update',
     prepareForCreate(obj) {
       defaultHPAv1(obj);
       const v2 = hpaV1ToV2(obj);

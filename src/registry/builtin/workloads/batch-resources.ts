@@ -76,6 +76,7 @@ export const cronJobs: ResourceDefinition = withPrinter(
     // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
     defaults: defaultCronJob,
     strategy: {
+      metadataRevalidation: 'update',
       tracksGeneration: true,
       prepareForCreate(obj) {
         obj.status = {};

@@ -87,6 +87,7 @@ export const podTemplates = defineBuiltin({
   // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
   defaults: defaultPodTemplateObject,
   strategy: {
+    metadataRevalidation: 'update',
     // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
     returnDeletedObject: true,
     tracksGeneration: true,

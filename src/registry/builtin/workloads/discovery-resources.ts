@@ -39,6 +39,7 @@ export const endpointSlices = defineBuiltin({
   namespaced: true,
   definitionName: 'io.k8s.api.discovery.v1.EndpointSlice',
   strategy: {
+    metadataRevalidation: 'update',
     tracksGeneration: true,
     prepareForCreate(obj) {
       defaultEndpointSlice(obj);

@@ -76,6 +76,7 @@ export const podDisruptionBudgets: ResourceDefinition = withPrinter(
     shortNames: ['pdb'],
     definitionName: 'io.k8s.api.policy.v1.PodDisruptionBudget',
     strategy: {
+      metadataRevalidation: 'none',
       // ValidatePodDisruptionBudget checks only the spec: the name is held to rest.BeforeCreate's path-segment rules.
       nameValidation: 'path',
       tracksGeneration: true,

@@ -87,6 +87,7 @@ export const deployments = withPrinter(
     // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
     defaults: defaultDeployment,
     strategy: {
+      metadataRevalidation: 'update',
       tracksGeneration: true,
       prepareForCreate(obj) {
         resetStatus(obj);

@@ -90,6 +90,7 @@ export const persistentVolumeClaims = defineBuiltin({
   // Upstream's decoder defaults the body, so the writer's managedFields entry owns what defaulting adds.
   defaults: defaultPersistentVolumeClaim,
   strategy: {
+    metadataRevalidation: 'claim',
     // Its REST answers a DELETE with the object (ReturnDeletedObject), not a Status.
     returnDeletedObject: true,
     prepareForCreate(obj) {
