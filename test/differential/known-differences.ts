@@ -68,12 +68,6 @@ const WORKLOAD_KNOWN_DIFFERENCES: KnownDifference[] = [
     open: true,
     reason: "a StatefulSet's empty serviceName is owned by its writer on atrium, not on kube-apiserver (an omitempty string field's zero value)",
   },
-  {
-    case: 'required/*/spec.selector',
-    evidence: /causes: length/,
-    open: true,
-    reason: "a Deployment's or ReplicaSet's missing selector is one error on atrium; kube-apiserver also reports that the template's labels do not match the (empty) selector",
-  },
   { case: 'zero/EndpointSlice/endpoints', open: true, reason: "an EndpointSlice's empty endpoints list is stored as [] (kube-apiserver: null; the field has no omitempty)" },
   { case: 'delete-preconditions/Pod', evidence: /deletionGracePeriodSeconds|deletionTimestamp/, open: true, reason: "a Pod deleted with gracePeriodSeconds=0 is answered without the deletionTimestamp and grace period kube-apiserver's graceful deletion stamps on it before removing it" },
   { case: 'delete-finalizer/*', evidence: /generation|causes/, open: true, reason: 'updates of an object held by a finalizer: its generation and the repeated metadata errors differ for EndpointSlices and PodDisruptionBudgets' },

@@ -592,7 +592,7 @@ describe('DaemonSet', () => {
     ok(await ts.request('POST', `${APPS}/daemonsets`, daemonSet('fixed-ds')), 201);
     invalid(
       await ts.request('PATCH', `${APPS}/daemonsets/fixed-ds`, { spec: { selector: { matchLabels: { 'app.kubernetes.io/instance': null } } } }, { headers: MERGE }),
-      'DaemonSet.apps "fixed-ds" is invalid: spec.selector: Invalid value: &v1.LabelSelector{MatchLabels:map[string]string{"app.kubernetes.io/name":"fixed-ds"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
+      'DaemonSet.apps "fixed-ds" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app.kubernetes.io/name":"fixed-ds"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable',
     );
   });
 });

@@ -10,7 +10,7 @@ import { validateAnnotations, validateLabels } from '../../../apimachinery/valid
 import {
   asObject,
   goIntOrString,
-  goLabelSelector,
+  goLabelSelectorValue,
   intOrPercentValue,
   isEmptySelector,
   isSet,
@@ -87,13 +87,13 @@ function validateStatefulSetSpec(spec: JsonObject): FieldError[] {
   if (!isPlainObject(spec.selector)) errs.push(fe.required('spec.selector'));
   else {
     errs.push(...validateLabelSelector(spec.selector, 'spec.selector'));
-    if (isEmptySelector(spec.selector)) errs.push({ ...fe.invalid('spec.selector', spec.selector, 'empty selector is invalid for statefulset'), renderedValue: goLabelSelector(spec.selector) });
+    if (isEmptySelector(spec.selector)) errs.push({ ...fe.invalid('spec.selector', spec.selector, 'empty selector is invalid for statefulset'), renderedValue: goLabelSelectorValue(spec.selector) });
   }
   // ValidatePodTemplateSpecForStatefulSet: a selector that converts must select the template; the pod spec itself is
   // not validated for StatefulSets (upstream leaves it to the pods).
   const template = asObject(spec.template);
   const matches = selectorMatches(spec.selector, asObject(template.metadata).labels);
-  if (matches === undefined) errs.push({ ...fe.invalid('spec.selector', spec.selector, ''), renderedValue: goLabelSelector(spec.selector) });
+  if (matches === undefined) errs.push({ ...fe.invalid('spec.selector', spec.selector, ''), renderedValue: goLabelSelectorValue(spec.selector) });
   else {
     const meta = asObject(template.metadata);
     // An empty selector selects everything (labels.Selector.Empty); a missing one nothing, so it never matches.
@@ -168,7 +168,7 @@ export function validateDaemonSet(obj: JsonObject): FieldError[] {
   // A missing selector selects nothing (LabelSelectorAsSelector(nil)), so the template never matches it.
   if (selectorMatches(spec.selector, labels) === false) errs.push(selectorMismatch('spec.template.metadata.labels', labels));
   if (isPlainObject(spec.selector) && isEmptySelector(spec.selector)) {
-    errs.push({ ...fe.invalid('spec.selector', spec.selector, 'empty selector is invalid for daemonset'), renderedValue: goLabelSelector(spec.selector) });
+    errs.push({ ...fe.invalid('spec.selector', spec.selector, 'empty selector is invalid for daemonset'), renderedValue: goLabelSelectorValue(spec.selector) });
   }
   errs.push(...validatePodTemplate(spec.template, 'spec.template'), ...restartPolicyAlways(template, 'DaemonSet'), ...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
   const strategy = asObject(spec.updateStrategy);
@@ -189,7 +189,7 @@ export function validateDaemonSet(obj: JsonObject): FieldError[] {
 /** apps/v1 selectors cannot change once set (the DaemonSet and StatefulSet strategies' ValidateUpdate). */
 export function validateSelectorUnchanged(obj: JsonObject, old: JsonObject): FieldError[] {
   const sel = asObject(obj.spec).selector;
-  return jsonEqual(sel, asObject(old.spec).selector) ? [] : [{ ...fe.invalid('spec.selector', sel ?? null, 'field is immutable'), renderedValue: goLabelSelector(sel) }];
+  return jsonEqual(sel, asObject(old.spec).selector) ? [] : [{ ...fe.invalid('spec.selector', sel ?? null, 'field is immutable'), renderedValue: goLabelSelectorValue(sel) }];
 }
 
 /** ValidateControllerRevisionCreate: a non-negative revision and a JSON object as data. */

@@ -89,6 +89,14 @@ export function goStringMap(m: unknown): string {
   return `map[string]string{${entries.join(', ')}}`;
 }
 
+/**
+ * A *metav1.LabelSelector as a field error prints it: field.Error dereferences a pointer before `%#v`, so no `&`
+ * (goLabelSelector keeps it, for a selector inside a struct).
+ */
+export function goLabelSelectorValue(sel: unknown): string {
+  return isPlainObject(sel) ? goLabelSelector(sel).slice(1) : 'null';
+}
+
 /** Go's %#v of a *metav1.LabelSelector, close enough to tell what was sent. */
 export function goLabelSelector(sel: unknown): string {
   if (!isPlainObject(sel)) return '(*v1.LabelSelector)(nil)';
