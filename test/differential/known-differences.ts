@@ -51,12 +51,6 @@ const WORKLOAD_KNOWN_DIFFERENCES: KnownDifference[] = [
     reason: "Go's `%#v` of a workload type's struct or map in a validation message (`v1.LabelSelector{MatchLabels:...}`, `map[string]string(nil)`): atrium prints the value's JSON type, as above",
   },
   {
-    case: 'int-edge/Pod/spec.volumes.0.*',
-    evidence: /causes/,
-    open: true,
-    reason: 'the legacy in-tree volume sources (gcePersistentDisk, awsElasticBlockStore, iscsi, fc, ...) are validated only for their volume name, not their own fields',
-  },
-  {
     case: '*ReplicationController*',
     evidence: /f:template\.f:metadata\.f:creationTimestamp/,
     open: true,

@@ -73,7 +73,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const TIME_KEYS = new Set(['creationTimestamp', 'deletionTimestamp', 'time', 'lastTransitionTime']);
+const TIME_KEYS = new Set(['creationTimestamp', 'deletionTimestamp', 'time', 'lastTransitionTime', 'lastPhaseTransitionTime', 'startTime', 'lastUpdateTime', 'lastProbeTime']);
 
 function normaliseValue(v: unknown, generated: Map<string, string>, path: string[]): unknown {
   if (Array.isArray(v)) return v.map((x, i) => normaliseValue(x, generated, [...path, String(i)]));

@@ -104,9 +104,69 @@ function sourceFields(field: string, source: JsonObject, path: string): FieldErr
     case 'projected':
     case 'downwardAPI':
       return fileMode(source.defaultMode, `${path}.defaultMode`);
+    case 'gcePersistentDisk':
+      // Upstream reports it as `persistentDisk`.
+      return diskSource(source, 'pdName', path.replace(/gcePersistentDisk$/, 'persistentDisk'));
+    case 'awsElasticBlockStore':
+      return diskSource(source, 'volumeID', path);
+    case 'iscsi':
+      return iscsiSource(source, path);
+    case 'fc':
+      return fcSource(source, path);
     default:
       return [];
   }
+}
+
+const int = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
+/** validateGCEPersistentDiskVolumeSource / validateAWSElasticBlockStoreVolumeSource: the disk's id, a partition 1-255. */
+function diskSource(source: JsonObject, idField: string, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!text(source[idField])) errs.push(fe.required(`${path}.${idField}`));
+  const partition = int(source.partition);
+  if (partition < 0 || partition > 255) errs.push(fe.invalid(`${path}.partition`, partition, 'must be between 1 and 255, inclusive'));
+  return errs;
+}
+
+const ISCSI_IQN = /iqn\.\d{4}-\d{2}\.([A-Za-z0-9.-]+)(:[^,;*&$|\s]+)$/;
+const ISCSI_EUI = /^eui.[A-Za-z0-9]{16}$/;
+const ISCSI_NAA = /^naa.[A-Za-z0-9]{32}$/;
+
+/** The iSCSI name checks upstream applies to an iqn and to an initiator name. */
+function iscsiNameErrors(name: string, path: string): FieldError[] {
+  if (!name.startsWith('iqn') && !name.startsWith('eui') && !name.startsWith('naa')) return [fe.invalid(path, name, 'must be valid format starting with iqn, eui, or naa')];
+  if ((name.startsWith('iqn') && !ISCSI_IQN.test(name)) || (name.startsWith('eui') && !ISCSI_EUI.test(name)) || (name.startsWith('naa') && !ISCSI_NAA.test(name))) {
+    return [fe.invalid(path, name, 'must be valid format')];
+  }
+  return [];
+}
+
+/** validateISCSIVolumeSource. */
+function iscsiSource(source: JsonObject, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!text(source.targetPortal)) errs.push(fe.required(`${path}.targetPortal`));
+  if (!text(source.iqn)) errs.push(fe.required(`${path}.iqn`));
+  else errs.push(...iscsiNameErrors(text(source.iqn), `${path}.iqn`));
+  const lun = int(source.lun);
+  if (lun < 0 || lun > 255) errs.push(fe.invalid(`${path}.lun`, lun, 'must be between 0 and 255, inclusive'));
+  if ((source.chapAuthDiscovery === true || source.chapAuthSession === true) && !present(source.secretRef)) errs.push(fe.required(`${path}.secretRef`));
+  if (typeof source.initiatorName === 'string') errs.push(...iscsiNameErrors(source.initiatorName, `${path}.initiatorname`));
+  return errs;
+}
+
+/** validateFCVolumeSource: target WWNs (with a lun 0-255) or WWIDs, not both. */
+function fcSource(source: JsonObject, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const wwns = Array.isArray(source.targetWWNs) ? source.targetWWNs : [];
+  const wwids = Array.isArray(source.wwids) ? source.wwids : [];
+  if (wwns.length < 1 && wwids.length < 1) errs.push(fe.required(`${path}.targetWWNs`, 'must specify either targetWWNs or wwids, but not both'));
+  if (wwns.length && wwids.length) errs.push(fe.invalid(`${path}.targetWWNs`, wwns, 'targetWWNs and wwids can not be specified simultaneously'));
+  if (wwns.length) {
+    if (typeof source.lun !== 'number') errs.push(fe.required(`${path}.lun`, 'lun is required if targetWWNs is specified'));
+    else if (source.lun < 0 || source.lun > 255) errs.push(fe.invalid(`${path}.lun`, source.lun, 'must be between 0 and 255, inclusive'));
+  }
+  return errs;
 }
 
 /** validateVolumeSource: exactly one source, and that source's fields. */
