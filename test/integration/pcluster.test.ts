@@ -263,7 +263,7 @@ describe('pcluster validation and printing', () => {
     {
       name: 'selector does not match the template labels',
       body: { ...deployment('bad-sel', 1), spec: { ...deployment('bad-sel', 1).spec, selector: { matchLabels: { app: 'other' } } } },
-      message: 'spec.template.metadata.labels: Invalid value: "object": `selector` does not match template `labels`',
+      message: 'spec.template.metadata.labels: Invalid value: map[string]string{"app":"bad-sel"}: `selector` does not match template `labels`',
     },
     {
       name: 'missing selector',

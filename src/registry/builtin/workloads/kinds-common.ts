@@ -16,6 +16,8 @@ import { statusAndMetadata, statusKeepingMetadata } from '../define.js';
 import { scaleSubresource } from './scale.js';
 import { validatePodTemplateSpec } from './validation.js';
 
+export { goLabelSelector, goLabelSelectorValue, goStringMap, selectorMismatch } from './go-values.js';
+
 export function asObject(v: unknown): JsonObject {
   return isPlainObject(v) ? v : {};
 }
@@ -78,42 +80,6 @@ export function resetStatus(obj: KubeObject): void {
 export function keepStatus(obj: KubeObject, old: KubeObject): void {
   if (old.status === undefined) delete obj.status;
   else obj.status = old.status;
-}
-
-/** Go's %#v of a map[string]string (keys sorted, as fmt prints maps), how field errors print label sets. */
-export function goStringMap(m: unknown): string {
-  if (!isPlainObject(m)) return 'map[string]string(nil)';
-  const entries = Object.keys(m)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(String(m[k]))}`);
-  return `map[string]string{${entries.join(', ')}}`;
-}
-
-/**
- * A *metav1.LabelSelector as a field error prints it: field.Error dereferences a pointer before `%#v`, so no `&`
- * (goLabelSelector keeps it, for a selector inside a struct).
- */
-export function goLabelSelectorValue(sel: unknown): string {
-  return isPlainObject(sel) ? goLabelSelector(sel).slice(1) : 'null';
-}
-
-/** Go's %#v of a *metav1.LabelSelector, close enough to tell what was sent. */
-export function goLabelSelector(sel: unknown): string {
-  if (!isPlainObject(sel)) return '(*v1.LabelSelector)(nil)';
-  const labels = goStringMap(sel.matchLabels);
-  const exprs = Array.isArray(sel.matchExpressions) ? `[]v1.LabelSelectorRequirement{${sel.matchExpressions.map(goRequirement).join(', ')}}` : '[]v1.LabelSelectorRequirement(nil)';
-  return `&v1.LabelSelector{MatchLabels:${labels}, MatchExpressions:${exprs}}`;
-}
-
-function goRequirement(r: unknown): string {
-  const req = asObject(r);
-  const values = Array.isArray(req.values) ? `[]string{${req.values.map((v) => JSON.stringify(String(v))).join(', ')}}` : '[]string(nil)';
-  return `v1.LabelSelectorRequirement{Key:${JSON.stringify(String(req.key ?? ''))}, Operator:${JSON.stringify(String(req.operator ?? ''))}, Values:${values}}`;
-}
-
-/** `<path>: Invalid value: map[string]string{…}: \`selector\` does not match template \`labels\`` */
-export function selectorMismatch(path: string, labels: unknown): FieldError {
-  return { ...fe.invalid(path, labels ?? null, '`selector` does not match template `labels`'), renderedValue: goStringMap(labels) };
 }
 
 /** ValidateNonnegativeField for an optional integer field. */

@@ -10,7 +10,7 @@ import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery
 import { isDNS1123Label, isDNS1123Subdomain } from '../../../apimachinery/validation/names.js';
 import { validateAnnotations, validateLabels, validateObjectMetaUpdate } from '../../../apimachinery/validation/object-meta.js';
 import { isQuantity } from '../../../apimachinery/quantity.js';
-import { goLabelSelectorValue, goStringMap } from './kinds-common.js';
+import { goLabelSelectorValue, selectorMismatch } from './go-values.js';
 import { validateContainers, validateContainersOnlyForPod, validateEphemeralContainers, validateInitContainers } from './container-validation.js';
 import { validatePodAnnotations } from './pod-annotation-validation.js';
 import { validatePodLevelFields } from './pod-level-validation.js';
@@ -71,17 +71,12 @@ export function validatePodTemplateSpec(template: unknown, path: string): FieldE
  * The selector/template pair of a Deployment or ReplicaSet: the selector is required and non-empty, valid, and
  * must select the template's labels; the template restarts Always.
  */
-function selectorMismatch(spec: JsonObject): FieldError {
-  const labels = asObject(asObject(spec.template).metadata).labels;
-  return { ...fe.invalid('spec.template.metadata.labels', labels ?? null, '`selector` does not match template `labels`'), renderedValue: goStringMap(labels) };
-}
-
 function validateSelectorAndTemplate(spec: JsonObject, kind: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!isPlainObject(spec.selector)) {
     // A missing selector converts to labels.Nothing(), which the template's labels do not match either.
     errs.push(fe.required('spec.selector'));
-    if (isPlainObject(spec.template)) errs.push(selectorMismatch(spec));
+    if (isPlainObject(spec.template)) errs.push(selectorMismatch('spec.template.metadata.labels', asObject(asObject(spec.template).metadata).labels));
   } else {
     const sel = spec.selector as LabelSelectorSpec;
     if (Object.keys(sel.matchLabels ?? {}).length + (sel.matchExpressions ?? []).length === 0) {
@@ -90,7 +85,7 @@ function validateSelectorAndTemplate(spec: JsonObject, kind: string): FieldError
     } else {
       try {
         const labels = asObject(asObject(asObject(spec.template).metadata).labels) as Record<string, string>;
-        if (!fromLabelSelector(sel).matches(labels)) errs.push(selectorMismatch(spec));
+        if (!fromLabelSelector(sel).matches(labels)) errs.push(selectorMismatch('spec.template.metadata.labels', asObject(asObject(spec.template).metadata).labels));
       } catch (err) {
         errs.push(fe.invalid('spec.selector', sel, (err as Error).message));
       }
