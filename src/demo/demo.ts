@@ -50,9 +50,11 @@ export async function runDemo(opts: DemoOptions = {}): Promise<void> {
       bindAddress: '127.0.0.1',
       securePort: 0,
       ...multiclusterServerOptions({
-        heartbeatThresholdMs: 3000,
+        // Short enough for a quick failover, long enough that one process running atrium and both clusters on a busy
+        // machine does not miss a heartbeat by a whole threshold plus toleration (which evacuated a healthy cluster).
+        heartbeatThresholdMs: 4000,
         pushSyncer: { heartbeatIntervalMs: 300, importPollIntervalMs: 300 },
-        scheduling: { tolerationSeconds: 2, resyncMs: 300 },
+        scheduling: { tolerationSeconds: 3, resyncMs: 300 },
         splitter: { resyncMs: 300 },
       }),
     });
