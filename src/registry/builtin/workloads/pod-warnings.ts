@@ -12,6 +12,7 @@ import { isPlainObject, type JsonObject, type KubeObject } from '../../../apimac
 import { isQuantity, milliValue } from '../../../apimachinery/quantity.js';
 import { isDNS1123Label } from '../../../apimachinery/validation/names.js';
 import { DEPRECATED_NODE_LABELS } from './csi-validation.js';
+import { persistentVolumeClaimSpecWarnings } from './storage-validation.js';
 
 const obj = (v: unknown): JsonObject => (isPlainObject(v) ? v : {});
 const list = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.map(obj) : []);
@@ -52,17 +53,6 @@ function fractionalBytes(q: unknown): boolean {
   return isQuantity(q) && milliValue(q as string | number) % 1000 !== 0;
 }
 const fractionalMessage = (path: string, q: unknown) => `${path}: fractional byte value ${JSON.stringify(canonicalQuantity(q))} is invalid, must be an integer`;
-
-/** GetWarningsForPersistentVolumeClaimSpec. */
-export function persistentVolumeClaimSpecWarnings(path: string, spec: unknown): string[] {
-  const resources = obj(obj(spec).resources);
-  const out: string[] = [];
-  for (const part of ['requests', 'limits']) {
-    const q = obj(resources[part]).storage;
-    if (fractionalBytes(q)) out.push(fractionalMessage(`${child(path, 'resources', part)}[storage]`, q));
-  }
-  return out;
-}
 
 /** pods.VisitContainersWithPath: init containers, containers, ephemeral containers, each with its path. */
 function containersWithPath(spec: JsonObject, specPath: string): [JsonObject, string][] {

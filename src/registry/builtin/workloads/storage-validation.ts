@@ -10,6 +10,7 @@
 import * as fe from '../../../apimachinery/field-errors.js';
 import { type FieldError, FieldPath } from '../../../apimachinery/field-errors.js';
 import { type JsonObject, isPlainObject, jsonEqual } from '../../../apimachinery/object.js';
+import { canonicalQuantity } from '../../../apimachinery/exact-quantity.js';
 import { isQuantity, milliValue, parseQuantity } from '../../../apimachinery/quantity.js';
 import { validateLabelSelector } from '../../../apimachinery/validation/label-selector.js';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../../apimachinery/validation/names.js';
@@ -185,19 +186,26 @@ export function validatePersistentVolumeClaimStatus(obj: JsonObject): FieldError
   return errs;
 }
 
+/** GetWarningsForPersistentVolumeClaimSpec at `path`: fractional byte storage requests and limits (as Quantity.String()). */
+export function persistentVolumeClaimSpecWarnings(path: string, spec: unknown): string[] {
+  const resources = asObject(asObject(spec).resources);
+  const out: string[] = [];
+  for (const part of ['requests', 'limits']) {
+    const q = asObject(resources[part]).storage;
+    if (isQuantity(q) && milliValue(q as string | number) % 1000 !== 0) {
+      out.push(`${path}.resources.${part}[storage]: fractional byte value ${JSON.stringify(canonicalQuantity(q))} is invalid, must be an integer`);
+    }
+  }
+  return out;
+}
+
 /** Warnings for a claim (GetWarningsForPersistentVolumeClaim). */
 export function persistentVolumeClaimWarnings(obj: JsonObject): string[] {
   const warnings: string[] = [];
   if (BETA_STORAGE_CLASS_ANNOTATION in asObject(asObject(obj.metadata).annotations)) {
     warnings.push(`metadata.annotations[${BETA_STORAGE_CLASS_ANNOTATION}]: deprecated since v1.8; use "storageClassName" attribute instead`);
   }
-  const resources = asObject(asObject(obj.spec).resources);
-  for (const part of ['requests', 'limits']) {
-    const q = asObject(resources[part]).storage;
-    if (isQuantity(q) && milliValue(q as string | number) % 1000 !== 0) {
-      warnings.push(`spec.resources.${part}[storage]: fractional byte value ${JSON.stringify(String(q))} is invalid, must be an integer`);
-    }
-  }
+  warnings.push(...persistentVolumeClaimSpecWarnings('spec', obj.spec));
   return warnings;
 }
 
